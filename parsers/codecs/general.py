@@ -1,0 +1,168 @@
+"""General-purpose codecs with bounded output: zlib, lz4 (block), zstd, lzma,
+bzip2, snappy, brotli.
+
+Every decoder takes ``max_output`` and raises :class:`DecodeError` rather than
+allocating more (decompression bombs).  Parsers decode with these; the
+compressor layer re-encodes with the same functions.
+"""
+from __future__ import annotations
+
+import bz2
+import lzma
+import zlib
+
+import cramjam
+import lz4.block
+import zstandard
+
+#: Hard ceiling for any single decoded unit (a page, block or partition).
+DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024
+
+
+class DecodeError(Exception):
+    """A payload could not be decoded (corrupt, unknown, or over the size cap)."""
+
+
+def _check_cap(n: int, max_output: int, codec: str) -> None:
+    if n > max_output:
+        raise DecodeError(f"{codec}: claims {n} bytes, over the cap of {max_output}")
+
+
+# -- zlib -------------------------------------------------------------------
+def zlib_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, wbits: int = zlib.MAX_WBITS) -> bytes:
+    """Inflate a zlib (or raw, with negative wbits) stream, stopping at the cap."""
+    d = zlib.decompressobj(wbits)
+    try:
+        out = d.decompress(data, max_output + 1)
+    except zlib.error as e:
+        raise DecodeError(f"zlib: {e}") from None
+    _check_cap(len(out), max_output, "zlib")
+    return out
+
+
+def zlib_compress(data: bytes, level: int = 6) -> bytes:
+    return zlib.compress(data, level)
+
+
+# -- lz4 block --------------------------------------------------------------
+def lz4_block_decompress(data: bytes, uncompressed_size: int, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    """Decode one raw LZ4 block whose decoded size is known."""
+    _check_cap(uncompressed_size, max_output, "lz4")
+    try:
+        out = lz4.block.decompress(data, uncompressed_size=uncompressed_size)
+    except (lz4.block.LZ4BlockError, ValueError) as e:
+        raise DecodeError(f"lz4: {e}") from None
+    return out
+
+
+def lz4_block_decompress_partial(data: bytes, capacity: int) -> bytes:
+    """Decode a raw LZ4 block whose exact decoded size is unknown but at most ``capacity``."""
+    try:
+        return lz4.block.decompress(data, uncompressed_size=capacity, return_bytearray=False)
+    except lz4.block.LZ4BlockError:
+        pass
+    try:
+        return bytes(cramjam.lz4.decompress_block(data, output_len=capacity))
+    except Exception as e:  # cramjam raises its own error type
+        raise DecodeError(f"lz4: {e}") from None
+
+
+def lz4_block_compress(data: bytes, level: int = 0, hc: bool = False) -> bytes:
+    if hc:
+        return lz4.block.compress(data, mode="high_compression", compression=level or 9, store_size=False)
+    return lz4.block.compress(data, store_size=False)
+
+
+# -- zstd -------------------------------------------------------------------
+def zstd_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hint: int | None = None) -> bytes:
+    """Decode a zstd frame, never producing more than ``max_output`` bytes."""
+    if size_hint is not None:
+        _check_cap(size_hint, max_output, "zstd")
+    d = zstandard.ZstdDecompressor()
+    chunks: list[bytes] = []
+    got = 0
+    try:
+        with d.stream_reader(data, read_across_frames=True) as r:
+            while got <= max_output:
+                chunk = r.read(min(1 << 20, max_output + 1 - got))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+    except zstandard.ZstdError as e:
+        raise DecodeError(f"zstd: {e}") from None
+    _check_cap(got, max_output, "zstd")
+    return b"".join(chunks)
+
+
+def zstd_compress(data: bytes, level: int = 3) -> bytes:
+    return zstandard.ZstdCompressor(level=level).compress(data)
+
+
+# -- lzma -------------------------------------------------------------------
+def lzma_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, fmt: int = lzma.FORMAT_AUTO) -> bytes:
+    d = lzma.LZMADecompressor(format=fmt)
+    try:
+        out = d.decompress(data, max_length=max_output + 1)
+    except lzma.LZMAError as e:
+        raise DecodeError(f"lzma: {e}") from None
+    _check_cap(len(out), max_output, "lzma")
+    return out
+
+
+def lzma_compress(data: bytes, level: int = 6, fmt: int = lzma.FORMAT_XZ) -> bytes:
+    return lzma.compress(data, format=fmt, preset=level)
+
+
+# -- bzip2 ------------------------------------------------------------------
+def bzip2_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    d = bz2.BZ2Decompressor()
+    try:
+        out = d.decompress(data, max_length=max_output + 1)
+    except (OSError, ValueError) as e:
+        raise DecodeError(f"bzip2: {e}") from None
+    _check_cap(len(out), max_output, "bzip2")
+    return out
+
+
+def bzip2_compress(data: bytes, level: int = 9) -> bytes:
+    return bz2.compress(data, level)
+
+
+# -- snappy (raw block format) ----------------------------------------------
+def snappy_uncompressed_length(data: bytes) -> int:
+    """The varint length that starts a raw snappy block."""
+    result = shift = 0
+    for i in range(min(len(data), 5)):
+        b = data[i]
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result
+        shift += 7
+    raise DecodeError("snappy: bad length varint")
+
+
+def snappy_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    _check_cap(snappy_uncompressed_length(data), max_output, "snappy")
+    try:
+        return bytes(cramjam.snappy.decompress_raw(data))
+    except Exception as e:
+        raise DecodeError(f"snappy: {e}") from None
+
+
+def snappy_compress(data: bytes) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(data))
+
+
+# -- brotli -----------------------------------------------------------------
+def brotli_compress(data: bytes, level: int = 11) -> bytes:
+    return bytes(cramjam.brotli.compress(data, level=level))
+
+
+def brotli_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    try:
+        out = bytes(cramjam.brotli.decompress(data))
+    except Exception as e:
+        raise DecodeError(f"brotli: {e}") from None
+    _check_cap(len(out), max_output, "brotli")
+    return out

@@ -1,0 +1,257 @@
+"""Read-only access to database files: mmap or pread, holes, allocation.
+
+Every file is opened ``O_RDONLY``; nothing in dbxray ever opens user data for
+writing.  Holes are listed with ``lseek(SEEK_DATA/SEEK_HOLE)`` so a sparse
+terabyte is listed without reading a byte of it; the exact extent map comes
+from the FIEMAP ioctl where the filesystem has it.
+"""
+from __future__ import annotations
+
+import array
+import errno
+import fcntl
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+SEEK_DATA = getattr(os, "SEEK_DATA", 3)
+SEEK_HOLE = getattr(os, "SEEK_HOLE", 4)
+
+# linux/fs.h: #define FS_IOC_FIEMAP _IOWR('f', 11, struct fiemap)
+FS_IOC_FIEMAP = 0xC020660B
+FIEMAP_FLAG_SYNC = 0x0001
+FIEMAP_EXTENT_LAST = 0x0001
+FIEMAP_EXTENT_UNWRITTEN = 0x0800
+_FIEMAP_HDR = struct.Struct("=QQIIII")          # fm_start, fm_length, fm_flags, fm_mapped_extents, fm_extent_count, fm_reserved
+_FIEMAP_EXTENT = struct.Struct("=QQQQQIIII")    # fe_logical, fe_physical, fe_length, 2 reserved, fe_flags, 3 reserved
+
+
+class FileReadError(Exception):
+    """A file could not be read; the message names the file (and offset)."""
+
+    def __init__(self, path: str, message: str, offset: int | None = None):
+        self.path = path
+        self.offset = offset
+        where = path if offset is None else f"{path} @ offset {offset}"
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Extent:
+    """One FIEMAP range: kind is 'data', 'unwritten' or 'hole'."""
+
+    offset: int
+    length: int
+    kind: str
+
+
+def fs_block_size(path: str) -> int:
+    """Filesystem block size of the filesystem holding ``path`` (statvfs f_bsize)."""
+    try:
+        st = os.statvfs(path)
+        return int(st.f_bsize) or 4096
+    except OSError:
+        return 4096
+
+
+class ReadOnlyFile:
+    """A file opened ``O_RDONLY`` and read through ``mmap`` (or ``pread``).
+
+    Use as a context manager.  ``size`` is the size at open time; ``changed()``
+    tells whether the file grew or shrank since.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        except OSError as e:
+            raise FileReadError(path, f"cannot open: {e.strerror}") from None
+        st = os.fstat(self.fd)
+        self.stat = st
+        self.size = st.st_size
+        self._mm: mmap.mmap | None = None
+        self._mmap_failed = False
+
+    # -- lifetime -----------------------------------------------------------
+    def close(self) -> None:
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:
+                pass     # a numpy view still holds it; the GC will release it
+            self._mm = None
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> "ReadOnlyFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- reading ------------------------------------------------------------
+    def mmap(self) -> mmap.mmap | None:
+        """A read-only map of the whole file, or None when it cannot be mapped."""
+        if self._mm is None and not self._mmap_failed and self.size > 0:
+            try:
+                self._mm = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                self._mmap_failed = True
+        return self._mm
+
+    def advise_random(self) -> None:
+        """Tell the kernel not to read ahead (header-only scans)."""
+        mm = self.mmap()
+        if mm is not None and hasattr(mm, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+            try:
+                mm.madvise(mmap.MADV_RANDOM)
+            except OSError:
+                pass
+
+    def pread(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes at ``offset`` (fewer at the end of the file)."""
+        if offset < 0 or length < 0:
+            raise FileReadError(self.path, f"bad read of {length} bytes", offset)
+        if offset >= self.size or length == 0:
+            return b""
+        length = min(length, self.size - offset)
+        mm = self.mmap()
+        try:
+            if mm is not None:
+                return mm[offset:offset + length]
+            return os.pread(self.fd, length, offset)
+        except (OSError, ValueError) as e:
+            raise FileReadError(self.path, f"read failed: {e}", offset) from None
+
+    def read_exact(self, offset: int, length: int) -> bytes:
+        """Exactly ``length`` bytes at ``offset`` or a FileReadError naming the offset."""
+        data = self.pread(offset, length)
+        if len(data) != length:
+            raise FileReadError(self.path, f"truncated: wanted {length} bytes, file ends at {self.size}", offset)
+        return data
+
+    def array(self, dtype=np.uint8, offset: int = 0, count: int = -1) -> np.ndarray:
+        """A numpy view over the map (or a copy read with pread when unmappable)."""
+        dtype = np.dtype(dtype)
+        mm = self.mmap()
+        if count < 0:
+            count = (self.size - offset) // dtype.itemsize
+        if mm is not None:
+            return np.frombuffer(mm, dtype=dtype, count=count, offset=offset)
+        return np.frombuffer(self.read_exact(offset, count * dtype.itemsize), dtype=dtype)
+
+    def changed(self) -> str | None:
+        """A message when the file's size or mtime changed since it was opened."""
+        try:
+            st = os.stat(self.path)
+        except OSError as e:
+            return f"{self.path}: disappeared during the scan ({e.strerror})"
+        if st.st_size != self.size:
+            return f"{self.path}: size changed during the scan ({self.size} -> {st.st_size} bytes)"
+        if st.st_mtime_ns != self.stat.st_mtime_ns:
+            return f"{self.path}: modified during the scan"
+        return None
+
+    # -- allocation ---------------------------------------------------------
+    @property
+    def allocated_bytes(self) -> int:
+        return int(self.stat.st_blocks) * 512
+
+    def holes(self) -> list[tuple[int, int]]:
+        return list_holes(self.fd, self.size)
+
+    def fiemap(self) -> list[Extent] | None:
+        return fiemap(self.fd, self.size)
+
+
+def list_holes(fd: int, size: int) -> list[tuple[int, int]]:
+    """Holes of an open file as (offset, length), from SEEK_DATA/SEEK_HOLE.
+
+    Never reads data: a 1 TB sparse file costs a handful of syscalls.  On a
+    filesystem without SEEK_HOLE support the file is reported as all data.
+    """
+    holes: list[tuple[int, int]] = []
+    pos = 0
+    while pos < size:
+        try:
+            data = os.lseek(fd, pos, SEEK_DATA)
+        except OSError as e:
+            if e.errno == errno.ENXIO:          # no data after pos: hole to the end
+                holes.append((pos, size - pos))
+                break
+            if e.errno in (errno.EINVAL, errno.EOPNOTSUPP):
+                return []
+            raise
+        if data > pos:
+            holes.append((pos, min(data, size) - pos))
+        if data >= size:
+            break
+        try:
+            hole = os.lseek(fd, data, SEEK_HOLE)
+        except OSError as e:
+            if e.errno in (errno.EINVAL, errno.EOPNOTSUPP, errno.ENXIO):
+                break
+            raise
+        if hole <= data:     # file shrank under us
+            break
+        pos = hole
+    return holes
+
+
+def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
+    """The file's extent map (data / unwritten / hole) from the FIEMAP ioctl.
+
+    Returns None when the filesystem does not support FIEMAP.  Adjacent ranges
+    of the same kind are merged.
+    """
+    out: list[Extent] = []
+    start = 0
+    buf_len = _FIEMAP_HDR.size + batch * _FIEMAP_EXTENT.size
+
+    def add(offset: int, length: int, kind: str) -> None:
+        if length <= 0:
+            return
+        if out and out[-1].kind == kind and out[-1].offset + out[-1].length == offset:
+            out[-1] = Extent(out[-1].offset, out[-1].length + length, kind)
+        else:
+            out.append(Extent(offset, length, kind))
+
+    pos = 0
+    while start < size:
+        buf = array.array("B", bytes(buf_len))
+        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, FIEMAP_FLAG_SYNC, 0, batch, 0)
+        try:
+            fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
+        except OSError:
+            return None
+        mapped = _FIEMAP_HDR.unpack_from(buf, 0)[3]
+        if mapped == 0:
+            break
+        last = False
+        for i in range(mapped):
+            logical, _phys, length, _r1, _r2, flags, _a, _b, _c = _FIEMAP_EXTENT.unpack_from(
+                buf, _FIEMAP_HDR.size + i * _FIEMAP_EXTENT.size)
+            if logical > pos:
+                add(pos, logical - pos, "hole")
+            end = min(logical + length, size)
+            add(logical, end - logical, "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data")
+            pos = max(pos, end)
+            if flags & FIEMAP_EXTENT_LAST:
+                last = True
+        start = pos
+        if last:
+            break
+    if pos < size:
+        add(pos, size - pos, "hole")
+    return out
+
+
+def file_facts(path: str) -> tuple[int, int, list[tuple[int, int]]]:
+    """(apparent bytes, allocated bytes, holes) of one file, read-only."""
+    with ReadOnlyFile(path) as f:
+        return f.size, f.allocated_bytes, f.holes()

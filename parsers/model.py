@@ -1,0 +1,218 @@
+"""The shared model every engine parser fills.
+
+A :class:`Dataset` is what one scan found under a root path: the files, the
+engines present, the tables.  Each :class:`FileEntry` carries its on-disk facts
+(apparent and allocated bytes, holes) and, once an engine parser has read it,
+the units inside it (InnoDB pages, ClickHouse compressed blocks, TokuDB nodes)
+as one numpy structured array -- never one Python object per unit -- so that
+ten million pages fit in well under 500 MB (``UNIT_DTYPE.itemsize`` bytes each).
+
+Nothing here imports Qt, the compressor layer or the app.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+#: Roles a file can play.  Later issues may add roles, never rename these.
+ROLES = (
+    "tablespace",          # InnoDB per-table / general tablespace
+    "system_tablespace",   # ibdata*, mysql.ibd
+    "redo_log",            # ib_logfile*, #innodb_redo/#ib_redo*, *.tokulog*
+    "undo",                # undo_001, *.ibu, tokudb.rollback
+    "part_column_data",    # ClickHouse *.bin
+    "marks",               # ClickHouse *.mrk*, *.cmrk*
+    "primary_index",       # ClickHouse primary.idx / primary.cidx
+    "part_metadata",       # ClickHouse columns.txt, checksums.txt, count.txt, ...
+    "table_metadata",      # ClickHouse metadata/*.sql
+    "dictionary",          # TokuDB *.tokudb, tokudb.directory
+    "engine_environment",  # tokudb.environment, lock files
+    "other",
+)
+
+ENGINES = ("innodb", "clickhouse", "tokudb")
+
+#: One record per unit (page, block, node) inside a file: 36 bytes.
+UNIT_DTYPE = np.dtype([
+    ("offset", "<u8"),    # byte offset of the unit in the file
+    ("stored", "<u4"),    # bytes the unit takes in the file (payload actually stored)
+    ("logical", "<u4"),   # bytes of the unit once decoded (page size, uncompressed block)
+    ("kind", "<u2"),      # engine kind code (page type, codec, node kind); names in FileEntry.kind_names
+    ("flags", "<u2"),     # UNIT_* bit flags below
+    ("owner", "<i4"),     # owner id (index, column, dictionary); names in FileEntry.owner_names; -1 none
+    ("fill", "<f4"),      # used fraction of the unit 0..1, NaN when unknown
+    ("lsn", "<u8"),       # log sequence number where known, else 0
+])
+
+UNIT_COMPRESSED = 0x0001     # unit is stored compressed
+UNIT_BAD_CHECKSUM = 0x0002   # checksum does not match
+UNIT_FREE = 0x0004           # unit is free / not allocated to any owner
+UNIT_HOLE = 0x0008           # unit lies (partly) in a hole
+UNIT_ENCRYPTED = 0x0010      # encrypted, not decoded
+UNIT_CORRUPT = 0x0020        # could not be parsed
+UNIT_LEAF = 0x0040           # leaf (B-tree level 0, TokuDB height 0)
+UNIT_HOLE_MISSING = 0x0080   # the engine should have punched a hole here but the bytes are allocated
+
+
+def empty_units(n: int = 0) -> np.ndarray:
+    """A zeroed unit array of n records (owner -1, fill NaN)."""
+    units = np.zeros(n, dtype=UNIT_DTYPE)
+    units["owner"] = -1
+    units["fill"] = np.nan
+    return units
+
+
+@dataclass
+class FileEntry:
+    """One file under the root, as found on disk and read by its engine parser."""
+
+    path: str                      # relative to the dataset root, posix separators
+    abspath: str
+    engine: str | None = None
+    role: str = "other"
+    apparent_bytes: int = 0
+    allocated_bytes: int = 0
+    holes: list[tuple[int, int]] = field(default_factory=list)   # (offset, length)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    database: str | None = None
+    table: str | None = None
+    units: np.ndarray | None = None          # UNIT_DTYPE array, or None when not read
+    kind_names: dict[int, str] = field(default_factory=dict)
+    owner_names: dict[int, str] = field(default_factory=dict)
+    #: engine section for the JSON output ("innodb", "tokudb", ...): plain JSON types
+    sections: dict[str, Any] = field(default_factory=dict)
+    #: engine objects kept for the views (not serialised)
+    detail: dict[str, Any] = field(default_factory=dict)
+    fs_block: int = 4096
+    is_symlink: bool = False
+
+    @property
+    def hole_bytes(self) -> int:
+        return sum(length for _, length in self.holes)
+
+    def add_error(self, message: str, offset: int | None = None) -> None:
+        """Record an error naming this file (and the offset when known)."""
+        where = self.path if offset is None else f"{self.path} @ offset {offset}"
+        self.errors.append(f"{where}: {message}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "engine": self.engine,
+            "role": self.role,
+            "apparent_bytes": int(self.apparent_bytes),
+            "allocated_bytes": int(self.allocated_bytes),
+            "holes": [[int(o), int(n)] for o, n in self.holes],
+            "errors": list(self.errors),
+        }
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        if self.database is not None:
+            out["database"] = self.database
+        if self.table is not None:
+            out["table"] = self.table
+        for name, section in self.sections.items():
+            out[name] = section
+        return out
+
+
+@dataclass
+class TableEntry:
+    """A table (or dictionary group) and the files that hold it."""
+
+    engine: str
+    database: str
+    name: str
+    files: list[str] = field(default_factory=list)       # relative paths
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.database}.{self.name}"
+
+
+@dataclass
+class Dataset:
+    """Everything one scan found under ``root``."""
+
+    root: str
+    files: list[FileEntry] = field(default_factory=list)
+    tables: list[TableEntry] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    #: engine-level JSON sections at the top level ("clickhouse": {"tables": [...]})
+    sections: dict[str, Any] = field(default_factory=dict)
+    #: engine objects kept for the views (not serialised)
+    detail: dict[str, Any] = field(default_factory=dict)
+    cancelled: bool = False
+
+    @property
+    def engines(self) -> list[str]:
+        found = {f.engine for f in self.files if f.engine}
+        return [e for e in ENGINES if e in found]
+
+    def file(self, path: str) -> FileEntry | None:
+        for f in self.files:
+            if f.path == path:
+                return f
+        return None
+
+    def files_of(self, engine: str) -> list[FileEntry]:
+        return [f for f in self.files if f.engine == engine]
+
+    def table(self, engine: str, database: str, name: str) -> TableEntry:
+        for t in self.tables:
+            if t.engine == engine and t.database == database and t.name == name:
+                return t
+        t = TableEntry(engine, database, name)
+        self.tables.append(t)
+        return t
+
+    @property
+    def apparent_bytes(self) -> int:
+        return sum(f.apparent_bytes for f in self.files)
+
+    @property
+    def allocated_bytes(self) -> int:
+        return sum(f.allocated_bytes for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "tool": "dbxray",
+            "schema_version": 1,
+            "root": self.root,
+            "engines": self.engines,
+            "files": [f.to_json() for f in self.files],
+        }
+        if self.errors:
+            out["errors"] = list(self.errors)
+        out.update(self.sections)
+        return out
+
+
+class Cancelled(Exception):
+    """Raised inside a scan when the user cancelled it."""
+
+
+@dataclass
+class ScanContext:
+    """Progress and cancel hooks handed to every parser.
+
+    ``progress(done, total, message)`` is called from the scanning thread;
+    ``is_cancelled()`` is polled between files (and between large chunks).
+    """
+
+    progress: Callable[[int, int, str], None] | None = None
+    is_cancelled: Callable[[], bool] | None = None
+    fs_block: int | None = None      # override of the filesystem block size
+    verify_checksums: bool = True
+
+    def report(self, done: int, total: int, message: str = "") -> None:
+        if self.progress is not None:
+            self.progress(done, total, message)
+
+    def check(self) -> None:
+        if self.is_cancelled is not None and self.is_cancelled():
+            raise Cancelled()

@@ -1,0 +1,99 @@
+"""One scan: detect files under a path, read their on-disk facts, let each
+engine parser read what it owns.
+
+Engine parsers plug in through :data:`ENGINE_MODULES`: each module has
+``analyze(dataset, files, ctx)`` that fills the given :class:`FileEntry`
+objects (units, sections, errors) and may add tables and top-level sections to
+the dataset.  A parser failure is caught here and recorded against the files;
+it never ends the scan.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import traceback
+
+from .detect import detect
+from .fileio import FileReadError, ReadOnlyFile, fs_block_size
+from .model import Cancelled, Dataset, FileEntry, ScanContext
+
+ENGINE_MODULES = {
+    "innodb": "parsers.innodb.scan",
+    "clickhouse": "parsers.clickhouse.scan",
+    "tokudb": "parsers.tokudb.scan",
+}
+
+
+def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
+    """Fill apparent / allocated bytes and holes of one file (never reads data)."""
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            entry.apparent_bytes = f.size
+            entry.allocated_bytes = f.allocated_bytes
+            entry.holes = f.holes()
+            if f.size == 0:
+                entry.warnings.append(f"{entry.path}: empty file (0 bytes)")
+    except FileReadError as e:
+        entry.errors.append(f"{entry.path}: {str(e).split(': ', 1)[-1]}")
+    except OSError as e:
+        entry.errors.append(f"{entry.path}: {e.strerror or e}")
+    entry.fs_block = fs_block or fs_block_size(entry.abspath)
+
+
+def load_engine(engine: str):
+    """The engine's parser module, or None while that engine has no parser."""
+    name = ENGINE_MODULES.get(engine)
+    if not name:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return None
+        raise
+
+
+def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
+    """Scan ``path`` (a data dir, a part directory or one file)."""
+    ctx = ctx or ScanContext()
+    if not os.path.lexists(path):
+        raise FileNotFoundError(f"{path}: no such file or directory")
+    found = detect(path)
+    ds = Dataset(root=found.root, files=found.files, errors=list(found.errors))
+    total = len(ds.files)
+    try:
+        for i, entry in enumerate(ds.files):
+            if i % 64 == 0:
+                ctx.check()
+                ctx.report(i, total * 2, f"reading {entry.path}")
+            read_facts(entry, ctx.fs_block)
+        done = total
+        for engine in ("innodb", "clickhouse", "tokudb"):
+            files = ds.files_of(engine)
+            if not files:
+                continue
+            ctx.check()
+            module = load_engine(engine)
+            if module is None:
+                continue
+
+            def sub_progress(d: int, t: int, msg: str, _base=done, _n=len(files)) -> None:
+                frac = d / t if t else 1.0
+                ctx.report(_base + int(frac * _n), total * 2, msg)
+
+            sub = ScanContext(progress=sub_progress, is_cancelled=ctx.is_cancelled,
+                              fs_block=ctx.fs_block, verify_checksums=ctx.verify_checksums)
+            try:
+                module.analyze(ds, files, sub)
+            except Cancelled:
+                raise
+            except Exception as e:  # a parser bug must not end the scan
+                tb = traceback.extract_tb(e.__traceback__)[-1]
+                ds.errors.append(f"{engine} parser failed: {type(e).__name__}: {e} "
+                                 f"({os.path.basename(tb.filename)}:{tb.lineno})")
+            done += len(files)
+        ctx.report(total * 2, total * 2, "done")
+    except Cancelled:
+        ds.cancelled = True
+        ds.errors.append("scan cancelled")
+    return ds
