@@ -75,6 +75,7 @@ class ReadOnlyFile:
         self.size = st.st_size
         self._mm: mmap.mmap | None = None
         self._mmap_failed = False
+        self._fiemap: list[Extent] | None | bool = False
 
     # -- lifetime -----------------------------------------------------------
     def close(self) -> None:
@@ -163,10 +164,23 @@ class ReadOnlyFile:
         return int(self.stat.st_blocks) * 512
 
     def holes(self) -> list[tuple[int, int]]:
+        """Ranges that hold no written data: unallocated holes and unwritten
+        (fallocated, never written) extents, from FIEMAP where the filesystem
+        has it (deterministic), else from SEEK_DATA/SEEK_HOLE."""
+        extents = self.fiemap()
+        if extents is not None:
+            return merge_ranges((e.offset, e.length) for e in extents if e.kind != "data")
         return list_holes(self.fd, self.size)
 
+    def unwritten(self) -> list[tuple[int, int]]:
+        """Allocated but never written extents (FIEMAP), empty when unknown."""
+        extents = self.fiemap()
+        return [(e.offset, e.length) for e in extents or () if e.kind == "unwritten"]
+
     def fiemap(self) -> list[Extent] | None:
-        return fiemap(self.fd, self.size)
+        if self._fiemap is False:
+            self._fiemap = fiemap(self.fd, self.size) if self.size else []
+        return self._fiemap
 
 
 def list_holes(fd: int, size: int) -> list[tuple[int, int]]:
@@ -224,7 +238,8 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
     pos = 0
     while start < size:
         buf = array.array("B", bytes(buf_len))
-        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, FIEMAP_FLAG_SYNC, 0, batch, 0)
+        # no FIEMAP_FLAG_SYNC: we never cause writes; delayed-allocation extents count as data
+        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, 0, 0, batch, 0)
         try:
             fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
         except OSError:
@@ -248,6 +263,20 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
             break
     if pos < size:
         add(pos, size - pos, "hole")
+    return out
+
+
+def merge_ranges(ranges) -> list[tuple[int, int]]:
+    """Sort and merge touching (offset, length) ranges."""
+    out: list[tuple[int, int]] = []
+    for off, ln in sorted(ranges):
+        if ln <= 0:
+            continue
+        if out and out[-1][0] + out[-1][1] >= off:
+            o, l = out[-1]
+            out[-1] = (o, max(o + l, off + ln) - o)
+        else:
+            out.append((off, ln))
     return out
 
 

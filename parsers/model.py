@@ -74,7 +74,8 @@ class FileEntry:
     role: str = "other"
     apparent_bytes: int = 0
     allocated_bytes: int = 0
-    holes: list[tuple[int, int]] = field(default_factory=list)   # (offset, length)
+    holes: list[tuple[int, int]] = field(default_factory=list)   # (offset, length): no data stored
+    unwritten: list[tuple[int, int]] = field(default_factory=list)  # subset of holes: allocated, never written
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     database: str | None = None
@@ -108,6 +109,8 @@ class FileEntry:
             "holes": [[int(o), int(n)] for o, n in self.holes],
             "errors": list(self.errors),
         }
+        if self.unwritten:
+            out["unwritten"] = [[int(o), int(n)] for o, n in self.unwritten]
         if self.warnings:
             out["warnings"] = list(self.warnings)
         if self.database is not None:

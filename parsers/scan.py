@@ -31,6 +31,10 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
             entry.apparent_bytes = f.size
             entry.allocated_bytes = f.allocated_bytes
             entry.holes = f.holes()
+            entry.unwritten = f.unwritten()
+            msg = f.changed()
+            if msg:
+                entry.warnings.append(msg)
             if f.size == 0:
                 entry.warnings.append(f"{entry.path}: empty file (0 bytes)")
     except FileReadError as e:

@@ -1,0 +1,179 @@
+"""The ``dbxray`` command line: GUI launcher and headless subcommands.
+
+    dbxray                       open the window on the embedded demo data dir
+    dbxray PATH                  open the window on PATH
+    dbxray scan PATH [--json] [-o FILE]
+    dbxray whatif PATH ...       (compressor layer)
+    dbxray export / report       (headless views and HTML report)
+
+Exit codes: 0 success, 1 PATH cannot be read, 2 bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+
+from parsers.humanize import human_bytes
+
+#: subcommand -> module providing add_parser(subparsers) and run(args) -> int
+SUBCOMMAND_MODULES = {
+    "whatif": "app.cli_whatif",
+    "export": "app.cli_export",
+    "report": "app.cli_export",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # exit 2 with the usage, as argparse does, but testable
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _progress_printer(enabled: bool):
+    if not enabled:
+        return None
+    state = {"last": -1}
+
+    def cb(done: int, total: int, message: str) -> None:
+        pct = int(100 * done / total) if total else 100
+        if pct != state["last"]:
+            state["last"] = pct
+            sys.stderr.write(f"\r{pct:3d}% {message[:70]:<70}")
+            sys.stderr.flush()
+            if pct >= 100:
+                sys.stderr.write("\n")
+    return cb
+
+
+def human_table(data: dict) -> str:
+    """The scan as a text table: one line per file, totals per engine."""
+    files = data["files"]
+    rows = [("path", "engine", "role", "apparent", "allocated", "holes", "errors")]
+    for f in files:
+        rows.append((f["path"], f["engine"] or "-", f["role"], human_bytes(f["apparent_bytes"]),
+                     human_bytes(f["allocated_bytes"]), human_bytes(sum(h[1] for h in f["holes"])),
+                     str(len(f["errors"])) if f["errors"] else ""))
+    widths = [min(max(len(r[i]) for r in rows), 70 if i == 0 else 40) for i in range(len(rows[0]))]
+    lines = []
+    for n, r in enumerate(rows):
+        cells = []
+        for i, c in enumerate(r):
+            if len(c) > widths[i]:
+                c = "…" + c[-(widths[i] - 1):]
+            cells.append(c.rjust(widths[i]) if i >= 3 else c.ljust(widths[i]))
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines.append("")
+    lines.append(f"root: {data['root']}")
+    by_engine: dict[str, list] = {}
+    for f in files:
+        by_engine.setdefault(f["engine"] or "other", []).append(f)
+    for eng, fs in by_engine.items():
+        app = sum(f["apparent_bytes"] for f in fs)
+        alloc = sum(f["allocated_bytes"] for f in fs)
+        lines.append(f"{eng:>10}: {len(fs):5d} files  apparent {human_bytes(app):>10}  allocated {human_bytes(alloc):>10}")
+    errors = [e for f in files for e in f["errors"]] + data.get("errors", [])
+    if errors:
+        lines.append("")
+        lines.append(f"{len(errors)} error(s):")
+        lines.extend(f"  {e}" for e in errors[:50])
+        if len(errors) > 50:
+            lines.append(f"  ... {len(errors) - 50} more (see --json)")
+    return "\n".join(lines)
+
+
+def cmd_scan(args) -> int:
+    from parsers.model import ScanContext
+    from parsers.scan import scan
+
+    if not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    if not os.access(args.path, os.R_OK):
+        print(f"dbxray: {args.path}: permission denied", file=sys.stderr)
+        return 1
+    ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
+                      fs_block=args.fs_block)
+    ds = scan(args.path, ctx)
+    data = ds.to_json()
+    text = json.dumps(data, indent=1) if (args.json or (args.output and args.output.endswith(".json"))) \
+        else human_table(data)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as e:
+            print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(text + "\n")
+    if not ds.files and ds.errors:
+        for e in ds.errors:
+            print(f"dbxray: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="dbxray", description="X-ray of database files on disk (InnoDB, ClickHouse, TokuDB).")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    s = sub.add_parser("scan", help="list what is on disk (human table or JSON)")
+    s.add_argument("path", help="data directory, part directory or single file")
+    s.add_argument("--json", action="store_true", help="print the JSON contract (schema version 1)")
+    s.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
+    s.add_argument("--fs-block", type=int, default=None, help="filesystem block size for hole models")
+    s.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
+    s.set_defaults(func=cmd_scan)
+    seen = set()
+    for name, modname in SUBCOMMAND_MODULES.items():
+        if modname in seen:
+            continue
+        try:
+            mod = importlib.import_module(modname)
+        except ModuleNotFoundError as e:
+            if e.name == modname:
+                continue
+            raise
+        seen.add(modname)
+        mod.add_parser(sub)
+    return p
+
+
+def gui_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="dbxray", description="Open the dbxray window (no PATH: the embedded demo data dir). "
+                "Subcommands: scan, whatif, export, report (dbxray scan --help).")
+    p.add_argument("path", nargs="?", help="data directory, part directory, file or saved scan (.dbxray.json)")
+    p.add_argument("--screenshot", metavar="FILE", help="render the window to FILE (PNG) and exit")
+    p.add_argument("--view", default=None, help="view to show first (with --screenshot)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {"scan"} | set(SUBCOMMAND_MODULES)
+    if argv and argv[0] in commands:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not hasattr(args, "func"):
+            parser.print_usage(sys.stderr)
+            return 2
+        return int(args.func(args) or 0)
+    if argv and argv[0] in ("-h", "--help"):
+        gui_parser().print_help()
+        print("\nsubcommands:\n  scan PATH [--json] [-o FILE]\n  whatif PATH [--codec ...]\n"
+              "  export PATH --view ... -o FILE\n  report PATH -o report.html")
+        return 0
+    args = gui_parser().parse_args(argv)
+    if args.path is not None and not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    from app.gui import run_gui
+    return run_gui(args.path, screenshot=args.screenshot, view=args.view)

@@ -1,0 +1,12 @@
+"""Entry point of the ``dbxray`` command."""
+import sys
+
+from app.cli import main as _main
+
+
+def main() -> None:
+    sys.exit(_main())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+"""Human-readable sizes (KiB/MiB/GiB), shared by the CLI, the views and reports."""
+from __future__ import annotations
+
+
+def human_bytes(n: float | int | None, precision: int = 1) -> str:
+    """1536 -> '1.5 KiB'; binary units, as du -h and the engines' docs use."""
+    if n is None:
+        return "-"
+    n = float(n)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            if unit == "B":
+                return f"{sign}{int(n)} B"
+            return f"{sign}{n:.{precision}f} {unit}"
+        n /= 1024
+    return f"{sign}{n:.{precision}f} PiB"
+
+
+def percent(part: float, whole: float) -> str:
+    return "-" if not whole else f"{100.0 * part / whole:.1f}%"
