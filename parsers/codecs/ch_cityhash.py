@@ -1,0 +1,281 @@
+"""CityHash v1.0.2 (CityHash128 / CityHash128WithSeed / CityHash64), as ClickHouse uses it.
+
+ClickHouse checksums every compressed block with CityHash128 of the 9-byte
+header plus payload, and hashes the files listed in a part's checksums.txt
+with CityHash128WithSeed chained over 2048-byte pieces.  Both come from the
+v1.0.2 sources that ClickHouse vendors (contrib/cityhash102/src/city.cc and
+include/city.h); v1.1 gives different values, so a stock ``cityhash`` wheel
+cannot be used.  The ``clickhouse-cityhash`` wheel's ``CityHash128WithSeed``
+ignores its seed (fixtures' FORMAT_NOTES §6); this module honours it.
+
+Pure Python on 64-bit integers: it runs only when checksums are asked for
+(about 0.1-0.2 s per MiB).  The 16 stored bytes are the low then the high
+64-bit half, each little-endian.
+"""
+from __future__ import annotations
+
+import struct
+
+M64 = 0xFFFFFFFFFFFFFFFF
+
+# Some primes between 2^63 and 2^64 (city.cc).
+k0 = 0xC3A5C85C97CB3127
+k1 = 0xB492B66FBE98F273
+k2 = 0x9AE16A3B2F90404F
+k3 = 0xC949D7C7509E6557
+# Hash128to64 multiplier (city.h).
+kMul = 0x9DDFEA08EB382D69
+
+_u64 = struct.Struct("<Q")
+_u32 = struct.Struct("<I")
+
+
+def _fetch64(s: bytes, i: int) -> int:
+    return _u64.unpack_from(s, i)[0]
+
+
+def _fetch32(s: bytes, i: int) -> int:
+    return _u32.unpack_from(s, i)[0]
+
+
+def _rot(v: int, shift: int) -> int:
+    if shift == 0:
+        return v
+    return ((v >> shift) | (v << (64 - shift))) & M64
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _hash128to64(lo: int, hi: int) -> int:
+    a = ((lo ^ hi) * kMul) & M64
+    a ^= a >> 47
+    b = ((hi ^ a) * kMul) & M64
+    b ^= b >> 47
+    return (b * kMul) & M64
+
+
+def _hash_len16(u: int, v: int) -> int:
+    return _hash128to64(u, v)
+
+
+def _hash_len0to16(s: bytes, off: int, n: int) -> int:
+    if n > 8:
+        a = _fetch64(s, off)
+        b = _fetch64(s, off + n - 8)
+        return _hash_len16(a, _rot((b + n) & M64, n)) ^ b
+    if n >= 4:
+        a = _fetch32(s, off)
+        return _hash_len16((n + (a << 3)) & M64, _fetch32(s, off + n - 4))
+    if n > 0:
+        a = s[off]
+        b = s[off + (n >> 1)]
+        c = s[off + n - 1]
+        y = (a + (b << 8)) & 0xFFFFFFFF
+        z = (n + (c << 2)) & 0xFFFFFFFF
+        return (_shift_mix(((y * k2) ^ (z * k3)) & M64) * k2) & M64
+    return k2
+
+
+def _weak_hash_len32_with_seeds(s: bytes, off: int, a: int, b: int) -> tuple[int, int]:
+    w, x, y, z = struct.unpack_from("<4Q", s, off)
+    a = (a + w) & M64
+    b = _rot((b + a + z) & M64, 21)
+    c = a
+    a = (a + x + y) & M64
+    b = (b + _rot(a, 44)) & M64
+    return (a + z) & M64, (b + c) & M64
+
+
+def _city_murmur(s: bytes, off: int, n: int, seed_lo: int, seed_hi: int) -> tuple[int, int]:
+    a, b = seed_lo, seed_hi
+    l = n - 16
+    if l <= 0:
+        a = (_shift_mix((a * k1) & M64) * k1) & M64
+        c = (b * k1 + _hash_len0to16(s, off, n)) & M64
+        d = _shift_mix((a + (_fetch64(s, off) if n >= 8 else c)) & M64)
+    else:
+        c = _hash_len16((_fetch64(s, off + n - 8) + k1) & M64, a)
+        d = _hash_len16((b + n) & M64, (c + _fetch64(s, off + n - 16)) & M64)
+        a = (a + d) & M64
+        while True:
+            a ^= (_shift_mix((_fetch64(s, off) * k1) & M64) * k1) & M64
+            a = (a * k1) & M64
+            b ^= a
+            c ^= (_shift_mix((_fetch64(s, off + 8) * k1) & M64) * k1) & M64
+            c = (c * k1) & M64
+            d ^= c
+            off += 16
+            l -= 16
+            if l <= 0:
+                break
+    a = _hash_len16(a, c)
+    b = _hash_len16(d, b)
+    return a ^ b, _hash_len16(b, a)
+
+
+def _city128_with_seed(s: bytes, off: int, n: int, seed_lo: int, seed_hi: int) -> tuple[int, int]:
+    """CityHash128WithSeed over s[off:off+n] (city.cc, v1.0.2)."""
+    if n < 128:
+        return _city_murmur(s, off, n, seed_lo, seed_hi)
+    rot = _rot
+    x = seed_lo
+    y = seed_hi
+    z = (n * k1) & M64
+    v0 = (rot(y ^ k1, 49) * k1 + _fetch64(s, off)) & M64
+    v1 = (rot(v0, 42) * k1 + _fetch64(s, off + 8)) & M64
+    w0 = (rot((y + z) & M64, 35) * k1 + x) & M64
+    w1 = (rot((x + _fetch64(s, off + 88)) & M64, 53) * k1) & M64
+    unpack = struct.unpack_from
+    # The inner loop of CityHash64, unrolled twice in the C++ (128 bytes a turn).
+    while True:
+        for _ in range(2):
+            q = unpack("<8Q", s, off)
+            x = (rot((x + y + v0 + q[2]) & M64, 37) * k1) & M64
+            y = (rot((y + v1 + q[6]) & M64, 42) * k1) & M64
+            x ^= w1
+            y ^= v0
+            z = rot(z ^ w0, 33)
+            # WeakHashLen32WithSeeds(s, v1 * k1, x + w0)
+            a = ((v1 * k1) & M64) + q[0] & M64
+            b = rot((((x + w0) & M64) + a + q[3]) & M64, 21)
+            c = a
+            a = (a + q[1] + q[2]) & M64
+            b = (b + rot(a, 44)) & M64
+            v0, v1 = (a + q[3]) & M64, (b + c) & M64
+            # WeakHashLen32WithSeeds(s + 32, z + w1, y)
+            a = (z + w1 + q[4]) & M64
+            b = rot((y + a + q[7]) & M64, 21)
+            c = a
+            a = (a + q[5] + q[6]) & M64
+            b = (b + rot(a, 44)) & M64
+            w0, w1 = (a + q[7]) & M64, (b + c) & M64
+            z, x = x, z
+            off += 64
+        n -= 128
+        if n < 128:
+            break
+    y = (y + rot(w0, 37) * k0 + z) & M64
+    x = (x + rot((v0 + z) & M64, 49) * k0) & M64
+    tail_done = 0
+    while tail_done < n:
+        tail_done += 32
+        y = (rot((y - x) & M64, 42) * k0 + v1) & M64
+        w0 = (w0 + _fetch64(s, off + n - tail_done + 16)) & M64
+        x = (rot(x, 49) * k0 + w0) & M64
+        w0 = (w0 + v0) & M64
+        v0, v1 = _weak_hash_len32_with_seeds(s, off + n - tail_done, v0, v1)
+    x = _hash_len16(x, v0)
+    y = _hash_len16(y, w0)
+    return ((_hash_len16((x + v1) & M64, w1) + y) & M64,
+            _hash_len16((x + w1) & M64, (y + v1) & M64))
+
+
+def cityhash128_pair(data: bytes) -> tuple[int, int]:
+    """CityHash128 (v1.0.2) of ``data`` as (low64, high64)."""
+    s = bytes(data)
+    n = len(s)
+    if n >= 16:
+        return _city128_with_seed(s, 16, n - 16, _fetch64(s, 0) ^ k3, _fetch64(s, 8))
+    if n >= 8:
+        return _city128_with_seed(b"", 0, 0, _fetch64(s, 0) ^ ((n * k0) & M64),
+                                  _fetch64(s, n - 8) ^ k1)
+    return _city128_with_seed(s, 0, n, k0, k1)
+
+
+def cityhash128(data: bytes) -> bytes:
+    """CityHash128 (v1.0.2) as the 16 bytes ClickHouse stores: low64 LE, high64 LE."""
+    lo, hi = cityhash128_pair(data)
+    return _u64.pack(lo) + _u64.pack(hi)
+
+
+def cityhash128_with_seed(data: bytes, seed: tuple[int, int] | bytes = (0, 0)) -> bytes:
+    """CityHash128WithSeed (v1.0.2); seed as (low64, high64) or its 16 stored bytes."""
+    if isinstance(seed, (bytes, bytearray, memoryview)):
+        seed_lo, seed_hi = struct.unpack("<2Q", bytes(seed))
+    else:
+        seed_lo, seed_hi = seed[0] & M64, seed[1] & M64
+    s = bytes(data)
+    lo, hi = _city128_with_seed(s, 0, len(s), seed_lo, seed_hi)
+    return _u64.pack(lo) + _u64.pack(hi)
+
+
+#: checksums.txt hashes files in pieces of this many bytes (ClickHouse
+#: HashingWriteBuffer: DBMS_DEFAULT_HASHING_BLOCK_SIZE = 2048).
+DBMS_DEFAULT_HASHING_BLOCK_SIZE = 2048
+
+
+def chained_file_hash(data: bytes, block_size: int = DBMS_DEFAULT_HASHING_BLOCK_SIZE) -> bytes:
+    """The hash checksums.txt records for a file: CityHash128WithSeed chained over pieces.
+
+    The state starts at (0, 0); each piece is hashed with the previous state as
+    seed (fixtures' FORMAT_NOTES §6, verified there on every part).
+    """
+    state = (0, 0)
+    s = bytes(data)
+    for off in range(0, len(s), block_size):
+        n = min(block_size, len(s) - off)
+        state = _city128_with_seed(s, off, n, state[0], state[1])
+    return _u64.pack(state[0]) + _u64.pack(state[1])
+
+
+def cityhash64(data: bytes) -> int:
+    """CityHash64 (v1.0.2), for completeness of the port (not used by block checksums)."""
+    s = bytes(data)
+    n = len(s)
+    if n <= 16:
+        return _hash_len0to16(s, 0, n)
+    if n <= 32:
+        a = (_fetch64(s, 0) * k1) & M64
+        b = _fetch64(s, 8)
+        c = (_fetch64(s, n - 8) * k2) & M64
+        d = (_fetch64(s, n - 16) * k0) & M64
+        return _hash_len16((_rot((a - b) & M64, 43) + _rot(c, 30) + d) & M64,
+                           (a + _rot(b ^ k3, 20) - c + n) & M64)
+    if n <= 64:
+        z = _fetch64(s, 24)
+        a = (_fetch64(s, 0) + (n + _fetch64(s, n - 16)) * k0) & M64
+        b = _rot((a + z) & M64, 52)
+        c = _rot(a, 37)
+        a = (a + _fetch64(s, 8)) & M64
+        c = (c + _rot(a, 7)) & M64
+        a = (a + _fetch64(s, 16)) & M64
+        vf = (a + z) & M64
+        vs = (b + _rot(a, 31) + c) & M64
+        a = (_fetch64(s, 16) + _fetch64(s, n - 32)) & M64
+        z = _fetch64(s, n - 8)
+        b = _rot((a + z) & M64, 52)
+        c = _rot(a, 37)
+        a = (a + _fetch64(s, n - 24)) & M64
+        c = (c + _rot(a, 7)) & M64
+        a = (a + _fetch64(s, n - 16)) & M64
+        wf = (a + z) & M64
+        ws = (b + _rot(a, 31) + c) & M64
+        r = _shift_mix(((vf + ws) * k2 + (wf + vs) * k0) & M64)
+        return (_shift_mix((r * k0 + vs) & M64) * k2) & M64
+    x = _fetch64(s, 0)
+    y = _fetch64(s, n - 16) ^ k1
+    z = _fetch64(s, n - 56) ^ k0
+    v = _weak_hash_len32_with_seeds(s, n - 64, n, y)
+    w = _weak_hash_len32_with_seeds(s, n - 32, (n * k1) & M64, k0)
+    z = (z + _shift_mix(v[1]) * k1) & M64
+    x = (_rot((z + x) & M64, 39) * k1) & M64
+    y = (_rot(y, 33) * k1) & M64
+    length = (n - 1) & ~63
+    off = 0
+    while True:
+        x = (_rot((x + y + v[0] + _fetch64(s, off + 16)) & M64, 37) * k1) & M64
+        y = (_rot((y + v[1] + _fetch64(s, off + 48)) & M64, 42) * k1) & M64
+        x ^= w[1]
+        y ^= v[0]
+        z = _rot(z ^ w[0], 33)
+        v = _weak_hash_len32_with_seeds(s, off, (v[1] * k1) & M64, (x + w[0]) & M64)
+        w = _weak_hash_len32_with_seeds(s, off + 32, (z + w[1]) & M64, y)
+        z, x = x, z
+        off += 64
+        length -= 64
+        if length == 0:
+            break
+    return _hash_len16((_hash_len16(v[0], w[0]) + _shift_mix(y) * k1 + z) & M64,
+                       (_hash_len16(v[1], w[1]) + x) & M64)
