@@ -63,11 +63,16 @@ def _sniff(abspath: str) -> str | None:
     return None
 
 
-def classify(relpath: str, abspath: str, in_ch_part: bool, ch_root: bool) -> tuple[str | None, str]:
-    """(engine, role) of one file from its name and place."""
+def classify(relpath: str, abspath: str, in_ch_part: bool, ch_root: bool,
+             ch_rel: str | None = None) -> tuple[str | None, str]:
+    """(engine, role) of one file from its name and place.
+
+    ``ch_rel`` is the path relative to the enclosing ClickHouse data path
+    (the directory holding ``metadata/`` and ``store/`` or ``data/``).
+    """
     name = relpath.rsplit("/", 1)[-1]
     lower = name.lower()
-    parts = relpath.split("/")
+    parts = (ch_rel if ch_rel is not None else relpath).split("/")
     # -- ClickHouse ---------------------------------------------------------
     if in_ch_part:
         if lower.endswith(".bin"):
@@ -77,10 +82,14 @@ def classify(relpath: str, abspath: str, in_ch_part: bool, ch_root: bool) -> tup
         if lower in ("primary.idx", "primary.cidx"):
             return "clickhouse", "primary_index"
         return "clickhouse", "part_metadata"
-    if ch_root and (parts[0] == "metadata" or parts[0] == "metadata_dropped") and lower.endswith(".sql"):
-        return "clickhouse", "table_metadata"
-    if ch_root and lower == "format_version.txt":
-        return "clickhouse", "part_metadata"
+    if ch_root:
+        if lower.endswith(".sql") and parts[0] in ("metadata", "metadata_dropped", "store"):
+            return "clickhouse", "table_metadata"
+        if lower == "format_version.txt":
+            return "clickhouse", "part_metadata"
+        if parts[0] in ("metadata", "data", "store", "detached"):
+            # e.g. data/<db>/<table> links kept as text by a copy that lost symlinks
+            return "clickhouse", "other"
     # -- InnoDB -------------------------------------------------------------
     if re.match(r"^ibdata\d+$", lower) or lower == "mysql.ibd":
         return "innodb", "system_tablespace"
@@ -137,11 +146,8 @@ def detect(root: str) -> Detected:
         out.files.append(FileEntry(path=name, abspath=root, engine=engine, role=role))
         return out
 
-    top = set(_listdir(root, out))
-    ch_root = bool({"metadata", "store"} & top and ("store" in top or "data" in top)) or \
-        is_ch_part_dir(top) or any(n.endswith(".proj") for n in top)
     visited: set[tuple[int, int]] = set()
-    _walk(root, "", out, ch_root, False, visited, set(), depth=0)
+    _walk(root, "", out, None, False, visited, set(), depth=0)
     out.files.sort(key=lambda f: f.path)
     return out
 
@@ -154,8 +160,14 @@ def _listdir(path: str, out: Detected) -> list[str]:
         return []
 
 
-def _walk(absdir: str, reldir: str, out: Detected, ch_root: bool, in_part: bool,
+def is_ch_data_path(names: set[str]) -> bool:
+    """A ClickHouse data path holds metadata/ beside store/ or data/."""
+    return "metadata" in names and ("store" in names or "data" in names)
+
+
+def _walk(absdir: str, reldir: str, out: Detected, ch_base: str | None, in_part: bool,
           visited: set, real_files: set, depth: int) -> None:
+    """Walk one directory; ``ch_base`` is the rel path of the enclosing ClickHouse data path."""
     try:
         st = os.stat(absdir)
     except OSError as e:
@@ -169,7 +181,10 @@ def _walk(absdir: str, reldir: str, out: Detected, ch_root: bool, in_part: bool,
         out.errors.append(f"{absdir}: directory nesting deeper than 64 levels, not descended")
         return
     names = sorted(_listdir(absdir, out))
-    here_part = in_part or is_ch_part_dir(set(names))
+    nameset = set(names)
+    here_part = in_part or is_ch_part_dir(nameset)
+    if ch_base is None and is_ch_data_path(nameset):
+        ch_base = reldir
     for name in names:
         abspath = os.path.join(absdir, name)
         rel = f"{reldir}/{name}" if reldir else name
@@ -191,12 +206,11 @@ def _walk(absdir: str, reldir: str, out: Detected, ch_root: bool, in_part: bool,
                 real = os.path.realpath(abspath)
                 if real.startswith(out.root + os.sep):
                     continue
-                _walk(abspath, rel, out, ch_root, here_part, visited, real_files, depth + 1)
+                _walk(abspath, rel, out, ch_base, here_part, visited, real_files, depth + 1)
                 continue
             lst = tst
         if stat.S_ISDIR(lst.st_mode):
-            sub_ch = ch_root or name.endswith(".proj")
-            _walk(abspath, rel, out, sub_ch, here_part, visited, real_files, depth + 1)
+            _walk(abspath, rel, out, ch_base, here_part, visited, real_files, depth + 1)
             continue
         if not stat.S_ISREG(lst.st_mode):
             continue
@@ -204,5 +218,8 @@ def _walk(absdir: str, reldir: str, out: Detected, ch_root: bool, in_part: bool,
         if fkey in real_files:
             continue        # a hard link or symlink to a file already listed
         real_files.add(fkey)
-        engine, role = classify(rel, abspath, here_part, ch_root)
+        ch_rel = None
+        if ch_base is not None:
+            ch_rel = rel[len(ch_base) + 1:] if ch_base else rel
+        engine, role = classify(rel, abspath, here_part, ch_base is not None, ch_rel)
         out.files.append(FileEntry(path=rel, abspath=abspath, engine=engine, role=role, is_symlink=is_link))

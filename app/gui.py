@@ -1,0 +1,53 @@
+"""Starting the window (and the headless --screenshot mode)."""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def settle(app, rounds: int = 10) -> None:
+    """Let pending layouts and paints run (offscreen grabs need it)."""
+    import time
+    for _ in range(rounds):
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def run_gui(path: str | None, screenshot: str | None = None, view: str | None = None) -> int:
+    if screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
+
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("dbxray")
+    app.setOrganizationName("dbxray")
+
+    from app.window import MainWindow
+
+    win = MainWindow()
+    if path is None:
+        from app.demo import prepare_demo
+        path, _sparse = prepare_demo()
+    win.open_path(str(path))
+    if screenshot:
+        win.resize(1400, 860)
+        win.show()
+        win.wait_idle(120000)
+        settle(app)
+        if view:
+            for i in range(win.tabs.count()):
+                if win.tabs.tabText(i).lower().replace(" ", "-") == view.lower():
+                    win.tabs.setCurrentIndex(i)
+        settle(app)
+        ok = win.grab().save(screenshot)
+        win.close()
+        if not ok:
+            print(f"dbxray: {screenshot}: cannot write PNG", file=sys.stderr)
+            return 1
+        return 0
+    win.show()
+    return app.exec()

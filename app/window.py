@@ -1,0 +1,392 @@
+"""The main window: tree on the left, views in the centre, inspector on the
+right, errors at the bottom, scan progress and Cancel in the status bar."""
+from __future__ import annotations
+
+import html
+import json
+import os
+import time
+
+from PySide6.QtCore import QModelIndex, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel,
+                               QLineEdit, QListWidget, QMainWindow, QProgressBar, QPushButton,
+                               QSplitter, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout, QWidget)
+
+from parsers.humanize import human_bytes, percent
+from parsers.model import Dataset
+from parsers.tree import Node, build_tree
+
+from app import __version__
+from app.treemodel import NODE_ROLE, DatasetTreeModel, TreeSortProxy
+from app.workers import Job, scan_job
+from viz.sizebars import SizeBarsView
+
+MAX_RECENT = 10
+
+
+def view_classes() -> list:
+    """The centre views, in tab order (each: title, set_dataset(ds, root), optional select_node)."""
+    return [SizeBarsView]
+
+
+class MainWindow(QMainWindow):
+    dataset_loaded = Signal(object)
+    node_selected = Signal(object)
+
+    def __init__(self, settings: QSettings | None = None):
+        super().__init__()
+        self.settings = settings or QSettings("dbxray", "dbxray")
+        self.dataset: Dataset | None = None
+        self.tree_root: Node | None = None
+        self.job: Job | None = None
+        self.current_path: str | None = None
+        self._scan_started = 0.0
+        self.setWindowTitle("dbxray")
+        self.setAcceptDrops(True)
+        self.resize(1400, 860)
+
+        # tree
+        self.model = DatasetTreeModel(parent=self)
+        self.proxy = TreeSortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(2, Qt.DescendingOrder)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.Interactive)
+        header.resizeSection(0, 230)
+        for c in range(1, 6):
+            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter (table, file, index)…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.filter_edit)
+        ll.addWidget(self.tree)
+
+        # views
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.views = []
+        for cls in view_classes():
+            view = cls()
+            self.views.append(view)
+            self.tabs.addTab(view, cls.title)
+            if hasattr(view, "node_selected"):
+                view.node_selected.connect(self.select_node)
+
+        # inspector
+        self.inspector = QTextBrowser()
+        self.inspector.setOpenExternalLinks(False)
+        self.inspector.setMinimumWidth(260)
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.tabs)
+        split.addWidget(self.inspector)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 5)
+        split.setStretchFactor(2, 2)
+        split.setSizes([520, 600, 280])
+        self.splitter = split
+        self.setCentralWidget(split)
+
+        # errors
+        self.errors = QListWidget()
+        self.errors.setAlternatingRowColors(True)
+        self.errors_dock = QDockWidget("Errors", self)
+        self.errors_dock.setObjectName("errors")
+        self.errors_dock.setWidget(self.errors)
+        self.errors_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.errors_dock)
+        self.resizeDocks([self.errors_dock], [120], Qt.Vertical)
+
+        # status bar: message, progress, cancel
+        self.status_label = QLabel("Open a data directory (Ctrl+O) or drop one here")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_scan)
+        sb = self.statusBar()
+        sb.addWidget(self.status_label, 1)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
+
+        self._make_actions()
+        geo = self.settings.value("window/geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+
+    # -- menus ----------------------------------------------------------------
+    def _make_actions(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        self.open_dir_action = QAction("Open &Folder…", self, shortcut=QKeySequence.Open,
+                                       triggered=self.open_folder_dialog)
+        self.open_file_action = QAction("Open F&ile…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
+                                        triggered=self.open_file_dialog)
+        self.rescan_action = QAction("&Rescan", self, shortcut=QKeySequence.Refresh, triggered=self.rescan)
+        self.save_scan_action = QAction("&Save Scan As…", self, shortcut=QKeySequence.Save,
+                                        triggered=self.save_scan_dialog)
+        self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close)
+        m.addAction(self.open_dir_action)
+        m.addAction(self.open_file_action)
+        self.recent_menu = m.addMenu("Open &Recent")
+        m.addAction(self.rescan_action)
+        m.addAction(self.save_scan_action)
+        m.addSeparator()
+        m.addAction(self.quit_action)
+        v = self.menuBar().addMenu("&View")
+        self.find_action = QAction("&Find…", self, shortcut=QKeySequence.Find,
+                                   triggered=lambda: self.filter_edit.setFocus())
+        v.addAction(self.find_action)
+        v.addAction(self.errors_dock.toggleViewAction())
+        self._refresh_recent()
+
+    def recent_paths(self) -> list[str]:
+        val = self.settings.value("recent", [])
+        if isinstance(val, str):
+            val = [val]
+        return [p for p in (val or []) if p]
+
+    def _remember(self, path: str) -> None:
+        rec = [p for p in self.recent_paths() if p != path]
+        rec.insert(0, path)
+        self.settings.setValue("recent", rec[:MAX_RECENT])
+        self._refresh_recent()
+
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        for p in self.recent_paths():
+            self.recent_menu.addAction(p, lambda p=p: self.open_path(p))
+        self.recent_menu.setEnabled(bool(self.recent_paths()))
+
+    def open_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open data directory", self.settings.value("last_dir", ""))
+        if path:
+            self.open_path(path)
+
+    def open_file_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open database file or saved scan",
+                                              self.settings.value("last_dir", ""),
+                                              "Database files (*.ibd ibdata* *.tokudb *.bin *.json);;All files (*)")
+        if path:
+            self.open_path(path)
+
+    def save_scan_dialog(self) -> None:
+        if self.dataset is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save scan", "scan.dbxray.json", "dbxray scan (*.json)")
+        if path:
+            self.save_scan(path)
+
+    def save_scan(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.dataset.to_json(), fh, indent=1)
+        self.status_label.setText(f"Saved scan to {path}")
+
+    # -- drag and drop ------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    # -- scanning ---------------------------------------------------------------
+    def open_path(self, path: str) -> None:
+        """Scan ``path`` in a worker thread; the window stays responsive."""
+        if self.job is not None:
+            self.cancel_scan()
+            self.job.wait(5000)
+        path = os.path.abspath(path)
+        self.current_path = path
+        self.settings.setValue("last_dir", os.path.dirname(path))
+        self.status_label.setText(f"Scanning {path}…")
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self._scan_started = time.monotonic()
+        job = scan_job(path)
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_scanned)
+        job.failed.connect(self._on_failed)
+        job.cancelled.connect(self._on_cancelled)
+        self.job = job
+        job.start()
+
+    def rescan(self) -> None:
+        if self.current_path:
+            self.open_path(self.current_path)
+
+    def cancel_scan(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.cancel_button.setEnabled(False)
+            self.status_label.setText("Cancelling…")
+
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+        if message:
+            self.status_label.setText(message)
+
+    def _end_job(self) -> None:
+        if self.job is not None:
+            self.job.wait(5000)
+        self.job = None
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+
+    def _on_failed(self, message: str) -> None:
+        self._end_job()
+        self.status_label.setText(message.splitlines()[0])
+        self.errors.addItem(message.splitlines()[0])
+
+    def _on_cancelled(self) -> None:
+        self._end_job()
+        self.status_label.setText("Scan cancelled")
+
+    def _on_scanned(self, ds: Dataset) -> None:
+        self._end_job()
+        if ds.cancelled:
+            self.status_label.setText("Scan cancelled")
+            return
+        self.set_dataset(ds)
+        if self.current_path and not self.current_path.startswith(demo_prefix()):
+            self._remember(self.current_path)
+        secs = time.monotonic() - self._scan_started
+        self.status_label.setText(
+            f"{ds.root} — {len(ds.files)} files, {', '.join(ds.engines) or 'no engine'} — apparent "
+            f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s")
+
+    def set_dataset(self, ds: Dataset) -> None:
+        self.dataset = ds
+        self.tree_root = build_tree(ds)
+        self.model.set_root(self.tree_root)
+        self.tree.sortByColumn(self.tree.header().sortIndicatorSection(), self.tree.header().sortIndicatorOrder())
+        self.tree.expandToDepth(1)
+        self.setWindowTitle(f"dbxray — {ds.root}")
+        self.errors.clear()
+        msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + [w for f in ds.files for w in f.warnings]
+        for e in msgs[:5000]:
+            self.errors.addItem(e)
+        self.errors_dock.setWindowTitle(f"Errors and warnings ({len(msgs)})")
+        for view in self.views:
+            view.set_dataset(ds, self.tree_root)
+        self.show_inspector(self.tree_root)
+        self.dataset_loaded.emit(ds)
+
+    # -- selection -----------------------------------------------------------------
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterKeyColumn(0)
+        self.proxy.setFilterFixedString(text)
+        if text:
+            self.tree.expandAll()
+
+    def _on_current_changed(self, current, _previous) -> None:
+        node = self.proxy.data(current, NODE_ROLE) if current.isValid() else None
+        if node is None:
+            return
+        self.show_inspector(node)
+        for view in self.views:
+            if hasattr(view, "select_node"):
+                view.select_node(node)
+        self.node_selected.emit(node)
+
+    def select_node(self, node: Node) -> None:
+        """Select a node in the tree (from a view: e.g. a clicked page's index)."""
+        path = []
+        n = node
+        while n is not None and n.parent is not None:
+            path.append(n)
+            n = n.parent
+        idx = QModelIndex()
+        for n in reversed(path):
+            idx = self.model.index(n.parent.children.index(n), 0, idx)
+        if idx.isValid():
+            pidx = self.proxy.mapFromSource(idx)
+            self.tree.setCurrentIndex(pidx)
+            self.tree.scrollTo(pidx)
+
+    def show_inspector(self, node: Node) -> None:
+        self.inspector.setHtml(inspector_html(node))
+
+    # -- lifetime ------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.job.wait(5000)
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        super().closeEvent(event)
+
+    def sizeHint(self) -> QSize:
+        return QSize(1400, 860)
+
+    def wait_idle(self, timeout_ms: int = 60000) -> bool:
+        """Process events until no job runs (for --screenshot and tests)."""
+        from PySide6.QtWidgets import QApplication
+        deadline = time.monotonic() + timeout_ms / 1000
+        while self.job is not None and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.01)
+        QApplication.processEvents()
+        return self.job is None
+
+
+def demo_prefix() -> str:
+    from app.demo import demo_cache_root
+    return str(demo_cache_root())
+
+
+def inspector_html(node: Node) -> str:
+    """Facts of the selected node as HTML (sizes, holes, engine facts)."""
+    e = html.escape
+    rows = [("Kind", node.kind), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
+            ("Allocated", f"{human_bytes(node.allocated)} ({node.allocated:,} B)"),
+            ("Holes", f"{human_bytes(node.holes)} ({percent(node.holes, node.apparent)} of apparent)"),
+            ("Logical", human_bytes(node.logical))]
+    entry = node.ref if node.kind == "file" else None
+    if entry is not None:
+        rows.insert(0, ("Path", entry.path))
+        rows.append(("Engine", entry.engine or "-"))
+        rows.append(("Role", entry.role))
+        rows.append(("Hole ranges", str(len(entry.holes))))
+        if entry.unwritten:
+            rows.append(("Unwritten (fallocated)", human_bytes(sum(n for _, n in entry.unwritten))))
+        for name, section in entry.sections.items():
+            if isinstance(section, dict):
+                for k, v in section.items():
+                    if isinstance(v, (int, float, str, bool)) or v is None:
+                        rows.append((f"{name}.{k}", f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
+    elif node.kind == "index" and isinstance(node.ref, dict):
+        for k, v in node.ref.items():
+            if not isinstance(v, (list, dict)):
+                rows.append((k, str(v)))
+    body = "".join(f"<tr><td style='color:#757575;padding-right:12px'>{e(k)}</td><td>{e(str(v))}</td></tr>"
+                   for k, v in rows)
+    errs = ""
+    if entry is not None and (entry.errors or entry.warnings):
+        errs = "<h4 style='color:#c62828'>Problems</h4><ul>" + "".join(
+            f"<li>{e(x)}</li>" for x in (entry.errors + entry.warnings)[:30]) + "</ul>"
+    return f"<h3>{e(node.name)}</h3><table>{body}</table>{errs}"
+
+
+__all__ = ["MainWindow", "inspector_html", "QTimer", "__version__"]

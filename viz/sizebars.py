@@ -1,0 +1,112 @@
+"""Apparent vs allocated vs holes, one row per table (or file): the first
+question a DBA asks of a data dir, drawn as horizontal bars for reports."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from parsers.humanize import human_bytes
+from parsers.tree import Node
+
+from . import theme
+
+
+DATA_ROLES = ("tablespace", "system_tablespace", "redo_log", "undo", "dictionary", "part_column_data")
+
+
+def size_rows(root: Node, limit: int = 25) -> list[Node]:
+    """The largest tables (or loose files) of a tree, by apparent size."""
+    rows: list[Node] = []
+    for n in root.walk():
+        if n.kind == "table":
+            rows.append(n)
+        elif (n.kind == "file" and n.parent is not None and n.parent.kind in ("database", "engine")
+              and getattr(n.ref, "role", None) in DATA_ROLES):
+            rows.append(n)
+    rows.sort(key=lambda n: -max(n.apparent, n.allocated))
+    return rows[:limit]
+
+
+class SizeBarsView(QWidget):
+    """Horizontal bars: apparent (grey), allocated (blue), holes (amber)."""
+
+    title = "Sizes"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget(background=theme.background())
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=False, alpha=0.25)
+        theme.style_plot(self.plot)
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
+                                          brush=theme.qcolor(theme.background(), 220))
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.plot_widget)
+        self.rows: list[Node] = []
+
+    def set_dataset(self, dataset, root: Node) -> None:
+        """View protocol: redraw for a newly scanned dataset."""
+        self.set_tree(root)
+
+    def set_tree(self, root: Node) -> None:
+        self.plot.clear()
+        self.legend.clear()
+        self.rows = size_rows(root)
+        if not self.rows:
+            self.plot.setTitle("No files", color=theme.foreground())
+            return
+        n = len(self.rows)
+        y = np.arange(n)[::-1].astype(float)
+        apparent = np.array([r.apparent for r in self.rows], dtype=float)
+        allocated = np.array([r.allocated for r in self.rows], dtype=float)
+        holes = np.array([r.holes for r in self.rows], dtype=float)
+        scale, unit = _unit(max(apparent.max(), allocated.max(), 1))
+        bars = [
+            ("apparent", apparent, theme.APPARENT, 0.8, 0.0),
+            ("allocated", allocated, theme.ALLOCATED, 0.5, 0.0),
+            ("holes", holes, theme.HOLES, 0.22, 0.0),
+        ]
+        for name, vals, colour, height, dy in bars:
+            item = pg.BarGraphItem(x0=np.zeros(n), y=y + dy, height=height, width=vals / scale,
+                                   brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(130)))
+            self.plot.addItem(item)
+            self.legend.addItem(item, name)
+        ticks = [(float(yy), _label(r)) for yy, r in zip(y, self.rows)]
+        left = self.plot.getAxis("left")
+        left.setTicks([ticks])
+        left.setWidth(190)
+        self.plot.getAxis("bottom").setLabel(f"size ({unit})", color=theme.foreground())
+        self.unit = unit
+        for yy, r in zip(y, self.rows):
+            txt = pg.TextItem(f"{human_bytes(r.allocated)} of {human_bytes(r.apparent)}",
+                              color=theme.foreground(), anchor=(0, 0.5))
+            txt.setPos(max(r.apparent, r.allocated) / scale, yy)
+            self.plot.addItem(txt)
+        total_alloc = sum(r.allocated for r in self.rows)
+        total_app = sum(r.apparent for r in self.rows)
+        self.plot.setTitle(f"{n} largest: {human_bytes(total_alloc)} allocated of {human_bytes(total_app)}",
+                           color=theme.foreground(), size="10pt")
+        self.plot.titleLabel.setMinimumWidth(10)
+        self.plot.setXRange(0, max(apparent.max(), allocated.max()) / scale * 1.35, padding=0)
+        self.plot.setYRange(-0.7, n - 0.3, padding=0)
+
+
+def _label(node: Node) -> str:
+    name = node.name
+    if node.kind == "table" and node.parent is not None and node.parent.kind == "database":
+        name = f"{node.parent.name}.{node.name}"
+    return name if len(name) <= 30 else name[:12] + "…" + name[-17:]
+
+
+def _unit(maxval: float) -> tuple[float, str]:
+    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if maxval >= scale:
+            return float(scale), unit
+    return 1.0, "B"
+
+
+__all__ = ["SizeBarsView", "size_rows", "Qt"]
