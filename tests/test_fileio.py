@@ -1,0 +1,135 @@
+"""The read-only file layer: holes, allocation, mmap/pread, files changing."""
+import json
+import os
+import time
+
+import numpy as np
+import pytest
+
+from parsers.fileio import FileReadError, ReadOnlyFile, file_facts, fs_block_size, list_holes, merge_ranges
+from parsers.model import UNIT_DTYPE, empty_units
+
+
+def _manifest(root, name):
+    return json.loads((root / name / "manifest.json").read_text())
+
+
+def test_innodb_holes_and_allocation_equal_manifest(sparse_fixtures):
+    man = _manifest(sparse_fixtures, "innodb")
+    checked = 0
+    for f in man["files"]:
+        size, alloc, holes = file_facts(str(sparse_fixtures / "innodb" / f["path"]))
+        assert size == f["apparent_size"], f["path"]
+        assert [list(h) for h in holes] == f["holes"], f["path"]
+        # a copy has no ext4 extent-tree block beyond the extents: the manifest records that figure
+        assert alloc == f.get("copy_allocated_bytes", f["allocated_bytes"]), f["path"]
+        checked += 1
+    assert checked == len(man["files"]) > 200
+
+
+def test_page_compressed_file_is_sparse(sparse_fixtures):
+    f = next(x for x in _manifest(sparse_fixtures, "innodb")["files"] if x["path"] == "16k/fx/t_pc_zlib.ibd")
+    size, alloc, holes = file_facts(str(sparse_fixtures / "innodb" / f["path"]))
+    assert alloc == f["allocated_bytes"] == 151552 and size == 327680
+    assert sum(n for _, n in holes) == f["hole_bytes"]
+
+
+def test_tokudb_holes_and_allocation_equal_manifest(sparse_fixtures):
+    man = _manifest(sparse_fixtures, "tokudb")
+    for f in man["files"]:
+        p = sparse_fixtures / "tokudb" / f["path"]
+        size, alloc, holes = file_facts(str(p))
+        assert size == f["apparent_size"]
+        assert alloc == f["allocated_size"], f["path"]
+        assert [list(h) for h in holes] == f["holes"], f["path"]
+
+
+def test_unwritten_extents_reported(sparse_fixtures):
+    f = next(x for x in _manifest(sparse_fixtures, "innodb")["files"] if x["path"] == "datadir16k/ibdata1")
+    with ReadOnlyFile(str(sparse_fixtures / "innodb" / f["path"])) as fh:
+        unwritten = fh.unwritten()
+        extents = fh.fiemap()
+    assert [[o, n, "unwritten"] for o, n in unwritten] == [r for r in f["fiemap_ranges"] if r[2] == "unwritten"]
+    assert [[e.offset, e.length, e.kind] for e in extents] == f["fiemap_ranges"]
+
+
+def test_terabyte_sparse_file_lists_without_reading(tmp_path):
+    p = tmp_path / "huge.ibd"
+    with open(p, "wb") as fh:
+        fh.truncate(1 << 40)
+        fh.seek((1 << 40) - 4096)
+        fh.write(b"x" * 4096)
+    with ReadOnlyFile(str(p)) as f:
+        holes = f.holes()
+        assert f.size == 1 << 40
+        assert f.allocated_bytes <= 64 * 1024
+    assert holes == [(0, (1 << 40) - 4096)]
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        assert list_holes(fd, 1 << 40) == [(0, (1 << 40) - 4096)]
+    finally:
+        os.close(fd)
+
+
+def test_pread_and_mmap_agree_and_truncation_is_named(tmp_path):
+    p = tmp_path / "f.bin"
+    data = bytes(range(256)) * 64
+    p.write_bytes(data)
+    with ReadOnlyFile(str(p)) as f:
+        assert f.pread(100, 50) == data[100:150]
+        assert f.array(np.uint8, 0, 10).tolist() == list(data[:10])
+        with pytest.raises(FileReadError) as e:
+            f.read_exact(len(data) - 10, 100)
+        assert str(p) in str(e.value) and f"offset {len(data) - 10}" in str(e.value)
+
+
+def test_pread_fallback_when_mmap_impossible(tmp_path):
+    p = tmp_path / "empty.bin"
+    p.write_bytes(b"")
+    with ReadOnlyFile(str(p)) as f:
+        assert f.mmap() is None
+        assert f.pread(0, 10) == b""
+
+
+def test_file_shrinking_during_read_is_reported(tmp_path):
+    p = tmp_path / "shrink.bin"
+    p.write_bytes(b"a" * 65536)
+    with ReadOnlyFile(str(p)) as f:
+        os.truncate(p, 4096)
+        msg = f.changed()
+        assert msg is not None and "size changed" in msg and str(p) in msg
+        # reading past the new end must not crash the process (SIGBUS): we read via pread then
+        assert len(f.pread(0, 100)) == 100
+
+
+def test_missing_file_error_names_path(tmp_path):
+    with pytest.raises(FileReadError) as e:
+        ReadOnlyFile(str(tmp_path / "nope.ibd"))
+    assert "nope.ibd" in str(e.value)
+
+
+def test_opened_read_only(tmp_path, monkeypatch):
+    p = tmp_path / "x.bin"
+    p.write_bytes(b"abc")
+    flags_seen = []
+    real_open = os.open
+
+    def spy(path, flags, *a, **k):
+        flags_seen.append(flags)
+        return real_open(path, flags, *a, **k)
+
+    monkeypatch.setattr(os, "open", spy)
+    with ReadOnlyFile(str(p)) as f:
+        f.pread(0, 3)
+    assert flags_seen and all(fl & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC) == 0 for fl in flags_seen)
+
+
+def test_fs_block_size_and_merge():
+    assert fs_block_size("/") >= 512
+    assert merge_ranges([(10, 5), (0, 10), (30, 1)]) == [(0, 15), (30, 1)]
+
+
+def test_ten_million_units_fit_in_500_mb():
+    assert UNIT_DTYPE.itemsize * 10_000_000 < 500 * 1024 * 1024
+    u = empty_units(1000)
+    assert u.nbytes == 1000 * UNIT_DTYPE.itemsize and (u["owner"] == -1).all() and np.isnan(u["fill"]).all()
