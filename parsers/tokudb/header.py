@@ -90,24 +90,25 @@ def read_ft_header(buf, offset: int) -> FtHeader:
     Raises FormatError (with the offset) on a bad magic, an unknown layout
     version, a truncated slot or a size that does not fit the slot.
     """
-    if len(buf) < offset + 20:
+    slot = bytes(buf[offset:offset + BLOCK_ALLOCATOR_HEADER_RESERVE])
+    if len(slot) < 20:
         raise FormatError("header slot truncated", offset)
-    if bytes(buf[offset:offset + 8]) != MAGIC:
-        if not any(bytes(buf[offset:offset + 64])):
+    if slot[:8] != MAGIC:
+        if not any(slot[:64]):
             raise FormatError("header slot never written (all zero)", offset)
-        raise FormatError(f"bad header magic {bytes(buf[offset:offset + 8])!r}", offset)
-    version = u32be(buf, offset + 8)
+        raise FormatError(f"bad header magic {slot[:8]!r}", offset)
+    version = u32be(slot, 8)
     if version not in SUPPORTED_LAYOUT_VERSIONS:
         raise FormatError(f"unknown layout version {version} (reader knows "
                           f"{SUPPORTED_LAYOUT_VERSIONS.start}..{SUPPORTED_LAYOUT_VERSIONS.stop - 1})", offset + 8)
-    size = u32be(buf, offset + 16)
+    size = u32be(slot, 16)
     need = 181 + (4 if version >= FT_LAYOUT_VERSION_28 else 0) + (8 if version >= FT_LAYOUT_VERSION_29 else 0) + 4
-    if size != need or size > BLOCK_ALLOCATOR_HEADER_RESERVE:
+    if size != need:
         raise FormatError(f"header size {size} does not match layout version {version} (expected {need})",
                           offset + 16)
-    if len(buf) < offset + size:
+    if len(slot) < size:
         raise FormatError("header slot truncated", offset)
-    b = bytes(buf[offset:offset + size])
+    b = slot[:size]
     if b[20:28] != BYTE_ORDER_MARKER:
         raise FormatError(f"bad byte-order marker {b[20:28].hex()}", offset + 20)
     fanout = u32(b, 181) if version >= FT_LAYOUT_VERSION_28 else None

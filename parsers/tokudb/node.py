@@ -161,20 +161,23 @@ def read_sub_block_header(buf, offset: int, limit: int) -> SubBlock:
     must end by file offset ``limit``."""
     if offset + 9 > limit:
         raise FormatError("sub-block header does not fit its block", offset)
-    c, u = _CU.unpack_from(buf, offset)
+    hb = bytes(buf[offset:offset + 9])
+    if len(hb) < 9:
+        raise FormatError("sub-block header past the end of the file", offset)
+    c, u = _CU.unpack_from(hb, 0)
     if c < 1 or offset + 8 + c + 4 > limit:
         raise FormatError(f"sub-block compressed size {c} overruns its block", offset)
     if u > MAX_SUB_BLOCK:
         raise FormatError(f"sub-block uncompressed size {u} is implausible", offset + 4)
-    return SubBlock(offset, c, u, buf[offset + 8])
+    return SubBlock(offset, c, u, hb[8])
 
 
 def check_sub_block(buf, sb: SubBlock) -> bool:
     """x1764 of the 8 + C bytes of a sub-block against its stored checksum."""
     end = sb.offset + 8 + sb.compressed_size
     data = buf[sb.offset:end]
-    stored = int.from_bytes(buf[end:end + 4], "little")
-    return x1764(data) == stored
+    stored = int.from_bytes(bytes(buf[end:end + 4]), "little")
+    return len(data) == end - sb.offset and x1764(data) == stored
 
 
 def read_node(buf, offset: int, size: int, blocknum: int = -1, verify: bool = False,
@@ -202,7 +205,7 @@ def read_node(buf, offset: int, size: int, blocknum: int = -1, verify: bool = Fa
             node.errors.append((ni.offset + 8, f"node block {blocknum}: unknown compression method "
                                                f"byte 0x{ni.method_byte:02x}"))
         elif node_info and not node.is_leaf:
-            _decode_node_info(buf, node)
+            decode_node_info(buf, node)
     except FormatError as e:
         node.errors.append((e.offset, f"node block {blocknum}: node info: {e}"))
     expect = node.header_len + (node.node_info.disk_size if node.node_info else 0)
@@ -272,7 +275,7 @@ def _read_entry_count(buf, node: Node, i: int, p: Partition) -> None:
     p.entries = u32(head, 1)
 
 
-def _decode_node_info(buf, node: Node) -> None:
+def decode_node_info(buf, node: Node) -> None:
     """Decompress and read the node-info sub-block (``deserialize_ftnode_info``):
     u64 max_msn, u32 unused, u32 flags, u32 height, u64 oldest referenced xid,
     n-1 pivots (u32 length + bytes), for internal nodes n u64 child block

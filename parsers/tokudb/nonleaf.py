@@ -45,9 +45,11 @@ class MessageBuffer:
     stale: int = 0
     broadcast: int = 0
     checksum_ok: bool = True
+    #: (msn, type, key, value) of each message, only when asked for
+    items: list[tuple[int, int, bytes, bytes]] | None = None
 
 
-def read_message_buffer(raw: bytes, offset: int = 0) -> MessageBuffer:
+def read_message_buffer(raw: bytes, offset: int = 0, keep: bool = False) -> MessageBuffer:
     """Read a decompressed internal-node partition starting at ``offset``.
 
     Every message is bounds-checked; counts are never trusted for allocation.
@@ -63,10 +65,12 @@ def read_message_buffer(raw: bytes, offset: int = 0) -> MessageBuffer:
     p = 5
     mem = kb = vb = 0
     types: Counter = Counter()
+    items: list | None = [] if keep else None
     for i in range(n):
         if p + 11 > end:
             raise FormatError(f"message {i} of {n} overruns the buffer", offset + p)
         t = raw[p]
+        msn = u64(raw, p + 2)
         nx = raw[p + 10]
         p += 11 + 8 * nx
         if p + 4 > end:
@@ -79,6 +83,8 @@ def read_message_buffer(raw: bytes, offset: int = 0) -> MessageBuffer:
         p += 4 + vl
         if p > end:
             raise FormatError(f"message {i} value overruns the buffer", offset + p)
+        if items is not None:
+            items.append((msn, t, raw[p - vl - 4 - kl:p - vl - 4], raw[p - vl:p]))
         types[FT_MSG_NAMES.get(t, str(t))] += 1
         kb += kl
         vb += vl
@@ -94,4 +100,4 @@ def read_message_buffer(raw: bytes, offset: int = 0) -> MessageBuffer:
         lists.append(c)
     if p != end:
         raise FormatError(f"{end - p} stray bytes after the offset lists", offset + p)
-    return MessageBuffer(n, mem, kb, vb, types, lists[0], lists[1], lists[2], ok)
+    return MessageBuffer(n, mem, kb, vb, types, lists[0], lists[1], lists[2], ok, items)

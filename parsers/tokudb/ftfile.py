@@ -1,0 +1,104 @@
+"""One fractal-tree file read from its headers: header slots, translation table,
+descriptor and every node's headers.
+
+Nodes are the blocks >= 3 of the checkpointed translation table that occupy
+disk space -- the same set ``tokuftdump --summary`` iterates
+(``block_table::iterate(TRANSLATION_CHECKPOINTED, ..., data_only, used_only)``
+in ``tools/tokuftdump.cc``).  Nothing here decompresses a partition payload.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .blocktable import (RESERVED_BLOCKNUM_DESCRIPTOR, RESERVED_BLOCKNUMS, BlockTable, Descriptor,
+                         read_block_table, read_descriptor)
+from .header import FtHeader, HeaderSlots, read_header_slots
+from .node import Node, read_node
+from .wire import FormatError
+
+
+@dataclass
+class FtFile:
+    """What the headers of one fractal-tree file say."""
+
+    size: int
+    slots: HeaderSlots
+    header: FtHeader | None = None
+    block_table: BlockTable | None = None
+    descriptor: Descriptor | None = None
+    nodes: dict[int, Node] = field(default_factory=dict)
+    errors: list[tuple[int | None, str]] = field(default_factory=list)
+
+    @property
+    def height(self) -> int | None:
+        hs = [n.height for n in self.nodes.values() if n.height is not None]
+        return max(hs) if hs else None
+
+
+def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
+                 check: Callable[[], None] | None = None) -> FtFile:
+    """Read the headers of a fractal-tree file held in ``buf`` (mmap or bytes).
+
+    Problems are collected in ``errors`` as (offset, message); reading goes on
+    past every bad node.  ``check`` is called every 64 nodes (cancel hook).
+    """
+    slots = read_header_slots(buf)
+    ft = FtFile(size=size, slots=slots)
+    ft.errors.extend(slots.errors)
+    h = slots.active
+    if h is None:
+        ft.errors.append((0, "no valid header slot"))
+        return ft
+    ft.header = h
+    try:
+        bt = read_block_table(buf, h.translation_offset, h.translation_size, size)
+    except FormatError as e:
+        ft.errors.append((e.offset, f"translation table: {e}"))
+        return ft
+    ft.block_table = bt
+    if not bt.checksum_ok:
+        ft.errors.append((bt.offset + bt.size - 4, "translation table checksum mismatch"))
+    ft.errors.extend(bt.problems)
+    bad = {int(o) for o, _ in bt.problems}
+    entries_arr = bt.entries
+    d = entries_arr[RESERVED_BLOCKNUM_DESCRIPTOR] if len(entries_arr) > RESERVED_BLOCKNUM_DESCRIPTOR else None
+    if d is not None and int(d["size"]) > 0 and bt.offset + 16 + 16 * RESERVED_BLOCKNUM_DESCRIPTOR not in bad:
+        try:
+            ft.descriptor = read_descriptor(buf, int(d["offset"]), int(d["size"]))
+            if not ft.descriptor.checksum_ok:
+                ft.errors.append((int(d["offset"]), "descriptor checksum mismatch"))
+        except FormatError as e:
+            ft.errors.append((e.offset, f"descriptor: {e}"))
+    used = bt.used
+    for k, (bn, off, sz) in enumerate(used.tolist()):
+        if bn < RESERVED_BLOCKNUMS:
+            continue
+        if check is not None and k % 64 == 0:
+            check()
+        if bt.offset + 16 + 16 * bn in bad:
+            continue            # already reported: outside the file or in the header area
+        try:
+            node = read_node(buf, off, sz, bn, verify=verify, entries=entries)
+        except FormatError as e:
+            ft.errors.append((e.offset, str(e)))
+            continue
+        ft.nodes[bn] = node
+        ft.errors.extend(node.errors)
+    _fill_heights(ft)
+    return ft
+
+
+def _fill_heights(ft: FtFile) -> None:
+    """Internal nodes whose node info could not be read get their height from
+    their parent (height - 1) where the parent is known."""
+    changed = True
+    while changed:
+        changed = False
+        for n in ft.nodes.values():
+            if n.height and n.children:
+                for c in n.children:
+                    ch = ft.nodes.get(c)
+                    if ch is not None and ch.height is None:
+                        ch.height = n.height - 1
+                        changed = True
