@@ -1,0 +1,396 @@
+"""ClickHouse engine entry point: ``analyze(dataset, files, ctx)``.
+
+Finds the tables and parts under the scanned path (:mod:`.datadir`), reads
+every part (:mod:`.part`: metadata, marks, block headers only), counts sizes
+as the engine does (:mod:`.sizes`) and fills
+
+* per ``.bin`` file: ``units`` (one record per compressed block), kind and
+  owner names, database/table, a ``clickhouse`` JSON section, and ``detail``;
+* per table: ``dataset.table("clickhouse", db, table)``;
+* ``dataset.sections["clickhouse"] = {"tables": [...]}`` with part and column
+  fields named as system.parts / system.parts_columns / system.columns;
+* ``dataset.detail["clickhouse"]``: the parsed objects for the views.
+
+Problems are recorded against the file they concern (part, file, offset);
+the rest of the table is still reported.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
+from .blocks import METHOD_NAMES, NONE, BlockTable
+from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
+from .marks import marks_flavour
+from .part import PART_NAME_RE, Part, compact_block_owners, read_part
+from .sizes import ColumnSize, PartSizes, histogram, part_sizes
+
+ENGINE = "clickhouse"
+_CH_FILE = re.compile(r"\.(bin|mrk\d?|cmrk\d?|txt|idx|idx2|cidx|json|dat|packed)$")
+
+
+@dataclass
+class TableResult:
+    """What the scan made of one table (kept in dataset.detail for the views)."""
+
+    info: TableInfo
+    sizes: dict[str, PartSizes] = field(default_factory=dict)      # part relpath -> sizes
+    column_names: list[str] = field(default_factory=list)          # owner id -> column name
+    json: dict = field(default_factory=dict)
+
+
+def _role_for(name: str) -> str:
+    low = name.lower()
+    if low.endswith(".bin"):
+        return "part_column_data"
+    if marks_flavour(low):
+        return "marks"
+    if low in ("primary.idx", "primary.cidx"):
+        return "primary_index"
+    return "part_metadata"
+
+
+def _adopt_orphans(dataset: Dataset, files: list[FileEntry]) -> list[FileEntry]:
+    """Files of part folders that detection did not recognise (e.g. a part
+    missing checksums.txt): claimed for ClickHouse so they are shown."""
+    out = list(files)
+    for f in dataset.files:
+        if f.engine is not None:
+            continue
+        parts = f.path.split("/")
+        if len(parts) >= 2 and (PART_NAME_RE.match(parts[-2]) or parts[-2].endswith(".proj")) \
+                and _CH_FILE.search(parts[-1]):
+            f.engine = ENGINE
+            f.role = _role_for(parts[-1])
+            out.append(f)
+    return out
+
+
+def _rel(dataset: Dataset, abspath: str) -> str:
+    rel = os.path.relpath(abspath, dataset.root)
+    return rel.replace(os.sep, "/")
+
+
+def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
+    """Fill the ClickHouse file entries, tables and the ``clickhouse`` section."""
+    files = _adopt_orphans(dataset, files)
+    by_dir: dict[str, list[FileEntry]] = {}
+    dir_rel: dict[str, str] = {}
+    for f in files:
+        d = os.path.realpath(os.path.dirname(f.abspath))
+        by_dir.setdefault(d, []).append(f)
+        dir_rel.setdefault(d, f.path.rsplit("/", 1)[0] if "/" in f.path else "")
+    entry_of: dict[str, FileEntry] = {os.path.realpath(f.abspath): f for f in dataset.files
+                                      if f.engine in (None, ENGINE)}
+
+    datadir = find_datadir(dataset.root)
+    tables: dict[str, TableInfo] = {}
+    issues: list[Issue] = []
+    links: dict[str, tuple[str, str]] = {}
+    if datadir:
+        tables, issues = read_metadata(datadir)
+        links, link_issues = data_links(datadir)
+        issues += link_issues
+
+    # part folders -> tables
+    candidates = []
+    for d in part_dirs(set(by_dir)):
+        names = {os.path.basename(f.abspath) for f in by_dir[d]}
+        base = os.path.basename(d)
+        if PART_NAME_RE.match(base) or "checksums.txt" in names or "columns.txt" in names or base.endswith(".proj"):
+            candidates.append(d)
+    for d in candidates:
+        parent = os.path.dirname(d)
+        state = "active"
+        if os.path.basename(parent) == "detached":
+            parent, state = os.path.dirname(parent), "detached"
+        t = tables.get(parent)
+        if t is None:
+            db, name = links.get(parent, ("", os.path.basename(parent) or parent))
+            t = TableInfo(db, name, data_path=parent)
+            if not PART_NAME_RE.match(os.path.basename(d)) and os.path.basename(d) != "detached":
+                pass
+            tables[parent] = t
+        rel = dir_rel.get(d) or _rel(dataset, d)
+        t_parts = t.detached if state == "detached" else t.parts
+        t_parts.append(read_part(d, rel, state=state, index_granularity=t.index_granularity))
+        ctx.check()
+        ctx.report(len(t_parts), len(candidates), f"read part {rel}")
+
+    results: list[TableResult] = []
+    for path, t in sorted(tables.items(), key=lambda kv: (kv[1].database, kv[1].name)):
+        mark_outdated(t.parts)
+        if t.data_path and os.path.isfile(os.path.join(t.data_path, "format_version.txt")):
+            try:
+                with open(os.path.join(t.data_path, "format_version.txt"), "rb") as fh:
+                    t.format_version = fh.read(64).decode("ascii", "replace").strip()
+            except OSError:
+                pass
+        results.append(_table_result(dataset, t, by_dir, entry_of))
+
+    for iss in issues:
+        _issue_to_entry(dataset, entry_of, iss)
+    dataset.sections[ENGINE] = {"tables": [r.json for r in results]}
+    dataset.detail[ENGINE] = {"tables": results, "datadir": datadir}
+
+
+def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue, table_errors: list | None = None):
+    e = entry_of.get(os.path.realpath(iss.path)) if iss.path else None
+    if e is not None:
+        e.add_error(iss.message, iss.offset)
+        msg = e.errors[-1]
+    else:
+        where = _rel(dataset, iss.path) if iss.path else "clickhouse"
+        if iss.offset is not None:
+            where += f" @ offset {iss.offset}"
+        msg = f"{where}: {iss.message}"
+        dataset.errors.append(msg)
+    if table_errors is not None:
+        table_errors.append(msg)
+
+
+def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEntry]],
+                  entry_of: dict[str, FileEntry]) -> TableResult:
+    res = TableResult(t)
+    names: list[str] = [c.name for c in t.ddl.columns] if t.ddl else []
+    if not names:
+        newest = sorted(t.parts, key=lambda p: (p.state != "active", -(p.info.max_block if p.info else 0)))
+        names = [c.name for c in newest[0].columns] if newest else []
+    res.column_names = names
+    owner_id = {n: i for i, n in enumerate(names)}
+
+    def oid(name: str) -> int:
+        if name not in owner_id:
+            owner_id[name] = len(res.column_names)
+            res.column_names.append(name)
+        return owner_id[name]
+
+    errors: list[str] = []
+    reg = dataset.table(ENGINE, t.database, t.name)
+    for iss in t.issues:
+        _issue_to_entry(dataset, entry_of, iss, errors)
+    if t.metadata_path:
+        e = entry_of.get(os.path.realpath(t.metadata_path))
+        if e is not None:
+            if e.engine is None:          # store/<3>/<db uuid>/<table>.sql of an Atomic database
+                e.engine, e.role = ENGINE, "table_metadata"
+            e.database, e.table = t.database, t.name
+            if e.path not in reg.files:
+                reg.files.append(e.path)
+
+    parts_json = []
+    for p in sorted(t.parts, key=lambda p: p.name) + sorted(t.detached, key=lambda p: p.name):
+        sizes = part_sizes(p)
+        res.sizes[p.relpath] = sizes
+        pj = _part_json(p, sizes)
+        pj["projection_parts"] = []
+        for proj in p.projections:
+            ps = part_sizes(proj)
+            res.sizes[proj.relpath] = ps
+            pj["projection_parts"].append(_part_json(proj, ps, projection=True))
+            _fill_entries(dataset, t, proj, ps, by_dir, entry_of, oid, reg, errors, parent=p)
+        _fill_entries(dataset, t, p, sizes, by_dir, entry_of, oid, reg, errors)
+        parts_json.append(pj)
+
+    active = [p for p in t.parts if p.state == "active"]
+    cols_json = []
+    ddl_cols = {c.name: c for c in t.ddl.columns} if t.ddl else {}
+    for name in names:
+        tot = {"compressed_bytes": 0, "uncompressed_bytes": 0, "marks_bytes": 0}
+        comp = {"compressed_bytes": 0, "uncompressed_bytes": 0, "blocks": 0}
+        codecs: dict[str, int] = {}
+        ctype = ddl_cols[name].type if name in ddl_cols else ""
+        for p in active:
+            for cs in res.sizes[p.relpath].columns:
+                if cs.name != name:
+                    continue
+                ctype = ctype or cs.type
+                tot["compressed_bytes"] += cs.compressed_bytes
+                tot["uncompressed_bytes"] += cs.uncompressed_bytes
+                tot["marks_bytes"] += cs.marks_bytes
+                for k, v in (cs.computed["codecs"] if cs.computed else cs.codecs).items():
+                    codecs[k] = codecs.get(k, 0) + v
+                if cs.computed:
+                    for k in comp:
+                        comp[k] += cs.computed[k]
+        cj = {"name": name, "type": ctype, **tot,
+              "codec": ddl_cols[name].codec if name in ddl_cols else "",
+              "codecs": codecs}
+        if name in ddl_cols:
+            cj["default_kind"] = ddl_cols[name].default_kind
+        if any(p.part_type == "Compact" for p in active):
+            cj["compact_parts_computed"] = comp
+        cols_json.append(cj)
+
+    ddl = t.ddl
+    res.json = {
+        "database": t.database,
+        "table": t.name,
+        "uuid": t.uuid,
+        "engine": t.engine,
+        "path": _rel(dataset, t.data_path) if t.data_path else None,
+        "metadata_path": _rel(dataset, t.metadata_path) if t.metadata_path else None,
+        "database_engine": t.db_engine,
+        "format_version": t.format_version,
+        "partition_key": ddl.partition_by if ddl else "",
+        "sorting_key": ddl.order_by if ddl else "",
+        "primary_key": (ddl.primary_key or ddl.order_by) if ddl else "",
+        "settings": dict(ddl.settings) if ddl else {},
+        "projections": list(ddl.projections) if ddl else [],
+        "indices": list(ddl.indices) if ddl else [],
+        "active_parts": len(active),
+        "total_rows": sum(res.sizes[p.relpath].rows for p in active),
+        "total_bytes": sum(res.sizes[p.relpath].bytes_on_disk for p in active),
+        "parts": parts_json,
+        "columns": cols_json,
+        "errors": errors,
+    }
+    reg.info.update({"uuid": t.uuid, "engine": t.engine, "parts": len(t.parts),
+                     "active_parts": len(active), "detached_parts": len(t.detached),
+                     "total_rows": res.json["total_rows"], "total_bytes": res.json["total_bytes"]})
+    return res
+
+
+def _column_json(cs: ColumnSize, compact: bool) -> dict:
+    out = {"name": cs.name, "type": cs.type, "compressed_bytes": cs.compressed_bytes,
+           "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
+           "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs)}
+    if compact:
+        out["engine_reports_zero"] = True
+        out["computed"] = cs.computed
+        out["note"] = ("Compact part: the engine reports 0 per column; 'computed' is the split of "
+                       "data.bin by the column marks, which the engine does not give")
+    else:
+        out["streams"] = cs.streams
+    return out
+
+
+def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
+    info = p.info
+    out = {
+        "name": p.name,
+        "partition_id": info.partition_id if info else None,
+        "part_type": p.part_type,
+        "active": 1 if p.state in ("active", "projection") else 0,
+        "state": p.state,
+        "rows": s.rows,
+        "marks": s.marks,
+        "bytes_on_disk": s.bytes_on_disk,
+        "data_compressed_bytes": s.data_compressed_bytes,
+        "data_uncompressed_bytes": s.data_uncompressed_bytes,
+        "marks_bytes": s.marks_bytes,
+        "primary_key_size": s.primary_key_size,
+        "files": s.files,
+        "secondary_indices_compressed_bytes": s.secondary_indices_compressed_bytes,
+        "secondary_indices_uncompressed_bytes": s.secondary_indices_uncompressed_bytes,
+        "secondary_indices_marks_bytes": s.secondary_indices_marks_bytes,
+        "folder_bytes": s.real_bytes,
+        "path": p.relpath,
+        "marks_file_extension": p.marks_extension,
+        "default_compression_codec": (p.default_codec[6:-1] if p.default_codec and
+                                      p.default_codec.startswith("CODEC(") else p.default_codec),
+        "checksums_format_version": p.checksums.version if p.checksums else None,
+        "checksums_body_method": (METHOD_NAMES.get(p.checksums.body_method)
+                                  if p.checksums and p.checksums.body_method is not None else None),
+    }
+    if info:
+        out.update({"min_block_number": info.min_block, "max_block_number": info.max_block,
+                    "level": info.level})
+    if not projection:
+        out["projections"] = sorted(x.name for x in p.projections)
+    out["columns"] = [_column_json(c, p.part_type == "Compact") for c in s.columns]
+    out["block_size_histogram"] = {"edges": None, "counts": histogram(
+        np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
+            c.block_sizes for c in s.columns) else None)}
+    return out
+
+
+def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:
+    n = len(blocks)
+    u = empty_units(n)
+    if not n:
+        return u
+    u["offset"] = blocks.offsets
+    u["stored"] = blocks.compressed.astype(np.uint64) + 16
+    u["logical"] = blocks.decompressed
+    u["kind"] = blocks.methods
+    u["owner"] = owners
+    flags = np.where(blocks.methods != NONE, UNIT_COMPRESSED, 0).astype(np.uint16)
+    if blocks.bad is not None and len(blocks.bad) == n:
+        flags |= np.where(blocks.bad, UNIT_CORRUPT, 0).astype(np.uint16)
+    u["flags"] = flags
+    return u
+
+
+def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_dir, entry_of, oid, reg,
+                  table_errors: list, parent: Part | None = None) -> None:
+    d = os.path.realpath(p.abspath)
+    entries = {os.path.basename(f.abspath): f for f in by_dir.get(d, [])}
+    for f in entries.values():
+        f.database, f.table = t.database, t.name
+        if f.path not in reg.files:
+            reg.files.append(f.path)
+        f.sections[ENGINE] = {"part": p.name, "part_state": p.state, "part_type": p.part_type}
+        if parent is not None:
+            f.sections[ENGINE]["parent_part"] = parent.name
+    chk = entries.get("checksums.txt")
+    for prob in p.problems:
+        target = entries.get(prob.file) if prob.file else None
+        msg = f"part {p.name}: {prob.message}"
+        if target is None:
+            target = chk
+            if prob.file:
+                msg = f"part {p.name}, file {prob.file}: {prob.message}"
+        if target is not None:
+            target.add_error(msg, prob.offset if target is entries.get(prob.file) else None)
+            table_errors.append(target.errors[-1])
+        else:
+            where = f"{p.relpath}/{prob.file}" if prob.file else p.relpath
+            if prob.offset is not None:
+                where += f" @ offset {prob.offset}"
+            full = f"{where}: {msg}"
+            dataset.errors.append(full)
+            table_errors.append(full)
+
+    # units of Wide streams
+    for sf in p.streams:
+        if not sf.bin_name or sf.blocks is None or not sf.ref.counted and sf.bin_name in entries and \
+                entries[sf.bin_name].units is not None:
+            continue
+        e = entries.get(sf.bin_name)
+        if e is None:
+            continue
+        owner = oid(sf.ref.column)
+        e.units = _units_for(sf.blocks, np.full(len(sf.blocks), owner, dtype=np.int32))
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(sf.blocks.methods)}
+        e.owner_names = {owner: sf.ref.column}
+        e.sections[ENGINE].update({
+            "column": sf.ref.column, "stream": sf.ref.stream, "substream": sf.ref.substream,
+            "blocks": len(sf.blocks), "compressed_bytes": sf.bin_size,
+            "uncompressed_bytes": sf.blocks.uncompressed_bytes, "codecs": sf.blocks.codec_counts(),
+            "marks_file": sf.marks_name, "marks": len(sf.marks) if sf.marks is not None else None})
+        e.detail[ENGINE] = {"part": p, "stream": sf, "chains": sf.blocks.chain_names(),
+                            "chain_ids": sf.blocks.chain_ids}
+    # units of a Compact data.bin
+    cd = p.compact
+    if cd is not None and cd.blocks is not None and "data.bin" in entries:
+        e = entries["data.bin"]
+        owners_local = compact_block_owners(p)
+        if owners_local is None:
+            owners = np.full(len(cd.blocks), -1, dtype=np.int32)
+        else:
+            ids = np.array([oid(c.name) for c in p.columns] + [-1], dtype=np.int32)
+            owners = ids[np.where(owners_local >= 0, owners_local, len(p.columns))]
+        e.units = _units_for(cd.blocks, owners)
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(cd.blocks.methods)}
+        e.owner_names = {int(o): name for o, name in ((oid(c.name), c.name) for c in p.columns)}
+        e.sections[ENGINE].update({
+            "blocks": len(cd.blocks), "compressed_bytes": cd.bin_size,
+            "uncompressed_bytes": cd.blocks.uncompressed_bytes, "codecs": cd.blocks.codec_counts(),
+            "marks_file": cd.marks_name, "marks": len(cd.marks) if cd.marks is not None else None})
+        e.detail[ENGINE] = {"part": p, "compact": cd, "chains": cd.blocks.chain_names(),
+                            "chain_ids": cd.blocks.chain_ids}
