@@ -20,14 +20,9 @@ from parsers.tree import Node, build_tree
 from app import __version__
 from app.treemodel import NODE_ROLE, DatasetTreeModel, TreeSortProxy
 from app.workers import Job, scan_job
-from viz.sizebars import SizeBarsView
+from viz.registry import view_classes
 
 MAX_RECENT = 10
-
-
-def view_classes() -> list:
-    """The centre views, in tab order (each: title, set_dataset(ds, root), optional select_node)."""
-    return [SizeBarsView]
 
 
 class MainWindow(QMainWindow):

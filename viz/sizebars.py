@@ -33,6 +33,7 @@ class SizeBarsView(QWidget):
     """Horizontal bars: apparent (grey), allocated (blue), holes (amber)."""
 
     title = "Sizes"
+    view_id = "sizes"
 
     def __init__(self, parent=None):
         super().__init__(parent)
