@@ -1,0 +1,303 @@
+"""Page-level compression: MariaDB PAGE_COMPRESSED (the legacy layout with page
+type 34354 and the full_crc32 layout) and MySQL transparent page compression
+(page type 14, ``COMPRESSION='zlib'|'lz4'``).
+
+Layouts, from the engines' sources:
+
+* MariaDB full_crc32 (``fil/fil0pagecompress.cc``
+  fil_page_compress_for_full_crc32 / fil_page_decompress_for_full_crc32):
+  the first FIL_PAGE_COMP_ALGO (26) bytes of the page are kept, the whole
+  page is compressed behind them; FIL_PAGE_TYPE becomes
+  ``1 << FIL_PAGE_COMPRESS_FCRC32_MARKER | stored_bytes >> 8``
+  (stored_bytes a multiple of 256 including the 4-byte crc32 at its end);
+  for lz4, lzo and snappy the byte at ``stored_bytes - 5`` holds the low 8
+  bits of ``26 + payload + 5`` so the exact payload length is known; the
+  algorithm is in the FSP flags.
+* MariaDB legacy (fil_page_compress_for_non_full_crc32): FIL header kept,
+  checksum field = BUF_NO_CHECKSUM_MAGIC, FIL_PAGE_TYPE = 34354, the
+  algorithm in the 8 bytes at FIL_PAGE_COMP_ALGO (26), the payload length
+  in 2 bytes at FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE (38); payload from 40
+  (42 with FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, algorithm then at 40).
+* MySQL (``os/file.h`` Compression::meta_t, ``os/os0file.cc``
+  Compression::deserialize_header): at FIL_PAGE_VERSION (26): version(1),
+  algorithm(1: zlib, 2: lz4), original type(2), original size(2),
+  compressed size(2); the payload starts at FIL_PAGE_DATA (38) and decodes
+  to the original page from byte 38 on.
+"""
+from __future__ import annotations
+
+import bz2
+import lzma
+import zlib
+from dataclasses import dataclass
+
+from ..codecs import general
+from ..codecs.general import DecodeError
+from .fil import (BUF_NO_CHECKSUM_MAGIC, FIL_PAGE_COMPRESS_SIZE_V1, FIL_PAGE_DATA,
+                  FIL_PAGE_ORIGINAL_SIZE_V1, FIL_PAGE_ORIGINAL_TYPE_V1, FIL_PAGE_PAGE_COMPRESSED,
+                  FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_TYPE, FIL_PAGE_VERSION)
+from .fsp import MARIADB_ALGORITHMS, MYSQL_ALGORITHMS
+
+FIL_PAGE_COMP_ALGO = 26              # fil0pagecompress.h (= FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION)
+FIL_PAGE_COMP_SIZE = 0               # relative to FIL_PAGE_DATA
+FIL_PAGE_COMP_METADATA_LEN = 2
+FIL_PAGE_ENCRYPT_COMP_ALGO = 2       # relative to FIL_PAGE_DATA
+FIL_PAGE_ENCRYPT_COMP_METADATA_LEN = 4
+
+#: algorithms whose full_crc32 pages carry the exact payload length byte
+FCRC32_LEN_BYTE_ALGOS = ("lz4", "lzo", "snappy")
+
+
+class PageDecodeError(Exception):
+    """A compressed page could not be decoded; the message says why."""
+
+
+@dataclass
+class Fcrc32CompHeader:
+    """What the FIL header of a MariaDB full_crc32 page_compressed page says."""
+
+    stored_bytes: int            # multiple of 256, includes header and checksum
+    payload_len: int | None      # exact, when the algorithm stores the length byte
+    header_len: int = FIL_PAGE_COMP_ALGO
+
+
+@dataclass
+class LegacyCompHeader:
+    """Header of a MariaDB pre-full_crc32 page_compressed page (type 34354/37401)."""
+
+    algorithm_id: int
+    payload_len: int
+    header_len: int
+    encrypted: bool
+    checksum_is_magic: bool
+
+    @property
+    def algorithm(self) -> str:
+        return MARIADB_ALGORITHMS.get(self.algorithm_id, f"algorithm {self.algorithm_id}")
+
+
+@dataclass
+class MysqlCompMeta:
+    """MySQL Compression::meta_t of a FIL_PAGE_COMPRESSED (14) page."""
+
+    version: int
+    algorithm_id: int
+    original_type: int
+    original_size: int
+    compressed_size: int
+
+    @property
+    def algorithm(self) -> str:
+        return MYSQL_ALGORITHMS.get(self.algorithm_id, f"algorithm {self.algorithm_id}")
+
+
+def parse_fcrc32_comp_header(buf: bytes, offset: int, page_size: int, algorithm: str) -> Fcrc32CompHeader:
+    """Read the full_crc32 page_compressed size fields of the page at ``offset``."""
+    ptype = int.from_bytes(buf[offset + FIL_PAGE_TYPE:offset + FIL_PAGE_TYPE + 2], "big")
+    if not ptype & 0x8000:
+        raise PageDecodeError(f"page type 0x{ptype:04x} is not a full_crc32 page_compressed page")
+    if ptype & 0x7F00:
+        raise PageDecodeError(f"reserved bits set in page type 0x{ptype:04x}")
+    stored = (ptype & 0xFF) << 8
+    if stored == 0 or stored >= page_size:
+        raise PageDecodeError(f"compressed size {stored} out of range for a {page_size}-byte page")
+    payload = None
+    if algorithm in FCRC32_LEN_BYTE_ALGOS:
+        size = stored
+        lsb = buf[offset + size - 5]
+        if lsb:
+            size += lsb - 0x100
+        size -= 5
+        payload = size - FIL_PAGE_COMP_ALGO
+        if payload <= 0:
+            raise PageDecodeError(f"payload length {payload} from the length byte is not positive")
+    return Fcrc32CompHeader(stored, payload)
+
+
+def parse_legacy_comp_header(buf: bytes, offset: int, page_size: int) -> LegacyCompHeader:
+    """Read the header of a MariaDB legacy page_compressed page (34354 / 37401)."""
+    o = offset
+    ptype = int.from_bytes(buf[o + FIL_PAGE_TYPE:o + FIL_PAGE_TYPE + 2], "big")
+    magic = int.from_bytes(buf[o:o + 4], "big") == BUF_NO_CHECKSUM_MAGIC
+    if ptype == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED:
+        header_len = FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_METADATA_LEN
+        algo = int.from_bytes(buf[o + FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO:
+                                  o + FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO + 2], "big")
+        encrypted = True
+    elif ptype == FIL_PAGE_PAGE_COMPRESSED:
+        header_len = FIL_PAGE_DATA + FIL_PAGE_COMP_METADATA_LEN
+        if int.from_bytes(buf[o + FIL_PAGE_COMP_ALGO:o + FIL_PAGE_COMP_ALGO + 6], "big"):
+            raise PageDecodeError("high bytes of the compression algorithm field are not zero")
+        algo = int.from_bytes(buf[o + FIL_PAGE_COMP_ALGO + 6:o + FIL_PAGE_COMP_ALGO + 8], "big")
+        encrypted = False
+    else:
+        raise PageDecodeError(f"page type {ptype} is not a legacy page_compressed page")
+    size = int.from_bytes(buf[o + FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE:o + FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE + 2], "big")
+    if size == 0 or size > page_size - header_len:
+        raise PageDecodeError(f"payload length {size} out of range for a {page_size}-byte page")
+    return LegacyCompHeader(algo, size, header_len, encrypted, magic)
+
+
+def parse_mysql_comp_meta(buf: bytes, offset: int) -> MysqlCompMeta:
+    """Read MySQL's Compression::meta_t at FIL_PAGE_VERSION of the page at ``offset``."""
+    o = offset
+    return MysqlCompMeta(
+        version=buf[o + FIL_PAGE_VERSION], algorithm_id=buf[o + FIL_PAGE_VERSION + 1],
+        original_type=int.from_bytes(buf[o + FIL_PAGE_ORIGINAL_TYPE_V1:o + FIL_PAGE_ORIGINAL_TYPE_V1 + 2], "big"),
+        original_size=int.from_bytes(buf[o + FIL_PAGE_ORIGINAL_SIZE_V1:o + FIL_PAGE_ORIGINAL_SIZE_V1 + 2], "big"),
+        compressed_size=int.from_bytes(buf[o + FIL_PAGE_COMPRESS_SIZE_V1:o + FIL_PAGE_COMPRESS_SIZE_V1 + 2], "big"))
+
+
+# -- decoding -------------------------------------------------------------------
+def _stream_zlib(data: bytes, out_size: int) -> tuple[bytes, int]:
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(data, out_size + 1)
+    except zlib.error as e:
+        raise PageDecodeError(f"zlib: {e}") from None
+    if not d.eof:
+        raise PageDecodeError(f"zlib: stream does not end within the page (decoded {len(out)} bytes)")
+    return out, len(data) - len(d.unused_data)
+
+
+def _stream_lzma(data: bytes, out_size: int) -> tuple[bytes, int]:
+    d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO)
+    try:
+        out = d.decompress(data, max_length=out_size + 1)
+    except lzma.LZMAError as e:
+        raise PageDecodeError(f"lzma: {e}") from None
+    if not d.eof:
+        raise PageDecodeError(f"lzma: stream does not end within the page (decoded {len(out)} bytes)")
+    return out, len(data) - len(d.unused_data)
+
+
+def _stream_bzip2(data: bytes, out_size: int) -> tuple[bytes, int]:
+    d = bz2.BZ2Decompressor()
+    try:
+        out = d.decompress(data, max_length=out_size + 1)
+    except (OSError, ValueError) as e:
+        raise PageDecodeError(f"bzip2: {e}") from None
+    if not d.eof:
+        raise PageDecodeError(f"bzip2: stream does not end within the page (decoded {len(out)} bytes)")
+    return out, len(data) - len(d.unused_data)
+
+
+def _lzo(data: bytes, out_size: int) -> bytes:
+    try:
+        from .lzo import lzo1x_decompress_safe
+    except ImportError:
+        raise PageDecodeError("lzo: not decoded") from None
+    try:
+        return lzo1x_decompress_safe(data, out_size)
+    except ValueError as e:
+        raise PageDecodeError(f"lzo: {e}") from None
+
+
+def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | None) -> tuple[bytes, int]:
+    """Decode one compressed page payload to ``out_size`` bytes.
+
+    ``exact_len`` is the payload length when the page states it; otherwise the
+    codec finds the stream end.  Returns (decoded bytes, payload length).
+    Never produces more than ``out_size`` bytes.
+    """
+    if exact_len is not None:
+        if exact_len > len(data):
+            raise PageDecodeError(f"payload length {exact_len} runs past the page ({len(data)} bytes left)")
+        data = data[:exact_len]
+    try:
+        if algorithm == "zlib":
+            out, used = _stream_zlib(data, out_size)
+        elif algorithm == "lzma":
+            out, used = _stream_lzma(data, out_size)
+        elif algorithm == "bzip2":
+            out, used = _stream_bzip2(data, out_size)
+        elif algorithm == "lz4":
+            out = general.lz4_block_decompress(data, out_size, max_output=out_size)
+            used = len(data)
+        elif algorithm == "snappy":
+            out = general.snappy_decompress(data, max_output=out_size)
+            used = len(data)
+        elif algorithm == "lzo":
+            out = _lzo(data, out_size)
+            used = len(data)
+        else:
+            raise PageDecodeError(f"unknown compression algorithm {algorithm!r}")
+    except DecodeError as e:
+        raise PageDecodeError(str(e)) from None
+    if len(out) != out_size:
+        raise PageDecodeError(f"{algorithm}: decoded {len(out)} bytes, expected {out_size}")
+    if exact_len is not None:
+        used = exact_len
+    return out, used
+
+
+@dataclass
+class DecodedPage:
+    """A compressed page after decoding: the logical page and what it cost on disk."""
+
+    page: bytes                 # the logical (uncompressed) page
+    payload_len: int            # compressed payload bytes
+    stored_bytes: int           # bytes the page occupies before hole punching
+    algorithm: str
+    original_type: int
+    header_len: int
+
+
+def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str) -> DecodedPage:
+    """Decode a MariaDB full_crc32 page_compressed page (whole page in ``raw``)."""
+    hdr = parse_fcrc32_comp_header(raw, 0, page_size, algorithm)
+    data = raw[hdr.header_len:hdr.stored_bytes]
+    page, used = decode_payload(algorithm, data, page_size, hdr.payload_len)
+    return DecodedPage(page, used, hdr.stored_bytes, algorithm,
+                       int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
+
+
+def decode_legacy_page(raw: bytes, page_size: int) -> DecodedPage:
+    """Decode a MariaDB legacy page_compressed page (type 34354)."""
+    hdr = parse_legacy_comp_header(raw, 0, page_size)
+    if hdr.encrypted:
+        raise PageDecodeError("page_compressed and encrypted: not decrypted")
+    data = raw[hdr.header_len:hdr.header_len + hdr.payload_len]
+    page, used = decode_payload(hdr.algorithm, data, page_size, hdr.payload_len)
+    return DecodedPage(page, used, hdr.header_len + hdr.payload_len, hdr.algorithm,
+                       int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
+
+
+def decode_mysql_page(raw: bytes, page_size: int) -> DecodedPage:
+    """Decode a MySQL FIL_PAGE_COMPRESSED (14) page back to the original page."""
+    meta = parse_mysql_comp_meta(raw, 0)
+    if meta.original_size != page_size - FIL_PAGE_DATA:
+        raise PageDecodeError(f"original size {meta.original_size} is not page size - {FIL_PAGE_DATA}")
+    if meta.compressed_size == 0 or meta.compressed_size > page_size - FIL_PAGE_DATA:
+        raise PageDecodeError(f"compressed size {meta.compressed_size} out of range")
+    data = raw[FIL_PAGE_DATA:FIL_PAGE_DATA + meta.compressed_size]
+    body, used = decode_payload(meta.algorithm, data, meta.original_size, meta.compressed_size)
+    header = bytearray(raw[:FIL_PAGE_DATA])
+    header[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2] = meta.original_type.to_bytes(2, "big")
+    # the original page kept its FIL header except the compression meta data
+    header[FIL_PAGE_VERSION:FIL_PAGE_DATA - 4] = bytes(FIL_PAGE_DATA - 4 - FIL_PAGE_VERSION)
+    return DecodedPage(bytes(header) + body, used, FIL_PAGE_DATA + meta.compressed_size, meta.algorithm,
+                       meta.original_type, FIL_PAGE_DATA)
+
+
+def build_mysql_compressed_page(original: bytes, algorithm_id: int = 1, version: int = 1) -> bytes:
+    """Build a MySQL type-14 page from an uncompressed page following the
+    meta_t layout (used by tests; MySQL itself writes these)."""
+    page_size = len(original)
+    body = original[FIL_PAGE_DATA:]
+    if algorithm_id == 1:
+        comp = zlib.compress(body, 6)
+    elif algorithm_id == 2:
+        comp = general.lz4_block_compress(body)
+    else:
+        raise ValueError("algorithm must be 1 (zlib) or 2 (lz4)")
+    out = bytearray(page_size)
+    out[:FIL_PAGE_DATA] = original[:FIL_PAGE_DATA]
+    out[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2] = (14).to_bytes(2, "big")
+    out[FIL_PAGE_VERSION] = version
+    out[FIL_PAGE_VERSION + 1] = algorithm_id
+    out[FIL_PAGE_ORIGINAL_TYPE_V1:FIL_PAGE_ORIGINAL_TYPE_V1 + 2] = original[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2]
+    out[FIL_PAGE_ORIGINAL_SIZE_V1:FIL_PAGE_ORIGINAL_SIZE_V1 + 2] = len(body).to_bytes(2, "big")
+    out[FIL_PAGE_COMPRESS_SIZE_V1:FIL_PAGE_COMPRESS_SIZE_V1 + 2] = len(comp).to_bytes(2, "big")
+    out[FIL_PAGE_DATA:FIL_PAGE_DATA + len(comp)] = comp
+    return bytes(out)
