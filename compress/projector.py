@@ -1,0 +1,180 @@
+"""Project one population of units under several (codec, model) pairs.
+
+This is the loop behind ``whatif``: classify the units whose projection is
+known without encoding (never-compressed pages, holes), draw a seeded
+stratified sample of the others, encode the sampled units with every codec
+on both cores, and turn the (logical, projected) pairs into an
+:class:`~compress.estimate.Estimate` per pair.  With a target error the
+sample grows (doubling) until every pair's 95% interval is narrower than the
+target or the sample is whole.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from parsers.model import Cancelled
+
+from .estimate import Estimate, StratumSample, ratio_estimate
+from .models import Model
+from .registry import Codec
+from .sampling import SampleSpec, Strata, stratify
+from .sources import UnitSet
+from .speed import workers
+
+#: bytes of sampled payloads kept per unit set for the speed measurement
+SPEED_KEEP_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class PairResult:
+    codec: Codec
+    model: Model
+    estimate: Estimate
+    fixed_bytes: int
+    partial_units: float = 0.0     # estimated units stored partly (0 < bytes < unit): extents
+
+
+@dataclass
+class Projection:
+    """What one unit set gave: per (codec name, model name) an estimate."""
+
+    unitset: UnitSet
+    pairs: dict[tuple[str, str], PairResult] = field(default_factory=dict)
+    units_sampled: int = 0
+    units_total: int = 0
+    fraction: float = 0.0
+    speed_payloads: list[bytes] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _fraction_schedule(spec: SampleSpec, target_error: float | None) -> list[float]:
+    cap = 1.0 if spec.is_all else spec.fraction
+    if target_error is None or spec.is_all and target_error is None:
+        return [cap]
+    fracs, f = [], min(0.01, cap)
+    while f < cap:
+        fracs.append(f)
+        f *= 2
+    fracs.append(cap)
+    return fracs
+
+
+def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec, seed: int = 0,
+            target_error: float | None = None,
+            progress: Callable[[int, int, str], None] | None = None,
+            is_cancelled: Callable[[], bool] | None = None,
+            pool: ThreadPoolExecutor | None = None) -> Projection:
+    """Estimate the projected bytes of ``unitset`` under every (codec, model) pair."""
+    out = Projection(unitset, units_total=len(unitset))
+    n = len(unitset)
+    models = list({id(m): m for _, m in pairs}.values())
+    # -- units known without encoding, per model --------------------------
+    fixed: dict[int, np.ndarray] = {}
+    probe_cache: dict[int, bytes] = {}
+    probe_idx = np.flatnonzero(unitset.probe) if unitset.probe is not None else np.array([], dtype=np.int64)
+    for m in models:
+        vals = np.full(n, -1, dtype=np.int64)
+        if unitset.kinds is not None:
+            for i, k in enumerate(unitset.kinds):
+                v = m.fixed_by_kind(k)
+                if v is not None:
+                    vals[i] = v
+        if unitset.zero is not None:      # wholly in a hole: stays a hole
+            vals[unitset.zero & (vals < 0)] = 0
+        fixed[id(m)] = vals
+    if len(probe_idx):
+        for i in probe_idx:
+            if all(fixed[id(m)][i] >= 0 for m in models):
+                continue
+            if is_cancelled is not None and is_cancelled():
+                raise Cancelled()
+            data = unitset.payload(int(i))
+            for m in models:
+                if fixed[id(m)][i] < 0:
+                    v = m.fixed_by_payload(data)
+                    if v is not None:
+                        fixed[id(m)][i] = v
+    strata_by_model: dict[int, Strata] = {
+        id(m): stratify(unitset.strata, seed=seed, eligible=fixed[id(m)] < 0) for m in models}
+    # -- sample rounds -------------------------------------------------------
+    y: dict[tuple[str, str], dict[int, int]] = {(c.name, m.name): {} for c, m in pairs}
+    done_units: set[int] = set()
+    lock = threading.Lock()
+    kept_bytes = [0]
+    n_workers = workers()
+    own = pool is None
+    ex = pool or ThreadPoolExecutor(max_workers=n_workers)
+    schedule = _fraction_schedule(spec, target_error)
+    try:
+        for f in schedule:
+            need: set[int] = set()
+            for m in models:
+                for idx in strata_by_model[id(m)].take(f):
+                    need.update(int(i) for i in idx)
+            todo = sorted(need - done_units)
+            total_todo = len(todo)
+            counter = [0]
+
+            def work(i: int) -> tuple[int, dict]:
+                if is_cancelled is not None and is_cancelled():
+                    raise Cancelled()
+                data = unitset.payload(i)
+                res = {}
+                for c, m in pairs:
+                    if fixed[id(m)][i] >= 0:
+                        continue
+                    res[(c.name, m.name)] = m.project(c, data)
+                with lock:
+                    counter[0] += 1
+                    if kept_bytes[0] < SPEED_KEEP_BYTES:
+                        out.speed_payloads.append(data)
+                        kept_bytes[0] += len(data)
+                    if progress is not None and (counter[0] % 16 == 0 or counter[0] == total_todo):
+                        progress(counter[0], total_todo, f"{unitset.label}: encoding units")
+                return i, res
+
+            for i, res in ex.map(work, todo):
+                done_units.add(i)
+                for key, v in res.items():
+                    y[key][i] = v
+            out.fraction = f
+            _estimate_all(out, unitset, pairs, fixed, strata_by_model, y, f)
+            if target_error is not None and all(
+                    r.estimate.relative_half_width <= target_error for r in out.pairs.values()):
+                break
+    finally:
+        if own:
+            ex.shutdown()
+    fixed_any = np.zeros(n, dtype=bool)
+    for v in fixed.values():
+        fixed_any |= v >= 0
+    out.units_sampled = len(done_units | set(np.flatnonzero(fixed_any).tolist()))
+    return out
+
+
+def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_model, y, f: float) -> None:
+    for c, m in pairs:
+        vals = fixed[id(m)]
+        fmask = vals >= 0
+        fixed_bytes = int(vals[fmask].sum())
+        st = strata_by_model[id(m)]
+        samples = []
+        ys = y[(c.name, m.name)]
+        partial_est = 0.0
+        full = unitset.logical
+        for order, idx in zip(st.order, st.take(f)):
+            xs = unitset.logical[idx].astype(np.float64)
+            yv = np.array([ys[int(i)] for i in idx], dtype=np.float64)
+            samples.append(StratumSample(len(order), float(unitset.logical[order].sum()), xs, yv))
+            if len(idx):
+                part = np.mean((yv > 0) & (yv < full[idx]))
+                partial_est += part * len(order)
+        partial_est += float(np.sum((vals > 0) & (vals < full) & fmask))
+        est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
+                             granularity=m.granularity)
+        out.pairs[(c.name, m.name)] = PairResult(c, m, est, fixed_bytes, partial_est)

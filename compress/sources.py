@@ -1,0 +1,165 @@
+"""Where the units to re-encode come from.
+
+A :class:`UnitSet` is a population of units with their logical sizes, strata
+(owner), kind names, and a function giving a unit's decoded bytes.  Three
+kinds exist:
+
+* the engine's own units of a file (:func:`engine_units`): InnoDB pages,
+  ClickHouse blocks, TokuDB partitions, decoded by the engine parser's
+  ``parsers/<engine>/payloads.py`` ``unit_payload(entry, i, max_output=...)``;
+* groups of consecutive units of the same owner (:func:`grouped_units`):
+  the larger-InnoDB-pages approximation;
+* raw records of a file as it is on disk (:func:`raw_records`): the
+  filesystem-compression comparison.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from parsers.fileio import FileReadError, ReadOnlyFile
+from parsers.model import UNIT_HOLE, FileEntry
+
+#: decoded units larger than this are refused (decompression bombs)
+MAX_UNIT_BYTES = 64 * 1024 * 1024
+
+
+class SourceUnavailable(RuntimeError):
+    """The engine parser that decodes these units is not there (yet)."""
+
+
+def payload_module(engine: str):
+    """``parsers.<engine>.payloads`` or SourceUnavailable naming what is missing."""
+    name = f"parsers.{engine}.payloads"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            raise SourceUnavailable(f"{engine}: the parser's {name.replace('.', '/')}.py "
+                                    f"(unit_payload) is not there yet") from None
+        raise
+
+
+@dataclass
+class UnitSet:
+    """A population of units to sample and re-encode."""
+
+    label: str
+    logical: np.ndarray                   # int64 logical bytes per unit
+    strata: np.ndarray                    # int64 stratum label per unit
+    payload: Callable[[int], bytes]       # unit index -> decoded bytes
+    kinds: list[str | None] | None = None  # kind name per unit
+    probe: np.ndarray | None = None       # bool: read the unit to classify it (cheap check)
+    zero: np.ndarray | None = None        # bool: unit known to be all zeros (a hole)
+    order_key: np.ndarray | None = None   # position of each unit (page no, offset) for layouts
+    meta: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.logical)
+
+    @property
+    def logical_bytes(self) -> int:
+        return int(self.logical.sum())
+
+
+def _kind_names(entry: FileEntry, units: np.ndarray) -> list[str | None]:
+    names = entry.kind_names or {}
+    return [names.get(int(k)) for k in units["kind"]]
+
+
+def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray], np.ndarray] | None = None,
+                 max_output: int | None = None) -> UnitSet:
+    """The engine units of one file (all of them, or those ``unit_filter`` keeps)."""
+    if entry.units is None:
+        raise SourceUnavailable(f"{entry.path}: the {entry.engine} parser listed no units")
+    mod = payload_module(entry.engine)
+    units = entry.units
+    idx = np.arange(len(units)) if unit_filter is None else np.flatnonzero(unit_filter(entry, units))
+    sel = units[idx]
+    logical = sel["logical"].astype(np.int64)
+    cap = max_output or MAX_UNIT_BYTES
+
+    def payload(k: int) -> bytes:
+        i = int(idx[k])
+        return bytes(mod.unit_payload(entry, i, max_output=min(cap, int(units["logical"][i]) or cap)))
+
+    kinds = _kind_names(entry, sel)
+    probe = np.array([k in (None, "FIL_PAGE_TYPE_ALLOCATED") for k in kinds], dtype=bool)
+    probe |= (sel["flags"] & UNIT_HOLE) != 0
+    return UnitSet(label=entry.path, logical=logical, strata=sel["owner"].astype(np.int64),
+                   payload=payload, kinds=kinds, probe=probe,
+                   order_key=sel["offset"].astype(np.int64),
+                   meta={"entry": entry, "index": idx})
+
+
+def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None) -> UnitSet:
+    """Groups of ``factor`` consecutive units of the same stratum (in file order).
+
+    ``keep`` selects the units that may be grouped (e.g. leaf pages); the
+    others are left out.  A group shorter than ``factor`` (end of an owner)
+    is padded with zero bytes to ``factor`` units: it still takes a whole page.
+    """
+    n = len(base)
+    mask = np.ones(n, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+    order = np.argsort(base.order_key if base.order_key is not None else np.arange(n), kind="stable")
+    groups: list[list[int]] = []
+    current: dict[int, list[int]] = {}
+    for k in order:
+        if not mask[k]:
+            continue
+        s = int(base.strata[k])
+        g = current.get(s)
+        if g is None or len(g) >= factor:
+            g = []
+            current[s] = g
+            groups.append(g)
+        g.append(int(k))
+    unit_size = int(base.logical.max()) if n else 0
+    logical = np.full(len(groups), unit_size * factor, dtype=np.int64)
+    strata = np.array([int(base.strata[g[0]]) for g in groups], dtype=np.int64)
+
+    def payload(j: int) -> bytes:
+        parts = [base.payload(k) for k in groups[j]]
+        data = b"".join(parts)
+        return data + bytes(unit_size * factor - len(data)) if len(data) < unit_size * factor else data
+
+    return UnitSet(label=f"{base.label} (groups of {factor})", logical=logical, strata=strata,
+                   payload=payload, meta={"groups": groups, "base": base})
+
+
+def raw_records(entry: FileEntry, record: int) -> UnitSet:
+    """The file's bytes as they are on disk, cut in ``record``-byte records.
+
+    Records lying wholly in a hole are marked ``zero`` (known without reading).
+    """
+    size = int(entry.apparent_bytes)
+    n = -(-size // record) if size else 0
+    starts = np.arange(n, dtype=np.int64) * record
+    logical = np.minimum(record, size - starts).astype(np.int64)
+    zero = np.zeros(n, dtype=bool)
+    for off, ln in entry.holes:
+        first = -(-off // record)
+        last = (off + ln) // record           # exclusive: records fully inside
+        end_ok = (off + ln) >= size
+        if end_ok:
+            last = n
+        if last > first:
+            zero[first:last] = True
+    path = entry.abspath
+
+    def payload(k: int) -> bytes:
+        try:
+            with ReadOnlyFile(path) as f:
+                data = f.pread(int(starts[k]), int(logical[k]))
+        except FileReadError:
+            raise
+        if len(data) < logical[k]:
+            data += bytes(int(logical[k]) - len(data))
+        return data
+
+    return UnitSet(label=f"{entry.path} (raw {record // 1024} KiB records)", logical=logical,
+                   strata=np.zeros(n, dtype=np.int64), payload=payload, zero=zero, order_key=starts,
+                   meta={"entry": entry})
