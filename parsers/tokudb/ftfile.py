@@ -14,7 +14,7 @@ from typing import Callable
 from .blocktable import (RESERVED_BLOCKNUM_DESCRIPTOR, RESERVED_BLOCKNUMS, BlockTable, Descriptor,
                          read_block_table, read_descriptor)
 from .header import FtHeader, HeaderSlots, read_header_slots
-from .node import Node, read_node
+from .node import ROLLBACK_MAGIC, Node, read_node
 from .wire import FormatError
 
 
@@ -28,6 +28,8 @@ class FtFile:
     block_table: BlockTable | None = None
     descriptor: Descriptor | None = None
     nodes: dict[int, Node] = field(default_factory=dict)
+    #: rollback-log blocks ("tokuroll": tokudb.rollback only), (blocknum, offset, size), not decoded
+    rollback_blocks: list[tuple[int, int, int]] = field(default_factory=list)
     errors: list[tuple[int | None, str]] = field(default_factory=list)
 
     @property
@@ -81,7 +83,10 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
         try:
             node = read_node(buf, off, sz, bn, verify=verify, entries=entries)
         except FormatError as e:
-            ft.errors.append((e.offset, str(e)))
+            if bytes(buf[off:off + 8]) == ROLLBACK_MAGIC:
+                ft.rollback_blocks.append((bn, off, sz))
+            else:
+                ft.errors.append((e.offset, str(e)))
             continue
         ft.nodes[bn] = node
         ft.errors.extend(node.errors)

@@ -1,0 +1,316 @@
+"""TokuDB engine entry point: ``analyze(dataset, files, ctx)``.
+
+For every fractal-tree file (``*.tokudb``, ``tokudb.directory``,
+``tokudb.environment``, ``tokudb.rollback``) the header slots, the translation
+table and every node's headers are read -- never a partition payload -- and
+the file gets:
+
+* ``units``: one record per node **partition** (one sub-block: a basement of a
+  leaf or a message buffer of an internal node).  ``offset`` = file offset of
+  the sub-block, ``stored`` = its bytes on disk (BP_SIZE: sizes, payload and
+  checksum), ``logical`` = its uncompressed size, ``kind`` = its method byte
+  (0x00 none, 0x07 snappy, 0x78 zlib, 0x39 quicklz, 0x2a lzma, 0x5b zlib
+  without checksum), ``owner`` = the node's block number, ``flags``
+  UNIT_LEAF for height 0, UNIT_COMPRESSED unless stored raw,
+  UNIT_BAD_CHECKSUM / UNIT_CORRUPT when so.  Node headers, node-info
+  sub-blocks and the padding up to the 512-byte block size are not units;
+  ``sections["tokudb"]["disk_bytes"]`` counts whole blocks.
+* ``sections["tokudb"]``: the JSON fields of issue 5.
+* ``detail``: header slots, translation table, nodes, per-height figures,
+  fragmentation -- for the views.
+
+Files are grouped into tables through ``tokudb.directory`` (or file names
+when it is missing); each table's ``info`` shows its real footprint next to
+the logical size information_schema reports (the header estimates).
+"""
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from ..fileio import FileReadError, ReadOnlyFile
+from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_LEAF, Dataset, FileEntry,
+                     ScanContext, empty_units)
+from ..codecs.general import DecodeError
+from .content import logical_content
+from .directory import (ENGINE_FILES, ROLE_DICTIONARY, ROLE_DIRECTORY, ROLE_ENVIRONMENT, DictName,
+                        directory_map, parse_dname, parse_iname)
+from .env import environment_values
+from .ftfile import FtFile, read_ft_file
+from .log import LOG_NAME_RE, read_log
+from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
+from .wire import FormatError
+
+#: translation tables larger than this are refused (16 bytes per block: 128M blocks)
+MAX_TRANSLATION_BYTES = 2 << 30
+
+
+class _PreadBuffer:
+    """Slice access through pread for files that cannot be mapped."""
+
+    def __init__(self, f: ReadOnlyFile):
+        self._f = f
+
+    def __len__(self) -> int:
+        return self._f.size
+
+    def __getitem__(self, s):
+        if isinstance(s, slice):
+            start = s.start or 0
+            stop = self._f.size if s.stop is None else min(s.stop, self._f.size)
+            return self._f.pread(start, max(0, stop - start))
+        return self._f.pread(s, 1)[0]
+
+
+def _is_tree(entry: FileEntry) -> bool:
+    name = posixpath.basename(entry.path)
+    return name.endswith(".tokudb") or name in ENGINE_FILES
+
+
+def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
+    """Read every TokuDB file handed over by the scan (see module docstring)."""
+    trees = [e for e in files if _is_tree(e)]
+    logs = [e for e in files if e.role == "redo_log"]
+    total = len(files)
+    done = 0
+    results: dict[str, FtFile] = {}
+    # tokudb.directory first: it names the others
+    trees.sort(key=lambda e: posixpath.basename(e.path) != "tokudb.directory")
+    dnames: dict[str, str] = {}           # relative path of a dictionary file -> dname
+    for entry in trees:
+        ctx.check()
+        ctx.report(done, total, f"reading {entry.path}")
+        ft = _analyze_tree(entry, ctx, dnames)
+        if ft is not None:
+            results[entry.path] = ft
+        done += 1
+    for entry in logs:
+        ctx.check()
+        ctx.report(done, total, f"reading {entry.path}")
+        _analyze_log(entry)
+        done += 1
+    for entry in files:
+        if entry not in trees and entry not in logs and entry.role == "engine_environment":
+            entry.sections["tokudb"] = {"role": "lock_file" if "lock_dont_delete_me" in entry.path
+                                        else "environment", "table": None}
+    _group_tables(dataset, trees, results)
+    ctx.report(total, total, "tokudb done")
+
+
+# -- one fractal-tree file ------------------------------------------------------------
+
+def _analyze_tree(entry: FileEntry, ctx: ScanContext, dnames: dict[str, str]) -> FtFile | None:
+    try:
+        f = ReadOnlyFile(entry.abspath)
+    except FileReadError as e:
+        entry.add_error(str(e).split(": ", 1)[-1])
+        return None
+    with f:
+        if f.size == 0:
+            entry.add_error("empty file, no header")
+            return None
+        f.advise_random()
+        buf = f.mmap()
+        if buf is None:
+            buf = _PreadBuffer(f)
+        try:
+            ft = read_ft_file(buf, f.size, verify=ctx.verify_checksums, entries=True, check=ctx.check)
+        except (FormatError, FileReadError, DecodeError) as e:
+            entry.add_error(str(e), getattr(e, "offset", None))
+            return None
+        name = posixpath.basename(entry.path)
+        if name == "tokudb.directory" and ft.nodes:
+            base = posixpath.dirname(entry.path)
+            try:
+                c = logical_content(buf, ft, ctx.check)
+                for dname, iname in directory_map(c.rows).items():
+                    dnames[posixpath.join(base, iname) if base else iname] = dname
+                entry.detail["directory"] = directory_map(c.rows)
+            except (FormatError, DecodeError) as e:
+                entry.add_error(f"cannot read the directory's rows: {e}")
+        elif name == "tokudb.environment" and ft.nodes:
+            try:
+                entry.detail["environment"] = environment_values(logical_content(buf, ft, ctx.check).rows)
+            except (FormatError, DecodeError) as e:
+                entry.add_error(f"cannot read the environment's rows: {e}")
+        changed = f.changed()
+        if changed:
+            entry.warnings.append(changed)
+    for off, msg in ft.errors:
+        entry.add_error(msg, off)
+    dn = dnames.get(entry.path)
+    where = parse_dname(dn) if dn else parse_iname(entry.path)
+    if name in ENGINE_FILES:
+        where = DictName(None, None, ENGINE_FILES[name])
+    entry.database, entry.table = where.database, where.table
+    _fill_entry(entry, ft, where, dn)
+    return ft
+
+
+def per_height(ft: FtFile) -> dict[int, dict]:
+    """``tokuftdump --summary`` per height: nodes, disk bytes (BTT sizes),
+    uncompressed bytes (``toku_serialize_ftnode_size``), children, entries."""
+    out: dict[int, dict] = {}
+    for n in ft.nodes.values():
+        if n.height is None:
+            continue
+        h = out.setdefault(n.height, {"height": n.height, "nodes": 0, "disk_bytes": 0,
+                                      "uncompressed_bytes": 0, "children": 0, "entries": 0})
+        h["nodes"] += 1
+        h["disk_bytes"] += n.size
+        h["uncompressed_bytes"] += n.serialize_size
+        h["children"] += n.n_children
+        h["entries"] += sum(p.entries or 0 for p in n.partitions)
+    return dict(sorted(out.items()))
+
+
+def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None) -> None:
+    h = ft.header
+    bt = ft.block_table
+    heights = per_height(ft)
+    nparts = sum(len(n.partitions) for n in ft.nodes.values())
+    units = empty_units(nparts)
+    methods: Counter = Counter()
+    i = 0
+    owner_names: dict[int, str] = {}
+    for n in ft.nodes.values():
+        hname = "leaf" if n.is_leaf else (f"height {n.height}" if n.height is not None else "internal")
+        owner_names[n.blocknum] = f"block {n.blocknum} ({hname})"
+        for p in n.partitions:
+            sb = p.sub_block
+            u = units[i]
+            u["owner"] = n.blocknum
+            flags = UNIT_LEAF if n.is_leaf else 0
+            if sb is None:
+                u["offset"] = n.offset + min(p.start, n.size)
+                u["stored"] = min(p.disk_size, max(0, n.size - p.start))
+                flags |= UNIT_CORRUPT
+            else:
+                u["offset"] = sb.offset
+                u["stored"] = sb.disk_size
+                u["logical"] = sb.uncompressed_size
+                u["kind"] = sb.method_byte
+                methods[method_name(sb.method_byte)] += 1
+                if sb.method_byte & 0x0F != TOKU_NO_COMPRESSION:
+                    flags |= UNIT_COMPRESSED
+                if sb.checksum_ok is False:
+                    flags |= UNIT_BAD_CHECKSUM
+                if p.error:
+                    flags |= UNIT_CORRUPT
+            u["flags"] = flags
+            i += 1
+    entry.units = units
+    entry.kind_names = {int(k): method_name(int(k)) for k in np.unique(units["kind"])} if nparts else {}
+    entry.owner_names = owner_names
+    frag = bt.fragmentation() if bt is not None else None
+    used = bt.used if bt is not None else None
+    leaf = heights.get(0, {})
+    role = where.role
+    entry.sections["tokudb"] = {
+        "layout_version": h.layout_version if h else None,
+        "checkpoint_count": h.checkpoint_count if h else None,
+        "nodesize": h.nodesize if h else None,
+        "basementnodesize": h.basementnodesize if h else None,
+        "fanout": h.fanout if h else None,
+        "compression_method": h.compression_method if h else None,
+        "node_methods": dict(sorted(methods.items())),
+        "blocks_in_use": int(len(used)) if used is not None else 0,
+        "bytes_in_use": frag["used_size"] if frag else 0,
+        "unused_bytes": frag["fragsizes"] if frag else 0,
+        "height": ft.height,
+        "leaf_nodes": leaf.get("nodes", 0),
+        "nonleaf_nodes": sum(v["nodes"] for k, v in heights.items() if k > 0),
+        "disk_bytes": sum(v["disk_bytes"] for v in heights.values()),
+        "uncompressed_bytes": sum(v["uncompressed_bytes"] for v in heights.values()),
+        "per_height": [{"height": k, "nodes": v["nodes"], "disk_bytes": v["disk_bytes"],
+                        "uncompressed_bytes": v["uncompressed_bytes"]} for k, v in heights.items()],
+        "records": leaf.get("entries", 0),
+        "table": f"{where.database}.{where.table}" if where.table else None,
+        "role": role,
+    }
+    entry.detail["tokudb"] = {
+        "header": h,
+        "header_slots": ft.slots.slots,
+        "block_table": bt,
+        "descriptor": ft.descriptor,
+        "nodes": ft.nodes,
+        "rollback_blocks": ft.rollback_blocks,
+        "per_height": heights,
+        "fragmentation": frag,
+        "file_slack_bytes": (ft.size - frag["total_size"]) if frag else None,
+        "messages": sum(v["entries"] for k, v in heights.items() if k > 0),
+        "dname": dname,
+        "index": where.index,
+        "method_names": METHOD_NAMES,
+    }
+
+
+# -- logs ---------------------------------------------------------------------------------
+
+def _analyze_log(entry: FileEntry) -> None:
+    name = posixpath.basename(entry.path)
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            if f.size == 0:
+                entry.warnings.append(f"{entry.path}: empty log file")
+                entry.sections["tokudb"] = {"role": "log", "table": None}
+                return
+            buf = f.mmap() or _PreadBuffer(f)
+            lf = read_log(buf, f.size)
+    except FileReadError as e:
+        entry.add_error(str(e).split(": ", 1)[-1])
+        return
+    if lf.version is None and not LOG_NAME_RE.match(name):
+        entry.warnings.append(f"{entry.path}: named like a TokuDB log but is not one")
+    else:
+        for off, msg in lf.errors:
+            entry.add_error(msg, off)
+    entry.sections["tokudb"] = {"role": "log", "table": None, "log_version": lf.version,
+                                "log_entries": lf.entries, "bad_checksums": lf.bad_checksums}
+    entry.detail["tokudb_log"] = lf
+
+
+# -- tables --------------------------------------------------------------------------------
+
+def _group_tables(dataset: Dataset, trees: list[FileEntry], results: dict[str, FtFile]) -> None:
+    groups: dict[tuple[str, str], list[FileEntry]] = defaultdict(list)
+    for e in trees:
+        if e.table and e.database:
+            groups[(e.database, e.table)].append(e)
+    for (db, name), entries in sorted(groups.items()):
+        t = dataset.table("tokudb", db, name)
+        t.files = [e.path for e in entries]
+        roles = {e.path: e.sections.get("tokudb", {}).get("role", ROLE_DICTIONARY) for e in entries}
+        info = {
+            "roles": roles,
+            "apparent_bytes": sum(e.apparent_bytes for e in entries),
+            "allocated_bytes": sum(e.allocated_bytes for e in entries),
+            "bytes_in_use": sum(e.sections.get("tokudb", {}).get("bytes_in_use", 0) for e in entries),
+            "disk_bytes": sum(e.sections.get("tokudb", {}).get("disk_bytes", 0) for e in entries),
+            "uncompressed_bytes": sum(e.sections.get("tokudb", {}).get("uncompressed_bytes", 0)
+                                      for e in entries),
+        }
+        # what SHOW TABLE STATUS / information_schema.TABLES report: the header
+        # estimates (ha_tokudb::info -> DB->stat64: bt_nkeys, bt_dsize), data from
+        # the main dictionary, index from the secondary keys
+        claimed_rows = claimed_data = claimed_index = 0
+        for e in entries:
+            ft = results.get(e.path)
+            if ft is None or ft.header is None:
+                continue
+            r = roles[e.path]
+            if r == "main":
+                claimed_rows = ft.header.on_disk_numrows
+                claimed_data = ft.header.on_disk_numbytes
+                info["records_on_disk"] = e.sections["tokudb"]["records"]
+            elif r == "secondary_index":
+                claimed_index += ft.header.on_disk_numbytes
+        info["information_schema"] = {"table_rows": claimed_rows, "data_length": claimed_data,
+                                      "index_length": claimed_index,
+                                      "total_length": claimed_data + claimed_index}
+        info["real_footprint_bytes"] = info["allocated_bytes"]
+        claimed = claimed_data + claimed_index
+        info["claimed_vs_real"] = round(claimed / info["allocated_bytes"], 3) if info["allocated_bytes"] else None
+        t.info = info
