@@ -160,7 +160,7 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
     if not names:
         newest = sorted(t.parts, key=lambda p: (p.state != "active", -(p.info.max_block if p.info else 0)))
         names = [c.name for c in newest[0].columns] if newest else []
-    res.column_names = names
+    res.column_names = list(names)
     owner_id = {n: i for i, n in enumerate(names)}
 
     def oid(name: str) -> int:
