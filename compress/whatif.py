@@ -165,6 +165,17 @@ def innodb_current_codec(entry: FileEntry) -> tuple[Codec | None, str]:
     return None, layout
 
 
+def _db_from_path(path: str) -> str | None:
+    parts = path.split("/")
+    return parts[-2] if len(parts) >= 2 else None
+
+
+def _table_from_path(path: str) -> str | None:
+    name = path.split("/")[-1]
+    name = name.rsplit(".", 1)[0]
+    return name.split("#P#")[0].split("#p#")[0] or None
+
+
 def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("innodb", {}) or {}
     base = engine_units(entry)
@@ -173,7 +184,8 @@ def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     current, layout = innodb_current_codec(entry)
     t = Target(entry.path, "innodb", int(entry.allocated_bytes), base.logical_bytes,
                current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
-               info={"database": entry.database, "table": entry.table, "page_size": page_size})
+               info={"database": entry.database or _db_from_path(entry.path),
+                     "table": entry.table or _table_from_path(entry.path), "page_size": page_size})
     all_codecs = list(codecs)
     if current is not None and current.name not in {c.name for c in all_codecs}:
         all_codecs.append(current)

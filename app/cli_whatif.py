@@ -1,0 +1,155 @@
+"""``dbxray whatif PATH``: projected sizes per codec with 95% intervals.
+
+    dbxray whatif PATH [--codec NAME ...] [--sample FRACTION|all] [--seed N]
+                  [--target-error P] [--fs-block BYTES] [--json] [-o FILE]
+
+Exit codes: 0 ok, 1 PATH cannot be read, 2 bad usage (unknown codec, bad
+sample or target error).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from parsers.humanize import human_bytes
+
+
+def add_parser(subparsers) -> None:
+    """Register the ``whatif`` subcommand on the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "whatif", help="project sizes with other codecs (95%% intervals, speeds, advice)",
+        description="If this data were stored with codec X, how big would it be on disk, and how fast? "
+                    "Codecs: none, zlib:1..9, lz4, lz4hc:1..12, zstd:-5..22, lzma:0..9, bzip2:1..9, "
+                    "snappy, brotli:0..11, and ClickHouse chains such as 'Delta(4),ZSTD(1)'.")
+    p.add_argument("path", help="data directory, part directory or single file")
+    p.add_argument("--codec", action="append", dest="codecs", metavar="NAME",
+                   help="codec to project (repeatable, or comma-free list); default: a standard set")
+    p.add_argument("--sample", default="0.05", help="fraction of units to re-encode (0.05, 5%%) or 'all'")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--target-error", default=None, metavar="P",
+                   help="grow the sample until every 95%% interval is within P (e.g. 1%% or 0.01)")
+    p.add_argument("--fs-block", type=int, default=None, metavar="BYTES",
+                   help="filesystem block size for the page-compression model (default: statvfs)")
+    p.add_argument("--filesystem", default=None, help="filesystem type to model (ext4 adds extent-tree blocks)")
+    p.add_argument("--no-raw", dest="raw_models", action="store_false",
+                   help="skip the ZFS / btrfs comparison on the raw files")
+    p.add_argument("--json", action="store_true", help="print the JSON (schema version 1)")
+    p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
+    p.set_defaults(func=run)
+
+
+def parse_target_error(text) -> float | None:
+    """``1%`` -> 0.01, ``0.01`` -> 0.01; ValueError when not in (0, 1)."""
+    if text is None:
+        return None
+    s = str(text).strip()
+    v = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+    if not 0 < v < 1:
+        raise ValueError(f"--target-error {text!r}: give a relative error such as 1% or 0.01")
+    return v
+
+
+def _progress(enabled: bool):
+    if not enabled:
+        return None
+
+    def cb(done, total, msg):
+        pct = int(100 * done / total) if total else 100
+        sys.stderr.write(f"\r{pct:3d}% {msg[:70]:<70}")
+        sys.stderr.flush()
+    return cb
+
+
+def human_table(result: dict) -> str:
+    """The what-if result as text: one block per target, one line per codec and model."""
+    lines = []
+    s = result["sample"]
+    lines.append(f"root: {result['root']}   sample: {s['mode']} {s['fraction']:g} seed {s['seed']}  "
+                 f"({s['units_sampled']} of {s['units_total']} units)   fs block {result['fs_block']}")
+    for t in result["targets"]:
+        lines.append("")
+        lines.append(f"{t['target']}  [{t['engine']}]  now {human_bytes(t['current_bytes'])}, "
+                     f"logical {human_bytes(t['logical_bytes'])}")
+        rows = [("codec", "model", "projected", "95% CI", "vs now", "comp MB/s", "dec MB/s")]
+        for r in sorted(t["results"], key=lambda r: (r["model"], r["projected_bytes"])):
+            lo, hi = r["ci95"]
+            ratio = (r["projected_bytes"] / t["current_bytes"]) if t["current_bytes"] else 0.0
+            rows.append((r["codec"], r["model"], human_bytes(r["projected_bytes"]),
+                         f"{human_bytes(lo)}..{human_bytes(hi)}", f"{ratio:6.1%}",
+                         f"{r['compress_mb_s']:.0f}", f"{r['decompress_mb_s']:.0f}"))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for n, row in enumerate(rows):
+            lines.append("  " + "  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
+                                          for i, c in enumerate(row)))
+            if n == 0:
+                lines.append("  " + "  ".join("-" * w for w in widths))
+    if result.get("advice"):
+        lines.append("")
+        lines.append("advice:")
+        for a in result["advice"]:
+            lines.append(f"  {a['target']}: {a.get('choice', '')} {a['codec']} -> "
+                         f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])})")
+            if a.get("ddl"):
+                lines.append(f"      {a['ddl']}")
+    for e in result.get("errors", []):
+        lines.append(f"error: {e}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    """Run ``dbxray whatif``; returns the exit code."""
+    from compress.registry import UnknownCodec, parse_codec
+    from compress.sampling import SampleSpecError, parse_sample
+    from compress.whatif import run_whatif
+    from parsers.model import ScanContext
+    from parsers.scan import scan
+
+    codecs = []
+    for item in args.codecs or []:
+        codecs.extend([item] if "(" in item else [x for x in item.split() if x])
+    try:
+        for c in codecs:
+            parse_codec(c)
+        parse_sample(args.sample)
+        target_error = parse_target_error(args.target_error)
+        if args.fs_block is not None and (args.fs_block <= 0 or args.fs_block & (args.fs_block - 1)):
+            raise ValueError(f"--fs-block {args.fs_block}: must be a power of two")
+    except (UnknownCodec, SampleSpecError, ValueError) as e:
+        print(f"dbxray whatif: {e}", file=sys.stderr)
+        return 2
+    if not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    if not os.access(args.path, os.R_OK):
+        print(f"dbxray: {args.path}: permission denied", file=sys.stderr)
+        return 1
+    show = getattr(args, "progress", True) and sys.stderr.isatty()
+    try:
+        ds = scan(args.path, ScanContext(progress=_progress(show), fs_block=args.fs_block))
+    except OSError as e:
+        print(f"dbxray: {args.path}: {e}", file=sys.stderr)
+        return 1
+    if not ds.files and ds.errors:
+        for e in ds.errors:
+            print(f"dbxray: {e}", file=sys.stderr)
+        return 1
+    result = run_whatif(ds, codecs or None, sample=args.sample, seed=args.seed, target_error=target_error,
+                        fs_block=args.fs_block, progress=_progress(show),
+                        filesystem=getattr(args, "filesystem", None),
+                        raw_models=getattr(args, "raw_models", True))
+    if show:
+        sys.stderr.write("\n")
+    as_json = args.json or (args.output and args.output.endswith(".json"))
+    text = json.dumps(result, indent=1) if as_json else human_table(result)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as e:
+            print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
