@@ -1,0 +1,106 @@
+"""MSB-first bit streams as ClickHouse's BitWriter / BitReader lay them out.
+
+src/IO/BitHelpers.h: bits are written from the most significant bit of each
+byte down, fields back to back, and the last byte is padded with zero bits.
+DoubleDelta and Gorilla use this layout.  Both directions work on numpy
+arrays of fields (value, bit count), in bounded chunks.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .general import DecodeError
+
+#: fields handled per numpy chunk when packing (bounds the temporaries)
+_PACK_CHUNK = 1 << 16
+
+
+def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
+    """Write the low ``nbits[i]`` bits of ``values[i]`` (uint64) MSB-first, zero-padded to a byte."""
+    values = np.asarray(values, dtype=np.uint64)
+    nbits = np.asarray(nbits, dtype=np.int64)
+    keep = nbits > 0
+    if not keep.all():
+        values, nbits = values[keep], nbits[keep]
+    if len(values) == 0:
+        return b""
+    pieces = []
+    for lo in range(0, len(values), _PACK_CHUNK):
+        v = values[lo:lo + _PACK_CHUNK]
+        n = nbits[lo:lo + _PACK_CHUNK]
+        total = int(n.sum())
+        idx = np.repeat(np.arange(len(n), dtype=np.int64), n)
+        ends = np.cumsum(n)
+        # shift of each output bit inside its field: n-1 down to 0
+        shift = (ends[idx] - 1 - np.arange(total, dtype=np.int64)).astype(np.uint64)
+        pieces.append(((v[idx] >> shift) & np.uint64(1)).astype(np.uint8))
+    bits = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    return np.packbits(bits).tobytes()   # bitorder 'big': first bit is the MSB
+
+
+class BitSource:
+    """Random access to an MSB-first bit stream for field extraction.
+
+    ``windows[i]`` is the big-endian 64-bit word starting at byte ``i``; with
+    one more byte that covers any field of up to 64 bits at any bit offset.
+    """
+
+    def __init__(self, data: bytes):
+        self.nbits = len(data) * 8
+        buf = np.zeros(len(data) + 16, dtype=np.uint8)
+        buf[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+        self.bytes = buf
+        n = len(data) + 8
+        w = np.zeros(n, dtype=np.uint64)
+        for k in range(8):
+            w |= buf[k:k + n].astype(np.uint64) << np.uint64(56 - 8 * k)
+        self.windows = w
+
+    def window_list(self) -> list[int]:
+        """The windows as Python ints, for the sequential record scans."""
+        return self.windows.tolist()
+
+    def extract(self, starts: np.ndarray, nbits: np.ndarray) -> np.ndarray:
+        """Fields of ``nbits`` (0..64) bits at bit offsets ``starts`` as uint64."""
+        starts = np.asarray(starts, dtype=np.int64)
+        nbits = np.asarray(nbits, dtype=np.int64)
+        if len(starts) == 0:
+            return np.zeros(0, dtype=np.uint64)
+        if int(starts.min()) < 0 or int((starts + nbits).max()) > self.nbits:
+            raise DecodeError("bit stream: a field runs past the end of the data")
+        q = starts >> 3
+        r = (starts & 7).astype(np.uint64)
+        hi = self.windows[q] << r
+        lo = self.bytes[q + 8].astype(np.uint64) >> (np.uint64(8) - r)
+        top = hi | lo                                  # 64 bits starting at the field
+        out = np.zeros(len(starts), dtype=np.uint64)
+        nz = nbits > 0
+        out[nz] = top[nz] >> (np.uint64(64) - nbits[nz].astype(np.uint64))
+        return out
+
+
+def leading_zeros(x: np.ndarray, width_bits: int) -> np.ndarray:
+    """Count of leading zero bits of each value within ``width_bits`` (width_bits for 0)."""
+    return width_bits - bit_length(x)
+
+
+def bit_length(x: np.ndarray) -> np.ndarray:
+    """Number of significant bits of each uint64 (0 for 0)."""
+    x = np.asarray(x, dtype=np.uint64)
+    n = np.zeros(len(x), dtype=np.int64)
+    y = x.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        big = y >= (np.uint64(1) << np.uint64(s))
+        n += np.where(big, s, 0)
+        y = np.where(big, y >> np.uint64(s), y)
+    n += (y > 0)
+    return n
+
+
+def trailing_zeros(x: np.ndarray, width_bits: int) -> np.ndarray:
+    """Count of trailing zero bits (width_bits for 0)."""
+    x = np.asarray(x, dtype=np.uint64)
+    low = x & (~x + np.uint64(1))          # lowest set bit
+    n = bit_length(low) - 1
+    n[x == 0] = width_bits
+    return n

@@ -1,0 +1,451 @@
+"""ClickHouse compressed blocks: header, checksum, decoding and encoding of every codec.
+
+A compressed file (``*.bin``, ``*.cmrk*``, ``primary.cidx``, checksums.txt
+body) is a concatenation of blocks (src/Compression/CompressionInfo.h,
+ICompressionCodec.cpp, CompressedReadBufferBase.cpp):
+
+    16 bytes  CityHash128 (v1.0.2) of the rest of the block
+     1 byte   method (CompressionMethodByte)
+     4 bytes  UInt32 LE compressed size, *including* these 9 header bytes
+     4 bytes  UInt32 LE decompressed size
+     N bytes  payload (N = compressed size - 9)
+
+A codec chain ``CODEC(A, B)`` is one block of method ``Multiple`` (0x91) whose
+payload is ``[n][n method bytes in the order applied]`` followed by the last
+codec's full output; each codec compresses the previous one's output *with* its
+9-byte header (CompressionCodecMultiple.cpp).
+
+Public API (shared by parsers/clickhouse and compress/):
+``parse_block_header``, ``walk_blocks``, ``method_name``, ``method_chain``,
+``chain_of``, ``decompress_block``, ``compress_block``, ``cityhash128``,
+``verify_checksum``.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+import cramjam
+import zstandard
+
+from . import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
+from . import ch_methods as M
+from .ch_cityhash import cityhash128
+from .ch_methods import method_name
+from .general import (DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_compress, lz4_block_decompress,
+                      zstd_decompress)
+
+__all__ = [
+    "BLOCK_HEADER_SIZE", "CHECKSUM_SIZE", "BlockHeader", "parse_block_header", "walk_blocks",
+    "method_name", "method_chain", "chain_of", "decompress_block", "compress_block",
+    "cityhash128", "verify_checksum", "DecodeError",
+]
+
+#: COMPRESSED_BLOCK_HEADER_SIZE (src/Compression/CompressionInfo.h)
+BLOCK_HEADER_SIZE = M.COMPRESSED_BLOCK_HEADER_SIZE
+#: the CityHash128 checksum in front of every block (CompressedReadBufferBase.cpp)
+CHECKSUM_SIZE = 16
+#: Multiple nests codecs; a chain deeper than this is treated as corrupt
+MAX_CHAIN_DEPTH = 16
+
+_HDR = struct.Struct("<BII")
+
+
+@dataclass
+class BlockHeader:
+    """The 25 bytes in front of a compressed block's payload."""
+
+    checksum: bytes
+    method: int
+    compressed_size: int        # includes the 9-byte header, as ClickHouse stores it
+    decompressed_size: int
+
+    @property
+    def stored_size(self) -> int:
+        """Bytes the block takes in the file: checksum + compressed size."""
+        return CHECKSUM_SIZE + self.compressed_size
+
+    @property
+    def payload_size(self) -> int:
+        return self.compressed_size - BLOCK_HEADER_SIZE
+
+    @property
+    def method_name(self) -> str:
+        return method_name(self.method)
+
+
+def parse_block_header(buf, offset: int = 0) -> BlockHeader:
+    """Read the checksum + 9-byte header of the block at ``offset`` (the checksum's first byte).
+
+    Raises DecodeError when fewer than 25 bytes remain, or when the sizes break
+    the engine's own limits (compressed size below 9 or above
+    DBMS_MAX_COMPRESSED_SIZE, decompressed size above it).
+    """
+    end = offset + CHECKSUM_SIZE + BLOCK_HEADER_SIZE
+    if offset < 0 or len(buf) < end:
+        raise DecodeError(f"block header at offset {offset}: only {max(0, len(buf) - offset)} "
+                          f"of {CHECKSUM_SIZE + BLOCK_HEADER_SIZE} bytes present")
+    checksum = bytes(buf[offset:offset + CHECKSUM_SIZE])
+    method, csize, dsize = _HDR.unpack_from(buf, offset + CHECKSUM_SIZE)
+    if csize < BLOCK_HEADER_SIZE:
+        raise DecodeError(f"block header at offset {offset}: compressed size {csize} is below "
+                          f"the {BLOCK_HEADER_SIZE}-byte header")
+    if csize > M.DBMS_MAX_COMPRESSED_SIZE or dsize > M.DBMS_MAX_COMPRESSED_SIZE:
+        raise DecodeError(f"block header at offset {offset}: sizes {csize}/{dsize} exceed "
+                          f"DBMS_MAX_COMPRESSED_SIZE ({M.DBMS_MAX_COMPRESSED_SIZE})")
+    return BlockHeader(checksum, method, csize, dsize)
+
+
+def walk_blocks(buf, offset: int = 0, end: int | None = None) -> Iterator[tuple[int, BlockHeader]]:
+    """Yield (offset, header) for each block of a compressed file held in ``buf``.
+
+    Reads headers only.  A block that runs past ``end`` raises DecodeError
+    naming its offset.
+    """
+    end = len(buf) if end is None else end
+    while offset < end:
+        h = parse_block_header(buf, offset)
+        if offset + h.stored_size > end:
+            raise DecodeError(f"block at offset {offset}: {h.stored_size} bytes claimed, "
+                              f"only {end - offset} left in the file")
+        yield offset, h
+        offset += h.stored_size
+
+
+def verify_checksum(block: bytes) -> bool:
+    """True when the block's stored CityHash128 matches its header + payload."""
+    h = parse_block_header(block, 0)
+    body = bytes(block[CHECKSUM_SIZE:CHECKSUM_SIZE + h.compressed_size])
+    if len(body) < h.compressed_size:
+        raise DecodeError(f"block truncated: {len(body)} of {h.compressed_size} bytes present")
+    return cityhash128(body) == h.checksum
+
+
+# -- decoding -----------------------------------------------------------------
+def _layer_cap(max_output: int) -> int:
+    # intermediate layers of a chain carry headers and may be a little larger than the result
+    return max_output + max_output // 8 + 65536
+
+
+def _decode_layer(buf: bytes, max_output: int, depth: int = 0) -> bytes:
+    """Decode one codec layer: 9-byte header + payload (as a codec's compress() writes it)."""
+    if len(buf) < BLOCK_HEADER_SIZE:
+        raise DecodeError(f"codec layer of {len(buf)} bytes is shorter than its 9-byte header")
+    method, csize, dsize = _HDR.unpack_from(buf, 0)
+    name = method_name(method)
+    if csize != len(buf):
+        # the engine hands each layer exactly the bytes the previous one produced
+        raise DecodeError(f"{name}: compressed size {csize} does not match the {len(buf)} bytes present")
+    if dsize > max_output:
+        raise DecodeError(f"{name}: claims {dsize} decompressed bytes, over the cap of {max_output}")
+    payload = bytes(buf[BLOCK_HEADER_SIZE:csize])
+    if method == M.NONE:
+        out = payload
+    elif method == M.LZ4:
+        out = lz4_block_decompress(payload, dsize, max_output) if dsize else b""
+    elif method == M.ZSTD:
+        out = zstd_decompress(payload, max_output, size_hint=dsize)
+    elif method == M.Multiple:
+        out = _decode_multiple(payload, dsize, max_output, depth)
+    elif method == M.Delta:
+        out = ch_delta.decode(payload, dsize)
+    elif method == M.DoubleDelta:
+        out = ch_doubledelta.decode(payload, dsize)
+    elif method == M.Gorilla:
+        out = ch_gorilla.decode(payload, dsize)
+    elif method == M.T64:
+        out = ch_t64.decode(payload, dsize)
+    elif method == M.GCD:
+        out = ch_gcd.decode(payload, dsize)
+    elif method == M.FPC:
+        out = ch_fpc.decode(payload, dsize)
+    elif method in (M.AES_128_GCM_SIV, M.AES_256_GCM_SIV):
+        raise DecodeError(f"{name}: encrypted block, cannot be decoded without the server's key")
+    elif method in M.METHOD_NAMES:
+        raise DecodeError(f"{name}: codec not supported by dbxray")
+    else:
+        raise DecodeError(f"unknown compression method byte 0x{method:02x}")
+    if len(out) != dsize:
+        raise DecodeError(f"{name}: decoded {len(out)} bytes, header says {dsize}")
+    return out
+
+
+def _decode_multiple(payload: bytes, dsize: int, max_output: int, depth: int) -> bytes:
+    """CompressionCodecMultiple::doDecompressData: peel the codecs from the last back to the first."""
+    if depth >= MAX_CHAIN_DEPTH:
+        raise DecodeError("Multiple: codec chain nested too deeply")
+    if len(payload) < 1 or payload[0] == 0:
+        raise DecodeError("Multiple: wrong compression methods list")
+    n = payload[0]
+    if 1 + n > len(payload):
+        raise DecodeError(f"Multiple: header claims {n} codecs but the payload is {len(payload)} bytes")
+    methods = payload[1:1 + n]
+    data = payload[1 + n:]
+    cap = _layer_cap(max_output)
+    for idx in range(n - 1, -1, -1):
+        if len(data) < BLOCK_HEADER_SIZE:
+            raise DecodeError(f"Multiple: layer {idx} ({method_name(methods[idx])}) is shorter than a header")
+        if data[0] != methods[idx]:
+            raise DecodeError(f"Multiple: layer {idx} has method byte 0x{data[0]:02x}, "
+                              f"the list says 0x{methods[idx]:02x}")
+        inner_dsize = _HDR.unpack_from(data, 0)[2]
+        if idx == 0 and inner_dsize != dsize:
+            raise DecodeError(f"Multiple: wrong final decompressed size {inner_dsize}, expected {dsize}")
+        data = _decode_layer(data, max_output if idx == 0 else cap, depth + 1)
+    return data
+
+
+def decompress_block(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    """Decode one full block (16-byte checksum + header + payload) into its raw bytes.
+
+    Every codec and any Multiple chain; the declared and every intermediate
+    size are capped (decompression bombs) and anything corrupt, truncated or
+    unknown raises DecodeError naming what failed.  Bytes past the block's
+    compressed size are ignored.  The checksum is not checked here (see
+    verify_checksum).
+    """
+    h = parse_block_header(block, 0)
+    if h.decompressed_size > max_output:
+        raise DecodeError(f"{h.method_name} block claims {h.decompressed_size} decompressed bytes, "
+                          f"over the cap of {max_output}")
+    if len(block) < h.stored_size:
+        raise DecodeError(f"{h.method_name} block truncated: {len(block)} of {h.stored_size} bytes present")
+    return _decode_layer(bytes(block[CHECKSUM_SIZE:h.stored_size]), max_output)
+
+
+# -- chains -----------------------------------------------------------------
+def method_chain(block: bytes) -> list[int]:
+    """The method bytes of a block in the order they were applied (header only, no decoding)."""
+    h = parse_block_header(block, 0)
+    if h.method != M.Multiple:
+        return [h.method]
+    p = CHECKSUM_SIZE + BLOCK_HEADER_SIZE
+    if len(block) < p + 1 or block[p] == 0 or len(block) < p + 1 + block[p]:
+        raise DecodeError("Multiple: wrong compression methods list")
+    return list(block[p + 1:p + 1 + block[p]])
+
+
+def _layer_params(method: int, payload: bytes) -> str:
+    """A codec as ClickHouse describes it, with the parameters its payload records."""
+    name = method_name(method)
+    if method == M.Delta and payload:
+        return f"Delta({payload[0]})"
+    if method == M.Gorilla and payload:
+        return f"Gorilla({payload[0]})"
+    if method == M.FPC and len(payload) >= 2:
+        return f"FPC({payload[1]})"
+    if method == M.T64 and payload and payload[0] >> 7:
+        return "T64('bit')"
+    return name
+
+
+def chain_of(block: bytes, params: bool = True, max_output: int = DEFAULT_MAX_OUTPUT) -> str:
+    """The codec chain of a block, e.g. ``"LZ4"``, ``"Delta(4),ZSTD"``, ``"T64,LZ4"``.
+
+    What a block records: Delta's width, Gorilla's width, FPC's level, T64's
+    variant.  What it does not: LZ4 vs LZ4HC and the LZ4HC level (same method
+    byte and format), the ZSTD level (a zstd frame has none), so those print as
+    ``LZ4`` / ``ZSTD``.  Inside a Multiple chain the parameters of the earlier
+    codecs are only visible after decoding the later ones; ``params=False``
+    reads method bytes only (no decoding).
+    """
+    chain = method_chain(block)
+    if not params:
+        return ",".join(method_name(m) for m in chain)
+    h = parse_block_header(block, 0)
+    if len(block) < h.stored_size:
+        raise DecodeError(f"{h.method_name} block truncated: {len(block)} of {h.stored_size} bytes present")
+    if h.method != M.Multiple:
+        return _layer_params(h.method, bytes(block[CHECKSUM_SIZE + BLOCK_HEADER_SIZE:h.stored_size]))
+    n = len(chain)
+    data = bytes(block[CHECKSUM_SIZE + BLOCK_HEADER_SIZE + 1 + n:h.stored_size])
+    names: list[str] = []
+    cap = _layer_cap(max_output)
+    for idx in range(n - 1, -1, -1):
+        if len(data) < BLOCK_HEADER_SIZE:
+            raise DecodeError(f"Multiple: layer {idx} is shorter than a header")
+        csize = _HDR.unpack_from(data, 0)[1]
+        names.append(_layer_params(data[0], data[BLOCK_HEADER_SIZE:csize]))
+        if idx:
+            data = _decode_layer(data, cap, 1)
+    return ",".join(reversed(names))
+
+
+# -- encoding -----------------------------------------------------------------
+def lz4_compress_default(raw: bytes) -> bytes:
+    """LZ4_compress_default (acceleration 1), as CompressionCodecLZ4::doCompressData calls it.
+
+    python-lz4's ``lz4.block.compress`` runs LZ4_compress_fast_continue on a
+    fresh stream, which always uses the 32-bit hash table; LZ4_compress_default
+    uses the 16-bit table for inputs under LZ4_64Klimit (64 KiB + 11), so for
+    small blocks the two give different (both valid) outputs.  cramjam's
+    ``compress_block`` calls LZ4_compress_default and reproduces ClickHouse's
+    bytes.
+    """
+    return bytes(cramjam.lz4.compress_block(raw, store_size=False))
+
+
+_CODEC_RE = re.compile(r"\s*([A-Za-z0-9_]+)\s*(?:\(([^()]*)\))?\s*$")
+
+
+@dataclass
+class CodecSpec:
+    """One codec of a chain with its arguments, as parsed from ``Name(args)``."""
+
+    name: str
+    args: list[str]
+
+
+def parse_chain(chain: str) -> list[CodecSpec]:
+    """Split ``"Delta(4), ZSTD(1)"`` (optionally wrapped in ``CODEC(...)``) into codec specs."""
+    s = chain.strip()
+    m = re.fullmatch(r"(?i)CODEC\s*\((.*)\)", s)
+    if m:
+        s = m.group(1)
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    specs = []
+    for p in parts:
+        m = _CODEC_RE.match(p)
+        if not m:
+            raise ValueError(f"cannot parse codec {p!r} in chain {chain!r}")
+        args = [a.strip().strip("'\"") for a in m.group(2).split(",")] if m.group(2) else []
+        specs.append(CodecSpec(m.group(1), [a for a in args if a != ""]))
+    if not specs:
+        raise ValueError(f"empty codec chain {chain!r}")
+    return specs
+
+
+def _need_width(spec: CodecSpec, type_size: int | None) -> int:
+    if type_size is None:
+        raise ValueError(f"{spec.name} needs the value size: pass type_size")
+    return type_size
+
+
+def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type: str | None) -> bytes:
+    """One codec's compress(): 9-byte header + payload."""
+    name = spec.name.upper()
+    args = spec.args
+    if name == "NONE":
+        method, payload = M.NONE, raw
+    elif name == "LZ4":
+        method, payload = M.LZ4, lz4_compress_default(raw)
+    elif name == "LZ4HC":
+        # CompressionCodecLZ4HC: LZ4_compress_HC(level); level 0 means the library default (9)
+        level = int(args[0]) if args else 0
+        method, payload = M.LZ4, lz4_block_compress(raw, level=level, hc=True)
+    elif name == "ZSTD":
+        level = int(args[0]) if args else M.ZSTD_DEFAULT_LEVEL
+        if len(args) > 1 and int(args[1]):
+            # CompressionCodecZSTD with window_log: long-distance matching on
+            params = zstandard.ZstdCompressionParameters.from_level(
+                level, window_log=int(args[1]), enable_ldm=True)
+            cctx = zstandard.ZstdCompressor(compression_params=params)
+        else:
+            cctx = zstandard.ZstdCompressor(level=level)
+        method, payload = M.ZSTD, cctx.compress(raw)
+    elif name == "DELTA":
+        width = int(args[0]) if args else _need_width(spec, type_size)
+        method, payload = M.Delta, ch_delta.encode(raw, width)
+    elif name == "DOUBLEDELTA":
+        method, payload = M.DoubleDelta, ch_doubledelta.encode(raw, _need_width(spec, type_size))
+    elif name == "GORILLA":
+        width = int(args[0]) if args else _need_width(spec, type_size)
+        method, payload = M.Gorilla, ch_gorilla.encode(raw, width)
+    elif name == "GCD":
+        method, payload = M.GCD, ch_gcd.encode(raw, _need_width(spec, type_size))
+    elif name == "T64":
+        variant = ch_t64.VARIANT_BIT if args and args[0].lower() == "bit" else ch_t64.VARIANT_BYTE
+        tname = value_type or ch_t64.type_for(_need_width(spec, type_size))
+        method, payload = M.T64, ch_t64.encode(raw, tname, variant)
+    elif name == "FPC":
+        # registerCodecFPC: float width from the column type (4 without one), level 12 by default
+        level = int(args[0]) if args else ch_fpc.DEFAULT_COMPRESSION_LEVEL
+        width = int(args[1]) if len(args) > 1 else (type_size or 4)
+        method, payload = M.FPC, ch_fpc.encode(raw, width, level)
+    else:
+        raise ValueError(f"codec {spec.name} is not supported for encoding")
+    return _HDR.pack(method, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
+
+
+def compress_block(raw: bytes, chain: str, type_size: int | None = None,
+                   value_type: str | None = None) -> bytes:
+    """Encode ``raw`` as one full block (checksum + header + payload) with a codec chain.
+
+    ``chain`` is written as ClickHouse writes it: ``"NONE"``, ``"LZ4"``,
+    ``"LZ4HC(9)"``, ``"ZSTD(1)"``, ``"Delta(4),ZSTD(1)"``, ``"DoubleDelta,LZ4"``,
+    ``"Gorilla"``, ``"T64,LZ4"``, ``"GCD,LZ4"``, ``"FPC(12),ZSTD"``...  Codecs
+    that depend on the column type take its value size from ``type_size``
+    (ClickHouse gives every codec of a chain the column's type); T64 also
+    records the type itself: pass ``value_type`` ("UInt32", "Int64",
+    "DateTime", "Decimal64"...; default the unsigned type of ``type_size``).
+    A chain of more than one codec is written as a Multiple (0x91) block.
+    """
+    raw = bytes(raw)
+    if len(raw) > M.DBMS_MAX_COMPRESSED_SIZE:
+        raise ValueError(f"block of {len(raw)} bytes is over DBMS_MAX_COMPRESSED_SIZE")
+    specs = parse_chain(chain)
+    if len(specs) == 1:
+        body = _encode_layer(raw, specs[0], type_size, value_type)
+    else:
+        data = raw
+        methods = []
+        for spec in specs:
+            data = _encode_layer(data, spec, type_size, value_type)
+            methods.append(data[0])
+        payload = bytes([len(specs)] + methods) + data
+        body = _HDR.pack(M.Multiple, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
+    return cityhash128(body) + body
+
+
+def reencode_params(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> dict:
+    """What compress_block needs, besides the general codecs' levels, to re-encode this block.
+
+    Returns ``{"chain": str, "type_size": int | None, "value_type": str | None}``
+    read from the codec payloads (Delta/DoubleDelta/Gorilla/GCD width, FPC width
+    and level, T64 type).  LZ4HC and ZSTD levels are not recorded in a block:
+    the chain names them bare ("LZ4", "ZSTD"); substitute the DDL's levels.
+    """
+    chain = method_chain(block)
+    h = parse_block_header(block, 0)
+    if len(block) < h.stored_size:
+        raise DecodeError(f"{h.method_name} block truncated")
+    if h.method == M.Multiple:
+        n = len(chain)
+        data = bytes(block[CHECKSUM_SIZE + BLOCK_HEADER_SIZE + 1 + n:h.stored_size])
+    else:
+        data = bytes(block[CHECKSUM_SIZE:h.stored_size])
+    layers: list[tuple[int, bytes]] = []
+    cap = _layer_cap(max_output)
+    for idx in range(len(chain) - 1, -1, -1):
+        csize = _HDR.unpack_from(data, 0)[1] if len(data) >= BLOCK_HEADER_SIZE else 0
+        layers.append((data[0] if data else 0, data[BLOCK_HEADER_SIZE:csize]))
+        if idx:
+            data = _decode_layer(data, cap, 1)
+    layers.reverse()
+    type_size = None
+    value_type = None
+    names = []
+    for method, payload in layers:
+        if method in (M.Delta, M.DoubleDelta, M.Gorilla, M.GCD) and payload:
+            type_size = type_size or payload[0]
+        if method == M.T64 and payload:
+            value_type, variant = ch_t64.cookie_of(payload)
+            type_size = type_size or ch_t64._base(value_type)[0]
+        if method == M.FPC and len(payload) >= 2:
+            names.append(f"FPC({payload[1]},{payload[0]})")
+            continue
+        names.append(_layer_params(method, payload))
+    return {"chain": ",".join(names), "type_size": type_size, "value_type": value_type}
