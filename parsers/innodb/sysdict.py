@@ -202,6 +202,8 @@ class Dictionary:
     fields: list[SysField] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     deleted_rows: int = 0
+    #: False when DICT_HDR has no SYS_* roots (MySQL 8.0+: the dictionary is in mysql.ibd)
+    has_sys_tables: bool = False
 
     def table_by_id(self) -> dict[int, SysTable]:
         return {t.id: t for t in self.tables}
@@ -337,6 +339,9 @@ def read_dictionary(space: SpaceFile) -> Dictionary:
                         f"(page type {fil.page_type}, page number {fil.page_no})")
         return d
     d.header = hdr = read_dict_header(page)
+    if hdr.tables_root == hdr.indexes_root == hdr.columns_root == hdr.fields_root == 0:
+        return d                 # MySQL 8.0+: DICT_HDR keeps only the id counters
+    d.has_sys_tables = True
     _walk(space, hdr.tables_root, DICT_TABLES_ID, "SYS_TABLES", parse_sys_tables_record, d.tables, d)
     _walk(space, hdr.indexes_root, DICT_INDEXES_ID, "SYS_INDEXES", parse_sys_indexes_record, d.indexes, d)
     _walk(space, hdr.columns_root, DICT_COLUMNS_ID, "SYS_COLUMNS", parse_sys_columns_record, d.columns, d)

@@ -1,0 +1,224 @@
+"""Table and index names for InnoDB space ids and index ids, and facts about
+system files.
+
+* MariaDB and MySQL 5.7: the SYS_TABLES / SYS_INDEXES B-trees of ibdata1
+  (:mod:`sysdict`).
+* MySQL 8.0+: the SDI of every tablespace (:mod:`sdi`), mysql.ibd included;
+  a partitioned table's SDI sits in one partition's file and names the space
+  ids of all its partitions.
+* A lone .ibd without either shows index ids only (empty maps, no error).
+
+``system_info`` gives JSON-able facts for ibdata1 (TRX_SYS, dictionary header,
+doublewrite, undo), redo log files and undo tablespaces.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from ..model import FileEntry
+from . import redo, sdi, sysdict, trxsys
+from .sysfile import PageError, SpaceFile
+
+#: dict0dict.h / dict0boot.h (MySQL): change buffer index id = DICT_IBUF_ID_MIN + space id
+DICT_IBUF_ID_MIN = 0xFFFFFFFF00000000
+IBUF_SPACE_ID = 0
+#: ibuf0ibuf.cc ibuf_init_at_db_start: the change buffer's in-memory table and index names
+IBUF_NAMES = ("innodb_change_buffer", "CLUST_IND")
+SYSTEM_TABLESPACE_NAME = "innodb_system"
+
+_IBDATA_RE = re.compile(r"^ibdata(\d+)$", re.IGNORECASE)
+_FILENAME_HEX_RE = re.compile(r"@([0-9a-fA-F]{4})")
+
+
+@dataclass
+class Names:
+    tables: dict[int, str]                              # space_id -> "db.table" (partitions: "db.table#P#p0")
+    indexes: dict[tuple[int, int], tuple[str, str]]     # (space_id, index_id) -> ("db.table", index name)
+    source: str                                         # "ibdata1 SYS_TABLES/SYS_INDEXES", "SDI", ...
+    errors: list[str] = field(default_factory=list)
+
+
+def decode_filename(name: str) -> str:
+    """Undo MySQL's filename-safe encoding of the @xxxx (4 hex digits) form, e.g. x@0024y -> x$y."""
+    return _FILENAME_HEX_RE.sub(lambda m: chr(int(m.group(1), 16)), name)
+
+
+def innodb_table_name(name: str) -> str:
+    """"db/table" as InnoDB stores it -> "db.table" (system tables without a db stay as they are)."""
+    if "/" in name:
+        db, tbl = name.split("/", 1)
+        return f"{decode_filename(db)}.{decode_filename(tbl)}"
+    return name
+
+
+def _is_first_ibdata(entry: FileEntry) -> bool:
+    m = _IBDATA_RE.match(os.path.basename(entry.path))
+    return bool(m)
+
+
+def _ibdata_key(entry: FileEntry) -> int:
+    m = _IBDATA_RE.match(os.path.basename(entry.path))
+    return int(m.group(1)) if m else 1 << 30
+
+
+def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
+    """Fill ``names`` from SYS_TABLES / SYS_INDEXES rows."""
+    by_id = d.table_by_id()
+    for t in d.tables:
+        if t.space != 0:
+            names.tables[t.space] = innodb_table_name(t.name)
+    names.tables.setdefault(0, SYSTEM_TABLESPACE_NAME)
+    for tid, (tname, iname) in sysdict.SYSTEM_INDEXES.items():
+        names.indexes[(0, tid)] = (tname, iname)
+    names.indexes[(IBUF_SPACE_ID, DICT_IBUF_ID_MIN + IBUF_SPACE_ID)] = IBUF_NAMES
+    for i in d.indexes:
+        t = by_id.get(i.table_id)
+        if t is None:
+            names.errors.append(f"SYS_INDEXES row {i.name!r} (index id {i.id}) names table id {i.table_id}, "
+                                f"which SYS_TABLES does not have")
+            continue
+        names.indexes[(i.space, i.id)] = (innodb_table_name(t.name), i.name)
+
+
+def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
+    """Fill ``names`` from the SDI tables and tablespaces of MySQL 8 files."""
+    per_space: dict[int, set[str]] = {}
+    space_names: dict[int, str] = {}
+    for info in infos:
+        for ts in info.tablespaces:
+            if ts.space_id is not None:
+                space_names[ts.space_id] = innodb_table_name(ts.name)
+        for t in info.tables:
+            for i in t.indexes:
+                if i.id is None:
+                    continue                     # partitioned table: ids are on the partitions
+                space = i.space_id if i.space_id is not None else info.space_id
+                if space is None:
+                    continue
+                tname = t.full_name + (f"#P#{i.partition}" if i.partition else "")
+                names.indexes[(space, i.id)] = (tname, i.name)
+                per_space.setdefault(space, set()).add(tname)
+    for space, tnames in per_space.items():
+        if len(tnames) == 1:
+            names.tables[space] = next(iter(tnames))
+        else:                                    # general tablespace, mysql.ibd: several tables
+            names.tables[space] = space_names.get(space, f"space {space}")
+    for space, n in space_names.items():
+        names.tables.setdefault(space, n)
+
+
+def resolve_names(files: list[FileEntry]) -> Names:
+    """Map space ids and index ids to names from ibdata1 and/or the SDI of the given files."""
+    names = Names({}, {}, "", [])
+    sources = []
+    ibdata = sorted((f for f in files if f.engine in (None, "innodb") and _is_first_ibdata(f)), key=_ibdata_key)
+    if ibdata:
+        first = ibdata[0]
+        try:
+            with SpaceFile(first.abspath, first.path) as space:
+                if space.space_id == 0:
+                    d = sysdict.read_dictionary(space)
+                    names.errors.extend(d.errors)
+                    if d.has_sys_tables:
+                        names_from_dictionary(d, names)
+                        sources.append(f"{os.path.basename(first.path)} SYS_TABLES/SYS_INDEXES")
+                else:
+                    names.errors.append(f"{first.path} page 0: space id {space.space_id}, not the system tablespace")
+        except PageError as e:
+            names.errors.append(str(e))
+    infos = []
+    for f in files:
+        if f.engine not in (None, "innodb") or not f.path.lower().endswith(".ibd"):
+            continue
+        try:
+            with SpaceFile(f.abspath, f.path) as space:
+                fl = space.flags
+                if fl is None or fl.full_crc32 or not fl.sdi:
+                    continue
+                info = sdi.read_sdi(space)
+        except PageError as e:
+            names.errors.append(str(e))
+            continue
+        names.errors.extend(info.errors)
+        infos.append(info)
+    if infos:
+        names_from_sdi(infos, names)
+        if any(i.records for i in infos):
+            sources.append("SDI")
+    names.source = " + ".join(sources)
+    return names
+
+
+def _ibdata_info(entry: FileEntry) -> dict:
+    errors: list[str] = []
+    out: dict = {"kind": "system_tablespace"}
+    try:
+        with SpaceFile(entry.abspath, entry.path) as space:
+            out.update(space_id=space.space_id, page_size=space.physical, pages=space.n_pages,
+                       fsp_flags=space.flags.raw if space.flags else None)
+            if space.space_id != 0:
+                errors.append(f"{entry.path} page 0: space id {space.space_id}; only the first system "
+                              f"tablespace file holds TRX_SYS and the dictionary header")
+            else:
+                d = sysdict.read_dictionary(space)
+                errors.extend(d.errors)
+                out["dictionary_header"] = d.header.to_json() if d.header else None
+                out["dictionary"] = ({"source": "SYS_TABLES/SYS_INDEXES", "tables": len(d.tables),
+                                      "indexes": len(d.indexes), "columns": len(d.columns),
+                                      "fields": len(d.fields), "deleted_rows": d.deleted_rows}
+                                     if d.has_sys_tables else
+                                     {"source": "none (MySQL 8.0+ keeps the data dictionary in mysql.ibd)"})
+                out.update(trxsys.system_tablespace_info(space, errors))
+    except PageError as e:
+        errors.append(str(e))
+    out["errors"] = errors
+    return out
+
+
+def _mysql_ibd_info(entry: FileEntry) -> dict:
+    errors: list[str] = []
+    out: dict = {"kind": "data_dictionary_tablespace"}
+    try:
+        with SpaceFile(entry.abspath, entry.path) as space:
+            info = sdi.read_sdi(space)
+            out.update(space_id=space.space_id, page_size=space.physical, pages=space.n_pages,
+                       sdi_root_page=info.root_page, sdi_records=len(info.records),
+                       sdi_tables=len(info.tables),
+                       mysqld_version_ids=sorted({t.mysqld_version_id for t in info.tables
+                                                  if t.mysqld_version_id is not None}))
+            errors.extend(info.errors)
+    except PageError as e:
+        errors.append(str(e))
+    out["errors"] = errors
+    return out
+
+
+def _undo_info(entry: FileEntry) -> dict:
+    errors: list[str] = []
+    out: dict = {"kind": "undo_tablespace"}
+    try:
+        with SpaceFile(entry.abspath, entry.path) as space:
+            out.update(trxsys.undo_tablespace_info(space, errors))
+    except PageError as e:
+        errors.append(str(e))
+    out["errors"] = errors
+    return out
+
+
+def system_info(entry: FileEntry) -> dict | None:
+    """JSON-able facts for ibdata1, mysql.ibd, redo logs and undo tablespaces; None for other files."""
+    base = os.path.basename(entry.path)
+    if entry.role == "redo_log" and entry.engine in (None, "innodb"):
+        try:
+            return redo.read_redo_header(entry.abspath, entry.path).to_json()
+        except redo.RedoError as e:
+            return {"kind": "redo_log", "errors": [str(e)]}
+    if entry.role == "undo" and entry.engine in (None, "innodb"):
+        return _undo_info(entry)
+    if _is_first_ibdata(entry):
+        return _ibdata_info(entry)
+    if base.lower() == "mysql.ibd":
+        return _mysql_ibd_info(entry)
+    return None
