@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
-from .blocks import BlockError, BlockTable, read_stream, walk_blocks
+from .blocks import BlockError, BlockTable, read_stream, verify_block_checksums, walk_blocks
 from .checksums import Checksums, ChecksumsError, parse_checksums
 from .columns import (Column, ColumnsError, SerializationInfo, parse_columns_substreams, parse_columns_txt,
                       parse_serialization_json)
@@ -149,23 +149,34 @@ def _read_small(path: str, limit: int = SMALL_FILE_LIMIT) -> bytes:
         return f.read_exact(0, f.size)
 
 
-def walk_file_blocks(path: str) -> tuple[BlockTable, int]:
-    """Walks the blocks of one compressed file through a read-only map."""
+def walk_file_blocks(path: str, verify: bool = False) -> tuple[BlockTable, int]:
+    """Walks the blocks of one compressed file through a read-only map
+    (and verifies their checksums when asked)."""
     with ReadOnlyFile(path) as f:
         size = f.size
         if size == 0:
             return walk_blocks(b"", 0), 0
         mm = f.mmap()
-        if mm is not None:
+        buf = mm if mm is not None else f.read_exact(0, size)
+        if mm is not None and not verify:
             f.advise_random()
-            table = walk_blocks(mm, size)
-        else:
-            table = walk_blocks(f.read_exact(0, size), size)
+        table = walk_blocks(buf, size)
+        if verify:
+            verify_block_checksums(buf, table)
         return table, size
 
 
+def _block_problems(part: "Part", fname: str, table: BlockTable) -> None:
+    for msg, off in table.errors:
+        part.problem(fname, msg, off)
+    if table.checksum_ok is not None and not table.checksum_ok.all():
+        bad = np.nonzero(~table.checksum_ok)[0]
+        part.problem(fname, f"{len(bad)} block(s) fail the CityHash128 checksum, first at block {int(bad[0])}",
+                     int(table.offsets[bad[0]]))
+
+
 def read_part(abspath: str, relpath: str, name: str | None = None, state: str = "active",
-              index_granularity: int = 8192, read_projections: bool = True) -> Part:
+              index_granularity: int = 8192, read_projections: bool = True, verify: bool = False) -> Part:
     """Reads one part directory: metadata, marks and block headers."""
     name = name or os.path.basename(abspath.rstrip("/"))
     pname = name[:-5] if name.endswith(".proj") else name
@@ -262,17 +273,17 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
     mark_files = [f for f in part.files if marks_flavour(f)]
     if "data.bin" in part.files or any(f.startswith("data.") and marks_flavour(f) for f in mark_files):
         part.part_type = "Compact"
-        _read_compact(part, mark_files)
+        _read_compact(part, mark_files, verify)
     else:
         part.part_type = "Wide"
-        _read_wide(part, mark_files, index_granularity)
+        _read_wide(part, mark_files, index_granularity, verify)
 
     # -- projections ---------------------------------------------------------
     if read_projections:
         for d in part.dirs:
             if d.endswith(".proj"):
                 proj = read_part(os.path.join(abspath, d), f"{relpath}/{d}", d, "projection",
-                                 index_granularity, read_projections=False)
+                                 index_granularity, read_projections=False, verify=verify)
                 part.projections.append(proj)
     return part
 
@@ -281,7 +292,7 @@ def _column_kinds(part: Part) -> dict[str, str]:
     return part.serialization.kinds if part.serialization else {}
 
 
-def _read_wide(part: Part, mark_files: list[str], index_granularity: int) -> None:
+def _read_wide(part: Part, mark_files: list[str], index_granularity: int, verify: bool = False) -> None:
     exts = sorted({marks_flavour(f).extension for f in mark_files})
     if len(exts) > 1:
         part.problem(None, f"several marks flavours in one part: {', '.join(exts)}")
@@ -305,12 +316,11 @@ def _read_wide(part: Part, mark_files: list[str], index_granularity: int) -> Non
         sf.bin_name = ref.file_stem + ".bin"
         sf.bin_size = part.files.get(sf.bin_name, 0)
         try:
-            sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name))
+            sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name), verify)
         except (FileReadError, OSError) as ex:
             part.problem(sf.bin_name, str(ex).split(": ", 1)[-1])
         else:
-            for msg, off in sf.blocks.errors:
-                part.problem(sf.bin_name, msg, off)
+            _block_problems(part, sf.bin_name, sf.blocks)
         if ext:
             mname = ref.file_stem + ext
             if mname in part.files:
@@ -357,7 +367,7 @@ def _load_marks(part: Part, mname: str, pairs: int) -> Marks | None:
         return None
 
 
-def _read_compact(part: Part, mark_files: list[str]) -> None:
+def _read_compact(part: Part, mark_files: list[str], verify: bool = False) -> None:
     data_marks = [f for f in mark_files if f.startswith("data.")]
     mname = data_marks[0] if data_marks else None
     cd = CompactData("data.bin", mname)
@@ -368,12 +378,11 @@ def _read_compact(part: Part, mark_files: list[str]) -> None:
     else:
         cd.bin_size = part.files["data.bin"]
         try:
-            cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"))
+            cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"), verify)
         except (FileReadError, OSError) as ex:
             part.problem("data.bin", str(ex).split(": ", 1)[-1])
         else:
-            for msg, off in cd.blocks.errors:
-                part.problem("data.bin", msg, off)
+            _block_problems(part, "data.bin", cd.blocks)
     if mname is None:
         part.problem("data.mrk3", "the Compact part has no marks file")
         return

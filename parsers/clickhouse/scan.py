@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
+from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
 from .blocks import METHOD_NAMES, NONE, BlockTable
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
@@ -30,6 +30,9 @@ from .part import PART_NAME_RE, Part, compact_block_owners, read_part
 from .sizes import ColumnSize, PartSizes, histogram, part_sizes
 
 ENGINE = "clickhouse"
+#: Block checksums are verified (pure-Python CityHash128, ~20 MB/s) when the
+#: scan asks for it and the .bin files total at most this many bytes.
+VERIFY_BUDGET = 256 << 20
 _CH_FILE = re.compile(r"\.(bin|mrk\d?|cmrk\d?|txt|idx|idx2|cidx|json|dat|packed)$")
 
 
@@ -96,6 +99,12 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         links, link_issues = data_links(datadir)
         issues += link_issues
 
+    bin_bytes = sum(f.apparent_bytes for f in files if f.role == "part_column_data")
+    verify = bool(ctx.verify_checksums) and bin_bytes <= VERIFY_BUDGET
+    if ctx.verify_checksums and not verify:
+        dataset.errors.append(f"clickhouse: block checksums not verified: {bin_bytes} bytes of .bin files "
+                              f"is over the verification budget of {VERIFY_BUDGET} bytes")
+
     # part folders -> tables
     candidates = []
     for d in part_dirs(set(by_dir)):
@@ -117,7 +126,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             tables[parent] = t
         rel = dir_rel.get(d) or _rel(dataset, d)
         t_parts = t.detached if state == "detached" else t.parts
-        t_parts.append(read_part(d, rel, state=state, index_granularity=t.index_granularity))
+        t_parts.append(read_part(d, rel, state=state, index_granularity=t.index_granularity, verify=verify))
         ctx.check()
         ctx.report(len(t_parts), len(candidates), f"read part {rel}")
 
@@ -135,7 +144,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     for iss in issues:
         _issue_to_entry(dataset, entry_of, iss)
     dataset.sections[ENGINE] = {"tables": [r.json for r in results]}
-    dataset.detail[ENGINE] = {"tables": results, "datadir": datadir}
+    dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "checksums_verified": verify}
 
 
 def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue, table_errors: list | None = None):
@@ -322,6 +331,8 @@ def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:
     flags = np.where(blocks.methods != NONE, UNIT_COMPRESSED, 0).astype(np.uint16)
     if blocks.bad is not None and len(blocks.bad) == n:
         flags |= np.where(blocks.bad, UNIT_CORRUPT, 0).astype(np.uint16)
+    if blocks.checksum_ok is not None and len(blocks.checksum_ok) == n:
+        flags |= np.where(blocks.checksum_ok, 0, UNIT_BAD_CHECKSUM).astype(np.uint16)
     u["flags"] = flags
     return u
 
@@ -372,7 +383,8 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
             "column": sf.ref.column, "stream": sf.ref.stream, "substream": sf.ref.substream,
             "blocks": len(sf.blocks), "compressed_bytes": sf.bin_size,
             "uncompressed_bytes": sf.blocks.uncompressed_bytes, "codecs": sf.blocks.codec_counts(),
-            "marks_file": sf.marks_name, "marks": len(sf.marks) if sf.marks is not None else None})
+            "marks_file": sf.marks_name, "marks": len(sf.marks) if sf.marks is not None else None,
+            "checksums_verified": sf.blocks.checksum_ok is not None})
         e.detail[ENGINE] = {"part": p, "stream": sf, "chains": sf.blocks.chain_names(),
                             "chain_ids": sf.blocks.chain_ids}
     # units of a Compact data.bin

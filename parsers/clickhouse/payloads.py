@@ -1,0 +1,69 @@
+"""Block payloads on demand: the decompressed bytes of one unit, and the
+units that hold one column of a table (for the compressor layer, which
+re-encodes them to project sizes).
+
+Decoding uses the codec layer (``parsers.codecs.ch_block.decompress_block``,
+every ClickHouse codec and Multiple chains, output capped); the scan itself
+never reads payloads.
+"""
+from __future__ import annotations
+
+from ..codecs.general import DEFAULT_MAX_OUTPUT, DecodeError
+from ..fileio import FileReadError, ReadOnlyFile
+from ..model import Dataset, FileEntry
+
+ENGINE = "clickhouse"
+
+
+class PayloadError(Exception):
+    """A block's bytes could not be read or decoded; names file and offset."""
+
+
+def read_unit_bytes(entry: FileEntry, i: int) -> bytes:
+    """The stored bytes of block ``i`` of a ``.bin`` entry (checksum + header + payload)."""
+    if entry.units is None or not 0 <= i < len(entry.units):
+        raise PayloadError(f"{entry.path}: no block {i}")
+    off = int(entry.units["offset"][i])
+    n = int(entry.units["stored"][i])
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            return f.read_exact(off, n)
+    except FileReadError as e:
+        raise PayloadError(str(e)) from None
+
+
+def unit_payload(entry: FileEntry, i: int, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    """Block ``i`` of a ``.bin`` entry, decompressed (every codec, chains peeled)."""
+    from ..codecs.ch_block import decompress_block
+    block = read_unit_bytes(entry, i)
+    try:
+        out = decompress_block(block, max_output=max_output)
+    except DecodeError as e:
+        raise PayloadError(f"{entry.path} @ offset {int(entry.units['offset'][i])}: {e}") from None
+    if len(out) != int(entry.units["logical"][i]):
+        raise PayloadError(f"{entry.path} @ offset {int(entry.units['offset'][i])}: decoded {len(out)} bytes, "
+                           f"header says {int(entry.units['logical'][i])}")
+    return out
+
+
+def column_blocks(dataset: Dataset, db: str, table: str, column: str,
+                  include_inactive: bool = False) -> list[tuple[FileEntry, int]]:
+    """Every (entry, block index) holding data of ``column`` in the table's
+    active parts (projections, outdated and detached parts left out unless
+    ``include_inactive``), in file then offset order."""
+    out: list[tuple[FileEntry, int]] = []
+    for f in dataset.files:
+        if f.engine != ENGINE or f.database != db or f.table != table or f.units is None:
+            continue
+        sec = f.sections.get(ENGINE, {})
+        if not include_inactive and (sec.get("part_state") != "active" or "parent_part" in sec):
+            continue
+        ids = [k for k, v in f.owner_names.items() if v == column]
+        if not ids:
+            continue
+        owners = f.units["owner"]
+        for oid in ids:
+            for i in (owners == oid).nonzero()[0].tolist():
+                out.append((f, i))
+    out.sort(key=lambda fi: (fi[0].path, int(fi[0].units["offset"][fi[1]])))
+    return out

@@ -1,0 +1,65 @@
+"""Block payloads on demand: every block of every fixture .bin decodes to its
+declared size, and fixed-size columns hold rows x width bytes."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("parsers.codecs.ch_block")
+
+from parsers.clickhouse.payloads import PayloadError, column_blocks, unit_payload  # noqa: E402
+from parsers.scan import scan  # noqa: E402
+
+WIDTH = {"UInt64": 8, "UInt32": 4, "Int32": 4, "Date": 2, "DateTime": 4, "DateTime64(3)": 8, "Float64": 8,
+         "Float32": 4, "FixedString(16)": 16, "Decimal(18, 4)": 8, "Decimal(38, 10)": 16, "UUID": 16,
+         "IPv4": 4, "Bool": 1, "Enum8('GET' = 1, 'POST' = 2, 'PUT' = 3, 'DELETE' = 4)": 1}
+
+
+@pytest.fixture(scope="module")
+def ds(sparse_fixtures):
+    return scan(str(sparse_fixtures / "clickhouse" / "datadir"))
+
+
+@pytest.fixture(scope="module")
+def manifest(fixtures_root):
+    return json.loads((fixtures_root / "clickhouse" / "manifest.json").read_text())
+
+
+def test_every_block_decodes_to_its_size(ds):
+    n = 0
+    for f in ds.files:
+        if f.engine == "clickhouse" and f.units is not None:
+            for i in range(len(f.units)):
+                assert len(unit_payload(f, i)) == int(f.units["logical"][i])
+                n += 1
+    assert n > 1800
+
+
+def test_fixed_width_columns_rows(ds, manifest):
+    mt = manifest["tables"]["codecs"]
+    rows = mt["system_tables"]["total_rows"]
+    n = 0
+    for col in mt["system_columns"]:
+        w = WIDTH.get(col["type"])
+        if w is None or col["name"] == "sparse_u64":
+            continue
+        blocks = column_blocks(ds, manifest["database"], "codecs", col["name"])
+        total = sum(len(unit_payload(e, i)) for e, i in blocks)
+        assert total == rows * w, col["name"]
+        n += 1
+    assert n >= 20
+
+
+def test_column_blocks_cover_active_parts_only(ds, manifest):
+    blocks = column_blocks(ds, manifest["database"], "features", "ts")
+    # projections hold ts too, but are not the table's column data
+    assert len(blocks) == sum(r["codec_block_counts"]["ZSTD(1)"] for r in manifest["tables"]["features"]
+                              ["codec_block_counts"] if r["substream"] == "ts")
+    assert all("parent_part" not in e.sections["clickhouse"] for e, _ in blocks)
+
+
+def test_bad_block_index(ds):
+    f = next(f for f in ds.files if f.engine == "clickhouse" and f.units is not None)
+    with pytest.raises(PayloadError):
+        unit_payload(f, len(f.units))
