@@ -85,11 +85,12 @@ def encode(raw: bytes, width: int, level: int = DEFAULT_COMPRESSION_LEVEL) -> by
     c_f = fcm_pred ^ v
     c_d = dfcm_pred ^ v
     bits = 8 * width
-    z_f = (bits - bit_length(c_f)) // 8
-    z_d = (bits - bit_length(c_d)) // 8
-    use_d = z_d > z_f
+    # compressValue(): the predictor with more leading zero *bits* wins, FCM on a tie
+    lz_f = bits - bit_length(c_f)
+    lz_d = bits - bit_length(c_d)
+    use_d = lz_d > lz_f
     comp = np.where(use_d, c_d, c_f)
-    zb = np.where(use_d, z_d, z_f)
+    zb = np.where(use_d, lz_d, lz_f) // 8
     if width == MAX_ZERO_BYTE_COUNT + 1:
         zb = np.where(zb >= 4, zb - 1, zb)
     zb = np.minimum(zb, MAX_ZERO_BYTE_COUNT)
