@@ -141,12 +141,30 @@ def _decode_layer(buf: bytes, max_output: int, depth: int = 0) -> bytes:
     if dsize > max_output:
         raise DecodeError(f"{name}: claims {dsize} decompressed bytes, over the cap of {max_output}")
     payload = bytes(buf[BLOCK_HEADER_SIZE:csize])
+    try:
+        out = _decode_payload(method, name, payload, dsize, max_output, depth)
+    except DecodeError:
+        raise
+    except (ValueError, IndexError, KeyError, OverflowError, struct.error) as e:
+        # a safety net: malformed payloads must surface as DecodeError
+        raise DecodeError(f"{name}: corrupt payload ({type(e).__name__}: {e})") from None
+    if len(out) != dsize:
+        raise DecodeError(f"{name}: decoded {len(out)} bytes, header says {dsize}")
+    return out
+
+
+def _decode_payload(method: int, name: str, payload: bytes, dsize: int, max_output: int,
+                    depth: int) -> bytes:
+    """Dispatch one codec's doDecompressData."""
     if method == M.NONE:
         out = payload
     elif method == M.LZ4:
+        # an LZ4 sequence of n bytes yields at most 255 * n + 15 bytes (lz4_Block_format.md)
+        if dsize > 255 * len(payload) + 16:
+            raise DecodeError(f"LZ4: {len(payload)} bytes cannot decode to the {dsize} bytes claimed")
         out = lz4_block_decompress(payload, dsize, max_output) if dsize else b""
     elif method == M.ZSTD:
-        out = zstd_decompress(payload, max_output, size_hint=dsize)
+        out = zstd_decompress(payload, min(dsize, max_output), size_hint=dsize)
     elif method == M.Multiple:
         out = _decode_multiple(payload, dsize, max_output, depth)
     elif method == M.Delta:
@@ -167,8 +185,6 @@ def _decode_layer(buf: bytes, max_output: int, depth: int = 0) -> bytes:
         raise DecodeError(f"{name}: codec not supported by dbxray")
     else:
         raise DecodeError(f"unknown compression method byte 0x{method:02x}")
-    if len(out) != dsize:
-        raise DecodeError(f"{name}: decoded {len(out)} bytes, header says {dsize}")
     return out
 
 
@@ -439,7 +455,7 @@ def reencode_params(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> dict:
     value_type = None
     names = []
     for method, payload in layers:
-        if method in (M.Delta, M.DoubleDelta, M.Gorilla, M.GCD) and payload:
+        if method in (M.Delta, M.DoubleDelta, M.Gorilla, M.GCD, M.FPC) and payload:
             type_size = type_size or payload[0]
         if method == M.T64 and payload:
             value_type, variant = ch_t64.cookie_of(payload)

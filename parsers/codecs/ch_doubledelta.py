@@ -114,6 +114,8 @@ def decode(payload: bytes, uncompressed_size: int) -> bytes:
         return head + bytes(src[4:4 + width])
     first_delta = int(np.frombuffer(src, dtype=udt, count=1, offset=4 + width)[0])
     m = count - 2
+    if m > 8 * (len(src) - need):
+        raise DecodeError(f"DoubleDelta: {len(src) - need} bytes of bit stream cannot hold {m} items")
     bits = BitSource(bytes(src[4 + 2 * width:]))
     idx, starts, dbits = _scan_records(bits, m)
     dd = np.zeros(m, dtype=np.uint64)

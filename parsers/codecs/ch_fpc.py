@@ -112,6 +112,13 @@ def encode(raw: bytes, width: int, level: int = DEFAULT_COMPRESSION_LEVEL) -> by
     return bytes((width, level)) + grid[gmask].tobytes()
 
 
+class _SparseTable(dict):
+    """A predictor table that only stores the entries written (missing ones read 0)."""
+
+    def __missing__(self, key: int) -> int:
+        return 0
+
+
 def decode(payload: bytes, uncompressed_size: int) -> bytes:
     """Undo FPC on one block payload (doDecompressData); exact size or DecodeError."""
     if len(payload) < 2:
@@ -128,8 +135,16 @@ def decode(payload: bytes, uncompressed_size: int) -> bytes:
     mask = size - 1
     vmask = (1 << (8 * width)) - 1
     fs, fv, ds, dv = _HASH[width]
-    fcm = [0] * size
-    dfcm = [0] * size
+    if (n // 2) > len(src):
+        raise DecodeError(f"FPC: {len(src)} bytes cannot hold {n} values")
+    # the engine allocates 2^level entries per table; only touched ones matter,
+    # so large levels use dicts (no 2 GiB allocation from a corrupt level byte)
+    if size <= max(1 << 16, 4 * n):
+        fcm = [0] * size
+        dfcm = [0] * size
+    else:
+        fcm = _SparseTable()
+        dfcm = _SparseTable()
     fh = dh = 0
     prev = 0
     out = [0] * n

@@ -114,6 +114,8 @@ def decode(payload: bytes, uncompressed_size: int) -> bytes:
         raise DecodeError("Gorilla: truncated before the first value")
     udt = np.dtype(f"<u{width}")
     first = int(np.frombuffer(src, dtype=udt, count=1, offset=4)[0])
+    if count - 1 > 8 * (len(src) - 4 - width):
+        raise DecodeError(f"Gorilla: {len(src) - 4 - width} bytes of bit stream cannot hold {count - 1} items")
     bits = BitSource(bytes(src[4 + width:]))
     idx, starts, nb, tz = _scan_records(bits, count - 1, width)
     xors = np.zeros(count, dtype=np.uint64)
