@@ -32,8 +32,8 @@ def test_partitions_decode_to_engine_counts(f):
                 assert bn.num_entries == ep["klpairs"] == len(bn.entries)
                 assert bn.key_data_size + bn.val_data_size == ep["bn_disk_size"]
                 assert (bn.clean, bn.mvcc) == (cp["clean_leafentries"], cp["mvcc_leafentries"])
-                assert ("keys_vals_separate" if bn.keys_vals_separate else "packed") == cp["basement_layout"] \
-                    or not bn.keys_vals_separate
+                layout = "keys_vals_separate" if bn.keys_vals_separate else "packed_leafentries"
+                assert layout == cp["basement_layout"]
             else:
                 mb = read_message_buffer(raw)
                 assert mb.checksum_ok
