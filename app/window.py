@@ -28,6 +28,7 @@ MAX_RECENT = 10
 class MainWindow(QMainWindow):
     dataset_loaded = Signal(object)
     node_selected = Signal(object)
+    report_written = Signal(str)
 
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
@@ -142,6 +143,17 @@ class MainWindow(QMainWindow):
         m.addAction(self.save_scan_action)
         m.addSeparator()
         m.addAction(self.quit_action)
+        x = self.menuBar().addMenu("&Export")
+        self.export_png_action = QAction("Export View as &PNG…", self, shortcut=QKeySequence("Ctrl+E"),
+                                         triggered=lambda: self.export_view_dialog("png"))
+        self.export_svg_action = QAction("Export View as &SVG…", self, shortcut=QKeySequence("Ctrl+Shift+E"),
+                                         triggered=lambda: self.export_view_dialog("svg"))
+        self.copy_view_action = QAction("&Copy View to Clipboard", self, shortcut=QKeySequence("Ctrl+Shift+C"),
+                                        triggered=self.copy_view)
+        self.report_action = QAction("Export &Report (HTML)…", self, shortcut=QKeySequence("Ctrl+R"),
+                                     triggered=self.export_report_dialog)
+        for a in (self.export_png_action, self.export_svg_action, self.copy_view_action, self.report_action):
+            x.addAction(a)
         v = self.menuBar().addMenu("&View")
         self.find_action = QAction("&Find…", self, shortcut=QKeySequence.Find,
                                    triggered=lambda: self.filter_edit.setFocus())
@@ -190,6 +202,75 @@ class MainWindow(QMainWindow):
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(self.dataset.to_json(), fh, indent=1)
         self.status_label.setText(f"Saved scan to {path}")
+
+    # -- export ---------------------------------------------------------------------
+    def current_view(self):
+        return self.tabs.currentWidget()
+
+    def export_view(self, path: str, dpi: int = 96) -> bool:
+        from viz.export import export_png, export_svg
+        view = self.current_view()
+        widget = view.export_widget() if hasattr(view, "export_widget") else view
+        ok = export_svg(widget, path, title=f"dbxray {view.title}") if path.lower().endswith(".svg") \
+            else export_png(widget, path, dpi=dpi)
+        self.status_label.setText(f"Exported {view.title} to {path}" if ok else f"Could not write {path}")
+        return ok
+
+    def export_view_dialog(self, kind: str) -> None:
+        view = self.current_view()
+        name = f"{getattr(view, 'view_id', 'view')}.{kind}"
+        flt = "PNG image (*.png)" if kind == "png" else "SVG vector image (*.svg)"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {view.title}", name, flt)
+        if path:
+            dpi = 96
+            if kind == "png":
+                from PySide6.QtWidgets import QInputDialog
+                dpi, ok = QInputDialog.getInt(self, "PNG resolution", "DPI (96 = screen, 192 = print):",
+                                              192, 48, 600, 48)
+                if not ok:
+                    return
+            self.export_view(path, dpi)
+
+    def copy_view(self) -> None:
+        from viz.export import copy_to_clipboard
+        view = self.current_view()
+        copy_to_clipboard(view.export_widget() if hasattr(view, "export_widget") else view)
+        self.status_label.setText(f"Copied {view.title} to the clipboard")
+
+    def export_report_dialog(self) -> None:
+        if self.dataset is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", "dbxray-report.html", "HTML (*.html)")
+        if path:
+            self.export_report(path)
+
+    def export_report(self, path: str, whatif_sample: str | None = "0.05") -> None:
+        """What-if projections in a worker, then the views rendered and the HTML written."""
+        from app.report import run_default_whatif
+        ds = self.dataset
+        self._report_path = path
+        job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample) if whatif_sample else None,
+                  name="report")
+        # bound methods of this window: delivered in the GUI thread (queued), never in the worker
+        job.finished.connect(self._on_report_whatif)
+        job.failed.connect(self._on_failed)
+        job.cancelled.connect(self._on_cancelled)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.status_label.setText("Writing report…")
+        self.job = job
+        job.start()
+
+    def _on_report_whatif(self, whatif) -> None:
+        from app.report import report_html, render_views
+        self._end_job()
+        images = render_views(self.dataset, whatif)
+        with open(self._report_path, "w", encoding="utf-8") as fh:
+            fh.write(report_html(self.dataset, images, whatif))
+        self.status_label.setText(f"Report written to {self._report_path}")
+        self.report_written.emit(self._report_path)
 
     # -- drag and drop ------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:

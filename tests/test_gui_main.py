@@ -123,3 +123,15 @@ def test_screenshot_command(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stderr
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
+
+
+def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path):
+    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+        window.open_path(str(sparse_fixtures / "innodb" / "4k"))
+    assert window.export_view(str(tmp_path / "v.png"), dpi=192)
+    assert (tmp_path / "v.png").read_bytes()[:4] == b"\x89PNG"
+    assert window.export_view(str(tmp_path / "v.svg"))
+    assert b"<svg" in (tmp_path / "v.svg").read_bytes()[:400]
+    with qtbot.waitSignal(window.report_written, timeout=120000):
+        window.export_report(str(tmp_path / "r.html"), whatif_sample=None)
+    assert "data:image/png;base64," in (tmp_path / "r.html").read_text()

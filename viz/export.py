@@ -2,7 +2,7 @@
 QSvgGenerator) or the clipboard, for reports."""
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -27,7 +27,7 @@ def render_image(widget: QWidget, width: int | None = None, height: int | None =
     painter = QPainter(img)
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setRenderHint(QPainter.TextAntialiasing)
-    widget.render(painter)
+    widget.render(painter, QPoint(0, 0))
     painter.end()
     if width and height:
         widget.resize(old)
@@ -62,7 +62,7 @@ def export_svg(widget: QWidget, path: str, width: int | None = None, height: int
     painter = QPainter()
     if not painter.begin(gen):
         return False
-    widget.render(painter)
+    widget.render(painter, QPoint(0, 0))
     painter.end()
     if width and height:
         widget.resize(old)

@@ -66,13 +66,14 @@ class SizeBarsView(QWidget):
         allocated = np.array([r.allocated for r in self.rows], dtype=float)
         holes = np.array([r.holes for r in self.rows], dtype=float)
         scale, unit = _unit(max(apparent.max(), allocated.max(), 1))
+        # allocated and holes stacked inside the apparent size
         bars = [
-            ("apparent", apparent, theme.APPARENT, 0.8, 0.0),
-            ("allocated", allocated, theme.ALLOCATED, 0.5, 0.0),
-            ("holes", holes, theme.HOLES, 0.22, 0.0),
+            ("apparent", np.zeros(n), apparent, theme.APPARENT, 0.8),
+            ("allocated", np.zeros(n), allocated, theme.ALLOCATED, 0.5),
+            ("holes", allocated, holes, theme.HOLES, 0.5),
         ]
-        for name, vals, colour, height, dy in bars:
-            item = pg.BarGraphItem(x0=np.zeros(n), y=y + dy, height=height, width=vals / scale,
+        for name, x0, vals, colour, height in bars:
+            item = pg.BarGraphItem(x0=x0 / scale, y=y, height=height, width=vals / scale,
                                    brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
             self.legend.addItem(item, name)

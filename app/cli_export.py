@@ -1,0 +1,85 @@
+"""`dbxray export` (one view to PNG/SVG) and `dbxray report` (one HTML file), headless."""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def add_parser(sub) -> None:
+    e = sub.add_parser("export", help="render one view to PNG or SVG, headless")
+    e.add_argument("path", help="data directory, part directory, file or saved scan")
+    e.add_argument("--view", required=True,
+                   help="sizes, extent-map, holes, columns, tokudb or whatif")
+    e.add_argument("--target", help="file path, db.table or db.table.column to show")
+    e.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
+    e.add_argument("--width", type=int, default=1400)
+    e.add_argument("--height", type=int, default=860)
+    e.add_argument("--dpi", type=int, default=96, help="PNG resolution (192 = 2x)")
+    e.set_defaults(func=run_export)
+    r = sub.add_parser("report", help="write one self-contained HTML report, headless")
+    r.add_argument("path", help="data directory, part directory, file or saved scan")
+    r.add_argument("-o", "--output", required=True, help="report.html")
+    r.add_argument("--whatif", dest="whatif", action="store_true", default=True,
+                   help="include what-if projections (default)")
+    r.add_argument("--no-whatif", dest="whatif", action="store_false")
+    r.add_argument("--sample", default="0.05", help="what-if sample fraction or 'all'")
+    r.set_defaults(func=run_report)
+
+
+def _load(path: str):
+    from app.savedscan import is_saved_scan, load_saved_scan
+    from parsers.scan import scan
+    return load_saved_scan(path) if is_saved_scan(path) else scan(path)
+
+
+def run_export(args) -> int:
+    if not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    out = args.output
+    if not out.lower().endswith((".png", ".svg")):
+        print("dbxray export: -o must end in .png or .svg", file=sys.stderr)
+        return 2
+    from app.headless import ensure_app, make_view, view_ids
+    ensure_app()
+    if args.view not in view_ids():
+        print(f"dbxray export: unknown view {args.view!r}; available: {', '.join(sorted(view_ids()))}",
+              file=sys.stderr)
+        return 2
+    from parsers.tree import build_tree
+    from viz.export import export_png, export_svg
+    ds = _load(args.path)
+    whatif = None
+    if args.view == "whatif":
+        from app.report import run_default_whatif
+        whatif = run_default_whatif(ds, "0.05")
+    try:
+        view = make_view(args.view, ds, build_tree(ds), args.width, args.height, args.target, whatif)
+    except KeyError as e:
+        print(f"dbxray export: {e.args[0]}", file=sys.stderr)
+        return 2
+    widget = view.export_widget() if hasattr(view, "export_widget") else view
+    ok = export_svg(widget, out, title=f"dbxray {args.view}") if out.lower().endswith(".svg") \
+        else export_png(widget, out, dpi=args.dpi)
+    if not ok:
+        print(f"dbxray: {out}: cannot write", file=sys.stderr)
+        return 1
+    print(out)
+    return 0
+
+
+def run_report(args) -> int:
+    if not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    from app.headless import ensure_app
+    ensure_app()
+    from app.report import write_report
+    ds = _load(args.path)
+    try:
+        write_report(ds, args.output, whatif_sample=args.sample if args.whatif else None)
+    except OSError as e:
+        print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
+        return 1
+    print(args.output)
+    return 0

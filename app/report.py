@@ -1,0 +1,140 @@
+"""The HTML report: one self-contained file with the views as images, the
+size tables, the what-if results and the advice, the data dir path, the date
+and the dbxray version."""
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import importlib
+import tempfile
+from pathlib import Path
+
+from parsers.humanize import human_bytes, percent
+from parsers.model import Dataset
+from parsers.tree import build_tree
+
+from app import __version__
+
+#: view id -> engine it needs (None: any dataset)
+VIEW_ENGINE = {"sizes": None, "holes": None, "extent-map": "innodb", "columns": "clickhouse",
+               "tokudb": "tokudb", "whatif": None}
+
+
+def run_default_whatif(ds: Dataset, sample: str = "0.05") -> dict | None:
+    """What-if projections with the compressor layer's default codecs, or None when it is absent."""
+    try:
+        whatif = importlib.import_module("compress.whatif")
+    except ModuleNotFoundError:
+        return None
+    return whatif.run_whatif(ds, None, sample=sample, seed=0)
+
+
+def _img_tag(png: bytes, alt: str) -> str:
+    return (f'<img alt="{html.escape(alt)}" style="max-width:100%;border:1px solid #ddd" '
+            f'src="data:image/png;base64,{base64.b64encode(png).decode()}">')
+
+
+def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760) -> list[tuple[str, bytes]]:
+    """(title, PNG bytes) of every view that has something to show for this dataset."""
+    from app.headless import make_view, view_ids
+    from viz.export import export_png
+    root = build_tree(ds)
+    out = []
+    engines = set(ds.engines)
+    with tempfile.TemporaryDirectory() as tmp:
+        for vid, cls in view_ids().items():
+            need = VIEW_ENGINE.get(vid)
+            if need is not None and need not in engines:
+                continue
+            if vid == "whatif" and not whatif:
+                continue
+            view = make_view(vid, ds, root, width, height, whatif=whatif)
+            widget = view.export_widget() if hasattr(view, "export_widget") else view
+            p = Path(tmp) / f"{vid}.png"
+            if export_png(widget, str(p)):
+                out.append((cls.title, p.read_bytes()))
+            view.close()
+            view.deleteLater()
+    return out
+
+
+def _table(headers: list[str], rows: list[list], numeric_from: int = 1) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for r in rows:
+        cells = "".join(
+            f"<td class='num'>{html.escape(str(c))}</td>" if i >= numeric_from else f"<td>{html.escape(str(c))}</td>"
+            for i, c in enumerate(r))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | None) -> str:
+    e = html.escape
+    now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    root = build_tree(ds)
+    parts = [f"<h1>dbxray report</h1><p class='meta'>Data dir <code>{e(ds.root)}</code><br>"
+             f"Engines: {e(', '.join(ds.engines) or 'none found')} &middot; {len(ds.files)} files &middot; "
+             f"apparent {human_bytes(ds.apparent_bytes)} &middot; allocated {human_bytes(ds.allocated_bytes)}"
+             f"<br>Made {e(now)} by dbxray {e(__version__)}</p>"]
+    # tables
+    rows = []
+    for n in root.walk():
+        if n.kind == "table":
+            db = n.parent.name if n.parent is not None else ""
+            eng = n.parent.parent.name if n.parent is not None and n.parent.parent is not None else ""
+            rows.append([f"{db}.{n.name}", eng, human_bytes(n.apparent), human_bytes(n.allocated),
+                         human_bytes(n.holes), human_bytes(n.logical), percent(n.allocated, n.apparent)])
+    rows.sort(key=lambda r: r[0])
+    if rows:
+        parts.append("<h2>Tables</h2>" + _table(["table", "engine", "apparent", "allocated", "holes", "logical",
+                                                 "allocated / apparent"], rows, numeric_from=2))
+    for title, png in images:
+        parts.append(f"<h2>{e(title)}</h2>{_img_tag(png, title)}")
+    if whatif:
+        parts.append("<h2>What if: projected sizes</h2>")
+        samp = whatif.get("sample", {})
+        parts.append(f"<p class='meta'>Sample: {e(str(samp.get('mode')))} "
+                     f"{e(str(samp.get('fraction', '')))}, seed {e(str(samp.get('seed')))}, "
+                     f"{samp.get('units_sampled', '?')} of {samp.get('units_total', '?')} units; "
+                     f"filesystem block {whatif.get('fs_block', '?')} B; 95% confidence intervals.</p>")
+        wrows = []
+        for t in whatif.get("targets", []):
+            for r in t.get("results", []):
+                lo, hi = (r.get("ci95") or [None, None])[:2]
+                wrows.append([t.get("target"), t.get("engine"), r.get("codec"), r.get("model", ""),
+                              human_bytes(t.get("current_bytes")), human_bytes(r.get("projected_bytes")),
+                              f"{human_bytes(lo)} – {human_bytes(hi)}" if lo is not None else "-",
+                              f"{r.get('compress_mb_s', 0):.0f}", f"{r.get('decompress_mb_s', 0):.0f}"])
+        parts.append(_table(["target", "engine", "codec", "model", "current", "projected", "95% CI",
+                             "compress MB/s", "decompress MB/s"], wrows, numeric_from=4))
+        adv = whatif.get("advice", [])
+        if adv:
+            parts.append("<h2>Advice</h2>")
+            arows = [[a.get("target"), a.get("codec"), human_bytes(a.get("projected_bytes")),
+                      human_bytes(a.get("saving_bytes")), a.get("ddl", "")] for a in adv]
+            parts.append(_table(["target", "codec", "projected", "saving", "DDL"], arows, numeric_from=2))
+    errs = list(ds.errors) + [x for f in ds.files for x in f.errors]
+    if errs:
+        parts.append(f"<h2>Errors ({len(errs)})</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in errs[:200]) + "</ul>")
+    files_rows = [[f.path, f.engine or "-", f.role, human_bytes(f.apparent_bytes), human_bytes(f.allocated_bytes),
+                   human_bytes(f.hole_bytes)] for f in ds.files if f.engine]
+    if files_rows:
+        parts.append("<h2>Files</h2>" + _table(["path", "engine", "role", "apparent", "allocated", "holes"],
+                                               files_rows, numeric_from=3))
+    style = ("body{font-family:'DejaVu Sans',Arial,sans-serif;margin:2em auto;max-width:1320px;color:#212121}"
+             "h1{margin-bottom:0}.meta{color:#616161}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+             "td,th{border-bottom:1px solid #e0e0e0;padding:3px 10px;font-size:13px;text-align:left}"
+             "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f5f5f5}"
+             "code{background:#f5f5f5;padding:1px 4px}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>dbxray report: {e(ds.root)}</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
+
+
+def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05") -> None:
+    whatif = run_default_whatif(ds, whatif_sample) if whatif_sample else None
+    images = render_views(ds, whatif)
+    text = report_html(ds, images, whatif)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
