@@ -98,8 +98,9 @@ class FspFlags:
 def decode_fsp_flags(flags: int) -> FspFlags:
     """Decode FSP_SPACE_FLAGS in the MariaDB full_crc32 or the MySQL/MariaDB layout."""
     flags &= 0xFFFFFFFF
-    if flags & FSP_FLAGS_FCRC32_MASK_MARKER and not flags & 1:
-        # MariaDB full_crc32: bit 0 (POST_ANTELOPE) is never set with the marker
+    if flags & FSP_FLAGS_FCRC32_MASK_MARKER:
+        # MariaDB full_crc32 (fil_space_t::full_crc32); in the other layout bit 4
+        # is the top bit of ZIP_SSIZE, which can never exceed 5
         ssize = (flags >> FSP_FLAGS_FCRC32_POS_PAGE_SSIZE) & 0xF
         algo = (flags >> FSP_FLAGS_FCRC32_POS_COMPRESSED_ALGO) & 0x7
         valid = 3 <= ssize <= 7 and algo <= PAGE_SNAPPY_ALGORITHM and not flags >> 8

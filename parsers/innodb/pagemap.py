@@ -1,0 +1,648 @@
+"""The vectorised page map of one InnoDB data file.
+
+Every page's FIL header, INDEX page header and trailer fields are read with
+one numpy structured view over the mmap (header_dtype), so a file of a
+million pages costs a handful of strided copies, not a Python loop per page.
+Only page-compressed pages are visited one by one (their headers have to be
+decompressed) and only INODE pages are parsed one by one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..fileio import ReadOnlyFile
+from . import checksum as ck
+from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPTED, FIL_PAGE_ENCRYPTED,
+                  FIL_PAGE_ENCRYPTED_RTREE, FIL_PAGE_INODE, FIL_PAGE_PAGE_COMPRESSED,
+                  FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_SDI, FIL_PAGE_TYPE_FSP_HDR,
+                  FIL_PAGE_TYPE_INSTANT, FIL_PAGE_TYPE_XDES, INDEX_TYPES_MARIADB, INDEX_TYPES_MYSQL,
+                  KIND_NAME_UNDECODED, KIND_PAGE_COMPRESSED_UNDECODED, BUF_NO_CHECKSUM_MAGIC,
+                  FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
+from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
+from .index import PAGE_HEADER, fill_ratio, data_size
+from .inode import Segment, parse_inode_page
+from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
+                       parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
+from .xdes import XDES_ARR_OFFSET, ExtentMap, read_extent_map, xdes_size
+
+#: MariaDB fil0crypt.cc CRYPT_MAGIC: crypt data behind the descriptor array of page 0
+CRYPT_MAGIC = b"sCrYpT"
+
+PAGE_SIZES = (16384, 8192, 4096, 32768, 65536, 2048, 1024)
+MAX_ERRORS_PER_KIND = 8
+
+
+class PageMapError(Exception):
+    """The file cannot be mapped at all (too small, unreadable)."""
+
+
+@dataclass
+class PageMap:
+    """Everything read from one file, as arrays of one element per page."""
+
+    path: str
+    n_pages: int
+    physical: int
+    logical: int
+    flavor: str                         # "mysql" | "mariadb"
+    fsp: FspHeader | None
+    flags: FspFlags
+    trailing_bytes: int
+    # per page
+    page_no: np.ndarray
+    space_id: np.ndarray
+    prev: np.ndarray
+    next: np.ndarray
+    lsn: np.ndarray
+    type: np.ndarray                    # FIL_PAGE_TYPE as stored
+    kind: np.ndarray                    # logical type (original type of compressed pages)
+    level: np.ndarray
+    n_recs: np.ndarray
+    index_id: np.ndarray
+    n_heap: np.ndarray
+    heap_top: np.ndarray
+    garbage: np.ndarray
+    data_size: np.ndarray
+    fill: np.ndarray
+    stored: np.ndarray                  # bytes stored (payload + header for compressed pages)
+    payload_len: np.ndarray             # compressed payload bytes, 0 when not compressed
+    compressed: np.ndarray
+    encrypted: np.ndarray
+    corrupt: np.ndarray
+    zero: np.ndarray                    # header all zero (never written / punched)
+    free: np.ndarray
+    seg_id: np.ndarray
+    owner_index: np.ndarray             # u8 index id owning the page, 0 none
+    owned: np.ndarray
+    checksum_ok: np.ndarray
+    checksum_checked: bool = False
+    checksum_algorithm: str | None = None
+    compression_algorithm: str | None = None
+    segments: dict[int, Segment] = field(default_factory=dict)
+    seg_index: dict[int, int] = field(default_factory=dict)
+    roots: dict[int, int] = field(default_factory=dict)
+    extent_map: ExtentMap | None = None
+    errors: list[tuple[str, int | None]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    encrypted_tablespace: bool = False
+    undecoded: dict[str, int] = field(default_factory=dict)
+    doublewrite: np.ndarray | None = None
+
+    def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
+        types = INDEX_TYPES_MARIADB if self.flavor == "mariadb" else INDEX_TYPES_MYSQL
+        return np.isin(kinds, types)
+
+    def kind_names(self) -> dict[int, str]:
+        names = page_type_names(self.flavor)
+        out = {}
+        for k in np.unique(self.kind):
+            k = int(k)
+            out[k] = KIND_NAME_UNDECODED if k == KIND_PAGE_COMPRESSED_UNDECODED else names.get(k, f"UNKNOWN_PAGE_TYPE_{k}")
+        return out
+
+
+def _be(b: bytes, a: int, n: int) -> int:
+    return int.from_bytes(b[a:a + n], "big")
+
+
+def guess_page_size(f: ReadOnlyFile, space_id: int) -> int | None:
+    """Find the physical page size by looking for page 1's header (page number 1, same space)."""
+    for ps in PAGE_SIZES:
+        if f.size < 2 * ps:
+            continue
+        h = f.pread(ps, 38)
+        if len(h) == 38 and _be(h, 4, 4) == 1 and _be(h, 34, 4) == space_id:
+            return ps
+    return None
+
+
+def _add(pm: PageMap, counts: dict, key: str, message: str, offset: int | None) -> None:
+    n = counts.get(key, 0)
+    counts[key] = n + 1
+    if n < MAX_ERRORS_PER_KIND:
+        pm.errors.append((message, offset))
+
+
+def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
+                   check=lambda: None) -> PageMap:
+    """Read the page map of the open file ``f`` (``path`` names it in errors)."""
+    size = f.size
+    if size < 1024:
+        raise PageMapError(f"{size} bytes is too small for an InnoDB page")
+    head = f.pread(0, min(size, 65536))
+    errors: list[tuple[str, int | None]] = []
+    fil0 = parse_fil_header(head, 0)
+    fsp = parse_fsp_header(head, 0) if len(head) >= 150 else None
+    flags = decode_fsp_flags(fsp.flags if fsp else 0)
+    physical = flags.physical_page_size
+    ok_size = flags.valid and physical <= size and (size < 2 * physical or _be(f.pread(physical, 8), 4, 4) == 1
+                                                    or fil0.page_type != FIL_PAGE_TYPE_FSP_HDR)
+    if fil0.page_type != FIL_PAGE_TYPE_FSP_HDR:
+        errors.append((f"page 0: page type {fil0.page_type} is not FIL_PAGE_TYPE_FSP_HDR; FSP header not trusted", 0))
+    if not flags.valid or not ok_size:
+        guess = guess_page_size(f, fil0.space_id)
+        msg = flags.problem or f"FSP flags 0x{flags.raw:x} give page size {physical} which does not fit the file"
+        if guess is None:
+            guess = 16384
+            errors.append((f"page 0: {msg}; page size unknown, assuming 16384", 38 + 16))
+        else:
+            errors.append((f"page 0: {msg}; page size {guess} found from page 1", 38 + 16))
+        physical = guess
+        logical = flags.logical_page_size if flags.valid and flags.zip_size == guess else guess
+        flags = FspFlags(flags.raw, flags.format, logical, guess, guess if guess < logical else 0,
+                         flags.page_compressed if flags.valid else False,
+                         flags.compression_algorithm if flags.valid else None, valid=False, problem=msg)
+        if not (fsp and fsp.size_pages) or not flags.valid:
+            pass
+    logical = flags.logical_page_size
+    n = size // physical
+    trailing = size - n * physical
+    if trailing:
+        errors.append((f"file size {size} is not a multiple of the page size {physical}: "
+                       f"{n} whole pages and {trailing} trailing bytes (truncated or torn file)", n * physical))
+    mm = f.mmap()
+    if mm is None:
+        buf = f.read_exact(0, n * physical)
+    else:
+        buf = mm
+        if not verify_checksums:
+            f.advise_random()
+    hdr = np.frombuffer(buf, dtype=header_dtype(physical, with_trailer=verify_checksums), count=n)
+    pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
+
+    def col(name, dtype):
+        return hdr[name].astype(dtype)
+
+    ptype = col("type", np.uint16)
+    page_no = col("page_no", np.uint32)
+    space_id = col("space_id", np.uint32)
+    lsn = col("lsn", np.uint64)
+    checksum_field = col("checksum", np.uint32)
+    flush = col("flush_lsn", np.uint64)
+    prev = col("prev", np.uint32)
+    nxt = col("next", np.uint32)
+    level = col("level", np.uint16)
+    n_recs = col("n_recs", np.uint16)
+    index_id = col("index_id", np.uint64)
+    n_heap = col("n_heap", np.uint16)
+    heap_top = col("heap_top", np.uint16)
+    garbage = col("garbage", np.uint16)
+    seg_top_page = col("seg_top_page", np.uint32)
+    seg_top_off = col("seg_top_offset", np.uint16)
+    seg_leaf_page = col("seg_leaf_page", np.uint32)
+    seg_leaf_off = col("seg_leaf_offset", np.uint16)
+    check()
+
+    pno = np.arange(n, dtype=np.uint32)
+    zero = (ptype == 0) & (lsn == 0) & (page_no == 0) & (checksum_field == 0) & (space_id == 0) & (pno != 0)
+    kind = ptype.copy()
+    stored = np.full(n, physical, dtype=np.uint32)
+    payload_len = np.zeros(n, dtype=np.uint32)
+    compressed = np.zeros(n, dtype=bool)
+    encrypted = np.zeros(n, dtype=bool)
+    corrupt = np.zeros(n, dtype=bool)
+    counts: dict[str, int] = {}
+
+    # -- flavour: which engine's names apply ----------------------------------
+    types_present = set(int(t) for t in np.unique(ptype))
+    if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
+        flavor = "mariadb"
+    elif flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
+        flavor = "mysql"
+    elif FIL_PAGE_TYPE_INSTANT in types_present:
+        flavor = "mariadb"
+    else:
+        flavor = "mysql"
+    pm = PageMap(path, n, physical, logical, flavor, fsp, flags, trailing,
+                 page_no, space_id, prev, nxt, lsn, ptype, kind, level, n_recs, index_id, n_heap, heap_top,
+                 garbage, np.zeros(n, np.int64), np.full(n, np.nan, np.float32), stored, payload_len,
+                 compressed, encrypted, corrupt, zero, np.zeros(n, bool), np.zeros(n, np.uint64),
+                 np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
+    pm.errors = errors
+    pm.doublewrite = dblwr
+
+    # -- doublewrite buffer of the system tablespace (trx0sys.h): copies of other
+    # pages, so their page numbers and space ids legitimately differ
+    dblwr = np.zeros(n, dtype=bool)
+    if fil0.space_id == 0 and n > 5:
+        trx = bytes(pages[5])
+        o = physical - 200                                # TRX_SYS_DOUBLEWRITE
+        if _be(trx, o + 10, 4) == 536853855:              # TRX_SYS_DOUBLEWRITE_MAGIC_N
+            ext0 = extent_size_pages(logical)             # TRX_SYS_DOUBLEWRITE_BLOCK_SIZE
+            for b in (_be(trx, o + 14, 4), _be(trx, o + 18, 4)):
+                if 0 < b < n:
+                    dblwr[b:b + ext0] = True
+    # -- header sanity ------------------------------------------------------------
+    misplaced = np.nonzero((page_no != pno) & ~zero & ~dblwr)[0]
+    for i in misplaced[:MAX_ERRORS_PER_KIND]:
+        pm.errors.append((f"page {int(i)}: header says page number {int(page_no[i])} (misplaced, torn or corrupt page)",
+                          int(i) * physical))
+    if len(misplaced) > MAX_ERRORS_PER_KIND:
+        pm.errors.append((f"{len(misplaced)} pages carry a wrong page number in all", None))
+    corrupt[misplaced] = True
+
+    # -- MariaDB encryption (fil0crypt.cc): crypt data after the XDES array -----
+    ext = extent_size_pages(logical)
+    crypt_off = XDES_ARR_OFFSET + xdes_size(ext) * (physical // ext)
+    if head[crypt_off:crypt_off + 6] == CRYPT_MAGIC:
+        # crypt scheme byte follows the magic: 0 = unencrypted
+        if len(head) > crypt_off + 6 and head[crypt_off + 6] != 0:
+            pm.encrypted_tablespace = True
+            if flags.full_crc32:
+                key_version = checksum_field      # FIL_PAGE_FCRC32_KEY_VERSION = 0
+            else:
+                key_version = (flush >> np.uint64(32)).astype(np.uint32)
+            enc = (key_version != 0) & (pno != 0) & ~zero & ~np.isin(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
+            encrypted |= enc
+    if flags.encryption:
+        pm.encrypted_tablespace = True
+
+    # -- MySQL encryption: FIL_PAGE_ENCRYPTED(_RTREE) keep the original type at 28
+    if flavor == "mysql":
+        enc_idx = np.nonzero(np.isin(ptype, (FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
+                                             FIL_PAGE_COMPRESSED_AND_ENCRYPTED)))[0]
+        if len(enc_idx):
+            encrypted[enc_idx] = True
+            pm.encrypted_tablespace = True
+            orig = (pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1].astype(np.uint16) << 8) | pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1 + 1]
+            kind[enc_idx] = orig
+            ce = enc_idx[ptype[enc_idx] == FIL_PAGE_COMPRESSED_AND_ENCRYPTED]
+            for i in ce:
+                meta = parse_mysql_comp_meta(bytes(pages[i, :38]), 0)
+                compressed[i] = True
+                payload_len[i] = meta.compressed_size
+                stored[i] = min(38 + meta.compressed_size, physical)
+            pm.compression_algorithm = pm.compression_algorithm or ("zlib" if len(ce) else None)
+    check()
+
+    # -- page compression ---------------------------------------------------------
+    decoded: dict[int, bytes] = {}
+    algo = flags.compression_algorithm if flags.full_crc32 else None
+    if flags.full_crc32:
+        cand = np.nonzero((ptype & 0x8000) != 0)[0]
+        if len(cand) and not flags.page_compressed:
+            for i in cand[:MAX_ERRORS_PER_KIND]:
+                pm.errors.append((f"page {int(i)}: page_compressed marker in page type 0x{int(ptype[i]):04x} "
+                                  f"but the tablespace is not page_compressed", int(i) * physical + 24))
+            corrupt[cand] = True
+            cand = cand[:0]
+        pm.compression_algorithm = algo if flags.page_compressed else None
+        for i in cand:
+            i = int(i)
+            compressed[i] = True
+            raw = bytes(pages[i])
+            try:
+                h = parse_fcrc32_comp_header(raw, 0, physical, algo)
+            except PageDecodeError as e:
+                corrupt[i] = True
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 24)
+                continue
+            stored[i] = h.stored_bytes
+            if h.payload_len is not None:
+                payload_len[i] = h.payload_len
+            if encrypted[i]:
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                continue
+            try:
+                d = decode_fcrc32_page(raw, physical, algo)
+            except PageDecodeError as e:
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                if str(e).endswith("not decoded"):
+                    pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
+                else:
+                    corrupt[i] = True
+                    _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {e}", i * physical)
+                continue
+            payload_len[i] = d.payload_len
+            decoded[i] = d.page
+    legacy = np.nonzero(np.isin(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
+        if flavor == "mariadb" and not flags.full_crc32 else np.zeros(0, np.int64)
+    for i in legacy:
+        i = int(i)
+        compressed[i] = True
+        raw = bytes(pages[i])
+        try:
+            h = parse_legacy_comp_header(raw, 0, physical)
+        except PageDecodeError as e:
+            corrupt[i] = True
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 38)
+            continue
+        pm.compression_algorithm = pm.compression_algorithm or h.algorithm
+        stored[i] = h.header_len + h.payload_len
+        payload_len[i] = h.payload_len
+        if h.encrypted:
+            encrypted[i] = True
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            continue
+        try:
+            d = decode_legacy_page(raw, physical)
+        except PageDecodeError as e:
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            if str(e).endswith("not decoded"):
+                pm.undecoded[h.algorithm] = pm.undecoded.get(h.algorithm, 0) + 1
+            else:
+                corrupt[i] = True
+                _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
+            continue
+        decoded[i] = d.page
+    mysql_c = np.nonzero(ptype == FIL_PAGE_COMPRESSED)[0] if flavor == "mysql" else np.zeros(0, np.int64)
+    for i in mysql_c:
+        i = int(i)
+        compressed[i] = True
+        raw = bytes(pages[i])
+        meta = parse_mysql_comp_meta(raw, 0)
+        kind[i] = meta.original_type
+        payload_len[i] = meta.compressed_size
+        stored[i] = min(38 + meta.compressed_size, physical)
+        pm.compression_algorithm = pm.compression_algorithm or meta.algorithm
+        try:
+            d = decode_mysql_page(raw, physical)
+        except PageDecodeError as e:
+            corrupt[i] = True
+            _add(pm, counts, "pc", f"page {i}: FIL_PAGE_COMPRESSED ({meta.algorithm}) page does not decode: {e}", i * physical)
+            continue
+        decoded[i] = d.page
+    check()
+    # header fields of decoded pages replace the compressed ones
+    if decoded:
+        idx = np.fromiter(decoded.keys(), dtype=np.int64, count=len(decoded))
+        dpages = np.frombuffer(b"".join(decoded[int(i)] for i in idx), dtype=np.uint8).reshape(len(idx), -1)
+        dh = np.frombuffer(dpages.tobytes(), dtype=header_dtype(dpages.shape[1], with_trailer=False), count=len(idx))
+        kind[idx] = dh["type"]
+        for name, arr in (("level", level), ("n_recs", n_recs), ("index_id", index_id), ("n_heap", n_heap),
+                          ("heap_top", heap_top), ("garbage", garbage), ("prev", prev), ("next", nxt),
+                          ("seg_top_page", seg_top_page), ("seg_top_offset", seg_top_off),
+                          ("seg_leaf_page", seg_leaf_page), ("seg_leaf_offset", seg_leaf_off),
+                          ("space_id", space_id)):
+            arr[idx] = dh[name]
+    undecided = compressed & (kind == KIND_PAGE_COMPRESSED_UNDECODED)
+    decoded_mask = np.zeros(n, dtype=bool)
+    if decoded:
+        decoded_mask[idx] = True
+    space0 = fil0.space_id
+    wrong_space = np.nonzero((space_id != space0) & ~zero & (page_no == pno) & ~dblwr & ~(compressed & ~decoded_mask))[0]
+    for i in wrong_space[:MAX_ERRORS_PER_KIND]:
+        pm.errors.append((f"page {int(i)}: space id {int(space_id[i])} differs from page 0's {space0}",
+                          int(i) * physical + 34))
+    corrupt[wrong_space] = True
+
+    # -- unknown page types -------------------------------------------------------------
+    names = page_type_names(flavor)
+    known = np.isin(kind, np.fromiter(names.keys(), dtype=np.int64)) | undecided
+    unknown = np.nonzero(~known & ~corrupt)[0]
+    if len(unknown):
+        for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
+            where = unknown[kind[unknown] == t]
+            pm.errors.append((f"page {int(where[0])}: unknown page type {int(t)} "
+                              f"({len(where)} page(s), first {int(where[0])})", int(where[0]) * physical + 24))
+
+    # -- extent map (page 0 and every XDES page) ------------------------------------
+    free_limit = fsp.free_limit if (fsp and flags.valid and fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) else n
+    desc_ok = np.zeros(n, dtype=bool)
+    desc_pages = np.arange(0, n, physical)
+    desc_ok[desc_pages] = np.isin(ptype[desc_pages], (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)) & ~encrypted[desc_pages]
+    for d in desc_pages[~desc_ok[desc_pages]]:
+        if d < free_limit and flags.valid:
+            pm.errors.append((f"page {int(d)}: expected an extent descriptor page, found type {int(ptype[d])}; "
+                              f"extents {int(d)}..{int(d) + physical - 1} have no free/owner facts", int(d) * physical))
+    em = read_extent_map(pages, n, physical, ext, min(free_limit, n), desc_ok)
+    pm.extent_map = em
+    free = em.page_free.copy()
+    no_desc = ~desc_ok[(np.arange(n) // physical) * physical]
+    free[no_desc] = False
+    pm.free = free
+    seg_of_page = em.page_seg.copy()
+
+    # -- segments from INODE pages -----------------------------------------------------
+    inode_pages = np.nonzero((kind == FIL_PAGE_INODE) & ~free & ~encrypted & ~corrupt)[0]
+    by_place: dict[tuple[int, int], Segment] = {}
+    for i in inode_pages:
+        i = int(i)
+        raw = decoded.get(i)
+        if raw is None:
+            if compressed[i]:
+                continue
+            raw = bytes(pages[i])
+        for seg in parse_inode_page(raw, len(raw), ext, i):
+            if not seg.magic_ok:
+                _add(pm, counts, "inode", f"page {i}: segment inode at byte {seg.inode_offset} has a bad magic number",
+                     i * physical + seg.inode_offset)
+                continue
+            pm.segments[seg.seg_id] = seg
+            by_place[(i, seg.inode_offset)] = seg
+            for p in seg.frag_pages:
+                if p < n:
+                    seg_of_page[p] = seg.seg_id
+    pm.seg_id = seg_of_page
+    check()
+
+    # -- B-tree pages, roots, owners ------------------------------------------------------
+    is_index = pm.is_index_kind(kind) & ~encrypted & ~corrupt & ~undecided
+    live_index = is_index & ~free
+    roots: dict[int, int] = {}
+    seg_index: dict[int, int] = {}
+    cand = np.nonzero(live_index & (seg_top_page != 0) & (seg_top_page < n) & (seg_top_off != 0))[0]
+    for i in cand:
+        i = int(i)
+        top = by_place.get((int(seg_top_page[i]), int(seg_top_off[i])))
+        leaf = by_place.get((int(seg_leaf_page[i]), int(seg_leaf_off[i])))
+        if top is None or leaf is None:
+            continue
+        if i not in top.frag_pages and seg_of_page[i] != top.seg_id:
+            continue
+        iid = int(index_id[i])
+        if iid in roots and level[roots[iid]] >= level[i]:
+            continue
+        roots[iid] = i
+        seg_index[top.seg_id] = iid
+        seg_index[leaf.seg_id] = iid
+    # indexes without a verified root: the highest-level live page stands in
+    ids = np.unique(index_id[live_index])
+    for iid in ids:
+        iid = int(iid)
+        if iid not in roots:
+            sel = np.nonzero(live_index & (index_id == iid))[0]
+            roots[iid] = int(sel[np.argmax(level[sel])])
+    pm.roots = roots
+    pm.seg_index = seg_index
+    owner = np.zeros(n, dtype=np.uint64)
+    owned = np.zeros(n, dtype=bool)
+    if seg_index:
+        segs = np.fromiter(seg_index.keys(), dtype=np.uint64)
+        idxs = np.fromiter(seg_index.values(), dtype=np.uint64)
+        order = np.argsort(segs)
+        segs, idxs = segs[order], idxs[order]
+        pos = np.clip(np.searchsorted(segs, seg_of_page), 0, len(segs) - 1)
+        hit = (segs[pos] == seg_of_page) & (seg_of_page != 0) & ~free
+        owner[hit] = idxs[pos[hit]]
+        owned |= hit
+    owner[live_index] = index_id[live_index]
+    owned |= live_index
+    pm.owner_index = owner
+    pm.owned = owned
+
+    # -- fill --------------------------------------------------------------------------------
+    ds = data_size(heap_top, n_heap, garbage)
+    pm.data_size = np.where(is_index, ds, 0)
+    fill = np.full(n, np.nan, dtype=np.float32)
+    if is_index.any():
+        fill[is_index] = fill_ratio(heap_top[is_index], n_heap[is_index], garbage[is_index], logical)
+    pm.fill = fill
+
+    # -- zeroed pages that the extent map says are in use ------------------------------------------
+    zero_used = np.nonzero(zero & ~free & ~dblwr & (pno < free_limit))[0]
+    if len(zero_used):
+        pm.warnings.append(f"{len(zero_used)} page(s) are all zero in their header but marked in use "
+                           f"(first: page {int(zero_used[0])})")
+
+    # -- checksums -----------------------------------------------------------------------------------
+    if verify_checksums:
+        verify(pm, pages, hdr, decoded, check)
+    return pm
+
+
+def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, bytes], check) -> None:
+    """Check every page's checksum with the algorithm its format uses."""
+    n, physical = pm.n_pages, pm.physical
+    ok = np.ones(n, dtype=bool)
+    algos: dict[str, int] = {}
+    skip = pm.encrypted.copy()
+    zero_cand = np.nonzero(pm.zero)[0]
+    truly_zero = np.zeros(n, dtype=bool)
+    for start in range(0, len(zero_cand), 4096):
+        sel = zero_cand[start:start + 4096]
+        truly_zero[sel] = ~pages[sel].any(axis=1)
+    todo = ~skip & ~truly_zero
+    field0 = hdr["checksum"].astype(np.uint32)
+    batch = max(1, (64 << 20) // physical)
+
+    if pm.flags.full_crc32:
+        plain = np.nonzero(todo & ~pm.compressed)[0]
+        for s in range(0, len(plain), batch):
+            sel = plain[s:s + batch]
+            rows = pages[sel]
+            good = ck.full_crc32_ok(rows)
+            lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            end_lsn = ((rows[:, -8].astype(np.uint32) << 24) | (rows[:, -7].astype(np.uint32) << 16)
+                       | (rows[:, -6].astype(np.uint32) << 8) | rows[:, -5])
+            ok[sel] = good & (lsn_low == end_lsn)
+            check()
+        comp = np.nonzero(todo & pm.compressed & (pm.stored < physical))[0]
+        if len(comp):
+            ok[comp] = ck.full_crc32_ok(pages[comp], pm.stored[comp].astype(np.int64))
+        algos["full_crc32"] = int(todo.sum())
+    elif pm.flags.zip_size:
+        sel_all = np.nonzero(todo)[0]
+        for s in range(0, len(sel_all), batch):
+            sel = sel_all[s:s + batch]
+            rows = pages[sel]
+            f0 = field0[sel]
+            crc = ck.zip_page_checksum_crc32(rows) == f0
+            magic = f0 == BUF_NO_CHECKSUM_MAGIC
+            good = crc | magic
+            rest = np.nonzero(~good)[0]
+            if len(rest):
+                ad = np.array(ck.zip_page_checksum_adler(rows[rest]), dtype=np.uint32) == f0[rest]
+                good[rest] = ad
+                algos["innodb"] = algos.get("innodb", 0) + int(ad.sum())
+            algos["crc32"] = algos.get("crc32", 0) + int(crc.sum())
+            algos["none"] = algos.get("none", 0) + int(magic.sum())
+            ok[sel] = good
+            check()
+    else:
+        sel_all = np.nonzero(todo & ~(pm.compressed & (pm.type != FIL_PAGE_COMPRESSED)))[0]
+        mysql_comp = np.nonzero(todo & pm.compressed & (pm.type == FIL_PAGE_COMPRESSED))[0]
+        for s in range(0, len(sel_all), batch):
+            sel = sel_all[s:s + batch]
+            rows = pages[sel]
+            _check_legacy_rows(rows, field0[sel], pm.lsn[sel], ok, sel, algos)
+            check()
+        # MySQL type 14: the checksum belongs to the page before compression
+        if len(mysql_comp):
+            have = [int(i) for i in mysql_comp if int(i) in decoded]
+            if have:
+                rows = np.frombuffer(b"".join(decoded[i] for i in have), dtype=np.uint8).reshape(len(have), -1)
+                sel = np.array(have)
+                _check_legacy_rows(rows, field0[sel], pm.lsn[sel], ok, sel, algos)
+        # MariaDB legacy page_compressed pages carry BUF_NO_CHECKSUM_MAGIC
+        leg = np.nonzero(todo & pm.compressed & (pm.type != FIL_PAGE_COMPRESSED))[0]
+        if len(leg):
+            magic = field0[leg] == BUF_NO_CHECKSUM_MAGIC
+            ok[leg] = magic
+            algos["none"] = algos.get("none", 0) + int(magic.sum())
+    pm.checksum_ok = ok
+    pm.checksum_checked = True
+    if algos:
+        pm.checksum_algorithm = max(algos.items(), key=lambda kv: kv[1])[0]
+
+
+def _check_legacy_rows(rows: np.ndarray, f0: np.ndarray, lsn: np.ndarray, ok: np.ndarray,
+                       sel: np.ndarray, algos: dict[str, int]) -> None:
+    """crc32 / legacy big-endian crc32 / innodb / none, plus the trailer LSN check."""
+    size = rows.shape[1]
+    old = ((rows[:, size - 8].astype(np.uint32) << 24) | (rows[:, size - 7].astype(np.uint32) << 16)
+           | (rows[:, size - 6].astype(np.uint32) << 8) | rows[:, size - 5])
+    end_lsn = ((rows[:, size - 4].astype(np.uint32) << 24) | (rows[:, size - 3].astype(np.uint32) << 16)
+               | (rows[:, size - 2].astype(np.uint32) << 8) | rows[:, size - 1])
+    lsn_ok = end_lsn == (lsn & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    crc = ck.crc32_page_checksum(rows)
+    good = (crc == f0) & ((old == crc) | (old == f0))
+    magic = (f0 == BUF_NO_CHECKSUM_MAGIC) & (old == BUF_NO_CHECKSUM_MAGIC)
+    algos["crc32"] = algos.get("crc32", 0) + int(good.sum())
+    algos["none"] = algos.get("none", 0) + int(magic.sum())
+    good |= magic
+    rest = np.nonzero(~good)[0]
+    if len(rest):
+        be = ck.crc32_page_checksum_legacy_big_endian(rows[rest]) == f0[rest]
+        good[rest] |= be
+        algos["crc32 (legacy big-endian)"] = algos.get("crc32 (legacy big-endian)", 0) + int(be.sum())
+        rest = rest[~be]
+    if len(rest) and len(rest) <= 4096:
+        sub = rows[rest]
+        new = ck.innodb_new_checksum(sub) == f0[rest]
+        oldc = ck.innodb_old_checksum(sub) == old[rest]
+        inn = new & oldc
+        good[rest] |= inn
+        algos["innodb"] = algos.get("innodb", 0) + int(inn.sum())
+    ok[sel] = good & lsn_ok
+
+
+def page_header_fields(raw: bytes, flavor: str = "mysql", logical: int | None = None) -> dict[str, Any]:
+    """Inspector: the header fields of one page's bytes (logical page) as a dict."""
+    from .index import parse_index_header, page_regions
+    h = parse_fil_header(raw, 0)
+    names = page_type_names(flavor)
+    out: dict[str, Any] = {
+        "FIL_PAGE_SPACE_OR_CHKSUM": h.checksum, "FIL_PAGE_OFFSET": h.page_no,
+        "FIL_PAGE_PREV": None if h.prev == FIL_NULL else h.prev,
+        "FIL_PAGE_NEXT": None if h.next == FIL_NULL else h.next,
+        "FIL_PAGE_LSN": h.lsn, "FIL_PAGE_TYPE": names.get(h.page_type, h.page_type),
+        "FIL_PAGE_FILE_FLUSH_LSN": h.flush_lsn_or_key_version, "FIL_PAGE_SPACE_ID": h.space_id,
+    }
+    size = logical or len(raw)
+    regions: list[tuple[int, int, str]] = [(0, 38, "FIL header")]
+    types = INDEX_TYPES_MARIADB if flavor == "mariadb" else INDEX_TYPES_MYSQL
+    if h.page_type in types and len(raw) >= PAGE_HEADER + 56:
+        ih = parse_index_header(raw, 0)
+        out.update({"PAGE_N_DIR_SLOTS": ih.n_dir_slots, "PAGE_HEAP_TOP": ih.heap_top, "PAGE_N_HEAP": ih.n_heap,
+                    "format": "compact" if ih.compact else "redundant", "PAGE_FREE": ih.free,
+                    "PAGE_GARBAGE": ih.garbage, "PAGE_LAST_INSERT": ih.last_insert,
+                    "PAGE_DIRECTION": ih.direction, "PAGE_N_DIRECTION": ih.n_direction,
+                    "PAGE_N_RECS": ih.n_recs, "PAGE_MAX_TRX_ID": ih.max_trx_id, "PAGE_LEVEL": ih.level,
+                    "PAGE_INDEX_ID": ih.index_id, "data_size": ih.data_size,
+                    "PAGE_BTR_SEG_LEAF": (ih.btr_seg_leaf.space, ih.btr_seg_leaf.page_no, ih.btr_seg_leaf.offset),
+                    "PAGE_BTR_SEG_TOP": (ih.btr_seg_top.space, ih.btr_seg_top.page_no, ih.btr_seg_top.offset)})
+        if len(raw) == size:
+            regions = page_regions(ih, size)
+        else:   # ROW_FORMAT=COMPRESSED: headers uncompressed, then the zlib stream
+            regions = [(0, 38, "FIL header"), (38, 94, "page header"), (94, len(raw), "compressed records")]
+    else:
+        regions.append((38, max(38, len(raw) - 8), "page body"))
+        regions.append((len(raw) - 8, len(raw), "FIL trailer"))
+    out["regions"] = regions
+    return out

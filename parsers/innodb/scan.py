@@ -1,0 +1,309 @@
+"""InnoDB engine entry point: ``analyze(dataset, files, ctx)`` fills every
+InnoDB data file's units (one per page), kind and owner names, the JSON
+section ``innodb`` and the per-page arrays the views use.
+
+Redo logs are left to the redo reader (``redo.py``); names come from
+``names.py`` (SDI / ibdata1 dictionary) when it is present, else from the
+file path.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+from ..fileio import FileReadError, ReadOnlyFile
+from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKSUM, UNIT_COMPRESSED,
+                     UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF,
+                     empty_units)
+from .fil import FIL_PAGE_TYPE_ALLOCATED, KIND_PAGE_COMPRESSED_UNDECODED
+from .holes import expected_hole_per_page, hole_bytes_per_unit
+from .pagemap import PageMap, PageMapError, build_page_map
+
+PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
+PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
+#: owner codes for index ids that do not fit the int32 owner field
+_BIG_OWNER_BASE = -2
+
+
+def _names_module():
+    try:
+        from . import names  # written by the dictionary engineer; optional
+    except ImportError:
+        return None
+    return names
+
+
+def names_from_path(path: str) -> tuple[str | None, str | None, str | None]:
+    """(database, table, partition) from ``db/table.ibd`` / ``db/t#P#p0.ibd``."""
+    parts = path.split("/")
+    base = parts[-1]
+    stem = base.rsplit(".", 1)[0] if "." in base else base
+    db = parts[-2] if len(parts) >= 2 else None
+    m = PARTITION_RE.match(stem)
+    if m:
+        return db, m.group("table"), m.group("part")
+    return db, stem, None
+
+
+def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
+    """Read every InnoDB file of ``files`` (see module doc)."""
+    names_mod = _names_module()
+    names = None
+    if names_mod is not None and hasattr(names_mod, "resolve_names"):
+        try:
+            names = names_mod.resolve_names(files)
+        except Cancelled:
+            raise
+        except Exception as e:  # their bug must not cost the page map
+            dataset.errors.append(f"innodb names: {type(e).__name__}: {e}")
+    paged = [f for f in files if f.role in PAGED_ROLES]
+    total = len(paged)
+    for k, entry in enumerate(paged):
+        ctx.check()
+        ctx.report(k, total, f"innodb pages: {entry.path}")
+        try:
+            analyze_file(entry, ctx, names)
+        except Cancelled:
+            raise
+        except (PageMapError, FileReadError) as e:
+            entry.add_error(str(e).split(": ", 1)[-1] if isinstance(e, FileReadError) else str(e))
+        except OSError as e:
+            entry.add_error(f"cannot read: {e.strerror or e}")
+        _assign_table(dataset, entry, names)
+    if names_mod is not None and hasattr(names_mod, "system_info"):
+        for entry in files:
+            if entry.role in ("system_tablespace", "redo_log", "undo"):
+                try:
+                    info = names_mod.system_info(entry)
+                except Cancelled:
+                    raise
+                except Exception as e:
+                    entry.add_error(f"system facts: {type(e).__name__}: {e}")
+                    continue
+                if info:
+                    entry.detail["innodb_system"] = info
+    ctx.report(total, total, "innodb done")
+
+
+def _table_name(entry: FileEntry, space_id: int | None, names) -> tuple[str | None, str | None, str | None]:
+    """(database, table, partition) of a tablespace file."""
+    full = None
+    if names is not None and space_id is not None:
+        full = getattr(names, "tables", {}).get(space_id)
+    if full and "." in full:
+        db, rest = full.split(".", 1)
+        m = PARTITION_RE.match(rest)
+        if m:
+            return db, m.group("table"), m.group("part")
+        return db, rest, None
+    if entry.role != "tablespace":
+        return None, None, None
+    return names_from_path(entry.path)
+
+
+def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
+    sec = entry.sections.get("innodb") or {}
+    db, table, part = _table_name(entry, sec.get("space_id"), names)
+    if entry.role == "tablespace" and table:
+        entry.database = db
+        entry.table = table
+        t = dataset.table("innodb", db or "", table)
+        if entry.path not in t.files:
+            t.files.append(entry.path)
+        if part:
+            t.info.setdefault("partitions", []).append(part)
+
+
+def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | None:
+    """Build the page map of one file and fill ``entry``."""
+    with ReadOnlyFile(entry.abspath) as f:
+        if f.size == 0:
+            entry.add_error("empty file: no pages")
+            return None
+        pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums, check=ctx.check)
+        changed = f.changed()
+        if changed:
+            entry.errors.append(changed)
+    for msg, off in pm.errors:
+        entry.add_error(msg, off)
+    for w in pm.warnings:
+        entry.warnings.append(f"{entry.path}: {w}")
+    for algo, count in pm.undecoded.items():
+        entry.warnings.append(f"{entry.path}: {algo}: not decoded ({count} page_compressed pages; "
+                              f"payload lengths from the page headers, original page types unknown)")
+    if pm.encrypted.any():
+        entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (shown as encrypted, not decrypted)")
+    fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096)
+    return pm
+
+
+def _owner_codes(pm: PageMap) -> tuple[np.ndarray, dict[int, int]]:
+    """int32 owner code per page and index id -> code."""
+    codes: dict[int, int] = {}
+    nxt = _BIG_OWNER_BASE
+    for iid in np.unique(pm.owner_index[pm.owned]):
+        iid = int(iid)
+        if iid < 2 ** 31:
+            codes[iid] = iid
+        else:
+            codes[iid] = nxt
+            nxt -= 1
+    owner = np.full(pm.n_pages, -1, dtype=np.int32)
+    if codes:
+        keys = np.fromiter(codes.keys(), dtype=np.uint64)
+        vals = np.fromiter(codes.values(), dtype=np.int64)
+        order = np.argsort(keys)
+        keys, vals = keys[order], vals[order]
+        sel = np.nonzero(pm.owned)[0]
+        pos = np.searchsorted(keys, pm.owner_index[sel])
+        owner[sel] = vals[pos]
+    return owner, codes
+
+
+def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) -> None:
+    """Units, kind/owner names, the JSON section and the view arrays of one file."""
+    n, physical, logical = pm.n_pages, pm.physical, pm.logical
+    units = empty_units(n)
+    units["offset"] = np.arange(n, dtype=np.uint64) * np.uint64(physical)
+    units["stored"] = pm.stored
+    units["logical"] = logical
+    units["kind"] = pm.kind
+    units["lsn"] = pm.lsn
+    units["fill"] = pm.fill
+    owner, codes = _owner_codes(pm)
+    units["owner"] = owner
+    flags = np.zeros(n, dtype=np.uint16)
+    flags[pm.compressed] |= UNIT_COMPRESSED
+    flags[pm.free] |= UNIT_FREE
+    flags[pm.encrypted] |= UNIT_ENCRYPTED
+    flags[pm.corrupt] |= UNIT_CORRUPT
+    if pm.checksum_checked:
+        flags[~pm.checksum_ok] |= UNIT_BAD_CHECKSUM
+    is_index = pm.is_index_kind(pm.kind) & ~pm.encrypted & ~pm.corrupt
+    flags[is_index & (pm.level == 0)] |= UNIT_LEAF
+
+    # holes: really unallocated bytes per page against what the engine should have punched
+    real = hole_bytes_per_unit(entry.holes, units["offset"].astype(np.int64), physical)
+    expected = np.zeros(n, dtype=np.int64)
+    pc_pages = pm.compressed & (pm.stored < physical)
+    expected[pc_pages] = expected_hole_per_page(pm.stored[pc_pages], physical, fs_block)
+    if pm.flags.page_compressed or pm.compressed.any():
+        # MariaDB punches freed pages of page_compressed tablespaces whole
+        punched_free = (pm.free | pm.zero) & ~pm.compressed
+        punched_free[0] = False
+        expected[punched_free] = physical
+    flags[real > 0] |= UNIT_HOLE
+    missing = (expected > 0) & (real < expected)
+    flags[missing] |= UNIT_HOLE_MISSING
+    units["flags"] = flags
+    entry.units = units
+    entry.kind_names = pm.kind_names()
+
+    space_id = pm.fsp.space_id if pm.fsp else int(pm.space_id[0]) if n else None
+    index_names = getattr(names, "indexes", {}) if names is not None else {}
+    _, table_full, part = _table_name(entry, space_id, names)
+    db, _, _ = _table_name(entry, space_id, names)
+    table_label = None
+    if table_full:
+        table_label = f"{db}.{table_full}" if db else table_full
+        if part:
+            table_label += f"#P#{part}"
+
+    owner_names: dict[int, str] = {}
+    indexes_json: list[dict[str, Any]] = []
+    live_index = is_index & ~pm.free
+    ids = sorted(set(int(x) for x in np.unique(pm.index_id[live_index])) | set(pm.roots))
+    for iid in ids:
+        sel = live_index & (pm.index_id == np.uint64(iid))
+        npages = int(sel.sum())
+        leaf = sel & (pm.level == 0)
+        tname, iname = (None, None)
+        got = index_names.get((space_id, iid)) if space_id is not None else None
+        if got:
+            tname, iname = got
+        if iname is None:
+            iname = "SDI" if iid == 0xFFFFFFFFFFFFFFFF else f"index {iid}"
+        if tname is None:
+            tname = table_label
+        cap = np.where((pm.n_heap[sel] & 0x8000) != 0, logical - 120 - 12, logical - 125 - 12)
+        data = pm.data_size[sel]
+        fill_ratio = float(np.clip(data, 0, None).sum() / cap.sum()) if npages else None
+        indexes_json.append({
+            "index_id": iid, "name": iname, "table": tname, "root_page": pm.roots.get(iid),
+            "pages": npages, "leaf_pages": int(leaf.sum()),
+            "levels": int(pm.level[sel].max()) + 1 if npages else 0,
+            "records": int(pm.n_recs[leaf].astype(np.int64).sum()),
+            "fill_ratio": round(fill_ratio, 6) if fill_ratio is not None else None,
+        })
+        code = codes.get(iid)
+        if code is not None:
+            owner_names[code] = f"{tname}.{iname}" if tname else iname
+    entry.owner_names = owner_names
+
+    page_types: dict[str, int] = {}
+    names_by_kind = entry.kind_names
+    kinds, counts = np.unique(pm.kind, return_counts=True)
+    for k, c in zip(kinds, counts):
+        page_types[names_by_kind[int(k)]] = int(c)
+    comp_sel = pm.compressed
+    section: dict[str, Any] = {
+        "space_id": space_id,
+        "fsp_flags": pm.flags.raw,
+        "page_size": logical,
+        "physical_page_size": physical,
+        "pages": n,
+        "page_compressed": bool(pm.flags.page_compressed or comp_sel.any()),
+        "compression_algorithm": pm.compression_algorithm,
+        "page_types": page_types,
+        "page_compressed_pages": int(comp_sel.sum()),
+        "compressed_payload_bytes": int(pm.payload_len[comp_sel].astype(np.int64).sum()),
+        "expected_hole_bytes": int(expected.sum()),
+        "hole_bytes": int(entry.hole_bytes),
+        "checksum": {"algorithm": pm.checksum_algorithm if pm.checksum_checked else None,
+                     "bad_pages": [int(i) for i in np.nonzero(~pm.checksum_ok)[0]] if pm.checksum_checked else []},
+        "indexes": indexes_json,
+    }
+    entry.sections["innodb"] = section
+    if pm.checksum_checked:
+        bad = np.nonzero(~pm.checksum_ok)[0]
+        for i in bad[:8]:
+            entry.add_error(f"page {int(i)}: checksum mismatch ({pm.checksum_algorithm or 'unknown algorithm'})",
+                            int(i) * physical)
+        if len(bad) > 8:
+            entry.add_error(f"{len(bad)} pages with a bad checksum in all")
+    if missing.any():
+        entry.warnings.append(f"{entry.path}: {int(missing.sum())} page(s) should have a punched hole but are "
+                              f"allocated ({int((expected - np.minimum(real, expected))[missing].sum())} bytes): "
+                              f"sparseness lost (copy or backup?)")
+    entry.detail["innodb"] = {
+        "page_map": pm,
+        "page_no": pm.page_no, "space_id": pm.space_id, "prev": pm.prev, "next": pm.next,
+        "level": pm.level, "records": pm.n_recs, "index_id": pm.index_id, "type": pm.type,
+        "payload_len": pm.payload_len, "hole_bytes": real, "expected_hole_bytes": expected,
+        "seg_id": pm.seg_id, "data_size": pm.data_size,
+        "flavor": pm.flavor, "fsp_header": pm.fsp, "fsp_flags": pm.flags,
+        "segments": pm.segments, "extent_map": pm.extent_map,
+    }
+
+
+def inspect_page(entry: FileEntry, page_no: int) -> dict[str, Any]:
+    """Inspector: one page's header fields and byte regions (decoded when page-compressed)."""
+    from .pagemap import page_header_fields
+    from .payloads import unit_payload
+    det = entry.detail.get("innodb") or {}
+    pm: PageMap | None = det.get("page_map")
+    raw = unit_payload(entry, page_no)
+    flavor = pm.flavor if pm else "mysql"
+    logical = pm.logical if pm else len(raw)
+    out = page_header_fields(raw, flavor, logical)
+    if pm is not None and 0 <= page_no < pm.n_pages:
+        out["stored_bytes"] = int(pm.stored[page_no])
+        out["payload_len"] = int(pm.payload_len[page_no])
+        out["free"] = bool(pm.free[page_no])
+        out["segment"] = int(pm.seg_id[page_no])
+        out["checksum_ok"] = bool(pm.checksum_ok[page_no])
+        out["kind"] = entry.kind_names.get(int(pm.kind[page_no]), str(int(pm.kind[page_no])))
+    return out
