@@ -4,12 +4,20 @@ Method: the **stratified (separate) ratio estimator**.  In stratum h (an
 owner: index, column, dictionary) the known total of logical bytes X_h is
 multiplied by the sampled ratio R_h = sum(y) / sum(x) (y = projected stored
 bytes of a unit, x = its logical bytes).  Its variance is the textbook
-linearised one (Cochran, *Sampling Techniques*, 6.9 and 6.12):
+larger of two standard estimates (Cochran, *Sampling Techniques*, 6.9,
+6.12 and 6.15): the linearised one with its sample-mean adjustment
 
-    Var(Y_h) = N_h^2 (1 - n_h/N_h) s_d^2 / n_h,   d_i = y_i - R_h x_i
+    v_lin = N_h^2 (1 - n_h/N_h) (X_bar_h / x_bar_h)^2 s_d^2 / n_h,   d_i = y_i - R_h x_i
+
+and the jackknife one (leave-one-out ratios R_(j))
+
+    v_jk = (1 - n_h/N_h) X_h^2 (n_h - 1)/n_h sum_j (R_(j) - mean R_(j))^2,
 
 summed over strata; the interval uses Student's t with Satterthwaite's
-degrees of freedom.  Units whose projection is known without encoding
+degrees of freedom.  Taking the larger of the two keeps the 95% interval's
+coverage at or above 95% with the 2-3 units per stratum that small owners
+get (checked in tests/test_compress_estimate.py on fixtures and generated
+data).  Units whose projection is known without encoding
 (pages the engine never compresses, holes) are added exactly and are not
 sampled.  A stratum sampled whole contributes no variance.
 
@@ -114,23 +122,29 @@ def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_
         if n >= s.n_total:
             total += float(y.sum())
             continue
+        fpc = 1 - n / s.n_total
         if sx > 0:
             r = y.sum() / sx
             est = r * s.x_total
             d = y - r * x
+            adj = (s.x_total / s.n_total / x.mean()) ** 2
         else:    # all sampled units empty: fall back to the mean per unit
             est = y.mean() * s.n_total
             d = y - y.mean()
+            adj = 1.0
         total += float(est)
         if n > 1:
-            s2 = float(d @ d) / (n - 1)
+            s2 = max(float(d @ d) / (n - 1), (granularity / 2.0) ** 2)
+            v = s.n_total ** 2 * fpc / n * adj * s2
+            sx_j = sx - x
+            if sx > 0 and np.all(sx_j > 0):
+                rj = (y.sum() - y) / sx_j
+                v = max(v, fpc * s.x_total ** 2 * (n - 1) / n * float(((rj - rj.mean()) ** 2).sum()))
         else:
-            s2 = float(y[0]) ** 2      # one unit only: as wide as the value itself
-        s2 = max(s2, (granularity / 2.0) ** 2)
-        a = s.n_total ** 2 * (1 - n / s.n_total) / n
-        var += a * s2
-        sat_num += a * s2
-        sat_den += (a * s2) ** 2 / max(n - 1, 1)
+            v = s.n_total ** 2 * fpc * max(float(y[0]), granularity) ** 2   # one unit: as wide as it
+        var += v
+        sat_num += v
+        sat_den += v ** 2 / max(n - 1, 1)
     df = (sat_num ** 2 / sat_den) if sat_den > 0 else math.inf
     half = t975(df) * math.sqrt(var) if var > 0 else 0.0
     lo = max(total - half, float(fixed_bytes) + lower_bound)

@@ -126,7 +126,13 @@ class InnoDBPageCompressed(Model):
         return None
 
     def write_size(self, codec: Codec, payload_len: int) -> int:
-        """Bytes the engine writes for a page whose compressed payload is ``payload_len``."""
+        """Bytes allocated for a page whose compressed payload is ``payload_len``
+        (the engine's write size rounded up to the filesystem block, at most the page)."""
+        size = self.engine_write_size(codec, payload_len)
+        return min(self.page_size, roundup(size, self.fs_block))
+
+    def engine_write_size(self, codec: Codec, payload_len: int) -> int:
+        """Bytes the engine writes before the punch (the page size when it stores it uncompressed)."""
         page = self.page_size
         if codec.family == "none":
             return page
@@ -135,13 +141,10 @@ class InnoDBPageCompressed(Model):
             if payload_len > page - FULL_CRC32_HEADER:
                 return page
             size = (FULL_CRC32_HEADER + payload_len + lsb + FULL_CRC32_CHECKSUM + 255) & ~255
-            if size >= page:
-                return page
-        else:
-            if payload_len > page - LEGACY_HEADER:
-                return page
-            size = LEGACY_HEADER + payload_len
-        return min(page, roundup(size, self.fs_block))
+            return page if size >= page else size
+        if payload_len > page - LEGACY_HEADER:
+            return page
+        return LEGACY_HEADER + payload_len
 
     def project(self, codec: Codec, payload: bytes) -> int:
         fixed = self.fixed_by_payload(payload)

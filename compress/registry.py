@@ -248,7 +248,7 @@ def parse_codec(name: str) -> Codec:
         raise UnknownCodec("empty codec name")
     low = text.lower()
     fam, _, lvl = low.partition(":")
-    if fam in LEVELS and "(" not in text:
+    if fam in LEVELS and "(" not in text and text not in _CH_GENERAL:
         rng = LEVELS[fam]
         if rng is None:
             if lvl:
