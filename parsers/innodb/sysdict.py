@@ -77,6 +77,11 @@ DICT_NUM_FIELDS__SYS_FIELDS = 5
 
 #: dict0mem.h: the high bit of SYS_TABLES.N_COLS marks ROW_FORMAT other than REDUNDANT
 DICT_N_COLS_COMPACT = 0x80000000
+#: dict0mem.h: dict_table_t::flags as stored in SYS_TABLES.TYPE
+DICT_TF_POS_COMPACT = 0
+DICT_TF_POS_ZIP_SSIZE = 1
+DICT_TF_WIDTH_ZIP_SSIZE = 4
+DICT_TF_POS_ATOMIC_BLOBS = 5
 #: data0type.h: DB_ROW_ID, DB_TRX_ID, DB_ROLL_PTR are added to every table's columns
 DATA_N_SYS_COLS = 3
 
@@ -153,6 +158,26 @@ class SysTable:
     @property
     def compact(self) -> bool:
         return bool(self.n_cols_raw & DICT_N_COLS_COMPACT)
+
+    @property
+    def zip_ssize(self) -> int:
+        return (self.type >> DICT_TF_POS_ZIP_SSIZE) & ((1 << DICT_TF_WIDTH_ZIP_SSIZE) - 1)
+
+    @property
+    def zip_page_size(self) -> int:
+        """ROW_FORMAT=COMPRESSED page size (512 << zip_ssize), 0 when not compressed."""
+        return 512 << self.zip_ssize if self.zip_ssize else 0
+
+    @property
+    def row_format(self) -> str:
+        """Redundant / Compact / Dynamic / Compressed from N_COLS and TYPE (dict0mem.h DICT_TF_*)."""
+        if not self.compact:
+            return "Redundant"
+        if self.zip_ssize:
+            return "Compressed"
+        if self.type & (1 << DICT_TF_POS_ATOMIC_BLOBS):
+            return "Dynamic"
+        return "Compact"
 
 
 @dataclass
