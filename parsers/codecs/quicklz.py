@@ -193,7 +193,8 @@ def compress(data: bytes) -> bytes:
         if i < last_matchstart and i + 3 <= size:
             key = data[i:i + 3]
             cand = table.get(key)
-            table[key] = i
+            if cand is None or i - cand > MINOFFSET:
+                table[key] = i             # keep an older candidate while it is too close
             if cand is not None and MINOFFSET + 1 <= i - cand <= 0x1FFFF:
                 offset = i - cand
                 limit = min(size - i - UNCOMPRESSED_END, 255 + 3)
