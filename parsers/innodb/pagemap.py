@@ -90,6 +90,7 @@ class PageMap:
     encrypted_tablespace: bool = False
     undecoded: dict[str, int] = field(default_factory=dict)
     doublewrite: np.ndarray | None = None
+    original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         types = INDEX_TYPES_MARIADB if self.flavor == "mariadb" else INDEX_TYPES_MYSQL
@@ -204,6 +205,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     compressed = np.zeros(n, dtype=bool)
     encrypted = np.zeros(n, dtype=bool)
     corrupt = np.zeros(n, dtype=bool)
+    original_type = ptype.copy()
     counts: dict[str, int] = {}
 
     # -- flavour: which engine's names apply ----------------------------------
@@ -223,6 +225,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                  np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
     pm.errors = errors
     pm.doublewrite = dblwr
+    pm.original_type = original_type
 
     # -- doublewrite buffer of the system tablespace (trx0sys.h): copies of other
     # pages, so their page numbers and space ids legitimately differ
@@ -267,8 +270,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         if len(enc_idx):
             encrypted[enc_idx] = True
             pm.encrypted_tablespace = True
+            # the type before encryption (Encryption::encrypt keeps it at
+            # FIL_PAGE_ORIGINAL_TYPE_V1); the page itself is counted as encrypted
             orig = (pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1].astype(np.uint16) << 8) | pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1 + 1]
-            kind[enc_idx] = orig
+            original_type[enc_idx] = orig
             ce = enc_idx[ptype[enc_idx] == FIL_PAGE_COMPRESSED_AND_ENCRYPTED]
             for i in ce:
                 meta = parse_mysql_comp_meta(bytes(pages[i, :38]), 0)
@@ -357,6 +362,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         raw = bytes(pages[i])
         meta = parse_mysql_comp_meta(raw, 0)
         kind[i] = meta.original_type
+        original_type[i] = meta.original_type
         payload_len[i] = meta.compressed_size
         stored[i] = min(38 + meta.compressed_size, physical)
         pm.compression_algorithm = pm.compression_algorithm or meta.algorithm
@@ -374,6 +380,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         dpages = np.frombuffer(b"".join(decoded[int(i)] for i in idx), dtype=np.uint8).reshape(len(idx), -1)
         dh = np.frombuffer(dpages.tobytes(), dtype=header_dtype(dpages.shape[1], with_trailer=False), count=len(idx))
         kind[idx] = dh["type"]
+        original_type[idx] = dh["type"]
         for name, arr in (("level", level), ("n_recs", n_recs), ("index_id", index_id), ("n_heap", n_heap),
                           ("heap_top", heap_top), ("garbage", garbage), ("prev", prev), ("next", nxt),
                           ("seg_top_page", seg_top_page), ("seg_top_offset", seg_top_off),

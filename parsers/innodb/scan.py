@@ -283,7 +283,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
         "page_no": pm.page_no, "space_id": pm.space_id, "prev": pm.prev, "next": pm.next,
         "level": pm.level, "records": pm.n_recs, "index_id": pm.index_id, "type": pm.type,
         "payload_len": pm.payload_len, "hole_bytes": real, "expected_hole_bytes": expected,
-        "seg_id": pm.seg_id, "data_size": pm.data_size,
+        "seg_id": pm.seg_id, "data_size": pm.data_size, "original_type": pm.original_type,
         "flavor": pm.flavor, "fsp_header": pm.fsp, "fsp_flags": pm.flags,
         "segments": pm.segments, "extent_map": pm.extent_map,
     }
