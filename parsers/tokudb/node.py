@@ -209,25 +209,28 @@ def read_node(buf, offset: int, size: int, blocknum: int = -1, verify: bool = Fa
     except FormatError as e:
         node.errors.append((e.offset, f"node block {blocknum}: node info: {e}"))
     expect = node.header_len + (node.node_info.disk_size if node.node_info else 0)
+    prev_ok = node.node_info is not None
     for i, p in enumerate(node.partitions):
         where = offset + 24 + 8 * i
-        if node.node_info is not None and p.start != expect:
+        if prev_ok and p.start != expect:
             p.error = f"partition {i} starts at {p.start}, expected {expect}"
         elif p.start + p.disk_size > size or p.disk_size < SUB_BLOCK_OVERHEAD + 1:
             p.error = f"partition {i} (start {p.start}, size {p.disk_size}) overflows the {size}-byte block"
+        prev_ok = not p.error
+        expect = p.start + p.disk_size
         if p.error:
             node.errors.append((where, f"node block {blocknum}: {p.error}"))
-            expect = p.start + p.disk_size
             continue
-        expect = p.start + p.disk_size
         try:
             sb = read_sub_block_header(buf, offset + p.start, offset + p.start + p.disk_size)
         except FormatError as e:
             p.error = str(e)
+            prev_ok = False
             node.errors.append((e.offset, f"node block {blocknum}: partition {i}: {e}"))
             continue
         if sb.disk_size != p.disk_size:
             p.error = f"partition {i}: sub-block of {sb.disk_size} bytes, header says {p.disk_size}"
+            prev_ok = False
             node.errors.append((sb.offset, f"node block {blocknum}: {p.error}"))
             continue
         p.sub_block = sb
@@ -258,10 +261,13 @@ def _read_entry_count(buf, node: Node, i: int, p: Partition) -> None:
         try:
             head = decompress_prefix(payload, sb.uncompressed_size, 5)
         except DecodeError:
+            if c <= _PREFIX_READ:
+                raise
             head = b""
-        if len(head) < 5 and c > _PREFIX_READ:
+        if len(head) < 5 and c > _PREFIX_READ:      # the prefix needed more input: use it all
             head = decompress_prefix(buf[start:start + c], sb.uncompressed_size, 5)
     except DecodeError as e:
+        p.error = str(e)
         node.errors.append((sb.offset, f"node block {node.blocknum}: partition {i}: {e}"))
         return
     if len(head) < 5:
