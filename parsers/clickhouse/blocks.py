@@ -262,7 +262,7 @@ def verify_block_checksums(buf, table: BlockTable) -> np.ndarray:
     return ok
 
 
-def decode_simple_block(buf, offset: int, max_output: int) -> bytes:
+def decode_simple_block(buf, offset: int, max_output: int, verify: bool = True) -> bytes:
     """Decodes one NONE / LZ4 / ZSTD block at ``offset`` (the framing the
     engine uses for marks, primary index and checksums bodies)."""
     h = read_block_header(buf, offset)
@@ -272,6 +272,10 @@ def decode_simple_block(buf, offset: int, max_output: int) -> bytes:
     if h.decompressed_size > max_output:
         raise BlockError(f"block claims {h.decompressed_size} decompressed bytes, over the cap of "
                          f"{max_output}", offset)
+    if verify:
+        from ..codecs.ch_cityhash import cityhash128
+        if cityhash128(bytes(buf[offset + CHECKSUM_SIZE:end])) != h.checksum:
+            raise BlockError("block checksum (CityHash128) does not match", offset)
     payload = bytes(buf[offset + BLOCK_HEADER_SIZE:end])
     try:
         if h.method == NONE:
@@ -290,13 +294,14 @@ def decode_simple_block(buf, offset: int, max_output: int) -> bytes:
     return out
 
 
-def read_stream(buf, max_output: int = 64 << 20) -> bytes:
-    """Decodes a whole small compressed stream (all blocks, NONE/LZ4/ZSTD)."""
+def read_stream(buf, max_output: int = 64 << 20, verify: bool = True) -> bytes:
+    """Decodes a whole small compressed stream (all blocks, NONE/LZ4/ZSTD),
+    checking each block's checksum (these streams are small)."""
     out = bytearray()
     pos = 0
     n = len(buf)
     while pos < n:
-        block = decode_simple_block(buf, pos, max_output - len(out))
+        block = decode_simple_block(buf, pos, max_output - len(out), verify)
         out += block
         pos += CHECKSUM_SIZE + _HDR.unpack_from(buf, pos + CHECKSUM_SIZE)[1]
     return bytes(out)

@@ -16,6 +16,7 @@ Layout (src/Databases/DatabaseAtomic.cpp, DatabaseOrdinary.cpp; FORMAT_NOTES.md 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from ..fileio import FileReadError, ReadOnlyFile
@@ -157,11 +158,15 @@ def read_metadata(datadir: str) -> tuple[dict[str, TableInfo], list[Issue]]:
             sp = os.path.join(p, s)
             tname = unescape_for_file_name(s[:-4])
             t = TableInfo(db, tname, db_engine=dbdef.engine if dbdef else None, metadata_path=sp)
+            text = ""
             try:
-                t.ddl = parse_table_sql(_read_text(sp))
+                text = _read_text(sp)
+                t.ddl = parse_table_sql(text)
                 t.uuid = t.ddl.uuid
             except DDLError as e:
                 t.issues.append(Issue(sp, f"table metadata does not parse: {e}", e.offset))
+                m = re.search(r"\bUUID\s+'([0-9a-fA-F-]{36})'", text)
+                t.uuid = m.group(1) if m else None
             except (FileReadError, OSError) as e:
                 t.issues.append(Issue(sp, str(e).split(": ", 1)[-1]))
             if t.uuid and t.uuid != "00000000-0000-0000-0000-000000000000":

@@ -122,6 +122,9 @@ def check_marks(marks: Marks, rows: int | None, index_granularity: int | None,
             if n < need:
                 problems.append((f"{n} marks, {need} needed for {rows} rows at granularity "
                                  f"{index_granularity}", n * per_mark))
+    if marks.rows is not None and rows and n and int(marks.rows[-1]) != 0:
+        problems.append(("adaptive marks do not end with the final mark of 0 rows (file cut short?)",
+                         (n - 1) * per_mark))
     if data_size is not None and n:
         starts = marks.offsets[:, :, 0]
         over = np.nonzero((starts > data_size).any(axis=1))[0]
