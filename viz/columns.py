@@ -1,0 +1,727 @@
+"""ClickHouse column sizes: per table (or one part, or one partition), a row of
+horizontal bars per column -- uncompressed, compressed, marks -- sorted by
+size with the ratio and codec written on each; the block-size histogram of
+the selected column; and a treemap of database > table > column sized by
+compressed bytes.
+
+The figures are the parser's (``dataset.sections["clickhouse"]``, named as
+system.parts_columns / system.columns).  Compact parts: the engine reports 0
+per column; the view draws the real split the parser computed from the marks
+and says so.  Block sizes for the histogram come from
+``dataset.detail["clickhouse"]`` (not in a saved scan).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QTabBar,
+                               QVBoxLayout, QWidget)
+
+from parsers.humanize import human_bytes
+from parsers.tree import Node
+
+from . import theme
+from .treemap import TreeBox, TreemapWidget
+
+UNCOMPRESSED = "#B0BEC5"
+COMPRESSED = "#1E88E5"
+COMPUTED = "#8E24AA"       # compact parts: computed split, engine says 0
+MARKS = "#FFB300"
+SELECTED_BAND = "#FFF59D"
+ALL_BLOCKS = "#B0BEC5"
+
+MODES = (("table", "Whole table (active parts)"), ("part", "One part"), ("partition", "One partition"))
+MAX_ROWS = 40
+
+
+# -- data (no Qt) -----------------------------------------------------------------------
+
+@dataclass
+class ColRow:
+    """One column's figures in the chosen scope."""
+
+    name: str
+    type: str = ""
+    compressed: int = 0
+    uncompressed: int = 0
+    marks: int = 0
+    codec: str = ""
+    blocks: int = 0
+    computed: bool = False           # some figures from the compact-part split (engine reports 0)
+    computed_bytes: int = 0          # part of ``compressed`` that comes from that split
+    block_sizes: list = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.uncompressed / self.compressed if self.compressed else None
+
+
+def ch_tables(dataset) -> list[dict]:
+    sec = (getattr(dataset, "sections", None) or {}).get("clickhouse") or {}
+    return list(sec.get("tables") or [])
+
+
+def table_key(t: dict) -> str:
+    return f"{t.get('database')}.{t.get('table')}"
+
+
+def _declared(codec: str) -> str:
+    c = (codec or "").strip()
+    if c.startswith("CODEC(") and c.endswith(")"):
+        c = c[6:-1]
+    return c
+
+
+def _top_codec(counts: dict) -> str:
+    if not counts:
+        return ""
+    return ", ".join(k for k, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:2])
+
+
+def scope_parts(t: dict, mode: str, key: str | None) -> list[dict]:
+    parts = t.get("parts") or []
+    if mode == "part":
+        return [p for p in parts if p.get("name") == key or p.get("path") == key][:1]
+    active = [p for p in parts if p.get("active") == 1 or p.get("state") == "active"]
+    if mode == "partition":
+        return [p for p in active if str(p.get("partition_id")) == str(key)]
+    return active
+
+
+def _part_sizes(dataset, t: dict) -> dict:
+    """part relpath -> PartSizes from the parser's detail (empty for saved scans)."""
+    det = (getattr(dataset, "detail", None) or {}).get("clickhouse") or {}
+    for r in det.get("tables") or []:
+        info = getattr(r, "info", None)
+        if info is not None and info.database == t.get("database") and info.name == t.get("table"):
+            return r.sizes
+    return {}
+
+
+def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -> list[ColRow]:
+    """Per-column figures of table ``t`` over the parts of the scope, DDL order."""
+    parts = scope_parts(t, mode, key)
+    sizes = _part_sizes(dataset, t)
+    declared = {c["name"]: c for c in t.get("columns") or []}
+    order = [c["name"] for c in t.get("columns") or []]
+    rows: dict[str, ColRow] = {}
+    codec_counts: dict[str, dict] = {}
+    for p in parts:
+        compact = p.get("part_type") == "Compact"
+        ps = sizes.get(p.get("path"))
+        blocks_of = {c.name: c.block_sizes for c in ps.columns} if ps is not None else {}
+        for c in p.get("columns") or []:
+            name = c["name"]
+            if name not in rows:
+                rows[name] = ColRow(name, c.get("type", ""))
+                if name not in order:
+                    order.append(name)
+            r = rows[name]
+            comp = c.get("computed") if compact else None
+            if compact and comp:
+                r.computed = True
+                r.compressed += int(comp.get("compressed_bytes", 0))
+                r.computed_bytes += int(comp.get("compressed_bytes", 0))
+                r.uncompressed += int(comp.get("uncompressed_bytes", 0))
+                r.blocks += int(comp.get("blocks", 0))
+                counts = comp.get("codecs") or {}
+            else:
+                r.compressed += int(c.get("compressed_bytes", 0))
+                r.uncompressed += int(c.get("uncompressed_bytes", 0))
+                r.marks += int(c.get("marks_bytes", 0))
+                counts = c.get("codecs") or {}
+                r.blocks += int(sum(counts.values()))
+            cc = codec_counts.setdefault(name, {})
+            for k, v in counts.items():
+                cc[k] = cc.get(k, 0) + int(v)
+            r.block_sizes.extend(np.asarray(b) for b in blocks_of.get(name, []) if b is not None)
+    out = []
+    for name in order:
+        r = rows.get(name)
+        if r is None:
+            continue
+        d = _declared(declared.get(name, {}).get("codec", ""))
+        r.codec = d or (f"default {_top_codec(codec_counts.get(name, {}))}".strip())
+        out.append(r)
+    return out
+
+
+def partitions_of(t: dict) -> list[str]:
+    seen: list[str] = []
+    for p in scope_parts(t, "table", None):
+        pid = str(p.get("partition_id"))
+        if pid not in seen:
+            seen.append(pid)
+    return seen
+
+
+def block_histogram(sizes: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    if sizes is None or not len(sizes):
+        return np.zeros(len(edges) - 1, dtype=np.int64)
+    c, _ = np.histogram(np.asarray(sizes, dtype=np.float64), bins=edges)
+    return c
+
+
+def log2_edges(sizes: np.ndarray) -> np.ndarray:
+    """Power-of-two bin edges covering every size (at least 6 bins)."""
+    if sizes is None or not len(sizes):
+        return 2.0 ** np.arange(10, 17)
+    lo = int(np.floor(np.log2(max(float(np.min(sizes)), 1.0))))
+    hi = int(np.floor(np.log2(max(float(np.max(sizes)), 1.0)))) + 1
+    if hi - lo < 6:
+        lo = max(0, hi - 6)
+        hi = lo + 6
+    return 2.0 ** np.arange(lo, hi + 1)
+
+
+def treemap_tree(dataset, root_name: str = "ClickHouse") -> TreeBox:
+    """database > table > column, sized by compressed bytes of the active parts
+    (compact parts: the computed split)."""
+    root = TreeBox(root_name)
+    dbs: dict[str, TreeBox] = {}
+    for t in ch_tables(dataset):
+        db = str(t.get("database"))
+        if db not in dbs:
+            dbs[db] = TreeBox(db, payload=("database", db))
+            root.children.append(dbs[db])
+        rows = column_rows(dataset, t)
+        tb = TreeBox(t.get("table", "?"), payload=("table", table_key(t), None))
+        for r in rows:
+            ratio = f"×{r.ratio:.2f}" if r.ratio else "-"
+            note = "\n(compact part: engine reports 0, size computed from marks)" if r.computed else ""
+            tb.children.append(TreeBox(
+                r.name, value=float(r.compressed), payload=("column", table_key(t), r.name),
+                tooltip=(f"{table_key(t)}.{r.name}  {r.type}\ncodec {r.codec}\n"
+                         f"compressed {human_bytes(r.compressed)} ({r.compressed:,} B)\n"
+                         f"uncompressed {human_bytes(r.uncompressed)}  ratio {ratio}\n"
+                         f"marks {human_bytes(r.marks)}, {r.blocks} blocks{note}")))
+        tb.tooltip = (f"{table_key(t)}: {human_bytes(sum(r.compressed for r in rows))} compressed in "
+                      f"{len(rows)} columns, {t.get('active_parts', 0)} active parts")
+        dbs[db].children.append(tb)
+    for d in dbs.values():
+        d.tooltip = f"database {d.name}: {human_bytes(d.total)} compressed, {len(d.children)} tables"
+    return root
+
+
+# -- the view ---------------------------------------------------------------------------
+
+class ColumnSizesView(QWidget):
+    """Column sizes of ClickHouse tables (bars, block histogram, treemap)."""
+
+    title = "Columns"
+    view_id = "columns"
+    node_selected = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.dataset = None
+        self.root: Node | None = None
+        self.tables: list[dict] = []
+        self.table: dict | None = None
+        self.mode = "table"
+        self.scope_key: str | None = None
+        self.column: str | None = None
+        self.rows: list[ColRow] = []
+        self.shown: list[ColRow] = []
+        self.hist_edges = np.zeros(0)
+        self.hist_counts = np.zeros(0, dtype=np.int64)
+        self.hist_all = np.zeros(0, dtype=np.int64)
+        self._busy = False
+
+        # controls
+        self.table_combo = QComboBox()
+        self.table_combo.setMinimumContentsLength(22)
+        self.table_combo.currentIndexChanged.connect(self._on_table)
+        self.mode_combo = QComboBox()
+        for m, label in MODES:
+            self.mode_combo.addItem(label, m)
+        self.mode_combo.currentIndexChanged.connect(self._on_mode)
+        self.scope_combo = QComboBox()
+        self.scope_combo.setMinimumContentsLength(16)
+        self.scope_combo.currentIndexChanged.connect(self._on_scope)
+        self.column_combo = QComboBox()
+        self.column_combo.setMinimumContentsLength(14)
+        self.column_combo.currentIndexChanged.connect(self._on_column_combo)
+        self.page_bar = QTabBar()
+        self.page_bar.addTab("Columns")
+        self.page_bar.addTab("Treemap")
+        self.page_bar.currentChanged.connect(self._on_page)
+        top = QHBoxLayout()
+        top.setContentsMargins(6, 4, 6, 0)
+        for w in (QLabel("Table"), self.table_combo, QLabel("Show"), self.mode_combo, self.scope_combo,
+                  QLabel("Column"), self.column_combo):
+            top.addWidget(w)
+        top.addStretch(1)
+        top.addWidget(self.page_bar)
+
+        # page 1: bars + histogram
+        self.bars_page = QWidget()
+        self.bars_page.setAutoFillBackground(True)
+        pal = self.bars_page.palette()
+        pal.setColor(self.bars_page.backgroundRole(), theme.qcolor(theme.background()))
+        self.bars_page.setPalette(pal)
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.RichText)
+        self.heading.setWordWrap(True)
+        self.heading.setStyleSheet(f"color:{theme.foreground()}; padding:4px 8px;")
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("background:#FFF3E0; color:#6D4C41; border:1px solid #FFB74D;"
+                                " border-radius:3px; padding:4px 8px; margin:0 8px;")
+        self.note.setVisible(False)
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground(theme.background())
+        self.plot = self.glw.addPlot(row=0, col=0)
+        self.hist = self.glw.addPlot(row=1, col=0)
+        self.glw.ci.layout.setRowStretchFactor(0, 3)
+        self.glw.ci.layout.setRowStretchFactor(1, 1)
+        for p in (self.plot, self.hist):
+            p.setMenuEnabled(False)
+            p.hideButtons()
+            theme.style_plot(p)
+        self.plot.showGrid(x=True, y=False, alpha=0.15)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.hist.setMouseEnabled(x=False, y=False)
+        self.hist.showGrid(x=False, y=True, alpha=0.25)
+        self.plot.scene().sigMouseClicked.connect(self._on_plot_click)
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
+                                          brush=theme.qcolor(theme.background(), 230),
+                                          pen=pg.mkPen(theme.qcolor(theme.foreground(), 90)))
+        bl = QVBoxLayout(self.bars_page)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.setSpacing(2)
+        bl.addWidget(self.heading)
+        bl.addWidget(self.note)
+        bl.addWidget(self.glw, 1)
+
+        # page 2: treemap
+        self.tree_page = QWidget()
+        self.tree_page.setAutoFillBackground(True)
+        self.tree_page.setPalette(pal)
+        self.tree_heading = QLabel()
+        self.tree_heading.setTextFormat(Qt.RichText)
+        self.tree_heading.setStyleSheet(f"color:{theme.foreground()}; padding:4px 8px;")
+        self.treemap = TreemapWidget()
+        self.treemap.clicked.connect(self._on_treemap_click)
+        tl = QVBoxLayout(self.tree_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.setSpacing(2)
+        tl.addWidget(self.tree_heading)
+        tl.addWidget(self.treemap, 1)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.bars_page)
+        self.stack.addWidget(self.tree_page)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addLayout(top)
+        lay.addWidget(self.stack, 1)
+        self._show_empty()
+
+    # -- view protocol ---------------------------------------------------------------
+    def set_dataset(self, dataset, root: Node) -> None:
+        self.dataset = dataset
+        self.root = root
+        self.tables = ch_tables(dataset)
+        self._busy = True
+        self.table_combo.clear()
+        for t in self.tables:
+            self.table_combo.addItem(table_key(t))
+        self._busy = False
+        self.treemap.set_tree(treemap_tree(dataset) if self.tables else None)
+        self._tree_heading()
+        if not self.tables:
+            self.table = None
+            self._show_empty()
+            return
+        # the largest table first
+        best = max(range(len(self.tables)), key=lambda i: self.tables[i].get("total_bytes") or 0)
+        self.show_table(table_key(self.tables[best]))
+
+    def select_node(self, node: Node) -> None:
+        if not self.tables or node is None:
+            return
+        eng = node
+        while eng is not None and eng.kind != "engine":
+            eng = eng.parent
+        if eng is None or eng.name != "ClickHouse":
+            return
+        if node.kind == "database":
+            self.show_treemap()
+            return
+        tnode = node
+        while tnode is not None and tnode.kind != "table":
+            tnode = tnode.parent
+        if tnode is None or tnode.parent is None:
+            return
+        key = f"{tnode.parent.name}.{tnode.name}"
+        if node.kind == "table":
+            self.show_table(key)
+        elif node.kind == "part":
+            self.show_table(key, mode="part", scope=node.name.split("/")[0])
+        elif node.kind == "file":
+            sec = (getattr(node.ref, "sections", None) or {}).get("clickhouse") or {}
+            part = sec.get("parent_part") or sec.get("part")
+            self.show_table(key, mode="part" if part else "table", scope=part, column=sec.get("column"))
+
+    def set_target(self, text: str) -> None:
+        """"db.table", "db.table.column", optionally "@PART" or "@partition:ID";
+        "treemap" for the treemap."""
+        text = (text or "").strip()
+        if text.lower().startswith("treemap"):
+            self.show_treemap()
+            return
+        scope = None
+        mode = "table"
+        if "@" in text:
+            text, scope = text.split("@", 1)
+            mode = "part"
+            if scope.startswith("partition:"):
+                mode, scope = "partition", scope[len("partition:"):]
+        keys = sorted((table_key(t) for t in self.tables), key=len, reverse=True)
+        for k in keys:
+            if text == k or text.startswith(k + "."):
+                col = text[len(k) + 1:] or None
+                self.show_table(k, mode=mode, scope=scope, column=col)
+                return
+        raise KeyError(f"target {text!r}: no such ClickHouse table (known: {', '.join(sorted(keys)[:8])}…)")
+
+    def export_widget(self) -> QWidget:
+        return self.stack.currentWidget()
+
+    # -- public actions ------------------------------------------------------------------
+    def show_table(self, key: str, mode: str = "table", scope: str | None = None,
+                   column: str | None = None) -> None:
+        idx = next((i for i, t in enumerate(self.tables) if table_key(t) == key), None)
+        if idx is None:
+            return
+        self._busy = True
+        self.table_combo.setCurrentIndex(idx)
+        self.table = self.tables[idx]
+        self.mode = mode
+        self.mode_combo.setCurrentIndex([m for m, _ in MODES].index(mode))
+        self._fill_scope_combo()
+        if mode != "table":
+            keys = [self.scope_combo.itemData(i) for i in range(self.scope_combo.count())]
+            if scope not in keys and keys:
+                scope = keys[0]
+            self.scope_key = scope
+            if scope in keys:
+                self.scope_combo.setCurrentIndex(keys.index(scope))
+        else:
+            self.scope_key = None
+        self.column = column
+        self._busy = False
+        self.page_bar.setCurrentIndex(0)
+        self.stack.setCurrentIndex(0)
+        self._redraw()
+
+    def show_treemap(self) -> None:
+        self.page_bar.setCurrentIndex(1)
+        self.stack.setCurrentIndex(1)
+
+    def select_column(self, name: str | None) -> None:
+        self.column = name
+        self._redraw()
+
+    # -- slots --------------------------------------------------------------------------------
+    def _on_table(self, i: int) -> None:
+        if self._busy or i < 0 or i >= len(self.tables):
+            return
+        self.show_table(table_key(self.tables[i]))
+
+    def _on_mode(self, i: int) -> None:
+        if self._busy or self.table is None:
+            return
+        self.show_table(table_key(self.table), mode=MODES[i][0], column=self.column)
+
+    def _on_scope(self, i: int) -> None:
+        if self._busy or self.table is None or i < 0:
+            return
+        self.show_table(table_key(self.table), mode=self.mode, scope=self.scope_combo.itemData(i),
+                        column=self.column)
+
+    def _on_column_combo(self, i: int) -> None:
+        if self._busy or i < 0:
+            return
+        self.select_column(self.column_combo.itemData(i))
+
+    def _on_page(self, i: int) -> None:
+        self.stack.setCurrentIndex(i)
+
+    def _on_treemap_click(self, payload) -> None:
+        if not payload:
+            return
+        if payload[0] == "column":
+            self.show_table(payload[1], column=payload[2])
+        elif payload[0] == "table":
+            self.show_table(payload[1])
+        node = self._tree_node(payload)
+        if node is not None:
+            self.node_selected.emit(node)
+
+    def _on_plot_click(self, ev) -> None:
+        if not self.shown:
+            return
+        vb = self.plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        y = vb.mapSceneToView(ev.scenePos()).y()
+        i = int(round(len(self.shown) - 1 - y))
+        if 0 <= i < len(self.shown):
+            name = self.shown[i].name
+            self.select_column(None if name == self.column or name.startswith("(") else name)
+
+    # -- drawing ---------------------------------------------------------------------------------
+    def _tree_node(self, payload) -> Node | None:
+        if self.root is None:
+            return None
+        key = payload[1] if payload[0] in ("table", "column") else None
+        for n in self.root.walk():
+            if payload[0] == "database" and n.kind == "database" and n.name == payload[1] and \
+                    n.parent is not None and n.parent.name == "ClickHouse":
+                return n
+            if key and n.kind == "table" and n.parent is not None and f"{n.parent.name}.{n.name}" == key:
+                return n
+        return None
+
+    def _fill_scope_combo(self) -> None:
+        self.scope_combo.clear()
+        t = self.table
+        if t is None or self.mode == "table":
+            self.scope_combo.setEnabled(False)
+            self.scope_combo.addItem("all active parts", None)
+            return
+        self.scope_combo.setEnabled(True)
+        if self.mode == "part":
+            for p in t.get("parts") or []:
+                state = "" if p.get("state") == "active" else f" ({p.get('state')})"
+                self.scope_combo.addItem(f"{p['name']}{state} · {p.get('part_type', '')}", p["name"])
+        else:
+            for pid in partitions_of(t):
+                n = len(scope_parts(t, "partition", pid))
+                self.scope_combo.addItem(f"{pid} ({n} part{'s' if n != 1 else ''})", pid)
+
+    def _show_empty(self) -> None:
+        self.plot.clear()
+        self.hist.clear()
+        self.legend.clear()
+        self.rows = self.shown = []
+        self.heading.setText("<b>No ClickHouse tables in this scan</b>")
+        self.note.setVisible(False)
+        for c in (self.table_combo, self.mode_combo, self.scope_combo, self.column_combo):
+            c.setEnabled(False)
+
+    def _tree_heading(self) -> None:
+        if not self.tables:
+            self.tree_heading.setText("<b>No ClickHouse tables in this scan</b>")
+            return
+        total = self.treemap.item.root.total if self.treemap.item.root else 0
+        dbs = {t.get("database") for t in self.tables}
+        self.tree_heading.setText(
+            f"<b>ClickHouse columns by compressed size</b> &nbsp; {len(dbs)} database"
+            f"{'s' if len(dbs) != 1 else ''} &gt; {len(self.tables)} tables &gt; columns · "
+            f"{human_bytes(total)} compressed in active parts · box area ∝ compressed bytes; hover for details, "
+            f"click to open the table")
+
+    def _redraw(self) -> None:
+        t = self.table
+        if t is None:
+            self._show_empty()
+            return
+        for c in (self.table_combo, self.mode_combo, self.column_combo):
+            c.setEnabled(True)
+        self.rows = column_rows(self.dataset, t, self.mode, self.scope_key)
+        names = [r.name for r in self.rows]
+        if self.column not in names:
+            self.column = None
+        self._busy = True
+        self.column_combo.clear()
+        self.column_combo.addItem("(all columns)", None)
+        for r in sorted(self.rows, key=lambda r: r.name):
+            self.column_combo.addItem(r.name, r.name)
+        if self.column:
+            self.column_combo.setCurrentIndex(self.column_combo.findData(self.column))
+        self._busy = False
+        self._draw_bars()
+        self._draw_hist()
+
+    def _scope_text(self) -> str:
+        t = self.table
+        parts = scope_parts(t, self.mode, self.scope_key)
+        if self.mode == "part":
+            p = parts[0] if parts else {}
+            return (f"part {p.get('name', '?')} ({p.get('part_type', '?')}, {p.get('state', '?')}, "
+                    f"{p.get('rows', 0):,} rows)")
+        if self.mode == "partition":
+            return f"partition {self.scope_key}: {len(parts)} active part{'s' if len(parts) != 1 else ''}"
+        return f"{len(parts)} active part{'s' if len(parts) != 1 else ''}, {t.get('total_rows', 0):,} rows"
+
+    def _draw_bars(self) -> None:
+        self.plot.clear()
+        self.legend.clear()
+        rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
+        if len(rows) > MAX_ROWS:
+            rest = rows[MAX_ROWS - 1:]
+            other = ColRow(f"({len(rest)} other columns)", "", sum(r.compressed for r in rest),
+                           sum(r.uncompressed for r in rest), sum(r.marks for r in rest), "",
+                           sum(r.blocks for r in rest), any(r.computed for r in rest),
+                           sum(r.computed_bytes for r in rest))
+            rows = rows[:MAX_ROWS - 1] + [other]
+        self.shown = rows
+        comp_total = sum(r.compressed for r in self.rows)
+        unc_total = sum(r.uncompressed for r in self.rows)
+        marks_total = sum(r.marks for r in self.rows)
+        shared_marks = sum(int(p.get("marks_bytes") or 0) for p in scope_parts(self.table, self.mode, self.scope_key)
+                           if p.get("part_type") == "Compact")
+        marks_txt = f"marks {human_bytes(marks_total)}"
+        if shared_marks:
+            marks_txt = (f"marks {human_bytes(marks_total + shared_marks)} (of which {human_bytes(shared_marks)} "
+                         f"in compact parts' shared marks files)")
+        ratio = f"×{unc_total / comp_total:.2f}" if comp_total else "-"
+        self.heading.setText(
+            f"<b>{table_key(self.table)}</b> &nbsp; {self._scope_text()} · compressed "
+            f"<b>{human_bytes(comp_total)}</b> of {human_bytes(unc_total)} uncompressed ({ratio}) · "
+            f"{marks_txt} · {len(self.rows)} columns, largest first")
+        computed = [r for r in self.rows if r.computed]
+        if computed:
+            self.note.setText(
+                "Compact part" + ("s" if self.mode != "part" else "") + ": ClickHouse reports 0 bytes per column "
+                "(system.parts_columns, system.columns) because all columns share one data.bin. The purple bars "
+                "are the real split dbxray computed from the marks and block headers; marks are shared and "
+                "not split.")
+            self.note.setVisible(True)
+        else:
+            self.note.setVisible(False)
+        n = len(rows)
+        if not n:
+            self.plot.setTitle("No columns in this scope", color=theme.foreground())
+            return
+        self.plot.setTitle(None)
+        y = np.arange(n)[::-1].astype(float)
+        comp = np.array([r.compressed for r in rows], dtype=float)
+        unc = np.array([r.uncompressed for r in rows], dtype=float)
+        marks = np.array([r.marks for r in rows], dtype=float)
+        vmax = max(comp.max(), unc.max(), marks.max(), 1.0)
+        scale, unit = _unit(vmax)
+        if self.column is not None:
+            sel = [i for i, r in enumerate(rows) if r.name == self.column]
+            if sel:
+                band = pg.BarGraphItem(x0=[0], y=[y[sel[0]]], height=[1.0], width=[vmax / scale * 2.2],
+                                       brush=theme.qcolor(SELECTED_BAND, 200), pen=pg.mkPen(None))
+                band.setZValue(-10)
+                self.plot.addItem(band)
+        cpart = np.array([r.computed_bytes for r in rows], dtype=float)
+        epart = comp - cpart
+        unc_item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=0.8, width=unc / scale,
+                                   brush=theme.qcolor(UNCOMPRESSED), pen=pg.mkPen(theme.qcolor(UNCOMPRESSED).darker(125)))
+        self.plot.addItem(unc_item)
+        self.legend.addItem(unc_item, "uncompressed")
+        for x0, width, colour, label in ((np.zeros(n), epart, COMPRESSED, "compressed (on disk)"),
+                                         (epart, cpart, COMPUTED, "compressed in compact parts (computed)")):
+            mask = width > 0
+            if mask.any():
+                it = pg.BarGraphItem(x0=x0[mask] / scale, y=y[mask] + 0.05, height=0.42,
+                                     width=width[mask] / scale, brush=theme.qcolor(colour),
+                                     pen=pg.mkPen(theme.qcolor(colour).darker(130)))
+                self.plot.addItem(it)
+                self.legend.addItem(it, label)
+        if marks.any():
+            mk = pg.BarGraphItem(x0=np.zeros(n), y=y - 0.3, height=0.14, width=np.maximum(marks / scale, 0),
+                                 brush=theme.qcolor(MARKS), pen=pg.mkPen(theme.qcolor(MARKS).darker(130)))
+            self.plot.addItem(mk)
+            self.legend.addItem(mk, "marks")
+        self.bar_items = {"uncompressed": unc / 1.0, "compressed": comp / 1.0, "marks": marks / 1.0}
+        font = QFont()
+        font.setPointSizeF(8.0 if n > 24 else 8.5)
+        fg = theme.foreground()
+        self.bar_labels = []
+        for yy, r in zip(y, rows):
+            rt = f"×{r.ratio:.2f}" if r.ratio else "-"
+            codec = f"  {r.codec}" if r.codec else ""
+            mk = f"  · marks {human_bytes(r.marks)}" if r.marks else ""
+            txt = f"{human_bytes(r.compressed)} of {human_bytes(r.uncompressed)}  {rt}{codec}{mk}"
+            ti = pg.TextItem(txt, color=fg, anchor=(0, 0.5))
+            ti.setFont(font)
+            ti.setPos(max(r.compressed, r.uncompressed) / scale + vmax / scale * 0.01, yy)
+            self.plot.addItem(ti)
+            self.bar_labels.append(txt)
+        ticks = [(float(yy), _short(r.name, 22) + (f"  {_short(r.type, 18)}" if r.type else ""))
+                 for yy, r in zip(y, rows)]
+        left = self.plot.getAxis("left")
+        left.setTicks([ticks])
+        left.setStyle(tickFont=font)
+        left.setWidth(230)
+        self.plot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
+        self.unit = unit
+        self.plot.setXRange(0, vmax / scale * 2.05, padding=0)
+        self.plot.setYRange(-0.6, n - 0.4, padding=0)
+
+    def _draw_hist(self) -> None:
+        self.hist.clear()
+        all_sizes = [b for r in self.rows for b in r.block_sizes]
+        allv = np.concatenate(all_sizes) if all_sizes else np.zeros(0)
+        sel = next((r for r in self.rows if r.name == self.column), None)
+        selv = np.concatenate(sel.block_sizes) if sel is not None and sel.block_sizes else np.zeros(0)
+        fg = theme.foreground()
+        if not len(allv):
+            self.hist_edges = np.zeros(0)
+            self.hist_counts = self.hist_all = np.zeros(0, dtype=np.int64)
+            self.hist.setTitle("Block sizes: not available (saved scan without block data)", color=fg, size="9pt")
+            return
+        edges = log2_edges(allv)
+        self.hist_edges = edges
+        self.hist_all = block_histogram(allv, edges)
+        self.hist_counts = block_histogram(selv, edges) if sel is not None else self.hist_all
+        x = np.arange(len(edges) - 1, dtype=float)
+        a = pg.BarGraphItem(x=x, height=self.hist_all, width=0.8, brush=theme.qcolor(ALL_BLOCKS),
+                            pen=pg.mkPen(theme.qcolor(ALL_BLOCKS).darker(125)))
+        self.hist.addItem(a)
+        if sel is not None:
+            b = pg.BarGraphItem(x=x, height=self.hist_counts, width=0.5, brush=theme.qcolor(COMPRESSED),
+                                pen=pg.mkPen(theme.qcolor(COMPRESSED).darker(130)))
+            self.hist.addItem(b)
+            med = human_bytes(float(np.median(selv))) if len(selv) else "-"
+            title = (f"Compressed block sizes: <span style='color:{COMPRESSED}'>■</span> <b>{sel.name}</b> "
+                     f"{len(selv)} blocks (median {med}) &nbsp; <span style='color:#90A4AE'>■</span> all columns "
+                     f"{len(allv)} blocks")
+        else:
+            title = (f"Compressed block sizes: <span style='color:#90A4AE'>■</span> all columns, {len(allv)} "
+                     f"blocks (median {human_bytes(float(np.median(allv)))}); pick a column to compare")
+        self.hist.setTitle(title, color=fg, size="9pt")
+        ticks = [(float(i), _pow2(edges[i])) for i in range(len(edges) - 1)]
+        bottom = self.hist.getAxis("bottom")
+        bottom.setTicks([ticks])
+        bottom.setLabel("stored size of a compressed block (each bin: from the size shown to twice it)",
+                        color=fg)
+        self.hist.getAxis("left").setLabel("blocks", color=fg)
+        self.hist.getAxis("left").setWidth(230)
+        self.hist.setXRange(-0.6, len(edges) - 1.4, padding=0)
+        self.hist.setYRange(0, max(int(self.hist_all.max()), 1) * 1.15, padding=0)
+
+
+def _pow2(v: float) -> str:
+    v = int(v)
+    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if v >= s:
+            return f"{v // s} {unit}"
+    return f"{v} B"
+
+
+def _short(name: str, n: int) -> str:
+    return name if len(name) <= n else name[: n - 6] + "…" + name[-5:]
+
+
+def _unit(maxval: float) -> tuple[float, str]:
+    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if maxval >= scale:
+            return float(scale), unit
+    return 1.0, "B"
+
+
+__all__ = ["ColumnSizesView", "column_rows", "treemap_tree", "ColRow", "QSizePolicy"]
