@@ -199,7 +199,6 @@ def _decode_multiple(payload: bytes, dsize: int, max_output: int, depth: int) ->
         raise DecodeError(f"Multiple: header claims {n} codecs but the payload is {len(payload)} bytes")
     methods = payload[1:1 + n]
     data = payload[1 + n:]
-    cap = _layer_cap(max_output)
     for idx in range(n - 1, -1, -1):
         if len(data) < BLOCK_HEADER_SIZE:
             raise DecodeError(f"Multiple: layer {idx} ({method_name(methods[idx])}) is shorter than a header")
@@ -209,8 +208,18 @@ def _decode_multiple(payload: bytes, dsize: int, max_output: int, depth: int) ->
         inner_dsize = _HDR.unpack_from(data, 0)[2]
         if idx == 0 and inner_dsize != dsize:
             raise DecodeError(f"Multiple: wrong final decompressed size {inner_dsize}, expected {dsize}")
-        data = _decode_layer(data, max_output if idx == 0 else cap, depth + 1)
+        data = _decode_layer(data, dsize if idx == 0 else _chain_cap(dsize, idx, max_output), depth + 1)
     return data
+
+
+def _chain_cap(dsize: int, idx: int, max_output: int) -> int:
+    """Upper bound on what layer ``idx`` of a chain may decode to, given the final size.
+
+    That output is the input of codecs ``idx-1 .. 0``; none of them expands its
+    input more than ~2.4x (DoubleDelta on 2-byte values, 37 bits per 16), so a
+    layer claiming more is corrupt or a bomb and is refused before decoding.
+    """
+    return min(dsize * 3 ** idx + 65536 * idx, _layer_cap(max_output))
 
 
 def decompress_block(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
