@@ -80,6 +80,8 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(view, cls.title)
             if hasattr(view, "node_selected"):
                 view.node_selected.connect(self.select_node)
+            if hasattr(view, "run_requested"):
+                view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
 
         # inspector
         self.inspector = QTextBrowser()
@@ -94,6 +96,8 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(1, 5)
         split.setStretchFactor(2, 2)
         split.setSizes([520, 600, 280])
+        split.setChildrenCollapsible(False)
+        left.setMinimumWidth(320)
         self.splitter = split
         self.setCentralWidget(split)
 
@@ -202,6 +206,50 @@ class MainWindow(QMainWindow):
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(self.dataset.to_json(), fh, indent=1)
         self.status_label.setText(f"Saved scan to {path}")
+
+    # -- what-if ---------------------------------------------------------------------
+    whatif_done = Signal(object)
+
+    def run_whatif(self, view, codecs: list, sample: str) -> None:
+        """Re-encode a sample in a worker; the view draws the result."""
+        if self.dataset is None or self.job is not None:
+            return
+        from compress.whatif import run_whatif
+        ds = self.dataset
+        self._whatif_view = view
+        job = Job(lambda progress, cancelled: run_whatif(ds, codecs, sample=sample, seed=0,
+                                                         progress=progress, is_cancelled=cancelled),
+                  name="what-if")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_whatif_finished)
+        job.failed.connect(self._on_whatif_failed)
+        job.cancelled.connect(self._on_whatif_cancelled)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        view.set_running(True)
+        self.status_label.setText("What-if running…")
+        self.job = job
+        job.start()
+
+    def _on_whatif_finished(self, result) -> None:
+        self._end_job()
+        self._whatif_view.set_running(False)
+        self._whatif_view.set_results(result)
+        self.status_label.setText("What-if done")
+        self.whatif_done.emit(result)
+
+    def _on_whatif_failed(self, message: str) -> None:
+        self._whatif_view.set_running(False)
+        self._on_failed(message)
+        self.whatif_done.emit(None)
+
+    def _on_whatif_cancelled(self) -> None:
+        self._whatif_view.set_running(False)
+        self._end_job()
+        self.status_label.setText("What-if cancelled")
+        self.whatif_done.emit(None)
 
     # -- export ---------------------------------------------------------------------
     def current_view(self):
@@ -362,6 +410,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"dbxray — {ds.root}")
         self.errors.clear()
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + [w for f in ds.files for w in f.warnings]
+        from viz.registry import VIEW_ERRORS
+        msgs = [f"view not available: {v}" for v in VIEW_ERRORS] + msgs
         for e in msgs[:5000]:
             self.errors.addItem(e)
         self.errors_dock.setWindowTitle(f"Errors and warnings ({len(msgs)})")

@@ -29,15 +29,26 @@ VIEW_CLASSES = [
 ]
 
 
+#: views that failed to load: "module: error" (shown in the window's errors panel)
+VIEW_ERRORS: list[str] = []
+
+
 def view_classes() -> list[type]:
+    """The view classes that load; a view that fails to import is reported in
+    VIEW_ERRORS and left out, so one broken view never stops the app."""
     out = []
+    VIEW_ERRORS.clear()
     for modname, clsname in VIEW_CLASSES:
         try:
             mod = importlib.import_module(modname)
         except ModuleNotFoundError as e:
             if e.name == modname:
                 continue
-            raise
+            VIEW_ERRORS.append(f"{modname}: {type(e).__name__}: {e}")
+            continue
+        except Exception as e:  # noqa: BLE001 - a view bug must not stop the app
+            VIEW_ERRORS.append(f"{modname}: {type(e).__name__}: {e}")
+            continue
         cls = getattr(mod, clsname, None)
         if cls is not None:
             out.append(cls)

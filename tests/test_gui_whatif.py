@@ -1,0 +1,68 @@
+"""The what-if view in the window: run to the end, cancel midway, copy DDL, export."""
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.window import MainWindow
+from viz.whatif import WhatIfView, pareto_front
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, sparse_fixtures):
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+        w.open_path(str(sparse_fixtures / "tokudb" / "datadir"))
+    return w
+
+
+def _view(w) -> WhatIfView:
+    v = next(v for v in w.views if v.view_id == "whatif")
+    w.tabs.setCurrentWidget(v)
+    return v
+
+
+def test_run_to_the_end(window, qtbot, artifacts_dir):
+    v = _view(window)
+    for i in range(v.codec_list.count()):     # a quick subset
+        item = v.codec_list.item(i)
+        item.setCheckState(item.checkState().Checked if item.text() in ("zlib:6", "lzma:6", "snappy")
+                           else item.checkState().Unchecked)
+    assert v.selected_codecs() == ["zlib:6", "lzma:6", "snappy"]
+    with qtbot.waitSignal(window.whatif_done, timeout=300000) as sig:
+        v.run_button.click()
+    res = sig.args[0]
+    assert res is not None and res["kind"] == "whatif"
+    assert v.target.count() == len(res["targets"]) > 0
+    # the chart shows the biggest target, the table every (target, codec, model) row
+    assert v.table.rowCount() == sum(len(t["results"]) for t in res["targets"])
+    biggest = max(res["targets"], key=lambda t: t["current_bytes"])
+    assert v.target.currentText() == biggest["target"]
+    codecs = {r["codec"] for r in biggest["results"]}
+    assert codecs == {"zlib:6", "lzma:6", "snappy"}
+    if v.advice.rowCount():
+        text = v.copy_ddl()
+        assert "ALTER TABLE" in text
+    qtbot.wait(50)
+    window.grab().save(str(artifacts_dir / "whatif.png"))
+    assert window.export_view(str(artifacts_dir / "whatif_charts.png"))
+
+
+def test_cancel_midway(window, qtbot):
+    v = _view(window)
+    v.sample.setCurrentIndex(v.sample.findData("all"))
+    with qtbot.waitSignal(window.whatif_done, timeout=300000) as sig:
+        v.run_button.click()
+        qtbot.wait(150)
+        window.cancel_button.click()
+    assert sig.args[0] is None
+    assert "cancel" in window.status_label.text().lower()
+    assert v.run_button.isEnabled()
+
+
+def test_pareto_front():
+    import numpy as np
+    ratio = np.array([3.0, 2.0, 2.5, 1.0])
+    speed = np.array([100.0, 500.0, 50.0, 1000.0])
+    assert sorted(pareto_front(ratio, speed).tolist()) == [0, 1, 3]

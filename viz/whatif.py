@@ -1,0 +1,354 @@
+"""What-if view: pick codecs and a sample, run (the window runs the job),
+then see current vs projected bytes per codec with 95% error bars, a
+ratio-vs-decode-speed scatter with the Pareto front, a table of numbers and
+the advisor's DDL with a copy button.
+
+The view only draws the JSON that :func:`compress.whatif.run_whatif` returns
+(the ``dbxray whatif --json`` contract); running it is the window's job.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from parsers.humanize import human_bytes
+
+from . import theme
+
+#: presets per engine present in the dataset
+PRESETS = {
+    "innodb": ["zlib:1", "zlib:6", "lz4", "lzma:6", "bzip2:9", "snappy", "zstd:3"],
+    "tokudb": ["zlib:6", "lzma:6", "snappy", "lz4", "zstd:3"],
+    "clickhouse": ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta(4),ZSTD(1)", "T64,ZSTD(1)", "Gorilla", "DoubleDelta"],
+}
+SAMPLES = [("1%", "0.01"), ("5%", "0.05"), ("10%", "0.1"), ("25%", "0.25"), ("all", "all")]
+
+
+def pareto_front(ratio: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """Indices of points not dominated (higher ratio and higher speed are better), by speed."""
+    order = np.argsort(-speed, kind="stable")
+    front, best = [], -np.inf
+    for i in order:
+        if ratio[i] > best:
+            front.append(i)
+            best = ratio[i]
+    return np.array(front, dtype=int)
+
+
+class WhatIfView(QWidget):
+    """Codec what-if: controls on top, charts, numbers and advice below."""
+
+    title = "What if"
+    view_id = "whatif"
+    run_requested = Signal(list, str)     # codec names, sample ("0.05" | "all")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.results: dict | None = None
+        self.dataset = None
+        # controls
+        self.codec_list = QListWidget()
+        self.codec_list.setMaximumHeight(56)
+        self.codec_list.setFlow(QListWidget.LeftToRight)
+        self.codec_list.setWrapping(True)
+        self.custom = QLineEdit()
+        self.custom.setPlaceholderText("more codecs, comma-free list: zstd:9 lz4hc:9 T64,LZ4")
+        self.sample = QComboBox()
+        for label, value in SAMPLES:
+            self.sample.addItem(label, value)
+        self.sample.setCurrentIndex(1)
+        self.run_button = QPushButton("Run what-if")
+        self.run_button.clicked.connect(self._request_run)
+        self.target = QComboBox()
+        self.target.currentIndexChanged.connect(self._on_target)
+        self.model = QComboBox()
+        self.model.setToolTip("storage model: the engine's own granularity, or filesystem compression")
+        self.model.currentIndexChanged.connect(self._draw_target)
+        self.status = QLabel("Choose codecs and run. Projections use the engine's own units and storage "
+                             "granularity, with 95% confidence intervals.")
+        self.status.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Sample:"))
+        top.addWidget(self.sample)
+        top.addWidget(self.custom, 1)
+        top.addWidget(self.run_button)
+        # charts
+        self.bars = pg.PlotWidget(background=theme.background())
+        self.scatter = pg.PlotWidget(background=theme.background())
+        for w in (self.bars, self.scatter):
+            w.getPlotItem().setMenuEnabled(False)
+            w.getPlotItem().showGrid(x=True, y=True, alpha=0.2)
+            theme.style_plot(w.getPlotItem())
+        self.charts = QWidget()
+        cl = QVBoxLayout(self.charts)
+        cl.setContentsMargins(0, 0, 0, 0)
+        self.chart_title = QLabel("")
+        self.chart_title.setStyleSheet("font-weight: bold; font-size: 13px")
+        cl.addWidget(self.chart_title)
+        row = QHBoxLayout()
+        row.addWidget(self.bars, 3)
+        row.addWidget(self.scatter, 2)
+        cl.addLayout(row, 1)
+        # numbers and advice
+        self.table = QTableWidget(0, 8)
+        self.table.setHorizontalHeaderLabels(["target", "codec", "model", "current", "projected", "95% CI",
+                                              "compress MB/s", "decompress MB/s"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setSortingEnabled(True)
+        self.advice = QTableWidget(0, 4)
+        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving", "DDL"])
+        self.advice.horizontalHeader().setStretchLastSection(True)
+        self.copy_button = QPushButton("Copy DDL")
+        self.copy_button.clicked.connect(self.copy_ddl)
+        lower = QSplitter(Qt.Horizontal)
+        lower.addWidget(self.table)
+        adv = QWidget()
+        al = QVBoxLayout(adv)
+        al.setContentsMargins(0, 0, 0, 0)
+        al.addWidget(self.advice)
+        al.addWidget(self.copy_button, 0, Qt.AlignRight)
+        lower.addWidget(adv)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.charts)
+        split.addWidget(lower)
+        split.setSizes([480, 220])
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.codec_list)
+        lay.addLayout(top)
+        tl = QHBoxLayout()
+        tl.addWidget(QLabel("Target:"))
+        tl.addWidget(self.target, 3)
+        tl.addWidget(QLabel("Model:"))
+        tl.addWidget(self.model, 1)
+        lay.addLayout(tl)
+        lay.addWidget(self.status)
+        lay.addWidget(split, 1)
+
+    # -- view protocol ----------------------------------------------------------
+    def set_dataset(self, dataset, root) -> None:
+        self.dataset = dataset
+        self.codec_list.clear()
+        seen = []
+        for eng in dataset.engines:
+            for c in PRESETS.get(eng, []):
+                if c not in seen:
+                    seen.append(c)
+        for c in seen or PRESETS["innodb"]:
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked)
+            self.codec_list.addItem(item)
+        self.results = None
+        self.target.clear()
+        self._clear_charts()
+
+    def export_widget(self):
+        return self.charts
+
+    def set_target(self, text: str) -> None:
+        i = self.target.findText(text)
+        if i < 0:
+            raise KeyError(f"target {text!r} not in the what-if results")
+        self.target.setCurrentIndex(i)
+
+    def select_node(self, node) -> None:
+        if self.results is None:
+            return
+        names = []
+        if getattr(node, "path", None):
+            names.append(node.path)
+        if node.kind == "table" and node.parent is not None:
+            names.append(f"{node.parent.name}.{node.name}")
+        for n in names:
+            i = self.target.findText(n)
+            if i >= 0:
+                self.target.setCurrentIndex(i)
+                return
+
+    # -- running ----------------------------------------------------------------
+    def selected_codecs(self) -> list[str]:
+        out = [self.codec_list.item(i).text() for i in range(self.codec_list.count())
+               if self.codec_list.item(i).checkState() == Qt.Checked]
+        out += [c for c in self.custom.text().split() if c]
+        return out
+
+    def _request_run(self) -> None:
+        codecs = self.selected_codecs()
+        if not codecs:
+            self.status.setText("Pick at least one codec.")
+            return
+        self.status.setText(f"Running {len(codecs)} codecs on a {self.sample.currentText()} sample…")
+        self.run_requested.emit(codecs, self.sample.currentData())
+
+    def set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+
+    def set_results(self, results: dict | None) -> None:
+        """Show a ``run_whatif`` result (the ``dbxray whatif --json`` document)."""
+        self.results = results
+        self.target.blockSignals(True)
+        self.target.clear()
+        if not results:
+            self.target.blockSignals(False)
+            self.status.setText("No what-if results (no engine data to re-encode).")
+            return
+        targets = results.get("targets", [])
+        # the biggest targets first
+        for t in sorted(targets, key=lambda t: -int(t.get("current_bytes", 0))):
+            self.target.addItem(t["target"])
+        self.target.blockSignals(False)
+        s = results.get("sample", {})
+        frac = "all units" if s.get("mode") == "all" else f"{100 * float(s.get('fraction', 0)):.0f}% sample"
+        self.status.setText(f"{len(targets)} targets, {frac} ({s.get('units_sampled', '?')} of "
+                            f"{s.get('units_total', '?')} units, seed {s.get('seed')}); filesystem block "
+                            f"{results.get('fs_block')} B. Error bars: 95% confidence intervals.")
+        self._fill_table(targets)
+        self._fill_advice(results.get("advice", []))
+        if self.target.count():
+            self.target.setCurrentIndex(0)
+            self._on_target()
+
+    # -- drawing ------------------------------------------------------------------
+    def _clear_charts(self) -> None:
+        self.bars.getPlotItem().clear()
+        self.scatter.getPlotItem().clear()
+        self.chart_title.setText("")
+        self.table.setRowCount(0)
+        self.advice.setRowCount(0)
+
+    def _target(self) -> dict | None:
+        if not self.results:
+            return None
+        name = self.target.currentText()
+        return next((t for t in self.results.get("targets", []) if t["target"] == name), None)
+
+    def _on_target(self) -> None:
+        """Fill the model choice for the target (its engine model first), then draw."""
+        t = self._target()
+        self.model.blockSignals(True)
+        self.model.clear()
+        if t is not None:
+            models: list[str] = []
+            for r in t.get("results", []):
+                if r.get("model", "") not in models:
+                    models.append(r.get("model", ""))
+            self.model.addItems(models)
+        self.model.blockSignals(False)
+        self._draw_target()
+
+    def _draw_target(self) -> None:
+        t = self._target()
+        bp, sp = self.bars.getPlotItem(), self.scatter.getPlotItem()
+        bp.clear()
+        sp.clear()
+        if t is None or not t.get("results"):
+            return
+        model = self.model.currentText()
+        res = sorted((r for r in t["results"] if r.get("model", "") == model or not model),
+                     key=lambda r: r["projected_bytes"])
+        if not res:
+            return
+        cur = float(t["current_bytes"])
+        logical = float(t.get("logical_bytes") or 0)
+        vals = np.array([r["projected_bytes"] for r in res], dtype=float)
+        lo = np.array([(r.get("ci95") or [r["projected_bytes"]] * 2)[0] for r in res], dtype=float)
+        hi = np.array([(r.get("ci95") or [r["projected_bytes"]] * 2)[1] for r in res], dtype=float)
+        scale, unit = _unit(max(cur, vals.max(), hi.max(), 1))
+        n = len(res)
+        x = np.arange(n + 1, dtype=float)
+        heights = np.concatenate([[cur], vals]) / scale
+        colours = [theme.qcolor(theme.APPARENT)] + [theme.qcolor(theme.CATEGORICAL[i % len(theme.CATEGORICAL)])
+                                                    for i in range(n)]
+        bp.addItem(pg.BarGraphItem(x=x, height=heights, width=0.7, brushes=colours,
+                                   pens=[pg.mkPen(c.darker(140)) for c in colours]))
+        err = pg.ErrorBarItem(x=x[1:], y=vals / scale, top=(hi - vals) / scale, bottom=(vals - lo) / scale,
+                              beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
+        bp.addItem(err)
+        labels = ["current"] + [f"{r['codec']}" for r in res]
+        bp.getAxis("bottom").setTicks([[(float(i), _short(lb)) for i, lb in enumerate(labels)]])
+        bp.getAxis("left").setLabel(f"bytes on disk ({unit})", color=theme.foreground())
+        for i, h in enumerate(heights):
+            pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
+            txt = pg.TextItem(pct or human_bytes(h * scale), color=theme.foreground(), anchor=(0.5, 1.05))
+            txt.setPos(float(i), float(max(h, (hi[i - 1] / scale) if i else h)))
+            bp.addItem(txt)
+        bp.setYRange(0, max(heights.max(), hi.max() / scale) * 1.25, padding=0)
+        bp.setXRange(-0.6, n + 0.6, padding=0)
+        bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
+        # scatter: ratio vs decompress speed, Pareto front
+        base = logical or cur
+        ratio = np.array([base / max(r["projected_bytes"], 1) for r in res])
+        speed = np.array([float(r.get("decompress_mb_s") or 0) for r in res])
+        spots = [{"pos": (speed[i], ratio[i]), "brush": colours[i + 1], "size": 12,
+                  "pen": pg.mkPen(colours[i + 1].darker(150))} for i in range(n)]
+        sp.addItem(pg.ScatterPlotItem(spots=spots))
+        front = pareto_front(ratio, speed)
+        if len(front) > 1:
+            sp.plot(speed[front], ratio[front], pen=pg.mkPen(theme.MISSING_HOLE, width=1.5, style=Qt.DashLine))
+        for i in range(n):
+            txt = pg.TextItem(_short(res[i]["codec"]), color=theme.foreground(), anchor=(-0.1, 0.5))
+            txt.setPos(speed[i], ratio[i])
+            sp.addItem(txt)
+        sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
+        sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
+        sp.setTitle("ratio vs decode speed (dashed: Pareto front)", color=theme.foreground(), size="10pt")
+        self.chart_title.setText(f"{t['target']} ({t['engine']}, model {model}): current {human_bytes(cur)}, "
+                                 f"logical {human_bytes(logical)}")
+
+    def _fill_table(self, targets: list[dict]) -> None:
+        rows = [(t, r) for t in targets for r in t.get("results", [])]
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(len(rows))
+        for i, (t, r) in enumerate(rows):
+            ci = r.get("ci95") or [None, None]
+            cells = [t["target"], r["codec"], r.get("model", ""), _num(t["current_bytes"]),
+                     _num(r["projected_bytes"]),
+                     f"{human_bytes(ci[0])} – {human_bytes(ci[1])}" if ci[0] is not None else "-",
+                     _num(r.get("compress_mb_s", 0), speed=True), _num(r.get("decompress_mb_s", 0), speed=True)]
+            for j, c in enumerate(cells):
+                self.table.setItem(i, j, c if isinstance(c, QTableWidgetItem) else QTableWidgetItem(str(c)))
+        self.table.setSortingEnabled(True)
+
+    def _fill_advice(self, advice: list[dict]) -> None:
+        self.advice.setRowCount(len(advice))
+        for i, a in enumerate(advice):
+            for j, c in enumerate([a.get("target", ""), a.get("codec", ""), human_bytes(a.get("saving_bytes")),
+                                   a.get("ddl", "")]):
+                self.advice.setItem(i, j, QTableWidgetItem(str(c)))
+
+    def copy_ddl(self) -> str:
+        rows = {i.row() for i in self.advice.selectedIndexes()} or set(range(self.advice.rowCount()))
+        text = "\n".join(self.advice.item(r, 3).text() for r in sorted(rows) if self.advice.item(r, 3))
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+
+class _NumItem(QTableWidgetItem):
+    def __init__(self, value: float, text: str):
+        super().__init__(text)
+        self.value = value
+        self.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+
+    def __lt__(self, other):
+        return self.value < getattr(other, "value", 0)
+
+
+def _num(v, speed: bool = False) -> QTableWidgetItem:
+    v = float(v or 0)
+    return _NumItem(v, f"{v:,.0f}" if speed else human_bytes(v))
+
+
+def _short(s: str) -> str:
+    return s if len(s) <= 16 else s[:15] + "…"
+
+
+def _unit(maxval: float) -> tuple[float, str]:
+    for scale, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if maxval >= scale:
+            return float(scale), unit
+    return 1.0, "B"
