@@ -106,6 +106,7 @@ class SdiColumn:
     column_type_utf8: str
     hidden: int
     is_nullable: bool
+    is_virtual: bool = False
 
 
 @dataclass
@@ -120,6 +121,7 @@ class SdiIndex:
     hidden: bool
     type: int
     partition: str | None = None
+    on_virtual_column: bool = False     # functional index / index on a virtual generated column
 
 
 @dataclass
@@ -323,18 +325,27 @@ def table_from_sdi(obj: dict, sdi_id: int = 0) -> SdiTable:
     for c in dd.get("columns") or []:
         t.columns.append(SdiColumn(str(c.get("name", "")), int(c.get("ordinal_position", 0) or 0),
                                    int(c.get("type", 0) or 0), str(c.get("column_type_utf8", "")),
-                                   int(c.get("hidden", 0) or 0), bool(c.get("is_nullable", False))))
+                                   int(c.get("hidden", 0) or 0), bool(c.get("is_nullable", False)),
+                                   bool(c.get("is_virtual", False))))
     table_indexes = dd.get("indexes") or []
 
-    def idx(i: dict, name: str, partition: str | None) -> SdiIndex:
+    def on_virtual(i: dict) -> bool:
+        for e in i.get("elements") or []:
+            opx = e.get("column_opx")
+            if not e.get("hidden") and isinstance(opx, int) and 0 <= opx < len(t.columns):
+                if t.columns[opx].is_virtual:
+                    return True
+        return False
+
+    def idx(i: dict, name: str, partition: str | None, virtual: bool) -> SdiIndex:
         se = parse_se_private_data(i.get("se_private_data", ""))
         return SdiIndex(name=name, id=_int_or_none(se.get("id")), root=_int_or_none(se.get("root")),
                         space_id=_int_or_none(se.get("space_id")), table_id=_int_or_none(se.get("table_id")),
                         hidden=bool(i.get("hidden", False)), type=int(i.get("type", 0) or 0),
-                        partition=partition)
+                        partition=partition, on_virtual_column=virtual)
 
     for i in table_indexes:
-        t.indexes.append(idx(i, str(i.get("name", "")), None))
+        t.indexes.append(idx(i, str(i.get("name", "")), None, on_virtual(i)))
 
     def walk_parts(parts: list, prefix: str, depth: int) -> None:
         for p in parts or []:
@@ -346,10 +357,11 @@ def table_from_sdi(obj: dict, sdi_id: int = 0) -> SdiTable:
             t.partitions.append(pname)
             for pi in p.get("indexes") or []:
                 opx = pi.get("index_opx")
-                name = ""
+                name, virtual = "", False
                 if isinstance(opx, int) and 0 <= opx < len(table_indexes):
                     name = str(table_indexes[opx].get("name", ""))
-                t.indexes.append(idx(pi, name, pname))
+                    virtual = on_virtual(table_indexes[opx])
+                t.indexes.append(idx(pi, name, pname, virtual))
 
     walk_parts(dd.get("partitions") or [], "", 0)
     return t
@@ -383,9 +395,13 @@ def read_sdi(space: SpaceFile) -> SdiInfo:
     except (PageError, SdiError) as e:
         info.errors.append(str(e) if isinstance(e, PageError) else f"{where} page 0: {e}")
         return info
-    if info.sdi_version != SDI_VERSION or not (0 < info.root_page < space.n_pages):
+    if info.sdi_version != SDI_VERSION or info.root_page == 0:
         info.errors.append(f"{where} page 0: no SDI (version {info.sdi_version}, root page {info.root_page})")
         info.root_page = None
+        return info
+    if info.root_page >= space.n_pages:
+        info.errors.append(f"{where} page 0: SDI root page {info.root_page} is past the end of the file "
+                           f"({space.n_pages} pages; truncated?)")
         return info
     if space.physical != space.logical:
         info.errors.append(f"{where} page {info.root_page}: SDI of a ROW_FORMAT=COMPRESSED tablespace "
