@@ -224,7 +224,6 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                  compressed, encrypted, corrupt, zero, np.zeros(n, bool), np.zeros(n, np.uint64),
                  np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
     pm.errors = errors
-    pm.doublewrite = dblwr
     pm.original_type = original_type
 
     # -- doublewrite buffer of the system tablespace (trx0sys.h): copies of other
@@ -238,6 +237,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             for b in (_be(trx, o + 14, 4), _be(trx, o + 18, 4)):
                 if 0 < b < n:
                     dblwr[b:b + ext0] = True
+    pm.doublewrite = dblwr
     # -- header sanity ------------------------------------------------------------
     misplaced = np.nonzero((page_no != pno) & ~zero & ~dblwr)[0]
     for i in misplaced[:MAX_ERRORS_PER_KIND]:

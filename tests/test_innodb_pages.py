@@ -1,0 +1,329 @@
+"""InnoDB page map against ../shared/fixtures/innodb/manifest.json, field by
+field, for every tablespace of the 16k, 4k, 64k and datadir16k instances
+(MariaDB 10.11 files; ground truth from the server's information_schema,
+from MariaDB's own innochecksum and from the fixture helper's page reads).
+
+Scans run on the sparse copy (holes re-punched) made by ``sparse_fixtures``.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parsers.model import UNIT_COMPRESSED, UNIT_FREE, UNIT_HOLE_MISSING, UNIT_LEAF
+from parsers.scan import scan
+from parsers.innodb import checksum as ck
+from parsers.innodb.fil import FIL_PAGE_INDEX, MARIADB_PAGE_TYPES
+from parsers.innodb.payloads import unit_payload, page_bytes
+from parsers.innodb.scan import inspect_page
+
+INSTANCES = ("16k", "4k", "64k", "datadir16k")
+
+
+@pytest.fixture(scope="module")
+def manifest(fixtures_root) -> dict:
+    return json.loads((fixtures_root / "innodb" / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def scanned(sparse_fixtures) -> dict[str, object]:
+    """manifest path -> FileEntry, scanning each instance directory once."""
+    out = {}
+    for inst in INSTANCES:
+        ds = scan(str(sparse_fixtures / "innodb" / inst))
+        for f in ds.files:
+            out[f"{inst}/{f.path}"] = f
+        out[f"__ds__{inst}"] = ds
+    return out
+
+
+def paged_files(manifest) -> list[dict]:
+    return [f for f in manifest["files"] if f["kind"] in ("ibd", "system_tablespace")]
+
+
+def _ids(manifest):
+    return [f["path"] for f in paged_files(manifest)]
+
+
+def pytest_generate_tests(metafunc):
+    if "mf" in metafunc.fixturenames:
+        from fixtures_util import fixtures_dir
+        man = json.loads((fixtures_dir() / "innodb" / "manifest.json").read_text())
+        files = paged_files(man)
+        metafunc.parametrize("mf", files, ids=[f["path"] for f in files])
+
+
+def expected_page_types(mf: dict) -> dict[str, int]:
+    """The manifest's FIL histogram with every page_compressed page moved under
+    the original type it decompresses to (what innochecksum gets wrong)."""
+    hist = Counter(mf["pages"]["page_type_histogram"])
+    for key in ("page_compressed(full_crc32)", "FIL_PAGE_PAGE_COMPRESSED"):
+        hist.pop(key, None)
+    for p in mf["pages"].get("page_compressed_pages") or []:
+        hist[p["original_page_type"]] += 1
+    return dict(hist)
+
+
+def test_every_tablespace_is_scanned(manifest, scanned):
+    assert len(paged_files(manifest)) == 36      # 35 .ibd + ibdata1
+    for mf in paged_files(manifest):
+        assert mf["path"] in scanned, mf["path"]
+        assert "innodb" in scanned[mf["path"]].sections
+
+
+def test_fsp_header_and_flags(mf, scanned):
+    e = scanned[mf["path"]]
+    sec = e.sections["innodb"]
+    fsp = mf["pages"]["fsp_header"]
+    dec = mf["pages"]["fsp_flags_decoded"]
+    assert sec["space_id"] == fsp["space_id"]
+    assert sec["fsp_flags"] == fsp["flags"] == dec["raw"]
+    assert sec["page_size"] == dec["logical_page_size"]
+    assert sec["physical_page_size"] == dec["physical_page_size"] == mf["pages"]["physical_page_size"]
+    assert sec["pages"] == mf["pages"]["n_pages"]
+    assert sec["page_compressed"] == dec["page_compressed"] == bool(mf.get("page_compressed"))
+    pm = e.detail["innodb"]["page_map"]
+    assert pm.fsp.size_pages == fsp["size_pages"]
+    assert pm.fsp.free_limit == fsp["free_limit"]
+    assert pm.fsp.frag_n_used == fsp["frag_n_used"]
+    assert pm.fsp.free.length == fsp["free_list_len"]
+    assert pm.fsp.free_frag.length == fsp["free_frag_list_len"]
+    assert pm.fsp.full_frag.length == fsp["full_frag_list_len"]
+    assert pm.fsp.seg_id_next == fsp["seg_id_next"]
+    assert pm.fsp.seg_inodes_full.length == fsp["seg_inodes_full_len"]
+    assert pm.fsp.seg_inodes_free.length == fsp["seg_inodes_free_len"]
+    assert pm.flags.full_crc32 == (dec["format"] == "full_crc32")
+    assert int(pm.lsn[0]) == fsp["fil_header"]["lsn"]
+    if dec["format"] == "full_crc32":
+        algo = dec["compression_algorithm"]
+        assert sec["compression_algorithm"] == (None if algo == "none" else algo)
+        assert pm.flags.zip_size == 0
+    else:
+        assert pm.flags.zip_size == dec["zip_size"]
+        assert sec["compression_algorithm"] == mf["compression_algorithm"]
+
+
+def test_page_type_histogram(mf, scanned):
+    sec = scanned[mf["path"]].sections["innodb"]
+    assert sec["page_types"] == expected_page_types(mf)
+    assert sum(sec["page_types"].values()) == mf["pages"]["n_pages"]
+
+
+def test_page_compressed_pages(mf, scanned):
+    e = scanned[mf["path"]]
+    sec = e.sections["innodb"]
+    pcs = mf["pages"].get("page_compressed_pages") or []
+    assert sec["page_compressed_pages"] == len(pcs)
+    assert sec["compressed_payload_bytes"] == sum(p["payload_len"] for p in pcs)
+    det = e.detail["innodb"]
+    units = e.units
+    compressed = np.nonzero(units["flags"] & UNIT_COMPRESSED)[0]
+    assert [int(i) for i in compressed] == [p["page_no"] for p in pcs]
+    for p in pcs:
+        i = p["page_no"]
+        assert int(det["payload_len"][i]) == p["payload_len"], i
+        assert int(det["type"][i]) == p["page_type_field"], i
+        if p["stored_bytes"] is not None:
+            assert int(units["stored"][i]) == p["stored_bytes"], i
+        else:   # legacy layout: header + payload
+            assert int(units["stored"][i]) == p["header_len"] + p["payload_len"], i
+        assert e.kind_names[int(units["kind"][i])] == p["original_page_type"], i
+        # the decompressed page is the original page: its own page number and space id
+        # (full_crc32 computes the checksum over the compressed form only)
+        logical = unit_payload(e, i)
+        assert len(logical) == sec["page_size"]
+        assert int.from_bytes(logical[4:8], "big") == p["original_page_no"]
+        assert int.from_bytes(logical[34:38], "big") == sec["space_id"]
+        if not det["fsp_flags"].full_crc32:
+            rows = np.frombuffer(logical, dtype=np.uint8).reshape(1, -1)
+            assert int(ck.crc32_page_checksum(rows)[0]) == int.from_bytes(logical[:4], "big"), i
+
+
+def test_checksums_all_good(mf, scanned):
+    sec = scanned[mf["path"]].sections["innodb"]
+    assert mf["innochecksum"]["summary_exit_code"] == 0
+    assert sec["checksum"]["bad_pages"] == []
+    want = "full_crc32" if mf["pages"]["fsp_flags_decoded"]["format"] == "full_crc32" else None
+    if want:
+        assert sec["checksum"]["algorithm"] == want
+    elif mf.get("page_compressed"):
+        assert sec["checksum"]["algorithm"] == "none"    # BUF_NO_CHECKSUM_MAGIC on 34354 pages
+    else:
+        assert sec["checksum"]["algorithm"] == "crc32"
+
+
+def _innochecksum_index_id(v: int) -> int:
+    return v & 0xFFFFFFFFFFFFFFFF     # innochecksum prints ids >= 2^63 as signed
+
+
+def test_indexes_against_innochecksum(mf, scanned):
+    """Per-index pages / leaf pages / records and data bytes per page as
+    innochecksum -S computes them (free pages excluded)."""
+    e = scanned[mf["path"]]
+    summary = mf["innochecksum"]["index_summary"]
+    if not summary:
+        pytest.skip("innochecksum lists no index for this file (page_compressed: it cannot read them)")
+    det = e.detail["innodb"]
+    pm = det["page_map"]
+    got = {ix["index_id"]: ix for ix in e.sections["innodb"]["indexes"]}
+    assert sorted(got) == sorted(_innochecksum_index_id(s["index_id"]) for s in summary)
+    live = pm.is_index_kind(pm.kind) & ~pm.free
+    for s in summary:
+        iid = _innochecksum_index_id(s["index_id"])
+        ix = got[iid]
+        assert ix["pages"] == s["pages"], iid
+        assert ix["leaf_pages"] == s["leaf_pages"], iid
+        sel = live & (pm.index_id == np.uint64(iid))
+        assert int(sel.sum()) == s["pages"]
+        assert int(pm.n_recs[sel].astype(np.int64).sum()) // s["pages"] == s["recs_per_page"], iid
+        assert int(pm.data_size[sel].sum()) // s["pages"] == s["bytes_per_page"], iid
+
+
+def test_indexes_against_information_schema(mf, scanned):
+    """Root pages and index ids as INNODB_SYS_INDEXES lists them; page_compressed
+    files (innochecksum is blind there) checked against the decompressed types."""
+    e = scanned[mf["path"]]
+    sys_idx = (mf.get("information_schema") or {}).get("INNODB_SYS_INDEXES")
+    if not sys_idx:
+        pytest.skip("no INNODB_SYS_INDEXES rows for this file")
+    got = {ix["index_id"]: ix for ix in e.sections["innodb"]["indexes"]}
+    assert sorted(got) == sorted(r["INDEX_ID"] for r in sys_idx)
+    for r in sys_idx:
+        assert got[r["INDEX_ID"]]["root_page"] == r["PAGE_NO"], r
+    pcs = mf["pages"].get("page_compressed_pages") or []
+    if pcs:
+        n_index = sum(1 for p in pcs if p["original_page_type"] == "FIL_PAGE_INDEX")
+        assert sum(ix["pages"] for ix in got.values()) == n_index
+        assert all(ix["levels"] >= 1 for ix in got.values())
+
+
+def test_records_match_row_count(mf, scanned):
+    """The clustered index's leaf records equal SELECT COUNT(*) (slow shutdown:
+    no delete-marked rows left)."""
+    sys_idx = (mf.get("information_schema") or {}).get("INNODB_SYS_INDEXES")
+    if not sys_idx or mf.get("row_count") is None:
+        pytest.skip("no row count")
+    got = {ix["index_id"]: ix for ix in scanned[mf["path"]].sections["innodb"]["indexes"]}
+    clustered = [r for r in sys_idx if r["TYPE"] & 1]
+    assert len(clustered) == 1
+    assert got[clustered[0]["INDEX_ID"]]["records"] == mf["row_count"]
+
+
+def test_holes_after_repunch(mf, scanned):
+    e = scanned[mf["path"]]
+    sec = e.sections["innodb"]
+    assert e.holes == [tuple(h) for h in mf["holes"]]
+    assert sec["hole_bytes"] == mf["hole_bytes"]
+    # what the engine should have punched = what is really unallocated (punched holes)
+    unallocated = sum(n for _, n in mf["holes_unallocated"])
+    if mf.get("page_compressed"):
+        assert sec["expected_hole_bytes"] == unallocated
+    else:
+        assert sec["expected_hole_bytes"] == 0
+    assert not (e.units["flags"] & UNIT_HOLE_MISSING).any()
+
+
+def test_units_array(mf, scanned):
+    e = scanned[mf["path"]]
+    u = e.units
+    sec = e.sections["innodb"]
+    n = mf["pages"]["n_pages"]
+    assert len(u) == n
+    assert list(u["offset"][:3]) == [i * sec["physical_page_size"] for i in range(min(3, n))]
+    assert (u["logical"] == sec["page_size"]).all()
+    plain = (u["flags"] & UNIT_COMPRESSED) == 0
+    assert (u["stored"][plain] == sec["physical_page_size"]).all()
+    assert int(u["lsn"][0]) == mf["pages"]["fsp_header"]["fil_header"]["lsn"]
+    leaf = (u["flags"] & UNIT_LEAF) != 0
+    assert int(leaf.sum()) == sum(ix["leaf_pages"] for ix in sec["indexes"]) + int(
+        (leaf & ((u["flags"] & UNIT_FREE) != 0)).sum())
+    idx_pages = u["kind"] == FIL_PAGE_INDEX
+    assert np.isfinite(u["fill"][idx_pages]).all()
+    assert ((u["fill"][idx_pages] >= 0) & (u["fill"][idx_pages] <= 1)).all()
+    for code, name in e.kind_names.items():
+        assert name == MARIADB_PAGE_TYPES[code]
+
+
+def test_owner_names_and_tables(manifest, scanned):
+    """Index pages belong to their index, tables are named (dictionary or path)."""
+    for mf in paged_files(manifest):
+        e = scanned[mf["path"]]
+        if mf["kind"] != "ibd":
+            continue
+        assert e.database == mf["schema"]
+        assert e.table == mf["table"]
+        for ix in e.sections["innodb"]["indexes"]:
+            assert ix["table"].startswith(f"{mf['schema']}.{mf['table']}")
+            assert ix["index_id"] in e.owner_names
+    ds = scanned["__ds__16k"]
+    t = [t for t in ds.tables if t.name == "t_part"]
+    assert len(t) == 1 and len(t[0].files) == 5
+
+
+def test_freed_pages_of_t_deleted(manifest, scanned):
+    """t_deleted: 83 INDEX pages by FIL type, 57 of them freed (stale records):
+    the extent map says so, innochecksum agrees (26 pages in the index)."""
+    e = scanned["16k/fx/t_deleted.ibd"]
+    u = e.units
+    idx = u["kind"] == FIL_PAGE_INDEX
+    free = (u["flags"] & UNIT_FREE) != 0
+    mf = [f for f in manifest["files"] if f["path"] == "16k/fx/t_deleted.ibd"][0]
+    assert int(idx.sum()) == mf["pages"]["page_type_histogram"]["FIL_PAGE_INDEX"]
+    assert int((idx & ~free).sum()) == mf["innochecksum"]["index_summary"][0]["pages"]
+    assert (u["owner"][idx & free] == -1).all()
+    assert (u["owner"][idx & ~free] == 37).all()
+
+
+def test_zblob2_counted(scanned, manifest):
+    """innochecksum -S skips ZBLOB2 pages (its summary totals 21 of 31 pages)."""
+    mf = [f for f in manifest["files"] if f["path"] == "16k/fx/t_zip4.ibd"][0]
+    sec = scanned["16k/fx/t_zip4.ibd"].sections["innodb"]
+    assert sum(mf["innochecksum"]["page_type_counts"].values()) == 21
+    assert sec["page_types"]["FIL_PAGE_TYPE_ZBLOB2"] == mf["innochecksum"]["dump_page_type_counts"][
+        "Subsequent Compressed BLOB page"] == 10
+    assert sec["pages"] == 31
+
+
+def test_inspector_regions(scanned):
+    e = scanned["16k/fx/t_dynamic.ibd"]
+    root = e.sections["innodb"]["indexes"][0]["root_page"]
+    info = inspect_page(e, root)
+    assert info["FIL_PAGE_OFFSET"] == root
+    assert info["FIL_PAGE_TYPE"] == "FIL_PAGE_INDEX"
+    assert info["PAGE_LEVEL"] == 1
+    regions = info["regions"]
+    assert [r[2] for r in regions] == ["FIL header", "page header", "records", "free space",
+                                       "page directory", "FIL trailer"]
+    assert regions[0][0] == 0 and regions[-1][1] == 16384
+    for (a, b, _), (c, _, _) in zip(regions, regions[1:]):
+        assert a <= b == c
+    # a page_compressed page is shown decompressed
+    e2 = scanned["16k/fx/t_pc_zlib.ibd"]
+    info2 = inspect_page(e2, 3)
+    assert info2["FIL_PAGE_TYPE"] == "FIL_PAGE_INDEX" and info2["PAGE_INDEX_ID"] > 0
+    assert len(page_bytes(e2, 3)) == 16384
+
+
+def test_missing_holes_flagged(tmp_path, fixtures_root, manifest):
+    """A copy that lost its sparseness: every page_compressed page whose tail
+    should be punched is flagged and the file is reported."""
+    src = fixtures_root / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd"
+    dst = tmp_path / "fx" / "t_pc_zlib.ibd"
+    dst.parent.mkdir()
+    dst.write_bytes(src.read_bytes())          # a plain write: no holes at all
+    ds = scan(str(dst))
+    e = ds.files[0]
+    assert e.holes == []
+    missing = (e.units["flags"] & UNIT_HOLE_MISSING) != 0
+    mf = [f for f in manifest["files"] if f["path"] == "16k/fx/t_pc_zlib.ibd"][0]
+    expected_pages = {p["page_no"] for p in mf["pages"]["page_compressed_pages"]
+                      if (p["stored_bytes"] + 4095) // 4096 * 4096 < 16384}
+    expected_pages |= {mf["pages"]["n_pages"] - 1}     # the freed (all-zero) last page
+    assert set(int(i) for i in np.nonzero(missing)[0]) == expected_pages
+    assert e.sections["innodb"]["hole_bytes"] == 0
+    assert e.sections["innodb"]["expected_hole_bytes"] == sum(n for _, n in mf["holes_unallocated"])
+    assert any("sparseness lost" in w for w in e.warnings)
