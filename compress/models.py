@@ -13,7 +13,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from .registry import Codec, CodecUnavailable
+from .registry import Codec, CodecUnavailable, ch_block_body
 
 # ---------------------------------------------------------------------------
 # InnoDB page types (storage/innobase/include/fil0fil.h)
@@ -78,7 +78,7 @@ class Model:
         """Projected bytes known without encoding (all-zero page...), else None."""
         return None
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         raise NotImplementedError
 
 
@@ -146,7 +146,7 @@ class InnoDBPageCompressed(Model):
             return page
         return LEGACY_HEADER + payload_len
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         fixed = self.fixed_by_payload(payload)
         if fixed is not None:
             return fixed
@@ -223,7 +223,7 @@ class InnoDBRowCompressedEstimate(Model):
             return self.key_block_size
         return None
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         fixed = self.fixed_by_payload(payload)
         if fixed is not None:
             return fixed
@@ -266,6 +266,24 @@ CH_MAX_COMPRESS_BLOCK = 1048576    # MergeTree max_compress_block_size default
 
 
 @dataclass
+class StreamParams:
+    """How one ClickHouse stream's blocks are encoded: value size and type for
+    the type-dependent codecs, and the chain it is written with now."""
+
+    type_size: int | None = None
+    value_type: str | None = None
+    current_chain: str | None = None
+    fixed_width: bool = False       # plain fixed-width values (Delta, T64, Gorilla... apply)
+    is_float: bool = False          # Float32/Float64 values
+
+
+#: CompressionCodecT64.cpp / CompressionCodecGCD.cpp reject floating point;
+#: CompressionCodecFPC.cpp accepts only Float32/Float64
+_CH_INTEGER_ONLY = ("T64", "GCD")
+_CH_FLOAT_ONLY = ("FPC",)
+
+
+@dataclass
 class ClickHouseBlocks(Model):
     """A ClickHouse column re-encoded block by block.
 
@@ -279,22 +297,41 @@ class ClickHouseBlocks(Model):
     parsers/codecs/ch_block.py.
     """
 
-    type_size: int | None = None
+    streams: list = field(default_factory=list)              # StreamParams per stream
+    unit_stream: object = None                                # np.ndarray: stream index per unit
+    current: str | None = None                                # name of the current codec
 
     def __post_init__(self):
         self.name = "clickhouse_blocks"
 
+    def _params(self, unit) -> StreamParams:
+        if unit is None or self.unit_stream is None or not self.streams:
+            return StreamParams()
+        return self.streams[int(self.unit_stream[unit])]
+
     def supports(self, codec: Codec) -> str | None:
         if codec.ch_chain is None:
             return f"ClickHouse has no {codec.family} codec"
+        if codec.is_chain and codec.name != self.current and self.streams:
+            if not all(s.fixed_width for s in self.streams):
+                return f"{codec.name}: needs plain fixed-width values"
+            names = [i.split("(")[0] for i in codec.name.split(",")]
+            floats = any(s.is_float for s in self.streams)
+            if floats and any(n in _CH_INTEGER_ONLY for n in names):
+                return f"{codec.name}: not for floating point columns"
+            if not floats and any(n in _CH_FLOAT_ONLY for n in names):
+                return f"{codec.name}: only for Float32/Float64 columns"
         return None
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        p = self._params(unit)
+        if codec.name == self.current and p.current_chain:
+            return len(ch_block_body(payload, p.current_chain, p.type_size, p.value_type)) + CH_CHECKSUM
         if not codec.is_chain:
             if codec.family == "none":
                 return CH_FRAMING + len(payload)
             return CH_FRAMING + len(codec.compress(payload))
-        return len(codec.compress_ch_block(payload, type_size=self.type_size))
+        return codec.ch_block_size(payload, p.type_size, p.value_type)
 
 
 def clickhouse_block_sizes(stream_bytes: int, granule_bytes: list[int] | None = None,
@@ -377,7 +414,7 @@ class TokuDBPartitions(Model):
             return 1                    # compress.cc: empty input is the method byte alone
         return 1 + codec.compressed_size(payload)
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         return TOKU_SUB_BLOCK_OVERHEAD + self.framed_size(codec, payload)
 
 
@@ -410,7 +447,7 @@ class ZFSRecords(Model):
             return 0
         return None
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         if is_zero(payload):
             return 0
         sector = 1 << self.ashift
@@ -452,7 +489,7 @@ class BtrfsExtents(Model):
     def fixed_by_payload(self, payload: bytes) -> int | None:
         return None
 
-    def project(self, codec: Codec, payload: bytes) -> int:
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         n = roundup(len(payload), self.sector)
         if codec.family == "none":
             return n

@@ -128,7 +128,7 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                 for c, m in pairs:
                     if fixed[id(m)][i] >= 0:
                         continue
-                    res[(c.name, m.name)] = m.project(c, data)
+                    res[(c.name, m.name)] = m.project(c, data, i)
                 with lock:
                     counter[0] += 1
                     if kept_bytes[0] < SPEED_KEEP_BYTES:

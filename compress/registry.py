@@ -134,13 +134,18 @@ class Codec:
         raise UnknownCodec(self.name)
 
     # -- ClickHouse blocks ---------------------------------------------------
-    def compress_ch_block(self, raw: bytes, type_size: int | None = None) -> bytes:
+    def compress_ch_block(self, raw: bytes, type_size: int | None = None, value_type: str | None = None) -> bytes:
         """A full ClickHouse compressed block (25-byte framing included)."""
         chain = self.ch_chain
         if chain is None:
             raise CodecUnavailable(f"{self.name}: ClickHouse has no such codec")
         ch = ch_block_module()
-        return ch.compress_block(raw, chain, type_size=type_size)
+        return ch.compress_block(raw, chain, type_size=type_size, value_type=value_type)
+
+    def ch_block_size(self, raw: bytes, type_size: int | None = None, value_type: str | None = None) -> int:
+        """Bytes of the full ClickHouse block :meth:`compress_ch_block` makes, without
+        computing its CityHash128 (16 bytes whatever their value)."""
+        return len(ch_block_body(raw, self.ch_chain or "", type_size, value_type)) + 16
 
 
 def _zlib(data: bytes, level: int | None) -> bytes:
@@ -148,7 +153,23 @@ def _zlib(data: bytes, level: int | None) -> bytes:
 
 
 def _lz4(data: bytes, level: int | None) -> bytes:
-    return g.lz4_block_compress(data)
+    """LZ4_compress_default, the call MariaDB (fil_page_compress_low) and ClickHouse
+    (CompressionCodecLZ4) make; python-lz4's block API uses another hash table
+    below 64 KiB and gives other bytes, so prefer the codec layer's exact one."""
+    fn = _lz4_default()
+    return fn(data) if fn is not None else g.lz4_block_compress(data)
+
+
+_LZ4_DEFAULT: list = []
+
+
+def _lz4_default():
+    if not _LZ4_DEFAULT:
+        try:
+            _LZ4_DEFAULT.append(ch_block_module().lz4_compress_default)
+        except (CodecUnavailable, AttributeError):
+            _LZ4_DEFAULT.append(None)
+    return _LZ4_DEFAULT[0]
 
 
 def _lz4hc(data: bytes, level: int | None) -> bytes:
@@ -194,6 +215,29 @@ def ch_block_module():
             raise CodecUnavailable("ClickHouse codec chains need parsers/codecs/ch_block.py "
                                    "(the ClickHouse parser's encoders), which is not there yet") from None
         raise
+
+
+def ch_block_body(raw: bytes, chain: str, type_size: int | None = None, value_type: str | None = None) -> bytes:
+    """A ClickHouse block without its 16-byte checksum: header + payload (Multiple for chains).
+
+    Uses the codec layer's per-codec encoder (``parsers.codecs.ch_block``); the
+    checksum is left out because only the size matters here and CityHash128
+    in Python would cost more than the codecs.
+    """
+    ch = ch_block_module()
+    enc = getattr(ch, "_encode_layer", None)
+    if enc is None or not hasattr(ch, "parse_chain"):
+        return ch.compress_block(raw, chain, type_size=type_size, value_type=value_type)[16:]
+    specs = ch.parse_chain(chain)
+    if len(specs) == 1:
+        return enc(bytes(raw), specs[0], type_size, value_type)
+    data = bytes(raw)
+    methods = []
+    for spec in specs:
+        data = enc(data, spec, type_size, value_type)
+        methods.append(data[0])
+    payload = bytes([len(specs)] + methods) + data
+    return ch._HDR.pack(ch.M.Multiple, ch.BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
 
 
 _CH_ITEM = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\(\s*([-0-9,\s]*)\s*\))?\s*$")

@@ -11,6 +11,7 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 from .registry import Codec
 
@@ -54,15 +55,18 @@ def _bounded(payloads: list[bytes], max_bytes: int) -> list[bytes]:
 
 def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
             max_seconds: float = MAX_SECONDS, threads: int | None = None,
-            pool: ThreadPoolExecutor | None = None) -> Speed:
+            pool: ThreadPoolExecutor | None = None,
+            encode: Callable[[bytes], bytes] | None = None,
+            decode: Callable[[bytes, int], bytes] | None = None) -> Speed:
     """Throughput of ``codec`` over ``payloads`` (first ``max_bytes``), all threads busy.
 
     Each thread compresses its share; then the outputs are decompressed the
     same way.  A pass stops early once ``max_seconds`` have elapsed (the MB/s
-    is then over the bytes done).
+    is then over the bytes done).  ``encode`` / ``decode(blob, size)``
+    replace the codec's own calls (ClickHouse blocks: the whole chain).
     """
-    if codec.is_chain:
-        return _measure_chain(codec, payloads, max_bytes, threads)
+    enc = encode or codec.compress
+    dec = decode or (lambda blob, size: codec.decompress(blob, size, max_output=size + 64))
     data = _bounded(payloads, max_bytes)
     n = threads or workers()
     if not data:
@@ -73,7 +77,7 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
         deadline = time.perf_counter() + max_seconds
         done, outs = 0, []
         for p in share:
-            outs.append((codec.compress(p), len(p)))
+            outs.append((enc(p), len(p)))
             done += len(p)
             if time.perf_counter() > deadline:
                 break
@@ -83,7 +87,7 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
         deadline = time.perf_counter() + max_seconds
         done = 0
         for blob, size in share:
-            codec.decompress(blob, size, max_output=size + 64)
+            dec(blob, size)
             done += size
             if time.perf_counter() > deadline:
                 break
@@ -105,24 +109,15 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     return Speed(comp_bytes / max(t_comp, 1e-9) / 1e6, dec_bytes / max(t_dec, 1e-9) / 1e6, comp_bytes, n)
 
 
-def _measure_chain(codec: Codec, payloads: list[bytes], max_bytes: int, threads: int | None) -> Speed:
-    """ClickHouse chains: compress through ch_block; decompress if it has a decoder."""
-    from .registry import ch_block_module
+def clickhouse_coders(codec: Codec, type_size: int | None = None, value_type: str | None = None):
+    """(encode, decode) of whole ClickHouse blocks with ``codec`` (checksum left out)."""
+    from .registry import ch_block_body, ch_block_module
     ch = ch_block_module()
-    data = _bounded(payloads, max_bytes)
-    n = threads or workers()
-    if not data:
-        return Speed(0.0, 0.0, 0, n)
-    shares = _chunks(data, n)
-    with ThreadPoolExecutor(max_workers=n) as ex:
-        t0 = time.perf_counter()
-        blocks = list(ex.map(lambda s: [codec.compress_ch_block(p) for p in s], shares))
-        t_comp = time.perf_counter() - t0
-        total = sum(len(p) for p in data)
-        dec = getattr(ch, "decompress_block", None)
-        if dec is None:
-            return Speed(total / max(t_comp, 1e-9) / 1e6, 0.0, total, n)
-        t0 = time.perf_counter()
-        list(ex.map(lambda bs: [dec(b) for b in bs], blocks))
-        t_dec = time.perf_counter() - t0
-    return Speed(total / max(t_comp, 1e-9) / 1e6, total / max(t_dec, 1e-9) / 1e6, total, n)
+    chain = codec.ch_chain or codec.name
+
+    def encode(p: bytes) -> bytes:
+        return ch_block_body(p, chain, type_size, value_type)
+
+    def decode(body: bytes, size: int) -> bytes:
+        return ch.decompress_block(bytes(16) + body, max_output=size + 64)
+    return encode, decode

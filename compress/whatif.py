@@ -27,7 +27,7 @@ from .projector import Projection, project
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
 from .sampling import parse_sample
 from .sources import SourceUnavailable, UnitSet, engine_units, grouped_units, payload_module, raw_records
-from .speed import measure, workers
+from .speed import clickhouse_coders, measure, workers
 
 #: speed measurement budget per (target, codec)
 SPEED_BYTES = 4 * 1024 * 1024
@@ -67,6 +67,7 @@ class Target:
     def to_json(self) -> dict[str, Any]:
         return {"target": self.target, "engine": self.engine,
                 "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
+                "current_codec": self.current_codec,
                 "results": [r.to_json() for r in self.results]}
 
 
@@ -101,12 +102,19 @@ class _Run:
         return proj
 
 
-def _speeds(run: _Run, proj: Projection, codecs: list[Codec]) -> dict[str, tuple[float, float]]:
+def _speeds(run: _Run, proj: Projection, codecs: list[Codec], model=None) -> dict[str, tuple[float, float]]:
     out = {}
     for c in codecs:
         try:
+            enc = dec = None
+            if isinstance(model, ClickHouseBlocks):
+                p = model.streams[0] if model.streams else None
+                chain_codec = c
+                if c.name == model.current and p is not None and p.current_chain:
+                    chain_codec = parse_codec(p.current_chain)
+                enc, dec = clickhouse_coders(chain_codec, p.type_size if p else None, p.value_type if p else None)
             s = measure(c, proj.speed_payloads, max_bytes=SPEED_BYTES, max_seconds=SPEED_SECONDS,
-                        pool=run.pool)
+                        pool=run.pool, encode=enc, decode=dec)
             out[c.name] = (s.compress_mb_s, s.decompress_mb_s)
         except Exception as e:     # a speed failure must not lose the projection
             run.errors.append(f"speed of {c.name}: {type(e).__name__}: {e}")
