@@ -294,6 +294,11 @@ class WhatIfView(QWidget):
             txt = pg.TextItem(_short(res[i]["codec"]), color=theme.foreground(), anchor=(-0.1, 0.5))
             txt.setPos(speed[i], ratio[i])
             sp.addItem(txt)
+        if n:
+            span = max(speed.max() - speed.min(), speed.max() * 0.1, 1.0)
+            sp.setXRange(max(0.0, speed.min() - 0.08 * span), speed.max() + 0.3 * span, padding=0)
+            rspan = max(ratio.max() - ratio.min(), ratio.max() * 0.05, 0.01)
+            sp.setYRange(ratio.min() - 0.1 * rspan, ratio.max() + 0.1 * rspan, padding=0)
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
         sp.setTitle("ratio vs decode speed (dashed: Pareto front)", color=theme.foreground(), size="10pt")
