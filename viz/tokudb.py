@@ -1,0 +1,693 @@
+"""TokuDB: what the dictionaries really take on disk against what
+``SHOW TABLE STATUS`` / information_schema.TABLES report (the header's logical,
+uncompressed estimate), per tree height, fragmentation, and the block table
+drawn along each file.
+
+Figures come from the TokuDB parser: ``entry.sections["tokudb"]`` (disk and
+uncompressed bytes as ``tokuftdump --summary`` counts them, per height, used
+and unused bytes), ``dataset.tables[...].info`` (the table's footprint and
+the information_schema claim) and ``entry.detail["tokudb"]`` (header
+estimates, translation table and nodes for the strip; not in saved scans).
+"""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from parsers.humanize import human_bytes
+from parsers.tree import Node
+
+from . import theme
+
+REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
+UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
+ON_DISK = "#1E88E5"         # bytes the tree's nodes take on disk
+USED = "#1E88E5"
+UNUSED = "#E53935"
+TAIL = "#CFD8DC"
+HOLE = "#FFB300"
+SELECTED_BAND = "#FFF59D"
+
+#: block strip categories: (key, label, colour)
+STRIP_KINDS = [
+    ("header", "header slots", "#616161"),
+    ("translation", "translation table", "#8E24AA"),
+    ("descriptor", "descriptor", "#D81B60"),
+    ("h0", "leaf nodes (height 0)", "#1E88E5"),
+    ("h1", "height 1", "#FB8C00"),
+    ("h2", "height 2", "#43A047"),
+    ("h3", "height ≥ 3", "#6D4C41"),
+    ("rollback", "rollback log", "#00897B"),
+    ("other", "other block", "#9E9E9E"),
+]
+STRIP_COLOUR = {k: c for k, _, c in STRIP_KINDS}
+FREE_COLOUR = "#FFCDD2"
+HEADER_BYTES = 8192
+ROLE_ORDER = {"main": 0, "secondary_index": 1, "status": 2, "dictionary": 3, "directory": 4,
+              "environment": 5, "rollback": 6}
+
+
+# -- data (no Qt) -----------------------------------------------------------------------
+
+@dataclass
+class Dictionary:
+    """One fractal-tree file as the view draws it."""
+
+    path: str
+    label: str
+    table: str | None
+    role: str
+    disk_bytes: int = 0              # tree nodes on disk (tokuftdump --summary total_size)
+    uncompressed_bytes: int = 0      # nodes uncompressed (total_uncompressed_size)
+    reported: int | None = None      # header estimate = what information_schema adds up
+    allocated: int = 0
+    apparent: int = 0
+    used: int = 0                    # bytes in use by blocks (tokuftdump --fragmentation used_size)
+    unused: int = 0                  # gaps up to the last block (fragsizes)
+    tail: int = 0                    # file bytes after the last block
+    rows: int | None = None
+    per_height: list = field(default_factory=list)
+    holes: list = field(default_factory=list)
+    entry: object = None
+
+    @property
+    def in_table_status(self) -> bool:
+        return self.role in ("main", "secondary_index")
+
+
+@dataclass
+class TableRow:
+    key: str
+    reported: int = 0
+    data_length: int = 0
+    index_length: int = 0
+    disk_bytes: int = 0
+    uncompressed_bytes: int = 0
+    allocated: int = 0
+    rows: int = 0
+    files: list = field(default_factory=list)
+
+
+def _label(entry, sec: dict) -> str:
+    det = (entry.detail or {}).get("tokudb") or {}
+    role = sec.get("role") or "dictionary"
+    name = posixpath.basename(entry.path)
+    if sec.get("table"):
+        if role == "main":
+            what = "main"
+        elif role == "secondary_index":
+            what = f"key {det.get('index') or '?'}"
+        else:
+            what = role
+        return f"{sec['table']} · {what}"
+    return name
+
+
+def dictionaries(dataset) -> list[Dictionary]:
+    """Every fractal-tree file the parser read, table dictionaries first."""
+    out = []
+    for e in getattr(dataset, "files", []) or []:
+        sec = (e.sections or {}).get("tokudb") or {}
+        if "disk_bytes" not in sec:
+            continue
+        det = (e.detail or {}).get("tokudb") or {}
+        hdr = det.get("header")
+        reported = int(hdr.on_disk_numbytes) if hdr is not None else None
+        frag = det.get("fragmentation") or {}
+        used = int(sec.get("bytes_in_use", 0))
+        unused = int(sec.get("unused_bytes", 0))
+        total = int(frag.get("total_size", used + unused))
+        d = Dictionary(
+            path=e.path, label=_label(e, sec), table=sec.get("table"), role=sec.get("role") or "dictionary",
+            disk_bytes=int(sec.get("disk_bytes", 0)), uncompressed_bytes=int(sec.get("uncompressed_bytes", 0)),
+            reported=reported, allocated=int(e.allocated_bytes), apparent=int(e.apparent_bytes), used=used,
+            unused=unused, tail=max(int(e.apparent_bytes) - total, 0),
+            rows=int(hdr.on_disk_numrows) if hdr is not None else None,
+            per_height=list(sec.get("per_height") or []), holes=list(e.holes or []), entry=e)
+        out.append(d)
+    out.sort(key=lambda d: (d.table is None, d.table or "", ROLE_ORDER.get(d.role, 9), d.label))
+    return out
+
+
+def table_rows(dataset) -> list[TableRow]:
+    out = []
+    for t in getattr(dataset, "tables", []) or []:
+        if t.engine != "tokudb":
+            continue
+        info = t.info or {}
+        isch = info.get("information_schema") or {}
+        out.append(TableRow(
+            key=t.key, reported=int(isch.get("total_length", 0)), data_length=int(isch.get("data_length", 0)),
+            index_length=int(isch.get("index_length", 0)), disk_bytes=int(info.get("disk_bytes", 0)),
+            uncompressed_bytes=int(info.get("uncompressed_bytes", 0)),
+            allocated=int(info.get("allocated_bytes", 0)), rows=int(isch.get("table_rows", 0)),
+            files=list(t.files)))
+    out.sort(key=lambda r: r.key)
+    return out
+
+
+def strip_blocks(d: Dictionary) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(offsets, sizes) per strip category for one file, from the translation table."""
+    det = ((d.entry.detail or {}).get("tokudb") or {}) if d.entry is not None else {}
+    bt = det.get("block_table")
+    out: dict[str, list] = {k: [] for k, _, _ in STRIP_KINDS}
+    out["header"].append((0, min(HEADER_BYTES, d.apparent)))
+    if bt is not None:
+        nodes = det.get("nodes") or {}
+        rollback = {int(b) for b, _, _ in det.get("rollback_blocks") or []}
+        for bn, off, size in bt.used.tolist():
+            if bn == 1:
+                k = "translation"
+            elif bn == 2:
+                k = "descriptor"
+            elif bn in nodes and nodes[bn].height is not None:
+                k = f"h{min(int(nodes[bn].height), 3)}"
+            elif bn in rollback:
+                k = "rollback"
+            else:
+                k = "other"
+            out[k].append((off, size))
+    res = {}
+    for k, v in out.items():
+        a = np.array(v, dtype=np.float64).reshape(-1, 2)
+        res[k] = (a[:, 0], a[:, 1])
+    return res
+
+
+def block_at(d: Dictionary, offset: float) -> str | None:
+    """A tooltip line for the block covering a file offset."""
+    det = ((d.entry.detail or {}).get("tokudb") or {}) if d.entry is not None else {}
+    bt = det.get("block_table")
+    if offset < 0 or offset > d.apparent:
+        return None
+    if offset < HEADER_BYTES:
+        return f"header slot {int(offset // 4096)} ({human_bytes(4096)}) at offset {int(offset // 4096) * 4096:,}"
+    if bt is None:
+        return None
+    nodes = det.get("nodes") or {}
+    for bn, off, size in bt.used.tolist():
+        if off <= offset < off + size:
+            what = {1: "translation table", 2: "descriptor"}.get(bn)
+            if what is None:
+                n = nodes.get(bn)
+                if n is not None:
+                    what = (f"{'leaf' if n.height == 0 else f'height {n.height}'} node, {n.n_children} "
+                            f"{'basements' if n.height == 0 else 'children'}, uncompressed "
+                            f"{human_bytes(n.serialize_size)}")
+                else:
+                    what = "block"
+            return f"block {bn}: {what}\noffset {off:,}, {human_bytes(size)} ({size:,} B) on disk"
+    return f"unused space at offset {int(offset):,} (not in the translation table)"
+
+
+# -- the view ---------------------------------------------------------------------------
+
+class TokuDBView(QWidget):
+    """TokuDB dictionaries: real size vs reported, heights, fragmentation, block strip."""
+
+    title = "TokuDB"
+    view_id = "tokudb"
+    node_selected = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.dataset = None
+        self.root: Node | None = None
+        self.dicts: list[Dictionary] = []
+        self.tables: list[TableRow] = []
+        self.selected: list[Dictionary] = []
+        self.selection_key: str | None = None     # None = all; "table:db.t"; "file:path"
+        self.footprint_rows: list = []
+        self.bar_values: dict = {}
+        self._busy = False
+
+        self.combo = QComboBox()
+        self.combo.setMinimumContentsLength(34)
+        self.combo.currentIndexChanged.connect(self._on_combo)
+        top = QHBoxLayout()
+        top.setContentsMargins(6, 4, 6, 0)
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.combo)
+        top.addStretch(1)
+
+        self.page = QWidget()
+        self.page.setAutoFillBackground(True)
+        pal = self.page.palette()
+        pal.setColor(self.page.backgroundRole(), theme.qcolor(theme.background()))
+        self.page.setPalette(pal)
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.RichText)
+        self.heading.setWordWrap(True)
+        self.heading.setStyleSheet(f"color:{theme.foreground()}; padding:4px 8px;")
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground(theme.background())
+        self.foot = self.glw.addPlot(row=0, col=0, colspan=2)
+        self.heights = self.glw.addPlot(row=1, col=0)
+        self.frag = self.glw.addPlot(row=1, col=1)
+        self.strip = self.glw.addPlot(row=2, col=0, colspan=2)
+        lay = self.glw.ci.layout
+        lay.setRowStretchFactor(0, 9)
+        lay.setRowStretchFactor(1, 6)
+        lay.setRowStretchFactor(2, 4)
+        lay.setColumnStretchFactor(0, 2)
+        lay.setColumnStretchFactor(1, 3)
+        for p in (self.foot, self.heights, self.frag, self.strip):
+            p.setMenuEnabled(False)
+            p.hideButtons()
+            p.setMouseEnabled(x=False, y=False)
+            theme.style_plot(p)
+        self.foot.showGrid(x=True, y=False, alpha=0.15)
+        self.frag.showGrid(x=True, y=False, alpha=0.15)
+        self.heights.showGrid(x=False, y=True, alpha=0.15)
+        self.foot_legend = self.foot.addLegend(offset=(-10, 10), labelTextColor=theme.foreground(),
+                                               brush=theme.qcolor(theme.background(), 235),
+                                               pen=pg.mkPen(theme.qcolor(theme.foreground(), 90)))
+        self.glw.scene().sigMouseClicked.connect(self._on_click)
+        self.glw.scene().sigMouseMoved.connect(self._on_move)
+        pl = QVBoxLayout(self.page)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.setSpacing(0)
+        pl.addWidget(self.heading)
+        pl.addWidget(self.glw, 1)
+
+        lay2 = QVBoxLayout(self)
+        lay2.setContentsMargins(0, 0, 0, 0)
+        lay2.setSpacing(2)
+        lay2.addLayout(top)
+        lay2.addWidget(self.page, 1)
+        self._draw()
+
+    # -- view protocol ---------------------------------------------------------------------
+    def set_dataset(self, dataset, root: Node) -> None:
+        self.dataset = dataset
+        self.root = root
+        self.dicts = dictionaries(dataset)
+        self.tables = table_rows(dataset)
+        self._busy = True
+        self.combo.clear()
+        self.combo.addItem("All TokuDB tables", None)
+        for t in self.tables:
+            self.combo.addItem(f"{t.key} (table)", f"table:{t.key}")
+        for d in self.dicts:
+            self.combo.addItem(f"    {d.label}   [{posixpath.basename(d.path)}]", f"file:{d.path}")
+        self._busy = False
+        self.select_key(None)
+
+    def select_node(self, node: Node) -> None:
+        if node is None or not self.dicts:
+            return
+        eng = node
+        while eng is not None and eng.kind != "engine":
+            eng = eng.parent
+        if eng is None or eng.name != "TokuDB":
+            return
+        if node.kind == "file" and node.path:
+            self.select_key(f"file:{node.path}")
+        elif node.kind == "table" and node.parent is not None:
+            self.select_key(f"table:{node.parent.name}.{node.name}")
+        else:
+            self.select_key(None)
+
+    def set_target(self, text: str) -> None:
+        """"db.table", a file path or name, or "" / "all"."""
+        text = (text or "").strip()
+        if not text or text.lower() == "all":
+            self.select_key(None)
+            return
+        if any(t.key == text for t in self.tables):
+            self.select_key(f"table:{text}")
+            return
+        for d in self.dicts:
+            if text in (d.path, posixpath.basename(d.path), d.label):
+                self.select_key(f"file:{d.path}")
+                return
+        raise KeyError(f"target {text!r}: no such TokuDB table or dictionary")
+
+    def export_widget(self) -> QWidget:
+        return self.page
+
+    # -- selection ---------------------------------------------------------------------------
+    def select_key(self, key: str | None) -> None:
+        self.selection_key = key
+        if key is None:
+            self.selected = [d for d in self.dicts if d.table] or list(self.dicts)
+        elif key.startswith("table:"):
+            self.selected = [d for d in self.dicts if d.table == key[6:]]
+        else:
+            self.selected = [d for d in self.dicts if d.path == key[5:]]
+        self._busy = True
+        i = self.combo.findData(key)
+        self.combo.setCurrentIndex(max(i, 0))
+        self._busy = False
+        self._draw()
+
+    def _on_combo(self, i: int) -> None:
+        if not self._busy and i >= 0:
+            self.select_key(self.combo.itemData(i))
+
+    def _file_node(self, path: str) -> Node | None:
+        if self.root is None:
+            return None
+        for n in self.root.walk():
+            if n.kind == "file" and n.path == path:
+                return n
+        return None
+
+    def _on_click(self, ev) -> None:
+        vb = self.foot.getViewBox()
+        if not self.footprint_rows or not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        y = vb.mapSceneToView(ev.scenePos()).y()
+        i = int(round(len(self.footprint_rows) - 1 - y))
+        if 0 <= i < len(self.footprint_rows):
+            row = self.footprint_rows[i]
+            if isinstance(row, TableRow):
+                self.select_key(f"table:{row.key}")
+            else:
+                self.select_key(f"file:{row.path}")
+                node = self._file_node(row.path)
+                if node is not None:
+                    self.node_selected.emit(node)
+
+    def _on_move(self, pos) -> None:
+        vb = self.strip.getViewBox()
+        tip = ""
+        if self.strip_rows and vb.sceneBoundingRect().contains(pos):
+            p = vb.mapSceneToView(pos)
+            i = int(round(len(self.strip_rows) - 1 - p.y()))
+            if 0 <= i < len(self.strip_rows):
+                d = self.strip_rows[i]
+                t = block_at(d, p.x() * self.strip_scale)
+                if t:
+                    tip = f"{d.label}\n{t}"
+        self.glw.setToolTip(tip)
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _draw(self) -> None:
+        for p in (self.foot, self.heights, self.frag, self.strip):
+            p.clear()
+        self.foot_legend.clear()
+        self.strip_rows = []
+        self.strip_scale = 1.0
+        if not self.dicts:
+            self.heading.setText("<b>No TokuDB dictionaries in this scan</b>")
+            self.combo.setEnabled(False)
+            self.foot.setTitle(None)
+            return
+        self.combo.setEnabled(True)
+        self._heading()
+        self._draw_footprint()
+        self._draw_heights()
+        self._draw_frag()
+        self._draw_strip()
+
+    def _heading(self) -> None:
+        key = self.selection_key
+        if key is not None and key.startswith("file:"):
+            d = self.selected[0] if self.selected else None
+            if d is None:
+                self.heading.setText("")
+                return
+            rep = (f"reports <b>{human_bytes(d.reported)}</b> of logical data (header estimate"
+                   f"{'' if d.in_table_status else '; a ' + d.role + ' dictionary is not counted by SHOW TABLE STATUS'})"
+                   if d.reported is not None else "no header estimate")
+            self.heading.setText(
+                f"<b>{d.label}</b> &nbsp; <span style='color:#757575'>{d.path}</span><br>"
+                f"Nodes take <b>{human_bytes(d.disk_bytes)}</b> on disk ({human_bytes(d.uncompressed_bytes)} "
+                f"uncompressed); the file is {human_bytes(d.apparent)}, {human_bytes(d.allocated)} allocated; "
+                f"the header {rep}.")
+            return
+        rows = self.tables if key is None else [t for t in self.tables if f"table:{t.key}" == key]
+        rep = sum(t.reported for t in rows)
+        disk = sum(t.disk_bytes for t in rows)
+        alloc = sum(t.allocated for t in rows)
+        what = f"{len(rows)} TokuDB table{'s' if len(rows) != 1 else ''}" if key is None else f"<b>{rows[0].key}</b>" \
+            if rows else "?"
+        if not alloc:
+            verdict = ""
+        elif rep > alloc:
+            verdict = f"SHOW TABLE STATUS <b>overstates</b> the real footprint <b>{rep / alloc:.2f}×</b>."
+        else:
+            verdict = f"SHOW TABLE STATUS reports <b>{rep / alloc:.2f}×</b> the real footprint."
+        self.heading.setText(
+            f"{what}: SHOW TABLE STATUS / information_schema.TABLES report <b>{human_bytes(rep)}</b> "
+            f"(Data_length + Index_length: logical, uncompressed); the files really take "
+            f"<b style='color:{ON_DISK}'>{human_bytes(alloc)}</b> on disk ({human_bytes(disk)} in tree nodes). "
+            f"{verdict}")
+
+    def _draw_footprint(self) -> None:
+        key = self.selection_key
+        rows: list = []
+        for t in self.tables:
+            rows.append(t)
+            rows.extend(d for d in self.dicts if d.table == t.key)
+        if not rows:
+            rows = list(self.dicts)
+        self.footprint_rows = rows
+        n = len(rows)
+        y = np.arange(n)[::-1].astype(float)
+        rep = np.array([(r.reported or 0) for r in rows], dtype=float)
+        unc = np.array([r.uncompressed_bytes for r in rows], dtype=float)
+        disk = np.array([r.disk_bytes for r in rows], dtype=float)
+        alloc = np.array([r.allocated for r in rows], dtype=float)
+        self.bar_values = {"labels": [r.key if isinstance(r, TableRow) else r.label for r in rows],
+                           "reported": rep, "uncompressed": unc, "disk": disk, "allocated": alloc}
+        vmax = max(rep.max(), unc.max(), disk.max(), alloc.max(), 1.0)
+        scale, unit = _unit(vmax)
+        sel_paths = {d.path for d in self.selected}
+        if key is not None:
+            for yy, r in zip(y, rows):
+                hit = (isinstance(r, TableRow) and key == f"table:{r.key}") or \
+                      (not isinstance(r, TableRow) and r.path in sel_paths)
+                if hit:
+                    band = pg.BarGraphItem(x0=[0], y=[yy], height=[1.0], width=[vmax / scale * 2.5],
+                                           brush=theme.qcolor(SELECTED_BAND, 190), pen=pg.mkPen(None))
+                    band.setZValue(-10)
+                    self.foot.addItem(band)
+        items = [
+            (rep, REPORTED, 0.84, 0.0, "SHOW TABLE STATUS (logical, uncompressed)"),
+            (unc, UNCOMP, 0.5, 0.0, "tree nodes uncompressed"),
+            (disk, ON_DISK, 0.26, 0.0, "tree nodes on disk (true size)"),
+        ]
+        for vals, colour, h, dy, label in items:
+            it = pg.BarGraphItem(x0=np.zeros(n), y=y + dy, height=h, width=vals / scale,
+                                 brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(125)))
+            self.foot.addItem(it)
+            self.foot_legend.addItem(it, label)
+        font = QFont()
+        font.setPointSizeF(8.5)
+        bold = QFont(font)
+        bold.setBold(True)
+        fg = theme.foreground()
+        self.foot_labels = []
+        for yy, r, rv, dv, uv in zip(y, rows, rep, disk, unc):
+            if isinstance(r, TableRow):
+                txt = (f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported (Data "
+                       f"{human_bytes(r.data_length)} + Index {human_bytes(r.index_length)})"
+                       + (f": {rv / r.allocated:.2f}×" if r.allocated else ""))
+            else:
+                if r.reported is None:
+                    claim = "no header estimate"
+                elif r.in_table_status:
+                    claim = f"reported {human_bytes(rv)}" + (f" ({rv / dv:.2f}× nodes on disk)" if dv else "")
+                else:
+                    claim = f"header {human_bytes(rv)}, not in SHOW TABLE STATUS"
+                txt = f"nodes {human_bytes(dv)} on disk, {human_bytes(uv)} uncompressed · {claim}"
+            ti = pg.TextItem(txt, color=fg, anchor=(0, 0.5))
+            ti.setFont(bold if isinstance(r, TableRow) else font)
+            ti.setPos(max(rv, uv, dv) / scale + vmax / scale * 0.01, yy)
+            self.foot.addItem(ti)
+            self.foot_labels.append(txt)
+        ticks = [(float(yy), (f"{r.key} (table)" if isinstance(r, TableRow) else "   " + _short(r.label.split(" · ", 1)[-1], 26)))
+                 for yy, r in zip(y, rows)]
+        left = self.foot.getAxis("left")
+        left.setTicks([ticks])
+        left.setStyle(tickFont=font)
+        left.setWidth(170)
+        self.foot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
+        self.foot.setTitle("True size on disk vs what SHOW TABLE STATUS reports, per table and dictionary"
+                           " (click a row)", color=fg, size="10pt")
+        self.foot.setXRange(0, vmax / scale * 2.2, padding=0)
+        self.foot.setYRange(-0.6, n - 0.4, padding=0)
+
+    def _draw_heights(self) -> None:
+        fg = theme.foreground()
+        agg: dict[int, dict] = {}
+        for d in self.selected:
+            for h in d.per_height:
+                a = agg.setdefault(int(h["height"]), {"nodes": 0, "disk_bytes": 0, "uncompressed_bytes": 0})
+                for k in a:
+                    a[k] += int(h.get(k, 0))
+        self.height_values = agg
+        if not agg:
+            self.heights.setTitle("Per tree height: no nodes", color=fg, size="9pt")
+            return
+        hs = sorted(agg)
+        x = np.arange(len(hs), dtype=float)
+        disk = np.array([agg[h]["disk_bytes"] for h in hs], dtype=float)
+        unc = np.array([agg[h]["uncompressed_bytes"] for h in hs], dtype=float)
+        scale, unit = _unit(max(disk.max(), unc.max(), 1.0))
+        a = pg.BarGraphItem(x=x - 0.18, height=disk / scale, width=0.34, brush=theme.qcolor(ON_DISK),
+                            pen=pg.mkPen(theme.qcolor(ON_DISK).darker(125)))
+        b = pg.BarGraphItem(x=x + 0.18, height=unc / scale, width=0.34, brush=theme.qcolor(UNCOMP),
+                            pen=pg.mkPen(theme.qcolor(UNCOMP).darker(125)))
+        self.heights.addItem(a)
+        self.heights.addItem(b)
+        top = max(disk.max(), unc.max()) / scale
+        font = QFont()
+        font.setPointSizeF(8.0)
+        for xx, h in zip(x, hs):
+            n = agg[h]["nodes"]
+            ti = pg.TextItem(f"{n} node{'s' if n != 1 else ''}", color=fg, anchor=(0.5, 1.0))
+            ti.setFont(font)
+            ti.setPos(xx, max(agg[h]["disk_bytes"], agg[h]["uncompressed_bytes"]) / scale + top * 0.02)
+            self.heights.addItem(ti)
+        self.heights.getAxis("bottom").setTicks([[(float(xx), "leaves (0)" if h == 0 else f"height {h}")
+                                                  for xx, h in zip(x, hs)]])
+        self.heights.getAxis("left").setLabel(unit, color=fg)
+        self.heights.getAxis("left").setWidth(60)
+        scope = self._scope_name()
+        self.heights.setTitle(f"Per tree height ({scope}): <span style='color:{ON_DISK}'>■</span> on disk "
+                              f"<span style='color:{UNCOMP}'>■</span> uncompressed", color=fg, size="9pt")
+        self.heights.setXRange(-0.6, len(hs) - 0.4, padding=0)
+        self.heights.setYRange(0, top * 1.2, padding=0)
+
+    def _scope_name(self) -> str:
+        key = self.selection_key
+        if key is None:
+            return "all tables"
+        if key.startswith("table:"):
+            return key[6:]
+        return self.selected[0].label if self.selected else "?"
+
+    def _draw_frag(self) -> None:
+        fg = theme.foreground()
+        rows = self.selected if len(self.selected) > 0 else self.dicts
+        rows = [d for d in rows]
+        n = len(rows)
+        self.frag_rows = rows
+        if not n:
+            return
+        y = np.arange(n)[::-1].astype(float)
+        used = np.array([d.used for d in rows], dtype=float)
+        unused = np.array([d.unused for d in rows], dtype=float)
+        tail = np.array([d.tail for d in rows], dtype=float)
+        scale, unit = _unit(max((used + unused + tail).max(), 1.0))
+        x0 = np.zeros(n)
+        for vals, colour in ((used, USED), (unused, UNUSED), (tail, TAIL)):
+            it = pg.BarGraphItem(x0=x0 / scale, y=y, height=0.6, width=vals / scale, brush=theme.qcolor(colour),
+                                 pen=pg.mkPen(theme.qcolor(colour).darker(125)))
+            self.frag.addItem(it)
+            x0 = x0 + vals
+        font = QFont()
+        font.setPointSizeF(8.0)
+        tot = used + unused + tail
+        for yy, d, u, f, t in zip(y, rows, used, unused, tot):
+            pct = 100.0 * f / (u + f) if u + f else 0.0
+            ti = pg.TextItem(f"{pct:.1f}% unused ({human_bytes(f)})", color=fg, anchor=(0, 0.5))
+            ti.setFont(font)
+            ti.setPos(t / scale + tot.max() / scale * 0.01, yy)
+            self.frag.addItem(ti)
+        left = self.frag.getAxis("left")
+        left.setTicks([[(float(yy), _short(d.label, 30)) for yy, d in zip(y, rows)]])
+        left.setStyle(tickFont=font)
+        left.setWidth(170)
+        self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
+        self.frag.setTitle(f"Fragmentation: <span style='color:{USED}'>■</span> used by blocks "
+                           f"<span style='color:{UNUSED}'>■</span> unused gaps (incl. 8 KiB header) "
+                           f"<span style='color:#90A4AE'>■</span> file tail", color=fg, size="9pt")
+        self.frag.setXRange(0, tot.max() / scale * 1.45, padding=0)
+        self.frag.setYRange(-0.6, n - 0.4, padding=0)
+
+    def _draw_strip(self) -> None:
+        fg = theme.foreground()
+        rows = list(self.selected)
+        self.strip_rows = rows
+        n = len(rows)
+        if not n:
+            return
+        length = max(d.apparent for d in rows)
+        scale, unit = _unit(max(length, 1))
+        self.strip_scale = scale
+        y = np.arange(n)[::-1].astype(float)
+        h = 0.7 if n > 1 else 0.6
+        # the file up to its last block as free space, the tail after it, then the blocks on top
+        ends = np.array([d.used + d.unused for d in rows], dtype=float)
+        app = np.array([d.apparent for d in rows], dtype=float)
+        ends = np.minimum(ends, app)
+        free = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=ends / scale,
+                               brush=theme.qcolor(FREE_COLOUR), pen=pg.mkPen(theme.qcolor("#E57373")))
+        self.strip.addItem(free)
+        tail = app - ends
+        if (tail > 0).any():
+            m = tail > 0
+            ti = pg.BarGraphItem(x0=ends[m] / scale, y=y[m], height=h, width=tail[m] / scale,
+                                 brush=theme.qcolor(TAIL), pen=pg.mkPen(theme.qcolor(TAIL).darker(120)))
+            self.strip.addItem(ti)
+        legend_kinds = []
+        self.strip_counts: dict[str, int] = {}
+        per_kind: dict[str, list] = {}
+        for yy, d in zip(y, rows):
+            for k, (offs, sizes) in strip_blocks(d).items():
+                if len(offs):
+                    per_kind.setdefault(k, []).append((np.full(len(offs), yy), offs, sizes))
+        for k, _, colour in STRIP_KINDS:
+            if k not in per_kind:
+                continue
+            ys = np.concatenate([a for a, _, _ in per_kind[k]])
+            offs = np.concatenate([b for _, b, _ in per_kind[k]])
+            sizes = np.concatenate([c for _, _, c in per_kind[k]])
+            self.strip_counts[k] = len(offs)
+            it = pg.BarGraphItem(x0=offs / scale, y=ys, height=h, width=sizes / scale, brush=theme.qcolor(colour),
+                                 pen=pg.mkPen(theme.qcolor(colour).darker(140), width=0))
+            self.strip.addItem(it)
+            legend_kinds.append(k)
+        hole_rows = [(yy, d) for yy, d in zip(y, rows) if d.holes]
+        if hole_rows:
+            hx, hw, hy = [], [], []
+            for yy, d in hole_rows:
+                for off, ln in d.holes:
+                    hx.append(off)
+                    hw.append(ln)
+                    hy.append(yy - h / 2 - 0.08)
+            it = pg.BarGraphItem(x0=np.array(hx) / scale, y=np.array(hy), height=0.12, width=np.array(hw) / scale,
+                                 brush=theme.qcolor(HOLE), pen=pg.mkPen(None))
+            self.strip.addItem(it)
+        font = QFont()
+        font.setPointSizeF(8.0)
+        left = self.strip.getAxis("left")
+        left.setTicks([[(float(yy), _short(d.label, 30)) for yy, d in zip(y, rows)]])
+        left.setStyle(tickFont=font)
+        left.setWidth(170)
+        self.strip.getAxis("bottom").setLabel(f"file offset ({unit})", color=fg)
+        names = {k: lbl for k, lbl, _ in STRIP_KINDS}
+        parts = [f"<span style='color:{STRIP_COLOUR[k]}'>■</span> {names[k]}" for k in legend_kinds]
+        parts.append("<span style='color:#E57373'>■</span> free")
+        if (tail > 0).any():
+            parts.append("<span style='color:#90A4AE'>■</span> file tail")
+        if hole_rows:
+            parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
+        self.strip.setTitle("Block table along the file: " + " &nbsp;".join(parts) + " &nbsp;(hover a block)",
+                            color=fg, size="9pt")
+        self.strip.setXRange(0, length / scale * 1.01, padding=0)
+        self.strip.setYRange(-0.75, n - 0.3, padding=0)
+
+
+def _short(name: str, n: int) -> str:
+    return name if len(name) <= n else name[: n - 8] + "…" + name[-7:]
+
+
+def _unit(maxval: float) -> tuple[float, str]:
+    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if maxval >= scale:
+            return float(scale), unit
+    return 1.0, "B"
+
+
+__all__ = ["TokuDBView", "dictionaries", "table_rows", "strip_blocks", "Dictionary", "TableRow"]
