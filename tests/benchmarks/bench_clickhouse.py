@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Benchmark: per-column sizes of a large ClickHouse data directory, read
+offline by dbxray (checksums.txt + block headers, no payloads) vs the same
+figures from the engine (chdb: open a session on a copy, query
+system.parts_columns), in one run, with the ratio.
+
+    .venv/bin/python tests/benchmarks/bench_clickhouse.py --datadir /tmp/ch_bench/datadir
+    .venv/bin/python tests/benchmarks/bench_clickhouse.py --make 50 --out /tmp/ch_bench   # build it first
+
+``--make`` runs ../shared/fixtures/clickhouse/make_fixtures.py (needs chdb);
+never put the large set in the repository.  Without chdb the script still
+times dbxray and says that the ratio was not measured.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from parsers.model import ScanContext  # noqa: E402
+from parsers.scan import scan  # noqa: E402
+
+MAKE_FIXTURES = REPO.parent / "shared" / "fixtures" / "clickhouse" / "make_fixtures.py"
+SQL = ("SELECT database, table, part_name, column, column_data_compressed_bytes AS c, "
+       "column_data_uncompressed_bytes AS u, column_marks_bytes AS m FROM system.parts_columns "
+       "WHERE active AND database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') "
+       "SETTINGS output_format_json_quote_64bit_integers = 0")
+
+
+def dbxray_sizes(datadir: str) -> tuple[float, dict]:
+    """(seconds, {(db, table, part, column): (c, u, m)}) from a full dbxray scan, checksums not verified."""
+    t0 = time.perf_counter()
+    ds = scan(datadir, ScanContext(verify_checksums=False))
+    secs = time.perf_counter() - t0
+    out = {}
+    for t in ds.sections.get("clickhouse", {}).get("tables", []):
+        for p in t["parts"]:
+            if p["active"] != 1 or p.get("state") != "active":
+                continue
+            for c in p["columns"]:
+                out[(t["database"], t["table"], p["name"], c["name"])] = (
+                    c["compressed_bytes"], c["uncompressed_bytes"], c["marks_bytes"])
+    return secs, out
+
+
+def chdb_sizes(datadir: str) -> tuple[float, dict] | None:
+    """(seconds, sizes) through chdb on a copy of ``datadir``; None without chdb."""
+    try:
+        import chdb.session  # noqa: F401
+    except ImportError:
+        return None
+    import chdb.session
+    tmp = tempfile.mkdtemp(prefix="dbxray_chdb_")
+    copy = os.path.join(tmp, "datadir")
+    try:
+        shutil.copytree(datadir, copy, symlinks=True)     # never open the original with the engine
+        t0 = time.perf_counter()
+        sess = chdb.session.Session(copy)
+        res = sess.query(SQL, "JSONEachRow")
+        secs = time.perf_counter() - t0
+        txt = res.bytes().decode() if hasattr(res, "bytes") else str(res)
+        sess.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = {}
+    for line in txt.splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[(r["database"], r["table"], r["part_name"], r["column"])] = (int(r["c"]), int(r["u"]), int(r["m"]))
+    return secs, out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datadir", help="an existing ClickHouse data directory")
+    ap.add_argument("--make", type=float, metavar="SCALE", help="build a set with make_fixtures.py --scale SCALE")
+    ap.add_argument("--out", default="/tmp/dbxray_ch_bench", help="where --make writes (outside the repo)")
+    ap.add_argument("--repeat", type=int, default=3, help="dbxray runs (best is reported)")
+    args = ap.parse_args(argv)
+
+    datadir = args.datadir
+    if args.make:
+        out = Path(args.out).resolve()
+        if str(out).startswith(str(REPO)):
+            print("refusing to build the benchmark set inside the repository", file=sys.stderr)
+            return 2
+        if not (out / "datadir").is_dir():
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, str(MAKE_FIXTURES), "--out", str(out), "--scale", str(args.make),
+                            "--workdir", str(out) + ".build"], check=True)
+            print(f"built {out} in {time.perf_counter() - t0:.0f} s")
+        datadir = str(out / "datadir")
+    if not datadir or not os.path.isdir(datadir):
+        ap.error("give --datadir or --make")
+
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(datadir) for f in fs
+               if not os.path.islink(os.path.join(d, f)))
+    print(f"data directory: {datadir} ({size / 1e9:.2f} GB)")
+
+    runs = [dbxray_sizes(datadir) for _ in range(max(1, args.repeat))]
+    ours = min(r[0] for r in runs)
+    mine = runs[0][1]
+    print(f"dbxray (checksums.txt + block headers, full scan incl. detection): best {ours:.3f} s "
+          f"of {len(runs)}, {len(mine)} part columns")
+
+    ch = chdb_sizes(datadir)
+    if ch is None:
+        print("chdb is not installed: engine time not measured, no ratio (pip install chdb)")
+        return 0
+    secs, theirs = ch
+    print(f"chdb (open session on a copy + query system.parts_columns): {secs:.3f} s, {len(theirs)} part columns")
+    wide = {k: v for k, v in theirs.items() if v != (0, 0, 0)}
+    mismatch = [k for k, v in wide.items() if mine.get(k) != v]
+    missing = [k for k in theirs if k not in mine]
+    print(f"figures compared: {len(wide)} non-zero part columns, {len(mismatch)} differ, "
+          f"{len(missing)} missing in dbxray")
+    for k in mismatch[:5]:
+        print("  differs:", k, "dbxray", mine.get(k), "engine", theirs[k])
+    print(f"ratio: dbxray is {secs / ours:.1f}x faster than chdb (target >= 20x)")
+    return 0 if not mismatch and not missing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
