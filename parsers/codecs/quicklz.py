@@ -77,7 +77,7 @@ def decompress(src, max_output: int = DEFAULT_MAX_OUTPUT, expected_size: int | N
         raise DecodeError(f"quicklz: stream declares {dsize} bytes, container says {expected_size}")
     if dsize > max_output:
         raise DecodeError(f"quicklz: claims {dsize} bytes, over the cap of {max_output}")
-    if csize < hlen or csize > len(src):
+    if csize < hlen or (csize > len(src) and stop_after is None):
         raise DecodeError(f"quicklz: declares {csize} compressed bytes, {len(src)} available")
     want = dsize if stop_after is None else min(dsize, stop_after)
     if not flags & 1:                                   # stored uncompressed
@@ -86,7 +86,7 @@ def decompress(src, max_output: int = DEFAULT_MAX_OUTPUT, expected_size: int | N
         return src[hlen:hlen + want]
     if dsize == 0:
         raise DecodeError("quicklz: compressed stream of 0 bytes")
-    end = csize                                          # first byte past the stream
+    end = min(csize, len(src))                           # first byte past the stream (or the input)
     dst = bytearray()
     s = hlen
     cword = 1

@@ -247,7 +247,9 @@ def read_node(buf, offset: int, size: int, blocknum: int = -1, verify: bool = Fa
     return node
 
 
-_PREFIX_READ = 4096
+#: input tried for a prefix decode: a few bytes suffice for none / snappy / QuickLZ,
+#: zlib may need its Huffman tables first; the whole payload is the last resort
+_PREFIX_STEPS = (48, 1024)
 
 
 def _read_entry_count(buf, node: Node, i: int, p: Partition) -> None:
@@ -256,20 +258,18 @@ def _read_entry_count(buf, node: Node, i: int, p: Partition) -> None:
     sb = p.sub_block
     start = sb.offset + 8
     c = sb.compressed_size
-    payload = buf[start:start + min(c, _PREFIX_READ)]
-    try:
+    head = b""
+    for n in [k for k in _PREFIX_STEPS if k < c] + [c]:
         try:
-            head = decompress_prefix(payload, sb.uncompressed_size, 5)
-        except DecodeError:
-            if c <= _PREFIX_READ:
-                raise
-            head = b""
-        if len(head) < 5 and c > _PREFIX_READ:      # the prefix needed more input: use it all
-            head = decompress_prefix(buf[start:start + c], sb.uncompressed_size, 5)
-    except DecodeError as e:
-        p.error = str(e)
-        node.errors.append((sb.offset, f"node block {node.blocknum}: partition {i}: {e}"))
-        return
+            head = decompress_prefix(buf[start:start + n], sb.uncompressed_size, 5)
+        except DecodeError as e:
+            if n < c:
+                continue               # may just need more input
+            p.error = str(e)
+            node.errors.append((sb.offset, f"node block {node.blocknum}: partition {i}: {e}"))
+            return
+        if len(head) >= 5 or n == c:
+            break
     if len(head) < 5:
         node.errors.append((sb.offset, f"node block {node.blocknum}: partition {i}: too short for its header"))
         return
