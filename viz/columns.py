@@ -622,6 +622,9 @@ class ColumnSizesView(QWidget):
                                    brush=theme.qcolor(UNCOMPRESSED), pen=pg.mkPen(theme.qcolor(UNCOMPRESSED).darker(125)))
         self.plot.addItem(unc_item)
         self.legend.addItem(unc_item, "uncompressed")
+        #: name -> (BarGraphItem, indices into self.shown), for tests and hit lookups
+        self.bar_graphs = {"uncompressed": (unc_item, np.arange(n))}
+        self.scale = scale
         for x0, width, colour, label in ((np.zeros(n), epart, COMPRESSED, "compressed (on disk)"),
                                          (epart, cpart, COMPUTED, "compressed in compact parts (computed)")):
             mask = width > 0
@@ -631,12 +634,13 @@ class ColumnSizesView(QWidget):
                                      pen=pg.mkPen(theme.qcolor(colour).darker(130)))
                 self.plot.addItem(it)
                 self.legend.addItem(it, label)
+                self.bar_graphs["computed" if colour == COMPUTED else "compressed"] = (it, np.flatnonzero(mask))
         if marks.any():
             mk = pg.BarGraphItem(x0=np.zeros(n), y=y - 0.3, height=0.14, width=np.maximum(marks / scale, 0),
                                  brush=theme.qcolor(MARKS), pen=pg.mkPen(theme.qcolor(MARKS).darker(130)))
             self.plot.addItem(mk)
             self.legend.addItem(mk, "marks")
-        self.bar_items = {"uncompressed": unc / 1.0, "compressed": comp / 1.0, "marks": marks / 1.0}
+            self.bar_graphs["marks"] = (mk, np.arange(n))
         font = QFont()
         font.setPointSizeF(8.0 if n > 24 else 8.5)
         fg = theme.foreground()
