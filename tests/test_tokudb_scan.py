@@ -190,3 +190,15 @@ def test_per_database_layout_without_directory(sparse_fixtures, tmp_path):
         assert e.sections["tokudb"]["table"] == f["table"]
         assert e.sections["tokudb"]["role"] == _role(f["role"])
         assert e.sections["tokudb"]["disk_bytes"] == f["tokuftdump_summary"]["total_size"]
+
+
+@pytest.mark.parametrize("m", tree_files(), ids=[f["path"].rsplit("/", 1)[-1] for f in tree_files()])
+def test_block_map_covers_the_file(ds, m):
+    e = _entry(ds, m["path"])
+    bm = e.detail["tokudb"]["block_map"]
+    assert sum(r[1] for r in bm) == m["apparent_size"]
+    assert all(a[0] + a[1] == b[0] for a, b in zip(bm, bm[1:]))          # contiguous, no overlap
+    unused = sum(r[1] for r in bm if r[2] == "unused")
+    assert unused == m["apparent_size"] - 8192 - m["tokuftdump_fragmentation"]["used_size"]
+    nodes = sorted((r[3], r[0], r[1]) for r in bm if r[2] == "leaf" or r[2].startswith("node h"))
+    assert nodes == sorted((n["blocknum"], n["offset"], n["size"]) for n in m["engine_nodes"])

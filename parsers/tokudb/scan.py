@@ -166,6 +166,39 @@ def per_height(ft: FtFile) -> dict[int, dict]:
     return dict(sorted(out.items()))
 
 
+def block_map(ft: FtFile) -> list[tuple[int, int, str, int]]:
+    """The file from start to end as (offset, length, what, block number):
+    both header slots, the translation table, the descriptor, every node
+    ("leaf" / "node h<height>"), rollback blocks, and the "unused" gaps between
+    them (garbage of earlier checkpoints and pre-allocated tail)."""
+    out: list[tuple[int, int, str, int]] = []
+    hs = ft.slots.slots
+    for off in (0, 4096):
+        out.append((off, 4096, f"header slot {off}" + (" (active)" if ft.header is not None and
+                                                         ft.header.slot_offset == off else
+                                                         "" if hs.get(off) else " (unused)"), -1))
+    bt = ft.block_table
+    if bt is not None:
+        kinds = {n.blocknum: ("leaf" if n.is_leaf else f"node h{n.height}") for n in ft.nodes.values()}
+        kinds.update({bn: "rollback" for bn, _, _ in ft.rollback_blocks})
+        for bn, off, sz in bt.used.tolist():
+            if off < 8192 or off + sz > ft.size:
+                continue
+            what = {1: "translation table", 2: "descriptor"}.get(bn) or kinds.get(bn, "unreadable block")
+            out.append((off, sz, what, bn))
+    out.sort()
+    full: list[tuple[int, int, str, int]] = []
+    pos = 0
+    for off, ln, what, bn in out:
+        if off > pos:
+            full.append((pos, off - pos, "unused", -1))
+        full.append((off, ln, what, bn))
+        pos = max(pos, off + ln)
+    if pos < ft.size:
+        full.append((pos, ft.size - pos, "unused", -1))
+    return full
+
+
 def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None) -> None:
     h = ft.header
     bt = ft.block_table
@@ -239,6 +272,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
         "rollback_blocks": ft.rollback_blocks,
         "per_height": heights,
         "fragmentation": frag,
+        "block_map": block_map(ft),
         "file_slack_bytes": (ft.size - frag["total_size"]) if frag else None,
         "messages": sum(v["entries"] for k, v in heights.items() if k > 0),
         "dname": dname,
