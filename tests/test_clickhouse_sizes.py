@@ -68,6 +68,7 @@ def test_system_parts(tables, manifest):
             for f in PART_FIELDS:
                 assert p[f] == mp[f], (name, mp["name"], f)
             assert p["path"] == mp["rel_path"]
+            assert p["partition"] == mp["partition"]
             assert p["folder_bytes"] == mp["sum_file_sizes"]
             assert p["projections"] == sorted(mp["projections"])
             checked += 1
@@ -184,3 +185,12 @@ def test_units_per_bin_file(ds, tables, manifest):
         assert set(int(k) for k in f.units["kind"]) <= set(f.kind_names)
         n += 1
     assert n > 380
+
+
+def test_json_validates_against_schema(ds):
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+    schema = json.loads((Path(__file__).resolve().parent.parent / "resources" / "scan.schema.json").read_text())
+    doc = json.loads(json.dumps(ds.to_json()))
+    jsonschema.validate(doc, schema)
+    assert doc["clickhouse"]["tables"]

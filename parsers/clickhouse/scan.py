@@ -26,8 +26,9 @@ from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, F
 from .blocks import METHOD_NAMES, NONE, BlockTable
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
+from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
 from .part import PART_NAME_RE, Part, compact_block_owners, read_part
-from .sizes import ColumnSize, PartSizes, histogram, part_sizes
+from .sizes import HIST_EDGES, ColumnSize, PartSizes, histogram, part_sizes
 
 ENGINE = "clickhouse"
 #: Block checksums are verified (pure-Python CityHash128, ~20 MB/s) when the
@@ -196,6 +197,7 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
         sizes = part_sizes(p)
         res.sizes[p.relpath] = sizes
         pj = _part_json(p, sizes)
+        pj["partition"] = partition_value(p, t)
         pj["projection_parts"] = []
         for proj in p.projections:
             ps = part_sizes(proj)
@@ -264,6 +266,31 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
     return res
 
 
+def partition_value(p: Part, t: TableInfo) -> str | None:
+    """The partition as system.parts shows it, from partition.dat (the
+    partition key values in RowBinary, MergeTreePartition::load)."""
+    ddl = t.ddl
+    if ddl is None:
+        return None
+    exprs = key_expressions(ddl.partition_by) if ddl.partition_by else []
+    if not exprs:
+        return "tuple()"
+    types = key_types(exprs, {c.name: c.type for c in ddl.columns})
+    if any(x is None for x in types) or "partition.dat" not in p.files:
+        return None
+    try:
+        with open(os.path.join(p.abspath, "partition.dat"), "rb") as fh:
+            data = fh.read(1 << 16)
+        pos, vals = 0, []
+        for ty in types:
+            v, pos = read_key_value(data, pos, ty)
+            vals.append(f"'{v}'" if isinstance(v, str) else str(v))
+    except (OSError, PrimaryIndexError) as e:
+        p.problem("partition.dat", f"cannot read the partition value: {e}", getattr(e, "offset", None))
+        return None
+    return vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
+
+
 def _column_json(cs: ColumnSize, compact: bool) -> dict:
     out = {"name": cs.name, "type": cs.type, "compressed_bytes": cs.compressed_bytes,
            "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
@@ -312,7 +339,7 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
     if not projection:
         out["projections"] = sorted(x.name for x in p.projections)
     out["columns"] = [_column_json(c, p.part_type == "Compact") for c in s.columns]
-    out["block_size_histogram"] = {"edges": None, "counts": histogram(
+    out["block_size_histogram"] = {"edges": HIST_EDGES, "counts": histogram(
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
     return out
