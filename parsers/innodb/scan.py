@@ -88,12 +88,37 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     ctx.report(total, total, "innodb done")
 
 
+def _decode(name: str) -> str:
+    """Undo MySQL's @xxxx filename encoding for comparisons."""
+    return re.sub(r"@([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), name).lower()
+
+
+def _dictionary_name(entry: FileEntry, space_id: int | None, names) -> str | None:
+    """The dictionary's "db.table" for this file's space id, when it agrees with
+    the file's own name (unrelated files of different servers in one folder can
+    share space ids; a dictionary entry naming another table is not used)."""
+    if names is None or space_id is None:
+        return None
+    full = getattr(names, "tables", {}).get(space_id)
+    if not full or "." not in full:
+        return None
+    if entry.role == "tablespace":
+        _, ptable, ppart = names_from_path(entry.path)
+        rest = full.split(".", 1)[1]
+        m = PARTITION_RE.match(rest)
+        dtable = m.group("table") if m else rest
+        if ptable and _decode(dtable) != _decode(ptable) and not entry.path.endswith(".ibt"):
+            if not any("dictionary names space id" in w for w in entry.warnings):
+                entry.warnings.append(f"{entry.path}: dictionary names space id {space_id} {full!r}, "
+                                      f"which is not this file's table; names taken from the path")
+            return None
+    return full
+
+
 def _table_name(entry: FileEntry, space_id: int | None, names) -> tuple[str | None, str | None, str | None]:
     """(database, table, partition) of a tablespace file."""
-    full = None
-    if names is not None and space_id is not None:
-        full = getattr(names, "tables", {}).get(space_id)
-    if full and "." in full:
+    full = _dictionary_name(entry, space_id, names)
+    if full:
         db, rest = full.split(".", 1)
         m = PARTITION_RE.match(rest)
         if m:
@@ -190,7 +215,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
     expected = np.zeros(n, dtype=np.int64)
     pc_pages = pm.compressed & (pm.stored < physical)
     expected[pc_pages] = expected_hole_per_page(pm.stored[pc_pages], physical, fs_block)
-    if pm.flags.page_compressed or pm.compressed.any():
+    if pm.flavor == "mariadb" and (pm.flags.page_compressed or pm.compressed.any()):
         # MariaDB punches freed pages of page_compressed tablespaces whole
         punched_free = (pm.free | pm.zero) & ~pm.compressed
         punched_free[0] = False
@@ -204,6 +229,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
 
     space_id = pm.fsp.space_id if pm.fsp else int(pm.space_id[0]) if n else None
     index_names = getattr(names, "indexes", {}) if names is not None else {}
+    if entry.role == "tablespace" and _dictionary_name(entry, space_id, names) is None:
+        index_names = {}
     _, table_full, part = _table_name(entry, space_id, names)
     db, _, _ = _table_name(entry, space_id, names)
     table_label = None
