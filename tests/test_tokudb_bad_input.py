@@ -244,3 +244,31 @@ def test_whole_file_fuzz(flips):
     assert all(isinstance(m, str) for _, m in ft.errors)
     if ft.header is None:
         assert read_header_slots(bad).active is None
+
+
+def test_huge_claims_are_refused_unread(tmp_path):
+    """A block table entry claiming a 1.5 GiB node in a (sparse) 2 GiB file and a
+    sub-block claiming 4 GiB uncompressed: refused by size, nothing allocated."""
+    b, p = _copy(tmp_path, BLOBS_STATUS)
+    m = _m(BLOBS_STATUS)
+    bt_off = m["tokuftdump_translation_table"]["checkpointed"]["location_on_disk"]
+    bt_size = m["tokuftdump_translation_table"]["checkpointed"]["size_on_disk"]
+    entry = bt_off + 16 + 16 * 3
+    big = 3 << 29
+    b[entry + 8:entry + 16] = struct.pack("<II", big >> 32, big & 0xFFFFFFFF)
+    b[bt_off + bt_size - 4:bt_off + bt_size] = x1764(bytes(b[bt_off:bt_off + bt_size - 4])).to_bytes(4, "little")
+    p.write_bytes(b)
+    with open(p, "r+b") as fh:
+        fh.truncate(2 << 30)                       # sparse: no disk used
+    e = _scan_one(p)
+    assert any("block 3" in x and "implausibly large" in x and f"@ offset {m['engine_nodes'][0]['offset']}" in x
+               for x in e.errors)
+    # a sub-block whose uncompressed size claims 4 GiB
+    b, p = _copy(tmp_path, BLOBS_STATUS)
+    node = m["engine_nodes"][0]
+    sb = node["offset"] + node["partitions"][0]["start"]
+    b[sb + 4:sb + 8] = (0xFFFFFFFF).to_bytes(4, "little")
+    _fix_sub_block_checksum(b, sb)
+    p.write_bytes(b)
+    e = _scan_one(p)
+    assert any(f"@ offset {sb + 4}" in x and "implausible" in x for x in e.errors)

@@ -33,6 +33,9 @@ SIZE_IS_FREE = -1
 #: both header copies sit before the first block (block_allocator.h)
 HEADER_BYTES = 2 * BLOCK_ALLOCATOR_HEADER_RESERVE
 
+#: translation tables larger than this are refused (16 bytes per block: 128M blocks)
+MAX_TRANSLATION_BYTES = 2 << 30
+
 BTT_DTYPE = np.dtype([("blocknum", "<i8"), ("offset", "<i8"), ("size", "<i8")])
 
 
@@ -80,6 +83,8 @@ def read_block_table(buf, offset: int, size: int, file_size: int) -> BlockTable:
     if size < 20 or offset < HEADER_BYTES or offset + size > file_size or offset + size > len(buf):
         raise FormatError(f"translation table ({size} bytes) lies outside the file "
                           f"({file_size} bytes) or in the header area", offset)
+    if size > MAX_TRANSLATION_BYTES:
+        raise FormatError(f"translation table of {size} bytes is implausibly large, not read", offset)
     b = bytes(buf[offset:offset + size])
     n = s64(b, 0)
     head = s64(b, 8)

@@ -49,6 +49,10 @@ MAX_CHILDREN = 1 << 20
 #: cap for any sub-block's uncompressed size (node sizes are MiB, u32 on disk)
 MAX_SUB_BLOCK = 1 << 31
 SUPPORTED_NODE_VERSIONS = range(26, 30)
+#: node blocks beyond this are refused unread (the engine writes nodes of a few MiB)
+MAX_NODE_BLOCK = 1 << 30
+#: the node-info sub-block (pivots, child numbers) is decoded up to this size only
+MAX_NODE_INFO = 64 << 20
 
 _CU = struct.Struct("<II")
 
@@ -132,6 +136,8 @@ def read_node_header(buf, offset: int, size: int, blocknum: int = -1) -> Node:
     """
     if size < NODE_HEADER_FIXED or offset + size > len(buf):
         raise FormatError(f"node block {blocknum} ({size} bytes) does not fit the file", offset)
+    if size > MAX_NODE_BLOCK:
+        raise FormatError(f"node block {blocknum} of {size} bytes is implausibly large, not read", offset)
     head = bytes(buf[offset:offset + 24])
     magic = head[:8]
     if magic not in (LEAF_MAGIC, NONLEAF_MAGIC):
@@ -289,7 +295,7 @@ def decode_node_info(buf, node: Node) -> None:
     ni = node.node_info
     try:
         raw = decompress(buf[ni.offset + 8:ni.offset + 8 + ni.compressed_size], ni.uncompressed_size,
-                         max_output=MAX_SUB_BLOCK)
+                         max_output=MAX_NODE_INFO)
     except DecodeError as e:
         node.errors.append((ni.offset, f"node block {node.blocknum}: node info: {e}"))
         return

@@ -43,9 +43,6 @@ from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
 from .wire import FormatError
 
-#: translation tables larger than this are refused (16 bytes per block: 128M blocks)
-MAX_TRANSLATION_BYTES = 2 << 30
-
 
 class _PreadBuffer:
     """Slice access through pread for files that cannot be mapped."""
