@@ -1,0 +1,273 @@
+"""Extent map and page inspector on real widgets: real fixture scans (16k,
+datadir16k, page-compressed t_pc_zlib, ROW_FORMAT=COMPRESSED t_zip4) and
+hand-built units; tooltip facts checked against the fixtures' manifest."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from parsers.model import UNIT_FREE
+from parsers.scan import scan
+from parsers.tree import build_tree
+from synthetic_innodb import synthetic_dataset
+from viz.extentmap import MODES, ExtentMapView, MapData
+
+
+def _settle(qtbot, view):
+    qtbot.wait(30)
+
+
+@pytest.fixture(scope="module")
+def scanned16k(sparse_fixtures):
+    ds = scan(str(sparse_fixtures / "innodb" / "16k"))
+    return ds, build_tree(ds)
+
+
+@pytest.fixture(scope="module")
+def manifest(fixtures_root):
+    return json.loads((fixtures_root / "innodb" / "manifest.json").read_text())
+
+
+def _man_file(manifest, path):
+    for f in manifest["files"]:
+        if f["path"] == path:
+            return f
+    raise KeyError(path)
+
+
+def _file_node(root, suffix):
+    for n in root.walk():
+        if n.kind == "file" and n.path and n.path.endswith(suffix):
+            return n
+    raise KeyError(suffix)
+
+
+def _view(qtbot, ds, root, size=(1300, 950)):
+    v = ExtentMapView()
+    qtbot.addWidget(v)
+    v.resize(*size)
+    v.show()
+    qtbot.waitExposed(v)
+    v.set_dataset(ds, root)
+    return v
+
+
+# -- pure data (hand-built units) ------------------------------------------------------
+def test_modes_on_synthetic_units_count_every_page():
+    ds = synthetic_dataset(5000, compressed=True)
+    d = MapData(ds.files[0])
+    assert d.extent_pages == 64 and d.rows == 79 and d.contiguous
+    for mode, _ in MODES:
+        res = d.mode(mode)
+        assert int(res.counts.sum()) == 5000, mode
+        assert len(res.labels) == len(res.colours) == len(res.counts)
+        img = d.rgba(res)
+        assert img.shape == (79, 64, 4) and img.dtype == np.uint8
+        # cells past the last page are transparent, pages are opaque
+        assert img.reshape(-1, 4)[5000:, 3].max() == 0 and img.reshape(-1, 4)[:5000, 3].min() == 255
+    t = d.mode("type")
+    assert t.counts[t.labels.index("free (XDES)")] == int((ds.files[0].units["flags"] & UNIT_FREE != 0).sum())
+
+
+def test_extent_size_follows_page_size():
+    for page, ext in ((4096, 256), (8192, 128), (16384, 64), (32768, 64), (65536, 64)):
+        ds = synthetic_dataset(300, page=page)
+        assert MapData(ds.files[0]).extent_pages == ext
+
+
+def test_highlight_on_synthetic(qtbot):
+    ds = synthetic_dataset(4000)
+    v = _view(qtbot, ds, build_tree(ds))
+    owner = ds.files[0].units["owner"]
+    assert v.highlight_index(41) == int((owner == 41).sum())
+    v.set_mode("fill")                     # highlight survives a mode change
+    assert v.highlighted_count() == int((owner == 41).sum())
+    v.clear_highlight()
+    assert v.highlighted_count() == 4000
+    # legend click highlights a category
+    v.set_mode("type")
+    v.legend.selectRow(0)
+    assert v.highlighted_count() == int(v.result.counts[v.legend.cats[0]])
+
+
+# -- real scans ----------------------------------------------------------------------------
+def test_every_mode_on_16k_with_screenshots(qtbot, scanned16k, artifacts_dir):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    v.select_node(_file_node(root, "fx/t_deleted.ibd"))
+    assert v.entry.path == "fx/t_deleted.ibd"
+    assert v.data.extent_pages == 64 and v.data.n_pages == 576
+    for mode, label in MODES:
+        v.set_mode(mode)
+        assert v.mode_combo.currentText() == label
+        _settle(qtbot, v)
+        assert int(v.result.counts.sum()) == 576
+        assert v.legend.rowCount() >= 1
+        img = v.grab()
+        assert img.width() > 1000
+        img.save(str(artifacts_dir / f"extentmap_{mode}.png"))
+    # the combo box drives the same thing
+    v.mode_combo.setCurrentIndex(0)
+    assert v.mode_id == "type"
+    v.set_mode("lsn")
+    assert v.colorbar is not None
+    v.set_mode("type")
+    assert v.colorbar is None
+
+
+def test_hover_page_compressed_page_matches_manifest(qtbot, scanned16k, manifest):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    v.select_node(_file_node(root, "fx/t_pc_zlib.ibd"))
+    mf = _man_file(manifest, "16k/fx/t_pc_zlib.ibd")
+    pc = {p["page_no"]: p for p in mf["pages"]["page_compressed_pages"]}
+    page = 4
+    want = pc[page]
+    _settle(qtbot, v)
+    pos = v.page_center_in_widget(page)
+    qtbot.mouseMove(v.glw.viewport(), pos)
+    qtbot.waitUntil(lambda: v.hover_page == page, timeout=2000)
+    tip = v.last_tooltip
+    assert f"<b>Page {page}</b>" in tip
+    assert want["original_page_type"].replace("FIL_PAGE_", "") in tip          # INDEX
+    assert f"{want['payload_len']:,} B compressed" in tip                       # payload 5,020 B
+    assert f"{want['stored_bytes']:,} B stored" in tip
+    # allocated = page minus the punched tail, as the manifest's holes say
+    hole = sum(max(0, min(o + n, (page + 1) * 16384) - max(o, page * 16384)) for o, n in mf["holes"])
+    assert f"Allocated: {16384 - hole:,} B" in tip
+    assert "index" in tip.lower() and "level 0" in tip
+    # every page-compressed page: tooltip payload is the manifest's
+    for p in list(pc)[:8]:
+        assert f"{pc[p]['payload_len']:,} B compressed" in v.page_tooltip(p)
+
+
+def test_click_page_opens_inspector_and_selects_index(qtbot, scanned16k, artifacts_dir):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    fnode = _file_node(root, "fx/t_pc_zlib.ibd")
+    v.select_node(fnode)
+    _settle(qtbot, v)
+    with qtbot.waitSignal(v.node_selected, timeout=2000) as sig:
+        qtbot.mouseClick(v.glw.viewport(), Qt.LeftButton, pos=v.page_center_in_widget(4))
+    node = sig.args[0]
+    assert node.kind == "index" and node.parent is fnode
+    assert v.selected_page == 4
+    insp = v.inspector
+    assert insp.page_no == 4
+    assert insp.field_value("FIL_PAGE_OFFSET") == "4"
+    assert insp.field_value("FIL_PAGE_TYPE") == "FIL_PAGE_INDEX"
+    assert "page_compressed" in insp.title.text()
+    # decompressed logical page with the INDEX regions
+    assert len(insp.decoded.data) == 16384
+    assert insp.hex.region_at(0) == "FIL header"
+    assert insp.hex.region_at(40) == "page header"
+    assert insp.hex.region_at(200) == "records"
+    assert insp.hex.region_at(16380) == "FIL trailer"
+    assert int(insp.field_value("PAGE_INDEX_ID").replace(",", "")) == node.ref["index_id"]
+    v.grab().save(str(artifacts_dir / "extentmap_inspector.png"))
+    insp.grab().save(str(artifacts_dir / "pageinspector.png"))
+
+
+def test_select_index_highlights_its_pages(qtbot, scanned16k, artifacts_dir):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    checked = 0
+    for n in root.walk():
+        if n.kind == "index" and n.parent.ref.engine == "innodb":
+            v.select_node(n)
+            assert v.entry is n.parent.ref
+            total = v.highlighted_count()
+            assert v.highlighted_btree_count() == n.ref["pages"], (n.parent.path, n.name)
+            assert total >= n.ref["pages"]
+            checked += 1
+    assert checked >= 20
+    v.select_node(_file_node(root, "fx/t_blob.ibd"))
+    idx = [c for c in _file_node(root, "fx/t_blob.ibd").children if c.kind == "index"]
+    v.select_node(max(idx, key=lambda c: c.ref["pages"]))
+    _settle(qtbot, v)
+    v.grab().save(str(artifacts_dir / "extentmap_highlight_index.png"))
+    v.select_node(_file_node(root, "fx/t_blob.ibd"))
+    assert v.highlighted_count() == len(v.data.units)
+
+
+def test_table_with_several_files_offers_a_file_selector(qtbot, scanned16k):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    table = next(n for n in root.walk() if n.kind == "table" and n.name == "t_part")
+    v.select_node(table)
+    assert v.file_combo.count() == len([c for c in table.children if c.kind == "file"]) >= 5
+    assert v.file_combo.isEnabled()
+    v.file_combo.setCurrentIndex(2)
+    assert v.entry is v.files[2]
+    db = next(n for n in root.walk() if n.kind == "database")
+    v.select_node(db)
+    assert v.file_combo.count() > 10
+
+
+def test_datadir16k_and_zip4(qtbot, sparse_fixtures, artifacts_dir, manifest):
+    ds = scan(str(sparse_fixtures / "innodb" / "datadir16k"))
+    root = build_tree(ds)
+    v = _view(qtbot, ds, root)
+    v.select_node(_file_node(root, "ibdata1"))
+    assert v.data.n_pages == 640
+    v.set_mode("type")
+    _settle(qtbot, v)
+    v.grab().save(str(artifacts_dir / "extentmap_ibdata1.png"))
+    assert {"FSP_HDR", "TRX_SYS", "SYS", "INDEX"} <= set(v.result.labels)
+    v.set_mode("index")
+    v.grab().save(str(artifacts_dir / "extentmap_ibdata1_index.png"))
+    # clicking a page of an index of ibdata1 (ids >= 2**31 too) finds its tree node
+    for n in _file_node(root, "ibdata1").children:
+        if n.kind == "index" and n.ref["pages"]:
+            v.select_node(n)
+            assert v.highlighted_btree_count() == n.ref["pages"]
+
+    ds4 = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_zip4.ibd"))
+    root4 = build_tree(ds4)
+    v4 = _view(qtbot, ds4, root4)
+    assert v4.data.physical == 4096 and v4.data.logical == 16384 and v4.data.extent_pages == 64
+    mf = _man_file(manifest, "16k/fx/t_zip4.ibd")
+    assert v4.data.n_pages == mf["apparent_size"] // 4096
+    for mode, _ in MODES:
+        v4.set_mode(mode)
+        assert int(v4.result.counts.sum()) == v4.data.n_pages
+    v4.set_mode("compression")
+    _settle(qtbot, v4)
+    v4.grab().save(str(artifacts_dir / "extentmap_zip4_compression.png"))
+    v4.set_mode("type")
+    v4.grab().save(str(artifacts_dir / "extentmap_zip4_type.png"))
+    assert "compressed to 4 KiB" in v4.plot.titleLabel.text
+
+
+def test_allocation_mode_on_page_compressed(qtbot, scanned16k, artifacts_dir):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    v.select_node(_file_node(root, "fx/t_pc_zlib.ibd"))
+    v.set_mode("allocation")
+    res = v.result
+    punched = res.counts[res.labels.index("hole punched in page")]
+    assert punched >= 15 and res.counts[res.labels.index("hole missing (should be punched)")] == 0
+    _settle(qtbot, v)
+    v.grab().save(str(artifacts_dir / "extentmap_pc_allocation.png"))
+    v.set_mode("compression")
+    v.grab().save(str(artifacts_dir / "extentmap_pc_compression.png"))
+
+
+def test_large_synthetic_map_windowing(qtbot):
+    ds = synthetic_dataset(400_000)
+    v = _view(qtbot, ds, build_tree(ds))
+    assert v.data.rows == 6250
+    r0, r1, stride = v._window
+    assert r0 == 0 and r1 <= 6250
+    v.vb.setRange(yRange=(3000, 3050), padding=0)
+    qtbot.wait(20)
+    r0, r1, stride = v._window
+    assert r0 <= 3000 and r1 >= 3050 and stride == 1
+    v.vb.setRange(yRange=(0, 6250), padding=0)
+    qtbot.wait(20)
+    assert v._window[2] > 1
+    # hover facts far into the file
+    assert "Page 300,000" in v.page_tooltip(300_000)

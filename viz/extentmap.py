@@ -1,0 +1,1119 @@
+"""The InnoDB extent map: one row per extent, one cell per page, coloured by
+page type, index, fill, LSN age, compression, allocation or checksum state.
+
+Everything per page is done with numpy over ``FileEntry.units`` (no Python
+loop per page): a colour mode turns the units into a category per page and a
+colour index into a small lookup table; the RGBA image is one fancy-index of
+that table.  Very tall maps (millions of pages) are drawn through a window of
+rows sized to the screen (stride-sampled when zoomed far out), so panning and
+zooming stay smooth at 10M pages.
+
+Interaction: hover a page for its facts, click it for the page inspector (and
+``node_selected`` with its index's tree node), click a legend row to
+highlight that category, pick an index in the tree to highlight its pages.
+"""
+from __future__ import annotations
+
+import colorsys
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPen, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
+                               QWidget)
+
+from parsers.humanize import human_bytes
+from parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
+                           UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry)
+from parsers.tree import Node
+
+from . import theme
+from .pageinspector import PageInspector
+
+MODES = [
+    ("type", "Page type"),
+    ("index", "Index"),
+    ("fill", "Fill ratio"),
+    ("lsn", "LSN age"),
+    ("compression", "Stored / page size"),
+    ("allocation", "Allocation (holes)"),
+    ("checksum", "Checksum"),
+]
+
+#: colours of the page types DBAs look at most, by constant name without prefix
+TYPE_COLOURS = {
+    "INDEX": "#0072B2", "TYPE_INSTANT": "#56B4E9", "RTREE": "#009E73", "SDI": "#CC79A7",
+    "TYPE_BLOB": "#E69F00", "TYPE_ZBLOB": "#F28E2B", "TYPE_ZBLOB2": "#FFBE7D",
+    "TYPE_LOB_FIRST": "#E69F00", "TYPE_LOB_DATA": "#F28E2B", "TYPE_LOB_INDEX": "#FFBE7D",
+    "TYPE_ZLOB_FIRST": "#E69F00", "TYPE_ZLOB_DATA": "#F28E2B", "TYPE_ZLOB_INDEX": "#FFBE7D",
+    "TYPE_ZLOB_FRAG": "#B07AA1", "TYPE_ZLOB_FRAG_ENTRY": "#B07AA1", "SDI_BLOB": "#CC79A7",
+    "SDI_ZBLOB": "#CC79A7",
+    "UNDO_LOG": "#D55E00", "TYPE_SYS": "#8C564B", "TYPE_TRX_SYS": "#FF9DA7", "TYPE_RSEG_ARRAY": "#9C755F",
+    "TYPE_FSP_HDR": "#37474F", "TYPE_XDES": "#546E7A", "INODE": "#78909C", "IBUF_BITMAP": "#90A4AE",
+    "IBUF_FREE_LIST": "#B0BEC5", "TYPE_ALLOCATED": "#F0F0F0", "TYPE_UNUSED": "#EEEEEE",
+    "PAGE_COMPRESSED": "#F0E442", "PAGE_COMPRESSED_ENCRYPTED": "#BCBD22", "ENCRYPTED": "#7B1FA2",
+    "COMPRESSED": "#F0E442", "COMPRESSED_AND_ENCRYPTED": "#BCBD22", "TYPE_UNKNOWN": "#BDBDBD",
+}
+FREE_COLOUR = "#C4C4C4"
+NA_COLOUR = "#C8C8C8"
+FREE_KEY = 0x10000          # pseudo page type of free pages (XDES free bit set)
+
+#: category rows of the fixed-category modes: (label, colour)
+ALLOCATION_CATS = [
+    ("allocated (no hole)", theme.ALLOCATED),
+    ("hole punched in page", theme.HOLES),
+    ("whole page unallocated", "#FFE082"),
+    ("hole missing (should be punched)", theme.MISSING_HOLE),
+]
+CHECKSUM_CATS = [
+    ("checksum OK", "#43A047"),
+    ("bad checksum", "#E53935"),
+    ("encrypted (not verified)", "#7B1FA2"),
+    ("corrupt (not parsed)", "#6D1B1B"),
+]
+
+CELL_LIMIT_ROWS = 4096      # above this many extents, draw through a row window
+
+
+def short_type(name: str) -> str:
+    for p in ("FIL_PAGE_TYPE_", "FIL_PAGE_"):
+        if name.startswith(p):
+            return name[len(p):]
+    return name
+
+
+def _type_colour(name: str) -> str | None:
+    n = name[len("FIL_PAGE_"):] if name.startswith("FIL_PAGE_") else name
+    return TYPE_COLOURS.get(n) or TYPE_COLOURS.get(short_type(name))
+
+
+def distinct_colours(n: int) -> list[str]:
+    """n distinct colours: the shared categorical palette, then golden-ratio hues."""
+    out = list(theme.CATEGORICAL[:n])
+    h = 0.11
+    while len(out) < n:
+        h = (h + 0.618033988749895) % 1.0
+        k = len(out)
+        r, g, b = colorsys.hsv_to_rgb(h, 0.55 + 0.35 * (k % 3) / 2, 0.95 - 0.25 * ((k // 3) % 3) / 2)
+        out.append(f"#{int(r * 255):02X}{int(g * 255):02X}{int(b * 255):02X}")
+    return out
+
+
+def _rgba(colour) -> tuple[int, int, int, int]:
+    c = QColor(colour)
+    return c.red(), c.green(), c.blue(), c.alpha()
+
+
+def _lut(colours) -> np.ndarray:
+    return np.array([_rgba(c) for c in colours], dtype=np.uint8).reshape(-1, 4)
+
+
+def _cmap_lut(name: str) -> np.ndarray:
+    cm = pg.colormap.get(name)
+    lut = cm.getLookupTable(0.0, 1.0, 256, alpha=True)
+    return np.asarray(lut, dtype=np.uint8)
+
+
+@dataclass
+class ModeResult:
+    """What a colour mode made of the units (all arrays one entry per unit)."""
+
+    cat: np.ndarray                 # legend category per unit (int)
+    cidx: np.ndarray                # index into lut per unit
+    lut: np.ndarray                 # (M, 4) uint8
+    labels: list[str]
+    colours: list[str]
+    counts: np.ndarray
+    sizes: np.ndarray               # stored bytes per category
+    keys: list = field(default_factory=list)  # mode-specific key per category (page type, owner)
+    colorbar: tuple | None = None   # (colormap name, lo, hi, label)
+    keep_empty: bool = False        # show categories with 0 pages
+
+
+def _categorise(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unique keys and the inverse per unit, fast for small integer ranges."""
+    if keys.size == 0:
+        return keys[:0], np.zeros(0, dtype=np.int32)
+    lo, hi = int(keys.min()), int(keys.max())
+    if hi - lo < 4_000_000:
+        shifted = (keys - lo).astype(np.int64)
+        present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+        uniq = np.nonzero(present)[0]
+        lookup = np.zeros(hi - lo + 1, dtype=np.int32)
+        lookup[uniq] = np.arange(uniq.size, dtype=np.int32)
+        return uniq + lo, lookup[shifted]
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return uniq, inv.astype(np.int32)
+
+
+class MapData:
+    """The pages of one InnoDB file laid out as extents (rows) x pages (columns)."""
+
+    def __init__(self, entry: FileEntry):
+        self.entry = entry
+        units = entry.units if entry.units is not None else np.zeros(0)
+        self.units = units
+        sec = entry.sections.get("innodb") or {}
+        self.section = sec
+        self.logical = int(sec.get("page_size") or sec.get("logical_page_size") or 16384)
+        self.physical = int(sec.get("physical_page_size") or self.logical)
+        ext = sec.get("extent_pages") or sec.get("extent_size_pages")
+        if not ext:
+            ext = (1 << 20) // self.logical if self.logical <= 16384 else 64   # FSP_EXTENT_SIZE
+        self.extent_pages = int(ext)
+        n = len(units)
+        if n:
+            self.page_no = (units["offset"] // np.uint64(self.physical)).astype(np.int64)
+            n_pages = int(self.page_no.max()) + 1
+        else:
+            self.page_no = np.zeros(0, dtype=np.int64)
+            n_pages = 0
+        n_pages = max(n_pages, int(entry.apparent_bytes) // self.physical if self.physical else 0)
+        self.n_pages = n_pages
+        self.rows = max(1, math.ceil(n_pages / self.extent_pages))
+        self.n_cells = self.rows * self.extent_pages
+        self.contiguous = bool(n and n == n_pages and self.page_no[0] == 0 and
+                               (n == 1 or bool(np.all(np.diff(self.page_no) == 1))))
+        self._unit_of_page: np.ndarray | None = None
+        self._hole_in_page: np.ndarray | None = None
+
+    # -- per page lookups ------------------------------------------------------
+    def unit_at(self, page: int) -> int | None:
+        """Index into ``units`` of a page number, or None."""
+        if page < 0 or page >= self.n_cells:
+            return None
+        if self.contiguous:
+            return page if page < len(self.units) else None
+        if self._unit_of_page is None:
+            m = np.full(self.n_cells, -1, dtype=np.int64)
+            m[self.page_no] = np.arange(len(self.units))
+            self._unit_of_page = m
+        i = int(self._unit_of_page[page])
+        return None if i < 0 else i
+
+    def hole_bytes(self) -> np.ndarray:
+        """Bytes of each page that lie in a hole of the file (from entry.holes)."""
+        if self._hole_in_page is None:
+            from parsers.innodb.holes import hole_bytes_per_unit
+            self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
+                                                     self.physical)
+        return self._hole_in_page
+
+    def index_names(self) -> dict[int, str]:
+        names = {int(k): str(v) for k, v in (self.entry.owner_names or {}).items()}
+        for ix in self.section.get("indexes", []) or []:
+            iid = ix.get("index_id", ix.get("id"))
+            if iid is not None and ix.get("name") and int(iid) not in names:
+                names[int(iid)] = str(ix["name"])
+        return names
+
+    def owner_code(self, index_id: int) -> int | None:
+        """The ``owner`` value of an index id (ids >= 2**31 get other codes from the parser)."""
+        owner = self.units["owner"]
+        ids = self._detail_array("index_id")
+        if ids is not None:
+            sel = (ids == np.uint64(index_id)) & (owner >= 0) if index_id >= 0 else None
+            if sel is not None and sel.any():
+                vals, counts = np.unique(owner[sel], return_counts=True)
+                return int(vals[np.argmax(counts)])
+        if 0 <= index_id < 2 ** 31 and (owner == index_id).any():
+            return int(index_id)
+        return None
+
+    def btree_mask(self, index_id: int) -> np.ndarray:
+        """Live (not free) B-tree pages of an index: page header index id + index page type."""
+        u = self.units
+        ids = self._detail_array("index_id")
+        kinds = self.index_kinds()
+        is_index = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
+            np.zeros(len(u), bool)
+        live = is_index & ((u["flags"] & UNIT_FREE) == 0)
+        if ids is not None:
+            return live & (ids == np.uint64(index_id))
+        code = index_id if index_id < 2 ** 31 else -1
+        return live & (u["owner"] == code)
+
+    def index_kinds(self) -> set[int]:
+        names = ("FIL_PAGE_INDEX", "FIL_PAGE_RTREE", "FIL_PAGE_TYPE_INSTANT", "FIL_PAGE_SDI")
+        return {int(k) for k, v in (self.entry.kind_names or {}).items() if v in names}
+
+    def _detail_array(self, name: str):
+        det = self.entry.detail.get("innodb")
+        arr = det.get(name) if isinstance(det, dict) else None
+        if arr is not None and hasattr(arr, "__len__") and len(arr) == len(self.units):
+            return np.asarray(arr)
+        return None
+
+    def type_name(self, kind: int) -> str:
+        if kind == FREE_KEY:
+            return "free (XDES)"
+        name = (self.entry.kind_names or {}).get(int(kind))
+        return name or f"page type {int(kind)}"
+
+    def detail(self, names: tuple[str, ...], i: int):
+        """A per-page fact from entry.detail['innodb'] (arrays aligned with units)."""
+        det = self.entry.detail.get("innodb")
+        if det is None:
+            return None
+        for n in names:
+            arr = det.get(n) if isinstance(det, dict) else getattr(det, n, None)
+            if arr is not None:
+                try:
+                    if len(arr) == len(self.units):
+                        return arr[i]
+                except TypeError:
+                    continue
+        return None
+
+    # -- colour modes -------------------------------------------------------------
+    def mode(self, mode: str) -> ModeResult:
+        return getattr(self, f"_mode_{mode}")()
+
+    def _categorical(self, keys: np.ndarray, label_of, colour_of, order_by_count: bool = False) -> ModeResult:
+        uniq, inv = _categorise(keys)
+        counts = np.bincount(inv, minlength=len(uniq)).astype(np.int64)
+        sizes = np.bincount(inv, weights=self.units["stored"].astype(np.float64), minlength=len(uniq))
+        if order_by_count and len(uniq):
+            order = np.argsort(-counts, kind="stable")
+            remap = np.empty_like(order)
+            remap[order] = np.arange(len(order))
+            uniq, counts, sizes, inv = uniq[order], counts[order], sizes[order], remap[inv].astype(np.int32)
+        labels = [label_of(int(k)) for k in uniq]
+        colours = colour_of([int(k) for k in uniq])
+        return ModeResult(cat=inv, cidx=inv, lut=_lut(colours), labels=labels, colours=colours,
+                          counts=counts, sizes=sizes, keys=[int(k) for k in uniq])
+
+    def _mode_type(self) -> ModeResult:
+        u = self.units
+        keys = u["kind"].astype(np.int64)
+        keys[(u["flags"] & UNIT_FREE) != 0] = FREE_KEY
+
+        def colours(ks):
+            out, spare = [], iter(distinct_colours(len(ks) + 20)[6:])
+            for k in ks:
+                if k == FREE_KEY:
+                    out.append(FREE_COLOUR)
+                    continue
+                c = _type_colour(self.type_name(k))
+                out.append(c or next(spare))
+            return out
+
+        return self._categorical(keys, lambda k: short_type(self.type_name(k)), colours, order_by_count=True)
+
+    def _mode_index(self) -> ModeResult:
+        u = self.units
+        keys = u["owner"].astype(np.int64)
+        keys[(u["flags"] & UNIT_FREE) != 0] = -2
+        names = self.index_names()
+
+        def label(k):
+            if k == -2:
+                return "free (XDES)"
+            if k < 0:
+                return "no index (file / system pages)"
+            return f"{names[k]} (id {k})" if k in names else f"index id {k}"
+
+        def colours(ks):
+            real = [k for k in ks if k >= 0]
+            pal = dict(zip(real, distinct_colours(len(real))))
+            return [pal.get(k, FREE_COLOUR if k == -2 else NA_COLOUR) for k in ks]
+
+        res = self._categorical(keys, label, colours, order_by_count=True)
+        # real indexes first, then "no index" and "free"
+        return res
+
+    def _continuous(self, values: np.ndarray, valid: np.ndarray, lo: float, hi: float, cmap: str,
+                    bin_labels, na_label: str, cbar_label: str, bins: int = 5) -> ModeResult:
+        lut = _cmap_lut(cmap)
+        span = (hi - lo) or 1.0
+        t = np.zeros(len(values), dtype=np.float64)
+        t[valid] = np.clip((values[valid] - lo) / span, 0.0, 1.0)
+        cidx = np.minimum((t * 256).astype(np.int32), 255)
+        cidx[~valid] = 256
+        cat = np.minimum((t * bins).astype(np.int32), bins - 1)
+        cat[~valid] = bins
+        full_lut = np.vstack([lut, np.array(_rgba(NA_COLOUR), dtype=np.uint8)[None, :]])
+        colours = []
+        for b in range(bins):
+            r, g, b_, a = lut[min(255, int((b + 0.5) / bins * 256))]
+            colours.append(f"#{r:02X}{g:02X}{b_:02X}")
+        colours.append(NA_COLOUR)
+        counts = np.bincount(cat, minlength=bins + 1).astype(np.int64)
+        sizes = np.bincount(cat, weights=self.units["stored"].astype(np.float64), minlength=bins + 1)
+        labels = [bin_labels(lo + span * b / bins, lo + span * (b + 1) / bins, b) for b in range(bins)] + [na_label]
+        return ModeResult(cat=cat, cidx=cidx, lut=full_lut, labels=labels, colours=colours, counts=counts,
+                          sizes=sizes, keys=list(range(bins + 1)), colorbar=(cmap, lo, hi, cbar_label))
+
+    def _mode_fill(self) -> ModeResult:
+        fill = self.units["fill"].astype(np.float64)
+        valid = np.isfinite(fill)
+        return self._continuous(fill * 100, valid, 0.0, 100.0, "viridis",
+                                lambda a, b, i: f"fill {a:.0f}–{b:.0f}%", "fill n/a (not a B-tree page)",
+                                "fill (%)")
+
+    def _mode_lsn(self) -> ModeResult:
+        lsn = self.units["lsn"]
+        valid = lsn > 0
+        if valid.any():
+            lo, hi = float(lsn[valid].min()), float(lsn[valid].max())
+        else:
+            lo, hi = 0.0, 1.0
+        age = hi - lsn.astype(np.float64)
+        # colour by age: newest (age 0) bright, oldest dark
+        res = self._continuous(-age, valid, -(hi - lo), 0.0, "inferno",
+                               lambda a, b, i: f"age {_lsn_num(-b)}–{_lsn_num(-a)} LSN"
+                               + (" (oldest)" if i == 0 else " (newest)" if i == 4 else ""),
+                               "LSN 0 (never written)", "LSN age (0 = newest)")
+        res.lsn_range = (lo, hi)
+        return res
+
+    def _mode_compression(self) -> ModeResult:
+        u = self.units
+        comp = (u["flags"] & UNIT_COMPRESSED) != 0
+        logical = u["logical"].astype(np.float64)
+        logical[logical == 0] = self.logical
+        ratio = u["stored"].astype(np.float64) / logical * 100
+        return self._continuous(ratio, comp, 0.0, 100.0, "cividis",
+                                lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of page",
+                                "not compressed", "stored / page size (%)")
+
+    def _fixed(self, cat: np.ndarray, cats) -> ModeResult:
+        counts = np.bincount(cat, minlength=len(cats)).astype(np.int64)
+        sizes = np.bincount(cat, weights=self.units["stored"].astype(np.float64), minlength=len(cats))
+        colours = [c for _, c in cats]
+        return ModeResult(cat=cat, cidx=cat, lut=_lut(colours), labels=[n for n, _ in cats], colours=colours,
+                          counts=counts, sizes=sizes, keys=list(range(len(cats))), keep_empty=True)
+
+    def _mode_allocation(self) -> ModeResult:
+        u = self.units
+        hole = self.hole_bytes()
+        cat = np.zeros(len(u), dtype=np.int32)
+        cat[hole > 0] = 1
+        cat[hole >= self.physical] = 2
+        cat[(u["flags"] & UNIT_HOLE_MISSING) != 0] = 3
+        return self._fixed(cat, ALLOCATION_CATS)
+
+    def _mode_checksum(self) -> ModeResult:
+        f = self.units["flags"]
+        cat = np.zeros(len(f), dtype=np.int32)
+        cat[(f & UNIT_ENCRYPTED) != 0] = 2
+        cat[(f & UNIT_BAD_CHECKSUM) != 0] = 1
+        cat[(f & UNIT_CORRUPT) != 0] = 3
+        return self._fixed(cat, CHECKSUM_CATS)
+
+    # -- image ----------------------------------------------------------------------
+    def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
+        """(rows, extent_pages, 4) uint8 image; pages not in ``mask`` are dimmed."""
+        lut = res.lut
+        L = len(lut)
+        empty = np.zeros((1, 4), dtype=np.uint8)
+        table = np.vstack([lut, empty])
+        codes = res.cidx
+        if mask is not None:
+            b = np.array(_rgba(bg), dtype=np.float32)
+            dim = (lut.astype(np.float32) * 0.18 + b * 0.82).astype(np.uint8)
+            dim[:, 3] = 255
+            table = np.vstack([table, dim])
+            codes = np.where(mask, codes, codes + (L + 1))
+        dtype = np.uint16 if len(table) < 65535 else np.int32
+        if self.contiguous and len(codes) == self.n_pages:
+            cells = np.empty(self.n_cells, dtype=dtype)
+            cells[:len(codes)] = codes
+            cells[len(codes):] = L
+        else:
+            cells = np.full(self.n_cells, L, dtype=dtype)
+            cells[self.page_no] = codes
+        return table[cells].reshape(self.rows, self.extent_pages, 4)
+
+
+def _lsn_num(v: float) -> str:
+    v = abs(v)
+    for div, suf in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:.3g}{suf}"
+    return f"{v:.0f}"
+
+
+class GridItem(pg.GraphicsObject):
+    """Thin lines between cells, drawn only where cells are big enough to see."""
+
+    def __init__(self, rows: int, cols: int, colour: str):
+        super().__init__()
+        self.rows, self.cols = rows, cols
+        self.pen = QPen(QColor(colour))
+        self.pen.setCosmetic(True)
+        self.pen.setWidthF(1.0)
+        self.setZValue(5)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self.cols, self.rows)
+
+    def paint(self, painter, *args):
+        t = painter.worldTransform()
+        if abs(t.m11()) < 7 or abs(t.m22()) < 7:
+            return
+        vb = self.getViewBox()
+        rect = vb.viewRect() if vb is not None else self.boundingRect()
+        r0, r1 = max(0, int(rect.top()) - 1), min(self.rows, int(rect.bottom()) + 2)
+        c0, c1 = max(0, int(rect.left()) - 1), min(self.cols, int(rect.right()) + 2)
+        if (r1 - r0) > 2000 or (c1 - c0) > 2000:
+            return
+        painter.setPen(self.pen)
+        for r in range(r0, r1 + 1):
+            painter.drawLine(QPointF(c0, r), QPointF(c1, r))
+        for c in range(c0, c1 + 1):
+            painter.drawLine(QPointF(c, r0), QPointF(c, r1))
+
+
+class ExtentAxis(pg.AxisItem):
+    """Left axis: extent number, with its first page number."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.extent_pages = 64
+        self.rows = 1 << 62
+
+    def tickStrings(self, values, scale, spacing):
+        out = []
+        for v in values:
+            e = int(round(v - 0.5))
+            out.append(f"{e:,}" if abs(v - 0.5 - e) < 1e-6 and 0 <= e < self.rows else "")
+        return out
+
+    def tickValues(self, minVal, maxVal, size):
+        # ticks at extent centres (row e spans [e, e+1))
+        vals = super().tickValues(minVal - 0.5, maxVal - 0.5, size)
+        out = []
+        for spacing, ticks in vals:
+            sp = max(1.0, round(spacing))
+            ticks = [float(int(round(t))) + 0.5 for t in ticks if t >= -0.5]
+            out.append((sp, sorted(set(t for t in ticks if abs((t - 0.5) % sp) < 1e-6))))
+        return out
+
+
+class PageAxis(pg.AxisItem):
+    def tickValues(self, minVal, maxVal, size):
+        vals = super().tickValues(minVal - 0.5, maxVal - 0.5, size)
+        out = []
+        for spacing, ticks in vals:
+            sp = max(1.0, round(spacing))
+            out.append((sp, sorted(set(float(int(round(t))) + 0.5 for t in ticks
+                                       if t >= -0.5 and abs(round(t) % sp) < 1e-6))))
+        return out
+
+    def tickStrings(self, values, scale, spacing):
+        return [f"{int(round(v - 0.5))}" for v in values]
+
+
+class LegendTable(QTableWidget):
+    """Categories with colour, pages, % of pages and stored bytes; click a row to highlight it."""
+
+    def __init__(self, parent=None):
+        super().__init__(0, 4, parent)
+        self.setHorizontalHeaderLabels(["category", "pages", "%", "stored"])
+        self.verticalHeader().setVisible(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        h = self.horizontalHeader()
+        h.setSectionResizeMode(0, QHeaderView.Stretch)
+        for c in (1, 2, 3):
+            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        self.setMinimumWidth(330)
+        self.cats: list[int] = []
+
+    def set_rows(self, res: ModeResult) -> None:
+        self.clearSelection()
+        total = max(1, int(res.counts.sum()))
+        rows = [i for i in range(len(res.labels)) if res.counts[i] > 0 or res.keep_empty]
+        self.cats = rows
+        self.setRowCount(len(rows))
+        for r, i in enumerate(rows):
+            pm = QPixmap(14, 14)
+            pm.fill(QColor(res.colours[i]))
+            name = QTableWidgetItem(res.labels[i])
+            name.setIcon(pm)
+            name.setToolTip(res.labels[i])
+            cnt = QTableWidgetItem(f"{int(res.counts[i]):,}")
+            p = 100.0 * res.counts[i] / total
+            pct = QTableWidgetItem("<0.1" if 0 < p < 0.05 else f"{p:.1f}")
+            sz = QTableWidgetItem(human_bytes(res.sizes[i]))
+            for it in (cnt, pct, sz):
+                it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            for c, it in enumerate((name, cnt, pct, sz)):
+                self.setItem(r, c, it)
+        self.resizeRowsToContents()
+
+
+class ExtentMapView(QWidget):
+    """One row per extent, a cell per page; colour modes, legend, hover, click, highlight."""
+
+    title = "Extent map"
+    view_id = "extent-map"
+    node_selected = Signal(object)
+    page_clicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.dataset = None
+        self.root: Node | None = None
+        self.files: list[FileEntry] = []        # files the selector offers
+        self.entry: FileEntry | None = None
+        self.data: MapData | None = None
+        self.result: ModeResult | None = None
+        self.mode_id = "type"
+        self.highlight_cat: int | None = None
+        self.highlight_owner: int | None = None
+        self.highlight_mask: np.ndarray | None = None
+        self.last_tooltip = ""
+        self.hover_page: int | None = None
+        self.selected_page: int | None = None
+        self._rgba: np.ndarray | None = None
+        self._window: tuple[int, int, int] | None = None
+
+        # toolbar
+        self.file_combo = QComboBox()
+        self.file_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.file_combo.setMinimumContentsLength(24)
+        self.file_combo.currentIndexChanged.connect(self._on_file_combo)
+        self.mode_combo = QComboBox()
+        for mid, label in MODES:
+            self.mode_combo.addItem(label, mid)
+        self.mode_combo.currentIndexChanged.connect(lambda i: self.set_mode(self.mode_combo.itemData(i)))
+        self.status = QLabel("")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 4, 4, 0)
+        bar.addWidget(QLabel("File:"))
+        bar.addWidget(self.file_combo)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("Colour by:"))
+        bar.addWidget(self.mode_combo)
+        bar.addSpacing(12)
+        bar.addWidget(self.status, 1)
+
+        # map
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground(theme.background())
+        self.left_axis = ExtentAxis("left")
+        self.bottom_axis = PageAxis("bottom")
+        self.plot = self.glw.addPlot(row=0, col=0, axisItems={"left": self.left_axis, "bottom": self.bottom_axis})
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.invertY(True)
+        theme.style_plot(self.plot)
+        self.vb = self.plot.getViewBox()
+        self.vb.setMouseEnabled(x=True, y=True)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setAutoDownsample(False)
+        self.plot.addItem(self.image)
+        self.grid: GridItem | None = None
+        self.marker = pg.QtWidgets.QGraphicsRectItem(0, 0, 1, 1)
+        mpen = QPen(QColor("#D50000"))
+        mpen.setCosmetic(True)
+        mpen.setWidthF(2.5)
+        self.marker.setPen(mpen)
+        self.marker.setBrush(QBrush(Qt.NoBrush))
+        self.marker.setZValue(10)
+        self.marker.setVisible(False)
+        self.plot.addItem(self.marker)
+        self.colorbar: pg.ColorBarItem | None = None
+        self.vb.sigRangeChanged.connect(self._on_range)
+        self.vb.sigRangeChangedManually.connect(lambda *_: setattr(self, "_user_moved", True))
+        self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+        self.legend = LegendTable()
+        self.legend.itemSelectionChanged.connect(self._on_legend)
+        self.legend_title = QLabel("")
+        self.legend_title.setWordWrap(True)
+        lw = QWidget()
+        ll = QVBoxLayout(lw)
+        ll.setContentsMargins(4, 4, 4, 4)
+        ll.addWidget(self.legend_title)
+        ll.addWidget(self.legend, 1)
+        self.hint = QLabel("Hover a page for its facts · click a page to inspect it · click a legend row "
+                           "to highlight · wheel zooms, drag pans")
+        self.hint.setStyleSheet("color: #757575")
+        self.hint.setWordWrap(True)
+        ll.addWidget(self.hint)
+
+        self.report = QSplitter(Qt.Horizontal)      # what export renders: map + legend
+        self.report.addWidget(self.glw)
+        self.report.addWidget(lw)
+        self.report.setStretchFactor(0, 3)
+        self.report.setStretchFactor(1, 1)
+        self.report.setSizes([700, 340])
+
+        self.inspector = PageInspector()
+        self.vsplit = QSplitter(Qt.Vertical)
+        self.vsplit.addWidget(self.report)
+        self.vsplit.addWidget(self.inspector)
+        self.vsplit.setStretchFactor(0, 3)
+        self.vsplit.setStretchFactor(1, 2)
+        self.vsplit.setSizes([520, 340])
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(bar)
+        lay.addWidget(self.vsplit, 1)
+        self._show_empty("No InnoDB file scanned")
+
+    # -- view protocol ------------------------------------------------------------------
+    def export_widget(self) -> QWidget:
+        return self.report
+
+    def set_target(self, text: str) -> None:
+        """``--target``: a file path (or its end), optionally ``:index name``."""
+        path, _, index = text.partition(":")
+        for e in innodb_files(self.dataset) if self.dataset else []:
+            if e.path == path or e.path.endswith(path):
+                self._set_files([e], e)
+                if index and self.data is not None:
+                    for iid, name in self.data.index_names().items():
+                        if name == index:
+                            self.highlight_index(iid)
+                return
+
+    def set_dataset(self, dataset, root: Node) -> None:
+        self.dataset = dataset
+        self.root = root
+        files = innodb_files(dataset)
+        if not files:
+            self.files = []
+            self.file_combo.clear()
+            self._show_empty("No InnoDB pages in this scan")
+            return
+        best = max(files, key=lambda e: (e.role == "tablespace", len(e.units)))
+        self._set_files(files, best)
+
+    def select_node(self, node: Node) -> None:
+        if self.dataset is None or node is None:
+            return
+        if node.kind == "index":
+            fnode = node.parent
+            entry = fnode.ref if fnode is not None else None
+            if isinstance(entry, FileEntry) and _has_pages(entry):
+                if entry is not self.entry:
+                    self._set_files(self._scope_files(fnode.parent) or [entry], entry)
+                iid = (node.ref or {}).get("index_id", (node.ref or {}).get("id"))
+                if iid is not None:
+                    self.highlight_index(int(iid))
+            return
+        if node.kind == "file":
+            entry = node.ref
+            if isinstance(entry, FileEntry) and _has_pages(entry):
+                self._set_files(self._scope_files(node.parent) or [entry], entry)
+                self.clear_highlight()
+            return
+        files = self._scope_files(node)
+        if files:
+            keep = self.entry if self.entry in files else max(files, key=lambda e: len(e.units))
+            self._set_files(files, keep)
+            self.clear_highlight()
+
+    # -- files -------------------------------------------------------------------------
+    def _scope_files(self, node: Node | None) -> list[FileEntry]:
+        if node is None:
+            return []
+        out = []
+        for n in node.walk():
+            if n.kind == "file" and isinstance(n.ref, FileEntry) and _has_pages(n.ref):
+                out.append(n.ref)
+        return out
+
+    def _set_files(self, files: list[FileEntry], current: FileEntry) -> None:
+        self.files = list(files)
+        self.file_combo.blockSignals(True)
+        self.file_combo.clear()
+        for e in self.files:
+            self.file_combo.addItem(f"{e.path}  ({len(e.units):,} pages)", e.path)
+        self.file_combo.setCurrentIndex(self.files.index(current) if current in self.files else 0)
+        self.file_combo.setEnabled(len(self.files) > 1)
+        self.file_combo.blockSignals(False)
+        if current is not self.entry:
+            self.show_file(current)
+
+    def _on_file_combo(self, i: int) -> None:
+        if 0 <= i < len(self.files):
+            self.show_file(self.files[i])
+
+    def show_file(self, entry: FileEntry) -> None:
+        self.entry = entry
+        self.data = MapData(entry)
+        self.highlight_cat = None
+        self.highlight_owner = None
+        self.highlight_mask = None
+        self.selected_page = None
+        self.marker.setVisible(False)
+        if self.grid is not None:
+            self.plot.removeItem(self.grid)
+        self.grid = GridItem(self.data.rows, self.data.extent_pages, theme.background())
+        self.plot.addItem(self.grid)
+        self.left_axis.extent_pages = self.data.extent_pages
+        self.left_axis.rows = self.data.rows
+        self._update_title()
+        self._recolour(reset_range=True)
+
+    def _show_empty(self, msg: str) -> None:
+        self.entry = None
+        self.data = None
+        self.image.clear()
+        self.plot.setTitle(msg, color=theme.foreground(), size="11pt")
+        self.legend.setRowCount(0)
+        self.legend_title.setText("")
+        self.status.setText("")
+
+    def _update_title(self) -> None:
+        d = self.data
+        e = self.entry
+        sec = d.section
+        size = human_bytes(d.logical).replace(".0 ", " ")
+        if d.physical != d.logical:
+            size += f" (compressed to {human_bytes(d.physical).replace('.0 ', ' ')})"
+        extent_bytes = d.extent_pages * d.physical
+        flav = sec.get("format") or sec.get("row_format") or ""
+        comp = sec.get("compression") or sec.get("compression_algorithm") or ""
+        extra = ", ".join(x for x in (str(flav), f"page_compressed {comp}" if comp else "") if x)
+        self.plot.setTitle(
+            f"<b>{e.path}</b> — {size} pages, {d.n_pages:,} pages = {human_bytes(e.apparent_bytes)}"
+            f" apparent, {human_bytes(e.allocated_bytes)} allocated" + (f" — {extra}" if extra else ""),
+            color=theme.foreground(), size="10pt")
+        self.plot.setLabel("left", f"extent ({d.extent_pages} pages = {human_bytes(extent_bytes).replace('.0 ', ' ')})",
+                           color=theme.foreground())
+        self.plot.setLabel("bottom", "page in extent", color=theme.foreground())
+
+    # -- modes and colouring ---------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if mode not in dict(MODES):
+            raise ValueError(f"unknown colour mode {mode!r}")
+        self.mode_id = mode
+        i = self.mode_combo.findData(mode)
+        if i != self.mode_combo.currentIndex():
+            self.mode_combo.blockSignals(True)
+            self.mode_combo.setCurrentIndex(i)
+            self.mode_combo.blockSignals(False)
+        self.highlight_cat = None
+        if self.highlight_owner is None:
+            self.highlight_mask = None
+        if self.data is not None:
+            self._recolour()
+
+    def _recolour(self, reset_range: bool = False) -> None:
+        d = self.data
+        if d is None:
+            return
+        self.result = d.mode(self.mode_id)
+        self.legend.blockSignals(True)
+        self.legend.set_rows(self.result)
+        self.legend.blockSignals(False)
+        self.legend_title.setText(f"<b>{dict(MODES)[self.mode_id]}</b> — {len(d.units):,} pages")
+        self._update_colorbar()
+        self._redraw()
+        if reset_range:
+            self.fit()
+
+    def fit(self) -> None:
+        """Whole map in view, square cells, extent 0 at the top (long files: the first extents)."""
+        d = self.data
+        if d is None:
+            return
+        ext = d.extent_pages
+        w = max(100.0, float(self.vb.width() or 700))
+        h = max(100.0, float(self.vb.height() or 500))
+        cell = min(w / (ext + 1), h / (d.rows + 1))
+        cell = max(cell, min(w / (ext + 1), 3.0))          # very long files: at least 3 px cells, scroll
+        xspan, yspan = w / cell, h / cell
+        self.vb.setLimits(xMin=-0.5 - xspan, xMax=ext + 0.5 + xspan, yMin=-0.5 - yspan,
+                          yMax=d.rows + 0.5 + yspan, minXRange=4, minYRange=2)
+        self.vb.setAspectLocked(True, ratio=1.0)
+        self.vb.setRange(QRectF(-0.5, -0.5, xspan, yspan), padding=0)
+        self._fitted = True
+        self._user_moved = False
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        if getattr(self, "_fitted", False) and not getattr(self, "_user_moved", False):
+            self.fit()
+
+    def _update_colorbar(self) -> None:
+        if self.colorbar is not None:
+            self.glw.removeItem(self.colorbar)
+            self.colorbar = None
+        cb = self.result.colorbar
+        if cb is None:
+            return
+        cmap, lo, hi, label = cb
+        if self.mode_id == "lsn":
+            lo, hi = getattr(self.result, "lsn_range", (0.0, 1.0))
+            label = "page LSN (bright = newest)"
+        scale = 1.0
+        for div, suffix in ((1e12, "× 10¹²"), (1e9, "× 10⁹"), (1e6, "× 10⁶"), (1e3, "× 10³")):
+            if max(abs(lo), abs(hi)) >= div * 10:
+                scale = div
+                label += f" {suffix}"
+                break
+        if hi <= lo:
+            hi = lo + 1
+        bar = pg.ColorBarItem(values=(lo / scale, hi / scale), colorMap=pg.colormap.get(cmap),
+                              interactive=False, width=18, colorMapMenu=False)
+        ax = bar.axis
+        ax.setWidth(52)
+        ax.setTextPen(pg.mkPen(theme.foreground()))
+        ax.setPen(pg.mkPen(theme.foreground()))
+        ax.setLabel(label, color=theme.foreground())
+        self.glw.addItem(bar, row=0, col=1)
+        self.colorbar = bar
+
+    def _mask(self) -> np.ndarray | None:
+        if self.highlight_cat is not None and self.result is not None:
+            m = self.result.cat == self.highlight_cat
+            if self.highlight_mask is not None:
+                m &= self.highlight_mask
+            return m
+        return self.highlight_mask
+
+    def _redraw(self) -> None:
+        d = self.data
+        self._rgba = d.rgba(self.result, self._mask(), theme.background())
+        self._window = None
+        self._update_window(force=True)
+
+    def _on_range(self, *args) -> None:
+        self._update_window()
+
+    def _update_window(self, force: bool = False) -> None:
+        """Hand the ImageItem the rows in view (plus a margin), stride-sampled to the screen."""
+        if self._rgba is None:
+            return
+        rows = self._rgba.shape[0]
+        if rows <= CELL_LIMIT_ROWS:
+            if force or self._window is None:
+                self.image.setImage(self._rgba, autoLevels=False, levels=None, autoDownsample=False)
+                self.image.setRect(QRectF(0, 0, self._rgba.shape[1], rows))
+                self._window = (0, rows, 1)
+            return
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        span = max(1.0, y1 - y0)
+        px = max(50, int(self.vb.height() or 600))
+        stride = max(1, int(span / px))
+        r0 = max(0, int(y0 - span * 0.5))
+        r1 = min(rows, int(math.ceil(y1 + span * 0.5)))
+        r0 -= r0 % stride
+        if not force and self._window is not None:
+            w0, w1, ws = self._window
+            if ws == stride and w0 <= max(0, int(y0)) and w1 >= min(rows, int(math.ceil(y1))):
+                return
+        sub = np.ascontiguousarray(self._rgba[r0:r1:stride])
+        self.image.setImage(sub, autoLevels=False, levels=None, autoDownsample=False)
+        self.image.setRect(QRectF(0, r0, self._rgba.shape[1], sub.shape[0] * stride))
+        self._window = (r0, r1, stride)
+
+    # -- highlight ------------------------------------------------------------------------
+    def highlight_index(self, index_id: int) -> int:
+        """Dim every page not owned by index ``index_id`` (its B-tree pages and the other
+        pages of its segments, e.g. BLOBs); returns the highlighted page count."""
+        if self.data is None:
+            return 0
+        d = self.data
+        code = d.owner_code(index_id)
+        self.highlight_owner = index_id
+        self.highlight_mask = d.units["owner"] == code if code is not None else d.btree_mask(index_id)
+        self.highlight_cat = None
+        self.legend.blockSignals(True)
+        self.legend.clearSelection()
+        self.legend.blockSignals(False)
+        self._redraw()
+        n = int(self.highlight_mask.sum())
+        nb = int(d.btree_mask(index_id).sum())
+        name = d.index_names().get(code if code is not None else index_id, f"index {index_id}")
+        extra = f" ({nb:,} B-tree pages, {n - nb:,} other pages of its segments)" if nb != n else ""
+        self.status.setText(f"highlighted: {name} — {n:,} pages{extra}")
+        return n
+
+    def highlighted_btree_count(self) -> int:
+        """B-tree pages of the highlighted index (what the index's ``pages`` counts)."""
+        if self.data is None or self.highlight_owner is None:
+            return 0
+        return int(self.data.btree_mask(self.highlight_owner).sum())
+
+    def highlight_category(self, cat: int | None) -> int:
+        self.highlight_cat = cat
+        self._redraw()
+        if cat is None:
+            self.status.setText("")
+            return 0
+        n = int((self._mask()).sum())
+        self.status.setText(f"highlighted: {self.result.labels[cat]} — {n:,} pages")
+        return n
+
+    def clear_highlight(self) -> None:
+        self.highlight_owner = None
+        self.highlight_mask = None
+        self.highlight_cat = None
+        self.legend.blockSignals(True)
+        self.legend.clearSelection()
+        self.legend.blockSignals(False)
+        self.status.setText("")
+        if self.data is not None:
+            self._redraw()
+
+    def highlighted_count(self) -> int:
+        m = self._mask()
+        return len(self.data.units) if m is None else int(m.sum())
+
+    def _on_legend(self) -> None:
+        rows = self.legend.selectionModel().selectedRows()
+        if not rows:
+            self.highlight_category(None)
+            return
+        self.highlight_category(self.legend.cats[rows[0].row()])
+
+    # -- hover and click --------------------------------------------------------------------
+    def page_at_scene(self, pos) -> int | None:
+        if self.data is None or not self.vb.sceneBoundingRect().contains(pos):
+            return None
+        p = self.vb.mapSceneToView(pos)
+        col, row = int(math.floor(p.x())), int(math.floor(p.y()))
+        if not (0 <= col < self.data.extent_pages and 0 <= row < self.data.rows):
+            return None
+        page = row * self.data.extent_pages + col
+        return page if self.data.unit_at(page) is not None else None
+
+    def page_center_in_widget(self, page: int):
+        """Widget (self.glw viewport) coordinates of a page's cell centre (for tests)."""
+        d = self.data
+        row, col = divmod(page, d.extent_pages)
+        sp = self.vb.mapViewToScene(QPointF(col + 0.5, row + 0.5))
+        return self.glw.mapFromScene(sp)
+
+    def _on_mouse_moved(self, pos) -> None:
+        page = self.page_at_scene(pos)
+        if page is None:
+            if self.hover_page is not None:
+                QToolTip.hideText()
+            self.hover_page = None
+            return
+        if page == self.hover_page:
+            return
+        self.hover_page = page
+        self.last_tooltip = self.page_tooltip(page)
+        gp = self.glw.mapToGlobal(self.glw.mapFromScene(pos))
+        QToolTip.showText(gp, self.last_tooltip, self.glw)
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != Qt.LeftButton:
+            return
+        page = self.page_at_scene(ev.scenePos())
+        if page is not None:
+            self.click_page(page)
+
+    def click_page(self, page: int) -> None:
+        """Select a page: mark it, show it in the inspector, select its index in the tree."""
+        d = self.data
+        i = d.unit_at(page)
+        if i is None:
+            return
+        self.selected_page = page
+        row, col = divmod(page, d.extent_pages)
+        self.marker.setRect(QRectF(col, row, 1, 1))
+        self.marker.setVisible(True)
+        self.inspector.show_page(self.entry, page, d.units[i], self.page_facts(page))
+        self.page_clicked.emit(page)
+        node = self.index_node(int(d.units[i]["owner"]))
+        if node is not None:
+            self.node_selected.emit(node)
+
+    def index_node(self, index_id: int) -> Node | None:
+        """The tree node of an index of the current file."""
+        if self.root is None or index_id < 0:
+            return None
+        for n in self.root.walk():
+            if n.kind == "file" and n.ref is self.entry:
+                for c in n.children:
+                    if c.kind == "index" and isinstance(c.ref, dict):
+                        iid = int(c.ref.get("index_id", c.ref.get("id", -1)))
+                        if iid == index_id or self.data.owner_code(iid) == index_id:
+                            return c
+        return None
+
+    def page_facts(self, page: int) -> dict:
+        d = self.data
+        i = d.unit_at(page)
+        u = d.units[i]
+        kind = int(u["kind"])
+        flags = int(u["flags"])
+        owner = int(u["owner"])
+        names = d.index_names()
+        hole = int(d.hole_bytes()[i])
+        fill = float(u["fill"])
+        facts = {
+            "page": page, "extent": page // d.extent_pages, "in_extent": page % d.extent_pages,
+            "offset": int(u["offset"]), "type_code": kind, "type": d.type_name(kind),
+            "index_id": owner if owner >= 0 else None,
+            "index": names.get(owner, f"index id {owner}") if owner >= 0 else None,
+            "level": d.detail(("level", "page_level"), i), "records": d.detail(("records", "n_recs", "n_records"), i),
+            "fill": None if math.isnan(fill) else fill, "lsn": int(u["lsn"]),
+            "stored": int(u["stored"]), "logical": int(u["logical"]), "physical": d.physical,
+            "allocated": max(0, d.physical - hole), "hole": hole, "flags": flags,
+        }
+        if owner < 0:
+            facts["level"] = facts["records"] = None
+        payload = d.detail(("payload_len",), i)
+        facts["payload"] = int(payload) if payload is not None and int(payload) > 0 else None
+        for k in ("level", "records"):
+            if facts[k] is not None:
+                facts[k] = int(facts[k])
+        return facts
+
+    def page_tooltip(self, page: int) -> str:
+        f = self.page_facts(page)
+        fl = f["flags"]
+        lines = [f"<b>Page {f['page']:,}</b> (extent {f['extent']:,}, page {f['in_extent']} in extent) "
+                 f"@ offset {f['offset']:,}",
+                 f"Type: {short_type(f['type'])} ({f['type_code']})"]
+        if f["index"] is not None:
+            s = f"Index: {f['index']}" + ("" if "(id" in f["index"] else f" (id {f['index_id']})")
+            if f["level"] is not None:
+                s += f", level {f['level']}"
+            if f["records"] is not None:
+                s += f", {f['records']:,} records"
+            lines.append(s)
+        lines.append("Fill: " + ("n/a" if f["fill"] is None else f"{100 * f['fill']:.1f}%"))
+        lines.append(f"LSN: {f['lsn']:,}" if f["lsn"] else "LSN: 0 (never written)")
+        if fl & UNIT_COMPRESSED:
+            page = f["logical"] or f["physical"]
+            pay = f"{f['payload']:,} B compressed in " if f.get("payload") else ""
+            lines.append(f"Payload: {pay}{f['stored']:,} B stored of {human_bytes(page)} page "
+                         f"({100.0 * f['stored'] / max(1, page):.1f}%)")
+        else:
+            lines.append(f"Payload: {f['stored']:,} B ({human_bytes(f['physical'])} page)")
+        alloc = f"Allocated: {f['allocated']:,} B on disk"
+        if f["hole"]:
+            alloc += f" ({human_bytes(f['hole'])} hole)"
+        lines.append(alloc)
+        flags = [n for bit, n in ((UNIT_FREE, "free"), (UNIT_LEAF, "leaf"), (UNIT_COMPRESSED, "compressed"),
+                                  (UNIT_BAD_CHECKSUM, "BAD CHECKSUM"), (UNIT_ENCRYPTED, "encrypted"),
+                                  (UNIT_CORRUPT, "corrupt"), (UNIT_HOLE, "in hole"),
+                                  (UNIT_HOLE_MISSING, "HOLE MISSING")) if fl & bit]
+        if flags:
+            lines.append("Flags: " + ", ".join(flags))
+        return "<br>".join(lines)
+
+
+def _has_pages(entry: FileEntry) -> bool:
+    return entry.engine == "innodb" and entry.units is not None and len(entry.units) > 0
+
+
+def innodb_files(dataset) -> list[FileEntry]:
+    if dataset is None:
+        return []
+    return [e for e in dataset.files if _has_pages(e)]
+
+
+__all__ = ["ExtentMapView", "MapData", "MODES", "innodb_files", "QFont"]

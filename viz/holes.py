@@ -1,0 +1,531 @@
+"""Holes: where each file stores data, where it has holes, and where the
+engine should have punched holes that are not there.
+
+Top: a banner when a file has lost its sparseness (allocated == apparent
+although the engine punches holes in it, e.g. page_compressed InnoDB copied
+without ``--sparse``).  Middle: one strip per file along its offset (every
+pixel column shows the share of data, holes, unwritten and missing holes in
+that slice of the file).  Bottom: apparent vs allocated vs expected bars per
+file or per table.
+
+Holes come from ``FileEntry.holes`` for every engine; the "expected" part
+only where a parser gives it (``sections[...]['expected_hole_bytes']`` and
+``UNIT_HOLE_MISSING`` units).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
+                               QSplitter, QVBoxLayout, QWidget)
+
+from parsers.humanize import human_bytes, percent
+from parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
+from parsers.tree import Node, place
+
+from . import theme
+
+DATA_COLOUR = theme.ALLOCATED
+HOLE_COLOUR = theme.HOLES
+UNWRITTEN_COLOUR = "#FFE0B2"
+MISSING_COLOUR = theme.MISSING_HOLE
+EXPECTED_COLOUR = theme.LOGICAL
+LOST_FRACTION = 0.1     # a file keeping < 10 % of the holes it should have has lost its sparseness
+
+
+def _merge(ranges) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for o, n in sorted((int(o), int(n)) for o, n in ranges if n > 0):
+        if out and o <= out[-1][0] + out[-1][1]:
+            out[-1][1] = max(out[-1][1], o + n - out[-1][0])
+        else:
+            out.append([o, n])
+    return [(o, n) for o, n in out]
+
+
+def _subtract(ranges, minus) -> list[tuple[int, int]]:
+    """ranges minus the union of ``minus`` (both lists of (offset, length))."""
+    minus = _merge(minus)
+    out = []
+    j = 0
+    for o, n in _merge(ranges):
+        s, e = o, o + n
+        while j < len(minus) and minus[j][0] + minus[j][1] <= s:
+            j += 1
+        k = j
+        cur = s
+        while k < len(minus) and minus[k][0] < e:
+            ms, me = minus[k]
+            me += ms
+            if ms > cur:
+                out.append((cur, ms - cur))
+            cur = max(cur, me)
+            k += 1
+        if cur < e:
+            out.append((cur, e - cur))
+    return out
+
+
+def covered_per_bin(ranges, edges: np.ndarray) -> np.ndarray:
+    """Bytes of ``ranges`` (sorted, disjoint) inside each [edges[i], edges[i+1])."""
+    edges = np.asarray(edges, dtype=np.int64)
+    if not ranges:
+        return np.zeros(len(edges) - 1, dtype=np.int64)
+    h = np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
+    hs, he = h[:, 0], h[:, 0] + h[:, 1]
+    cum = np.concatenate([[0], np.cumsum(h[:, 1])])
+    k = np.searchsorted(hs, edges, side="right") - 1
+    kk = np.clip(k, 0, None)
+    part = np.where(k >= 0, np.clip(np.minimum(edges, he[kk]) - hs[kk], 0, None), 0)
+    upto = np.where(k >= 0, cum[kk] + part, 0)
+    return np.diff(upto)
+
+
+@dataclass
+class FileHoles:
+    """One file's allocation facts, as the holes view draws them."""
+
+    entry: FileEntry
+    apparent: int
+    allocated: int
+    holes: list[tuple[int, int]]          # really unallocated (holes that are not unwritten)
+    unwritten: list[tuple[int, int]]      # allocated but never written (counted as holes by SEEK_HOLE)
+    missing: list[tuple[int, int]]        # should be punched, are allocated
+    expected_hole: int | None             # what the engine should have punched (None: unknown)
+
+    @property
+    def hole_bytes(self) -> int:
+        return int(self.entry.hole_bytes)
+
+    @property
+    def missing_bytes(self) -> int:
+        return sum(n for _, n in self.missing)
+
+    @property
+    def lost_sparseness(self) -> bool:
+        """The engine should have punched holes, and (almost) none are there."""
+        if not self.expected_hole or self.expected_hole < max(4096, self.entry.fs_block):
+            return False
+        real = self.hole_bytes - sum(n for _, n in self.unwritten)
+        return real < LOST_FRACTION * self.expected_hole and self.allocated >= self.apparent - self.expected_hole * LOST_FRACTION
+
+    @property
+    def expected_allocated(self) -> int | None:
+        if self.expected_hole is None:
+            return None
+        return max(0, self.apparent - self.expected_hole)
+
+    def bins(self, width: int) -> dict[str, np.ndarray]:
+        """Bytes of data / hole / unwritten / missing in ``width`` equal slices of the file."""
+        width = max(1, int(width))
+        edges = (np.arange(width + 1, dtype=np.int64) * max(1, self.apparent)) // width
+        lens = np.diff(edges)
+        hole = covered_per_bin(self.holes, edges)
+        unw = covered_per_bin(self.unwritten, edges)
+        miss = covered_per_bin(self.missing, edges)
+        data = np.clip(lens - hole - unw - miss, 0, None)
+        return {"edges": edges, "len": lens, "hole": hole, "unwritten": unw, "missing": miss, "data": data}
+
+
+def expected_hole_bytes(entry: FileEntry) -> int | None:
+    for sec in entry.sections.values():
+        if isinstance(sec, dict) and sec.get("expected_hole_bytes") is not None:
+            return int(sec["expected_hole_bytes"])
+    return None
+
+
+def missing_ranges(entry: FileEntry) -> list[tuple[int, int]]:
+    """Byte ranges the engine should have punched but are allocated: the tail of
+    every UNIT_HOLE_MISSING unit (its expected hole), minus the real holes."""
+    u = entry.units
+    if u is None or not len(u):
+        return []
+    sel = np.nonzero((u["flags"] & UNIT_HOLE_MISSING) != 0)[0]
+    if not len(sel):
+        return []
+    det = entry.detail.get("innodb") or {}
+    exp = det.get("expected_hole_bytes") if isinstance(det, dict) else None
+    sec = entry.sections.get("innodb") or {}
+    physical = int(sec.get("physical_page_size") or sec.get("page_size") or 0)
+    if exp is not None and len(exp) == len(u):
+        expected = np.asarray(exp, dtype=np.int64)[sel]
+    else:
+        from parsers.innodb.holes import expected_hole_per_page
+        size = physical or int(u["logical"][sel].max())
+        expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
+                            expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
+    unit_len = physical or u["logical"][sel].astype(np.int64)
+    ends = u["offset"][sel].astype(np.int64) + unit_len
+    starts = ends - expected
+    ranges = [(int(s), int(e - s)) for s, e in zip(starts, ends) if e > s]
+    return _subtract(ranges, entry.holes)
+
+
+def file_holes(entry: FileEntry) -> FileHoles:
+    unw = _merge(entry.unwritten or [])
+    holes = _subtract(entry.holes, unw) if unw else _merge(entry.holes)
+    return FileHoles(entry=entry, apparent=int(entry.apparent_bytes), allocated=int(entry.allocated_bytes),
+                     holes=holes, unwritten=unw, missing=missing_ranges(entry),
+                     expected_hole=expected_hole_bytes(entry))
+
+
+def _unit_for(n: float) -> tuple[float, str]:
+    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= scale:
+            return float(scale), unit
+    return 1.0, "B"
+
+
+def _offset_label(v: float, scale: float, unit: str) -> str:
+    x = v / scale
+    return f"{x:.0f} {unit}" if x >= 100 or x == int(x) else f"{x:.1f} {unit}"
+
+
+class HoleStrips(QWidget):
+    """One strip per file along its offset, painted with QPainter (crisp in PNG and SVG)."""
+
+    NAME_W = 250
+    INFO_W = 290
+    ROW_H = 62
+    STRIP_H = 22
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[FileHoles] = []
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+
+    def set_rows(self, rows: list[FileHoles]) -> None:
+        self.rows = rows
+        self.setMinimumHeight(self.ROW_H * len(rows) + 8)
+        self.updateGeometry()
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, self.ROW_H * max(1, len(self.rows)) + 8)
+
+    def strip_width(self) -> int:
+        return max(50, self.width() - self.NAME_W - self.INFO_W - 24)
+
+    def strip_image(self, fh: FileHoles, width: int, height: int) -> QImage:
+        b = fh.bins(width)
+        lens = np.maximum(b["len"], 1).astype(np.float64)
+        hd = np.rint(b["data"] / lens * height).astype(np.int32)
+        hm = np.rint(b["missing"] / lens * height).astype(np.int32)
+        hu = np.rint(b["unwritten"] / lens * height).astype(np.int32)
+        y = np.arange(height)[::-1, None]           # 0 = bottom row
+        cols = np.empty((height, width, 4), dtype=np.uint8)
+        palette = np.array([QColor(c).getRgb() for c in (DATA_COLOUR, MISSING_COLOUR, UNWRITTEN_COLOUR,
+                                                         HOLE_COLOUR)], dtype=np.uint8)
+        sel = np.where(y < hd, 0, np.where(y < hd + hm, 1, np.where(y < hd + hm + hu, 2, 3)))
+        cols[:] = palette[sel]
+        img = QImage(cols.data, width, height, width * 4, QImage.Format_RGBA8888).copy()
+        return img
+
+    def paintEvent(self, ev) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.TextAntialiasing)
+        fg = QColor(theme.foreground())
+        grey = QColor("#757575")
+        fm = QFontMetrics(self.font())
+        sw = self.strip_width()
+        x0 = self.NAME_W + 8
+        for i, fh in enumerate(self.rows):
+            top = 4 + i * self.ROW_H
+            if not ev.rect().intersects(QRect(0, top, self.width(), self.ROW_H)):
+                continue
+            e = fh.entry
+            name = e.path
+            p.setPen(fg)
+            el = fm.elidedText(name, Qt.ElideMiddle, self.NAME_W - 8)
+            p.drawText(QRect(4, top + 4, self.NAME_W - 8, 18), Qt.AlignLeft | Qt.AlignVCenter, el)
+            p.setPen(grey)
+            p.drawText(QRect(4, top + 22, self.NAME_W - 8, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                       f"{e.engine or 'other'} · {e.role}")
+            sy = top + 6
+            img = self.strip_image(fh, sw, self.STRIP_H)
+            p.drawImage(x0, sy, img)
+            p.setPen(QPen(QColor("#9E9E9E")))
+            p.drawRect(x0, sy, sw - 1, self.STRIP_H - 1)
+            # offset ticks
+            scale, unit = _unit_for(fh.apparent)
+            p.setPen(grey)
+            for k in range(5):
+                x = x0 + int((sw - 1) * k / 4)
+                p.drawLine(x, sy + self.STRIP_H, x, sy + self.STRIP_H + 3)
+                label = _offset_label(fh.apparent * k / 4, scale, unit)
+                w = fm.horizontalAdvance(label)
+                tx = min(max(x - w // 2, x0), x0 + sw - w)
+                p.drawText(tx, sy + self.STRIP_H + 4 + fm.ascent(), label)
+            # facts on the right
+            xi = x0 + sw + 10
+            p.setPen(fg)
+            line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
+            p.drawText(QRect(xi, top + 2, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, line1)
+            holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
+            if fh.expected_hole is not None:
+                holes_txt += f", expected {human_bytes(fh.expected_hole)}"
+            p.setPen(grey)
+            p.drawText(QRect(xi, top + 19, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, holes_txt)
+            if fh.lost_sparseness:
+                p.setPen(QColor(MISSING_COLOUR))
+                p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                           "⚠ sparseness lost")
+            elif fh.missing_bytes:
+                p.setPen(QColor(MISSING_COLOUR))
+                p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                           f"⚠ {human_bytes(fh.missing_bytes)} of holes missing")
+            p.setPen(QPen(QColor("#E0E0E0")))
+            p.drawLine(0, top + self.ROW_H - 2, self.width(), top + self.ROW_H - 2)
+        p.end()
+
+
+def _swatch(colour: str, text: str) -> str:
+    return (f"<span style='background:{colour}'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;{text}")
+
+
+class HolesView(QWidget):
+    """Banner, per-file strips along the offset, apparent/allocated/expected bars."""
+
+    title = "Holes"
+    view_id = "holes"
+    node_selected = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.dataset = None
+        self.root: Node | None = None
+        self.scope: Node | None = None
+        self.all_rows: list[FileHoles] = []
+        self.rows: list[FileHoles] = []
+
+        self.banner = QLabel("")
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.RichText)
+        self.banner.setStyleSheet("QLabel { background: #FDECEA; color: #B71C1C; border: 2px solid #E53935;"
+                                  " border-radius: 4px; padding: 8px; font-weight: bold; }")
+        self.banner.setVisible(False)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.legend = QLabel(" &nbsp; ".join([
+            _swatch(DATA_COLOUR, "data (allocated)"), _swatch(HOLE_COLOUR, "hole (not allocated)"),
+            _swatch(UNWRITTEN_COLOUR, "unwritten (fallocated, allocated)"),
+            _swatch(MISSING_COLOUR, "hole the engine should have punched, allocated")])
+            + "<br><span style='color:#757575'>each pixel column is one slice of the file; its colours"
+              " stack by the share of bytes in that slice</span>")
+        self.only_holes = QCheckBox("only files with holes or expected holes")
+        self.only_holes.toggled.connect(lambda _: self._refresh())
+        self.bars_by = QComboBox()
+        self.bars_by.addItem("per table", "table")
+        self.bars_by.addItem("per file", "file")
+        self.bars_by.currentIndexChanged.connect(lambda _: self._draw_bars())
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.only_holes)
+        bar.addStretch(1)
+        bar.addWidget(QLabel("Bars:"))
+        bar.addWidget(self.bars_by)
+
+        self.strips = HoleStrips()
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.strips)
+
+        self.bars_widget = pg.PlotWidget(background=theme.background())
+        self.plot = self.bars_widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.showGrid(x=True, y=False, alpha=0.25)
+        theme.style_plot(self.plot)
+        self.bar_legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=theme.foreground(),
+                                              brush=theme.qcolor(theme.background(), 220))
+        self.bar_rows: list[tuple[str, int, int, int | None]] = []
+
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(6, 6, 6, 0)
+        tl.addWidget(self.banner)
+        tl.addWidget(self.summary)
+        tl.addWidget(self.legend)
+        tl.addLayout(bar)
+        tl.addWidget(self.scroll, 1)
+        self.split = QSplitter(Qt.Vertical)
+        self.split.addWidget(top)
+        self.split.addWidget(self.bars_widget)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([520, 340])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.split)
+        self.summary.setText("No scan yet")
+
+    # -- view protocol -------------------------------------------------------------------
+    def set_dataset(self, dataset, root: Node) -> None:
+        self.dataset = dataset
+        self.root = root
+        self.scope = None
+        self.all_rows = [file_holes(e) for e in dataset.files if e.apparent_bytes > 0]
+        self.only_holes.blockSignals(True)
+        self.only_holes.setChecked(len(self.all_rows) > 40)
+        self.only_holes.blockSignals(False)
+        self._refresh()
+
+    def select_node(self, node: Node) -> None:
+        if self.dataset is None or node is None:
+            return
+        if node.kind == "index":
+            node = node.parent
+        self.scope = None if node.kind in ("root", "engine") and node.parent is None else node
+        if node.kind == "root":
+            self.scope = None
+        self._refresh()
+
+    def set_target(self, text: str) -> None:
+        for e in self.dataset.files if self.dataset else []:
+            if e.path == text or e.path.endswith(text):
+                self.scope = Node(name=e.path, kind="file", ref=e)
+                self._refresh()
+                return
+
+    def export_widget(self) -> QWidget:
+        return self
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _scope_entries(self) -> set[int] | None:
+        if self.scope is None:
+            return None
+        if self.scope.kind == "file":
+            return {id(self.scope.ref)}
+        return {id(n.ref) for n in self.scope.walk() if n.kind == "file"}
+
+    def _refresh(self) -> None:
+        scope = self._scope_entries()
+        rows = [r for r in self.all_rows if scope is None or id(r.entry) in scope]
+        if self.only_holes.isChecked():
+            rows = [r for r in rows if r.entry.holes or r.expected_hole or r.missing]
+        rows.sort(key=lambda r: (not r.lost_sparseness, not r.missing, -(r.hole_bytes + (r.expected_hole or 0)),
+                                 -r.apparent, r.entry.path))
+        self.rows = rows
+        self.strips.set_rows(rows)
+        lost = [r for r in self.all_rows if r.lost_sparseness and (scope is None or id(r.entry) in scope)]
+        partial = [r for r in self.all_rows if r.missing and not r.lost_sparseness
+                   and (scope is None or id(r.entry) in scope)]
+        self._banner(lost, partial)
+        app = sum(r.apparent for r in rows)
+        alloc = sum(r.allocated for r in rows)
+        hole = sum(r.hole_bytes for r in rows)
+        where = "" if self.scope is None else f" in {self.scope.name}"
+        self.summary.setText(
+            f"<b>{len(rows)} file{'s' if len(rows) != 1 else ''}{where}</b>: {human_bytes(alloc)} allocated of "
+            f"{human_bytes(app)} apparent; holes {human_bytes(hole)} ({percent(hole, app)})")
+        self._draw_bars()
+
+    def _banner(self, lost: list[FileHoles], partial: list[FileHoles]) -> None:
+        if not lost and not partial:
+            self.banner.setVisible(False)
+            self.banner.setText("")
+            return
+        parts = []
+        if lost:
+            names = ", ".join(r.entry.path for r in lost[:4]) + (f" and {len(lost) - 4} more" if len(lost) > 4 else "")
+            should = sum(r.expected_hole or 0 for r in lost)
+            parts.append(f"⚠ {len(lost)} file{'s have' if len(lost) > 1 else ' has'} lost {'their' if len(lost) > 1 else 'its'}"
+                         f" sparseness: {names}. The engine punches holes in "
+                         f"{'them' if len(lost) > 1 else 'it'} ({human_bytes(should)} should be unallocated) but "
+                         f"allocated = apparent size. Probably copied or restored without keeping holes "
+                         f"(cp --sparse=always, rsync -S, or rebuild the table to punch them again).")
+        if partial:
+            miss = sum(r.missing_bytes for r in partial)
+            parts.append(f"⚠ {len(partial)} file{'s' if len(partial) > 1 else ''} with holes missing: "
+                         f"{human_bytes(miss)} allocated that should be punched.")
+        self.banner.setText("<br>".join(parts))
+        self.banner.setVisible(True)
+
+    def lost_files(self) -> list[str]:
+        return [r.entry.path for r in self.all_rows if r.lost_sparseness]
+
+    def _bar_groups(self) -> list[tuple[str, int, int, int | None]]:
+        by = self.bars_by.currentData()
+        rows = self.rows
+        if by == "file":
+            out = [(r.entry.path, r.apparent, r.allocated, r.expected_allocated) for r in rows]
+        else:
+            groups: dict[str, list] = {}
+            for r in rows:
+                db, table, _ = place(r.entry)
+                key = f"{db}.{table}" if table else r.entry.path
+                g = groups.setdefault(key, [key, 0, 0, 0, True])
+                g[1] += r.apparent
+                g[2] += r.allocated
+                ea = r.expected_allocated
+                if ea is None:
+                    g[4] = g[4] and False
+                    g[3] += r.apparent
+                else:
+                    g[3] += ea
+            out = [(g[0], g[1], g[2], g[3] if g[4] else None) for g in groups.values()]
+        out.sort(key=lambda t: -max(t[1], t[2]))
+        return out[:20]
+
+    def _draw_bars(self) -> None:
+        self.plot.clear()
+        self.bar_legend.clear()
+        groups = self._bar_groups()
+        self.bar_rows = groups
+        if not groups:
+            self.plot.setTitle("No files", color=theme.foreground())
+            return
+        n = len(groups)
+        y = np.arange(n)[::-1].astype(float)
+        app = np.array([g[1] for g in groups], dtype=float)
+        alloc = np.array([g[2] for g in groups], dtype=float)
+        exp = np.array([np.nan if g[3] is None else g[3] for g in groups], dtype=float)
+        scale, unit = _unit_for(max(app.max(), alloc.max(), 1))
+        specs = [("apparent", app, theme.APPARENT, 0.8), ("allocated", alloc, DATA_COLOUR, 0.5)]
+        for name, vals, colour, h in specs:
+            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=vals / scale, brush=theme.qcolor(colour),
+                                   pen=pg.mkPen(theme.qcolor(colour).darker(130)))
+            self.plot.addItem(item)
+            self.bar_legend.addItem(item, name)
+        known = ~np.isnan(exp)
+        if known.any():
+            item = pg.BarGraphItem(x0=np.zeros(int(known.sum())), y=y[known], height=0.2,
+                                   width=exp[known] / scale, brush=theme.qcolor(EXPECTED_COLOUR),
+                                   pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
+            self.plot.addItem(item)
+            self.bar_legend.addItem(item, "expected allocated (engine)")
+        for yy, g in zip(y, groups):
+            txt = f"{human_bytes(g[2])} of {human_bytes(g[1])}"
+            if g[3] is not None and g[2] > g[3] + 4096:
+                txt += f" (+{human_bytes(g[2] - g[3])} over expected)"
+            ti = pg.TextItem(txt, color=MISSING_COLOUR if g[3] is not None and g[2] > g[3] * 1.1 + 4096
+                             else theme.foreground(), anchor=(0, 0.5))
+            ti.setPos(max(g[1], g[2]) / scale, yy)
+            self.plot.addItem(ti)
+        left = self.plot.getAxis("left")
+        left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
+        left.setWidth(200)
+        self.plot.getAxis("bottom").setLabel(f"size ({unit})", color=theme.foreground())
+        by = "table" if self.bars_by.currentData() == "table" else "file"
+        self.plot.setTitle(f"Apparent vs allocated vs expected, per {by}", color=theme.foreground(), size="10pt")
+        self.plot.setXRange(0, max(app.max(), alloc.max()) / scale * 1.45, padding=0)
+        self.plot.setYRange(-0.7, n - 0.3, padding=0)
+
+    # -- facts for tests and reports -----------------------------------------------------------
+    def strip_totals(self, path: str, width: int = 800) -> dict[str, int]:
+        for r in self.all_rows:
+            if r.entry.path == path:
+                b = r.bins(width)
+                return {k: int(b[k].sum()) for k in ("data", "hole", "unwritten", "missing", "len")}
+        raise KeyError(path)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 32 else name[:12] + "…" + name[-19:]
+
+
+__all__ = ["HolesView", "FileHoles", "file_holes", "covered_per_bin", "missing_ranges"]
