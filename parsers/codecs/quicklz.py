@@ -105,7 +105,7 @@ def decompress(src, max_output: int = DEFAULT_MAX_OUTPUT, expected_size: int | N
             # a match: 1 to 4 bytes (level 3 encodings in qlz_decompress_core)
             if s >= end:
                 raise DecodeError(f"quicklz: match past the end of the stream at {s}")
-            fetch = int.from_bytes(src[s:s + 4].ljust(4, b"\0"), "little")
+            fetch = int.from_bytes(src[s:s + 4], "little")     # short near the end = zero-padded
             cword >>= 1
             if fetch & 3 == 0:
                 offset, mlen, step = (fetch & 0xFF) >> 2, 3, 1
@@ -128,10 +128,20 @@ def decompress(src, max_output: int = DEFAULT_MAX_OUTPUT, expected_size: int | N
             start = pos - offset
             if offset >= mlen:
                 dst += dst[start:start + mlen]
-            else:                                         # overlapping copy, byte by byte
-                for k in range(mlen):
-                    dst.append(dst[start + k])
+            else:                    # overlapping copy: the last `offset` bytes repeat
+                dst += (dst[start:pos] * (mlen // offset + 1))[:mlen]
         elif len(dst) < last_matchstart:
+            # a run of literal (0) bits: the engine copies them in groups of up to
+            # four, checking dst < last_matchstart before each group; when the whole
+            # run ends by last_matchstart every group start passes, so copy it at once
+            run = ((cword & -cword).bit_length() - 1)
+            if run > 4 and len(dst) + run <= last_matchstart:
+                if s + run > end:
+                    raise DecodeError(f"quicklz: literals past the end of the stream at {s}")
+                dst += src[s:s + run]
+                s += run
+                cword >>= run
+                continue
             n = _BITLUT[cword & 0xF]
             if s + n > end:
                 raise DecodeError(f"quicklz: literals past the end of the stream at {s}")
