@@ -90,6 +90,7 @@ class PageMap:
     encrypted_tablespace: bool = False
     undecoded: dict[str, int] = field(default_factory=dict)
     doublewrite: np.ndarray | None = None
+    zero_in_use: np.ndarray | None = None      # zeroed pages the extent map says are used
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
@@ -503,9 +504,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     # -- zeroed pages that the extent map says are in use ------------------------------------------
     zero_used = np.nonzero(zero & ~free & ~dblwr & (pno < free_limit))[0]
-    if len(zero_used):
-        pm.warnings.append(f"{len(zero_used)} page(s) are all zero in their header but marked in use "
-                           f"(first: page {int(zero_used[0])})")
+    pm.zero_in_use = zero_used
 
     # -- checksums -----------------------------------------------------------------------------------
     if verify_checksums:

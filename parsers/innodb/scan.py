@@ -156,6 +156,14 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         entry.add_error(msg, off)
     for w in pm.warnings:
         entry.warnings.append(f"{entry.path}: {w}")
+    zu = pm.zero_in_use if pm.zero_in_use is not None else []
+    if len(zu):
+        msg = (f"{len(zu)} page(s) are all zero but the extent map marks them in use "
+               f"(pages {', '.join(str(int(i)) for i in zu[:8])}{', ...' if len(zu) > 8 else ''})")
+        if entry.role == "tablespace":
+            entry.add_error("page " + str(int(zu[0])) + ": " + msg, int(zu[0]) * pm.physical)
+        else:   # the system tablespace keeps allocated, never written pages (seen in MariaDB 10.11)
+            entry.warnings.append(f"{entry.path}: {msg}")
     for algo, count in pm.undecoded.items():
         entry.warnings.append(f"{entry.path}: {algo}: not decoded ({count} page_compressed pages; "
                               f"payload lengths from the page headers, original page types unknown)")
