@@ -99,3 +99,15 @@ def test_descriptor_equals_tokuftdump(f):
     assert d.checksum_ok
     assert len(d.dbt) == th["descriptor_size"] == f["engine_header"]["descriptor_size"]
     assert d.dbt.hex().upper() == th["descriptor_hex"]
+
+
+@pytest.mark.parametrize("f", TREES, ids=ids(TREES))
+def test_free_and_unused_entries(f):
+    b = file_bytes(f)
+    h = read_header_slots(b).active
+    bt = read_block_table(b, h.translation_offset, h.translation_size, len(b))
+    rows = f["tokuftdump_translation_table"]["rows"]
+    assert bt.free_entries == sum(1 for _, _, size in rows if size == -1)
+    assert bt.unused_entries == sum(1 for _, off, size in rows if off == -2 and size == 0)
+    assert bt.unused_entries >= 1                       # entry 0 is always the null block
+    assert len(bt.used) == sum(1 for _, _, size in rows if size > 0)

@@ -57,6 +57,16 @@ class BlockTable:
         """Entries that occupy disk space (size > 0), as tokuftdump iterates them."""
         return self.entries[self.entries["size"] > 0]
 
+    @property
+    def free_entries(self) -> int:
+        """Block numbers on the free list (size ``size_is_free``)."""
+        return int((self.entries["size"] == SIZE_IS_FREE).sum())
+
+    @property
+    def unused_entries(self) -> int:
+        """Block numbers without a disk block (``diskoff_unused``, size 0), entry 0 included."""
+        return int(((self.entries["offset"] == DISKOFF_UNUSED) & (self.entries["size"] == 0)).sum())
+
     def fragmentation(self) -> dict:
         """``tokuftdump --fragmentation``: used / total (end of the last block) / frag.
 
