@@ -281,6 +281,8 @@ class StreamParams:
 #: CompressionCodecFPC.cpp accepts only Float32/Float64
 _CH_INTEGER_ONLY = ("T64", "GCD")
 _CH_FLOAT_ONLY = ("FPC",)
+#: Delta / DoubleDelta / Gorilla / T64 / GCD take 1, 2, 4 or 8-byte values only
+_CH_WIDTH_1248 = ("Delta", "DoubleDelta", "Gorilla", "T64", "GCD")
 
 
 @dataclass
@@ -316,6 +318,9 @@ class ClickHouseBlocks(Model):
             if not all(s.fixed_width for s in self.streams):
                 return f"{codec.name}: needs plain fixed-width values"
             names = [i.split("(")[0] for i in codec.name.split(",")]
+            widths = {s.type_size for s in self.streams}
+            if any(n in _CH_WIDTH_1248 for n in names) and not widths <= {1, 2, 4, 8}:
+                return f"{codec.name}: values of {sorted(w for w in widths if w)} bytes (needs 1, 2, 4 or 8)"
             floats = any(s.is_float for s in self.streams)
             if floats and any(n in _CH_INTEGER_ONLY for n in names):
                 return f"{codec.name}: not for floating point columns"

@@ -11,6 +11,7 @@ target or the sample is whole.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
@@ -50,6 +51,17 @@ class Projection:
     fraction: float = 0.0
     speed_payloads: list[bytes] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: (codec name, model name) -> [logical bytes encoded, seconds spent in the encoder]
+    timing: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    threads: int = 1
+
+    def compress_mb_s(self, codec_name: str) -> float:
+        """Encoder throughput of a codec seen while projecting (all threads busy), MB/s."""
+        best = 0.0
+        for (c, _m), (nbytes, secs) in self.timing.items():
+            if c == codec_name and secs > 0:
+                best = max(best, nbytes / (secs / self.threads) / 1e6)
+        return best
 
 
 def _fraction_schedule(spec: SampleSpec, target_error: float | None) -> list[float]:
@@ -106,7 +118,9 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
     done_units: set[int] = set()
     lock = threading.Lock()
     kept_bytes = [0]
+    failed: dict[tuple[str, str], str] = {}
     n_workers = workers()
+    out.threads = n_workers
     own = pool is None
     ex = pool or ThreadPoolExecutor(max_workers=n_workers)
     schedule = _fraction_schedule(spec, target_error)
@@ -125,11 +139,24 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                     raise Cancelled()
                 data = unitset.payload(i)
                 res = {}
+                times = {}
                 for c, m in pairs:
-                    if fixed[id(m)][i] >= 0:
+                    key = (c.name, m.name)
+                    if fixed[id(m)][i] >= 0 or key in failed:
                         continue
-                    res[(c.name, m.name)] = m.project(c, data, i)
+                    t0 = time.perf_counter()
+                    try:
+                        res[key] = m.project(c, data, i)
+                    except Exception as e:      # noqa: BLE001 -- one codec failing drops that pair only
+                        with lock:
+                            failed[key] = f"{unitset.label}: {c.name} ({m.name}): {type(e).__name__}: {e}"
+                        continue
+                    times[key] = time.perf_counter() - t0
                 with lock:
+                    for key, dt in times.items():
+                        tm = out.timing.setdefault(key, [0.0, 0.0])
+                        tm[0] += len(data)
+                        tm[1] += dt
                     counter[0] += 1
                     if kept_bytes[0] < SPEED_KEEP_BYTES:
                         out.speed_payloads.append(data)
@@ -143,13 +170,17 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                 for key, v in res.items():
                     y[key][i] = v
             out.fraction = f
-            _estimate_all(out, unitset, pairs, fixed, strata_by_model, y, f)
+            live = [(c, m) for c, m in pairs if (c.name, m.name) not in failed]
+            _estimate_all(out, unitset, live, fixed, strata_by_model, y, f)
             if target_error is not None and all(
                     r.estimate.relative_half_width <= target_error for r in out.pairs.values()):
                 break
     finally:
         if own:
             ex.shutdown()
+    out.errors.extend(failed.values())
+    for key in failed:
+        out.pairs.pop(key, None)
     fixed_any = np.zeros(n, dtype=bool)
     for v in fixed.values():
         fixed_any |= v >= 0

@@ -43,11 +43,15 @@ def _chunks(payloads: list[bytes], n: int) -> list[list[bytes]]:
     return [c for c in out if c]
 
 
-def _bounded(payloads: list[bytes], max_bytes: int) -> list[bytes]:
+def _bounded(payloads: list[bytes], max_bytes: int, piece: int | None = None) -> list[bytes]:
+    """The first ``max_bytes`` of the payloads, each cut to at most ``piece`` bytes
+    (a multiple of 32, so fixed-width values stay whole)."""
     out, total = [], 0
     for p in payloads:
         if total >= max_bytes:
             break
+        if piece is not None and len(p) > piece:
+            p = p[:piece]
         out.append(p)
         total += len(p)
     return out
@@ -57,7 +61,7 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
             max_seconds: float = MAX_SECONDS, threads: int | None = None,
             pool: ThreadPoolExecutor | None = None,
             encode: Callable[[bytes], bytes] | None = None,
-            decode: Callable[[bytes, int], bytes] | None = None) -> Speed:
+            decode: Callable[[bytes, int], bytes] | None = None, piece: int | None = None) -> Speed:
     """Throughput of ``codec`` over ``payloads`` (first ``max_bytes``), all threads busy.
 
     Each thread compresses its share; then the outputs are decompressed the
@@ -67,7 +71,7 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     """
     enc = encode or codec.compress
     dec = decode or (lambda blob, size: codec.decompress(blob, size, max_output=size + 64))
-    data = _bounded(payloads, max_bytes)
+    data = _bounded(payloads, max_bytes, piece)
     n = threads or workers()
     if not data:
         return Speed(0.0, 0.0, 0, n)

@@ -29,9 +29,11 @@ from .sampling import parse_sample
 from .sources import SourceUnavailable, UnitSet, engine_units, grouped_units, payload_module, raw_records
 from .speed import clickhouse_coders, measure, workers
 
-#: speed measurement budget per (target, codec)
-SPEED_BYTES = 4 * 1024 * 1024
-SPEED_SECONDS = 0.25
+#: decompression speed measurement budget per (target, codec); compression
+#: speed comes from the projection pass itself
+SPEED_BYTES = 256 * 1024
+SPEED_SECONDS = 0.03
+SPEED_PIECE = 64 * 1024
 
 INNODB_TABLESPACE_ROLES = ("tablespace", "system_tablespace")
 
@@ -96,6 +98,7 @@ class _Run:
     def project(self, unitset: UnitSet, pairs, count: bool = True) -> Projection:
         proj = project(unitset, pairs, self.spec, seed=self.seed, target_error=self.target_error,
                        progress=self.progress, is_cancelled=self.is_cancelled, pool=self.pool)
+        self.errors.extend(proj.errors)
         if count:
             self.units_sampled += proj.units_sampled
             self.units_total += proj.units_total
@@ -114,8 +117,9 @@ def _speeds(run: _Run, proj: Projection, codecs: list[Codec], model=None) -> dic
                     chain_codec = parse_codec(p.current_chain)
                 enc, dec = clickhouse_coders(chain_codec, p.type_size if p else None, p.value_type if p else None)
             s = measure(c, proj.speed_payloads, max_bytes=SPEED_BYTES, max_seconds=SPEED_SECONDS,
-                        pool=run.pool, encode=enc, decode=dec)
-            out[c.name] = (s.compress_mb_s, s.decompress_mb_s)
+                        pool=run.pool, encode=enc, decode=dec, piece=SPEED_PIECE)
+            comp = proj.compress_mb_s(c.name) or s.compress_mb_s
+            out[c.name] = (comp, s.decompress_mb_s)
         except Exception as e:     # a speed failure must not lose the projection
             run.errors.append(f"speed of {c.name}: {type(e).__name__}: {e}")
             out[c.name] = (0.0, 0.0)
