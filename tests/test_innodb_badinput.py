@@ -98,7 +98,9 @@ def test_garbage_fsp_header(fixtures_root, tmp_path):
 def test_garbage_page_size(tmp_path):
     """No page 1 to find the size from: assume 16k, say so."""
     p = tmp_path / "junk.ibd"
-    p.write_bytes(os.urandom(3 * PS + 5))
+    data = bytearray(np.random.default_rng(7).integers(0, 256, 3 * PS + 5, dtype=np.uint8).tobytes())
+    data[38 + 16:38 + 20] = b"\xFF\xFF\xFF\xFF"     # FSP flags that decode to nothing valid
+    p.write_bytes(bytes(data))
     e = one(p)
     assert any("page size unknown" in m for m in e.errors)
     assert any("not a multiple of the page size" in m for m in e.errors)
