@@ -11,12 +11,13 @@ import numpy as np
 
 from .general import DecodeError
 
-#: fields handled per numpy chunk when packing (bounds the temporaries)
-_PACK_CHUNK = 1 << 16
-
-
 def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
-    """Write the low ``nbits[i]`` bits of ``values[i]`` (uint64) MSB-first, zero-padded to a byte."""
+    """Write the low ``nbits[i]`` (0..64) bits of ``values[i]`` MSB-first, zero-padded to a byte.
+
+    Each field is left-aligned at its bit offset and spread over the (at most
+    nine) bytes it touches; fields never share bits, so the bytes are summed
+    together with one bincount.
+    """
     values = np.asarray(values, dtype=np.uint64)
     nbits = np.asarray(nbits, dtype=np.int64)
     keep = nbits > 0
@@ -24,18 +25,22 @@ def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
         values, nbits = values[keep], nbits[keep]
     if len(values) == 0:
         return b""
-    pieces = []
-    for lo in range(0, len(values), _PACK_CHUNK):
-        v = values[lo:lo + _PACK_CHUNK]
-        n = nbits[lo:lo + _PACK_CHUNK]
-        total = int(n.sum())
-        idx = np.repeat(np.arange(len(n), dtype=np.int64), n)
-        ends = np.cumsum(n)
-        # shift of each output bit inside its field: n-1 down to 0
-        shift = (ends[idx] - 1 - np.arange(total, dtype=np.int64)).astype(np.uint64)
-        pieces.append(((v[idx] >> shift) & np.uint64(1)).astype(np.uint8))
-    bits = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-    return np.packbits(bits).tobytes()   # bitorder 'big': first bit is the MSB
+    ends = np.cumsum(nbits)
+    total = int(ends[-1])
+    off = ends - nbits
+    q = off >> 3
+    r = (off & 7).astype(np.uint64)
+    a = values << (np.uint64(64) - nbits.astype(np.uint64))      # left-aligned (n=64: no shift)
+    a = np.where(nbits == 64, values, a)
+    hi = a >> r                                                  # bytes q .. q+7
+    spill = (a & ((np.uint64(1) << r) - np.uint64(1))) << (np.uint64(8) - r)   # byte q+8
+    parts = np.empty((len(a), 9), dtype=np.float64)
+    parts[:, :8] = hi.astype(">u8").view(np.uint8).reshape(-1, 8)
+    parts[:, 8] = spill & np.uint64(0xFF)
+    idx = q[:, None] + np.arange(9, dtype=np.int64)[None, :]
+    nbytes = (total + 7) // 8
+    out = np.bincount(idx.ravel(), weights=parts.ravel(), minlength=nbytes + 9)
+    return out[:nbytes].astype(np.uint8).tobytes()
 
 
 class BitSource:

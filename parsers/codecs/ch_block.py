@@ -40,7 +40,8 @@ from .general import (DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_compress, lz4_b
 __all__ = [
     "BLOCK_HEADER_SIZE", "CHECKSUM_SIZE", "BlockHeader", "parse_block_header", "walk_blocks",
     "method_name", "method_chain", "chain_of", "decompress_block", "compress_block",
-    "cityhash128", "verify_checksum", "DecodeError",
+    "cityhash128", "verify_checksum", "DecodeError", "encode_chain", "reencode_params",
+    "exact_chain", "parse_chain",
 ]
 
 #: COMPRESSED_BLOCK_HEADER_SIZE (src/Compression/CompressionInfo.h)
@@ -405,6 +406,28 @@ def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type
     return _HDR.pack(method, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
 
 
+def encode_chain(raw: bytes, chain: str, type_size: int | None = None,
+                 value_type: str | None = None) -> bytes:
+    """A block without its checksum: 9-byte header + payload (see compress_block).
+
+    For size projections: the block takes ``CHECKSUM_SIZE + len(result)``
+    bytes on disk, and the pure-Python CityHash is skipped.
+    """
+    raw = bytes(raw)
+    if len(raw) > M.DBMS_MAX_COMPRESSED_SIZE:
+        raise ValueError(f"block of {len(raw)} bytes is over DBMS_MAX_COMPRESSED_SIZE")
+    specs = parse_chain(chain)
+    if len(specs) == 1:
+        return _encode_layer(raw, specs[0], type_size, value_type)
+    data = raw
+    methods = []
+    for spec in specs:
+        data = _encode_layer(data, spec, type_size, value_type)
+        methods.append(data[0])
+    payload = bytes([len(specs)] + methods) + data
+    return _HDR.pack(M.Multiple, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
+
+
 def compress_block(raw: bytes, chain: str, type_size: int | None = None,
                    value_type: str | None = None) -> bytes:
     """Encode ``raw`` as one full block (checksum + header + payload) with a codec chain.
@@ -418,20 +441,7 @@ def compress_block(raw: bytes, chain: str, type_size: int | None = None,
     "DateTime", "Decimal64"...; default the unsigned type of ``type_size``).
     A chain of more than one codec is written as a Multiple (0x91) block.
     """
-    raw = bytes(raw)
-    if len(raw) > M.DBMS_MAX_COMPRESSED_SIZE:
-        raise ValueError(f"block of {len(raw)} bytes is over DBMS_MAX_COMPRESSED_SIZE")
-    specs = parse_chain(chain)
-    if len(specs) == 1:
-        body = _encode_layer(raw, specs[0], type_size, value_type)
-    else:
-        data = raw
-        methods = []
-        for spec in specs:
-            data = _encode_layer(data, spec, type_size, value_type)
-            methods.append(data[0])
-        payload = bytes([len(specs)] + methods) + data
-        body = _HDR.pack(M.Multiple, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
+    body = encode_chain(raw, chain, type_size, value_type)
     return cityhash128(body) + body
 
 
@@ -474,3 +484,51 @@ def reencode_params(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> dict:
             continue
         names.append(_layer_params(method, payload))
     return {"chain": ",".join(names), "type_size": type_size, "value_type": value_type}
+
+
+#: levels tried by exact_chain, in order (ClickHouse defaults first)
+ZSTD_LEVELS_TRIED = (1, 3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22)
+LZ4HC_LEVELS_TRIED = (9, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12)
+
+
+def exact_chain(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> str | None:
+    """The chain *with* general-codec levels that reproduces this block byte for byte.
+
+    The levels are not stored, so they are found by re-encoding: ZSTD levels
+    1..22, LZ4 (LZ4_compress_default), then LZ4HC levels 1..12 (LZ4HC(0) writes
+    the same bytes as LZ4HC(9) and is reported as such).  Small blocks often
+    come out identical at several levels: the first in the order tried wins
+    (ZSTD_LEVELS_TRIED, LZ4HC_LEVELS_TRIED).  Returns None when no
+    candidate matches (another library version, ZSTD with a window log...).
+    Costly (up to ~35 re-encodings); meant for one block on request.
+    """
+    raw = decompress_block(block, max_output)
+    prm = reencode_params(block, max_output)
+    specs = parse_chain(prm["chain"])
+    options: list[list[str]] = []
+    for spec in specs:
+        text = spec.name + (f"({','.join(spec.args)})" if spec.args else "")
+        if spec.name == "ZSTD":
+            options.append([f"ZSTD({lv})" for lv in ZSTD_LEVELS_TRIED])
+        elif spec.name == "LZ4":
+            options.append(["LZ4"] + [f"LZ4HC({lv})" for lv in LZ4HC_LEVELS_TRIED])
+        elif spec.name == "T64" and spec.args:
+            options.append([f"T64('{spec.args[0]}')"])
+        else:
+            options.append([text])
+    # only the general codecs vary; there is one in practice, so try them one at a time
+    base = [o[0] for o in options]
+    for i, opts in enumerate(options):
+        if len(opts) == 1:
+            continue
+        for cand in opts:
+            trial = base[:i] + [cand] + base[i + 1:]
+            chain = ",".join(trial)
+            body = encode_chain(raw, chain, prm["type_size"], prm["value_type"])
+            if CHECKSUM_SIZE + len(body) == len(block[:parse_block_header(block).stored_size]) \
+                    and body == bytes(block[CHECKSUM_SIZE:CHECKSUM_SIZE + len(body)]):
+                return chain
+        return None
+    chain = ",".join(base)
+    body = encode_chain(raw, chain, prm["type_size"], prm["value_type"])
+    return chain if body == bytes(block[CHECKSUM_SIZE:CHECKSUM_SIZE + len(body)]) else None
