@@ -74,12 +74,12 @@ class Marks:
 
 
 def read_marks(data: bytes, flavour: MarksFlavour, streams: int = 1,
-               max_bytes: int = MAX_MARKS_BYTES) -> Marks:
+               max_bytes: int = MAX_MARKS_BYTES, verify: bool = True) -> Marks:
     """Reads a whole marks file of any flavour; ``streams`` is the number of
     (offset, offset) pairs per mark for compact marks (1 for Wide)."""
     if flavour.compressed:
         try:
-            raw = read_stream(data, max_bytes)
+            raw = read_stream(data, max_bytes, verify)
         except BlockError as e:
             raise MarksError(f"compressed marks: {str(e).rsplit(' (offset', 1)[0]}", e.offset) from None
     else:

@@ -143,15 +143,41 @@ class Part:
 
 
 def _read_small(path: str, limit: int = SMALL_FILE_LIMIT) -> bytes:
-    with ReadOnlyFile(path) as f:
-        if f.size > limit:
-            raise FileReadError(path, f"{f.size} bytes, over the {limit}-byte limit for a metadata file")
-        return f.read_exact(0, f.size)
+    """A whole small file, opened O_RDONLY and read with plain reads (no map)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise FileReadError(path, f"cannot open: {e.strerror}") from None
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileReadError(path, f"{size} bytes, over the {limit}-byte limit for a metadata file")
+        chunks = []
+        got = 0
+        while got < size:
+            b = os.read(fd, size - got)
+            if not b:
+                raise FileReadError(path, f"truncated: file ends at {got}, {size} bytes expected", got)
+            chunks.append(b)
+            got += len(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+SMALL_WALK = 1 << 20
 
 
 def walk_file_blocks(path: str, verify: bool = False) -> tuple[BlockTable, int]:
     """Walks the blocks of one compressed file through a read-only map
     (and verifies their checksums when asked)."""
+    if not verify:
+        try:
+            if os.stat(path).st_size <= SMALL_WALK:       # a plain read beats a map for small files
+                data = _read_small(path, SMALL_WALK)
+                return walk_blocks(data, len(data)), len(data)
+        except OSError as e:
+            raise FileReadError(path, f"cannot stat: {e.strerror}") from None
     with ReadOnlyFile(path) as f:
         size = f.size
         if size == 0:
@@ -326,7 +352,7 @@ def _read_wide(part: Part, mark_files: list[str], index_granularity: int, verify
             if mname in part.files:
                 sf.marks_name = mname
                 sf.marks_size = part.files[mname]
-                sf.marks = _load_marks(part, mname, 1)
+                sf.marks = _load_marks(part, mname, 1, verify)
                 if sf.marks is not None:
                     for msg, off in check_marks(sf.marks, part.rows, index_granularity,
                                                 sf.blocks.offsets if sf.blocks is not None else None,
@@ -353,15 +379,14 @@ def _copy_stream(part: Part, ref: StreamRef) -> StreamFiles:
     return StreamFiles(ref, None, None)
 
 
-def _load_marks(part: Part, mname: str, pairs: int) -> Marks | None:
+def _load_marks(part: Part, mname: str, pairs: int, verify: bool = False) -> Marks | None:
     try:
-        with ReadOnlyFile(os.path.join(part.abspath, mname)) as f:
-            data = f.read_exact(0, f.size)
+        data = _read_small(os.path.join(part.abspath, mname))
     except (FileReadError, OSError) as ex:
         part.problem(mname, str(ex).split(": ", 1)[-1])
         return None
     try:
-        return read_marks(data, marks_flavour(mname), pairs)
+        return read_marks(data, marks_flavour(mname), pairs, verify=verify)
     except MarksError as ex:
         part.problem(mname, str(ex), ex.offset)
         return None
@@ -404,7 +429,7 @@ def _read_compact(part: Part, mark_files: list[str], verify: bool = False) -> No
     if not cd.pair_columns:
         part.problem(mname, "no columns to read marks for")
         return
-    cd.marks = _load_marks(part, mname, len(cd.pair_columns))
+    cd.marks = _load_marks(part, mname, len(cd.pair_columns), verify)
     if cd.marks is not None:
         part.marks_count = len(cd.marks)
         for msg, off in check_marks(cd.marks, part.rows, None,

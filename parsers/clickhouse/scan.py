@@ -82,14 +82,26 @@ def _rel(dataset: Dataset, abspath: str) -> str:
 def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     """Fill the ClickHouse file entries, tables and the ``clickhouse`` section."""
     files = _adopt_orphans(dataset, files)
+    real_dir: dict[str, str] = {}
+
+    def real_path(abspath: str) -> str:
+        """realpath of the file's directory (cached: one per folder) + its name."""
+        head, tail = os.path.split(abspath)
+        d = real_dir.get(head)
+        if d is None:
+            d = real_dir[head] = os.path.realpath(head)
+        return os.path.join(d, tail)
+
     by_dir: dict[str, list[FileEntry]] = {}
     dir_rel: dict[str, str] = {}
+    entry_of: dict[str, FileEntry] = {}
+    for f in dataset.files:
+        if f.engine in (None, ENGINE):
+            entry_of[real_path(f.abspath)] = f
     for f in files:
-        d = os.path.realpath(os.path.dirname(f.abspath))
+        d = os.path.dirname(real_path(f.abspath))
         by_dir.setdefault(d, []).append(f)
         dir_rel.setdefault(d, f.path.rsplit("/", 1)[0] if "/" in f.path else "")
-    entry_of: dict[str, FileEntry] = {os.path.realpath(f.abspath): f for f in dataset.files
-                                      if f.engine in (None, ENGINE)}
 
     datadir = find_datadir(dataset.root)
     tables: dict[str, TableInfo] = {}
@@ -367,10 +379,12 @@ def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:
 def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_dir, entry_of, oid, reg,
                   table_errors: list, parent: Part | None = None) -> None:
     d = os.path.realpath(p.abspath)
+    reg_files = set(reg.files)
     entries = {os.path.basename(f.abspath): f for f in by_dir.get(d, [])}
     for f in entries.values():
         f.database, f.table = t.database, t.name
-        if f.path not in reg.files:
+        if f.path not in reg_files:
+            reg_files.add(f.path)
             reg.files.append(f.path)
         f.sections[ENGINE] = {"part": p.name, "part_state": p.state, "part_type": p.part_type}
         if parent is not None:
