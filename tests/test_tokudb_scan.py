@@ -202,3 +202,18 @@ def test_block_map_covers_the_file(ds, m):
     assert unused == m["apparent_size"] - 8192 - m["tokuftdump_fragmentation"]["used_size"]
     nodes = sorted((r[3], r[0], r[1]) for r in bm if r[2] == "leaf" or r[2].startswith("node h"))
     assert nodes == sorted((n["blocknum"], n["offset"], n["size"]) for n in m["engine_nodes"])
+
+
+def test_lone_files_found_by_magic(sparse_fixtures, tmp_path):
+    """A dictionary or a log copied under an unusual name is still read (detection by magic)."""
+    src = sparse_fixtures / "tokudb"
+    m = next(f for f in manifest()["files"] if f["path"].endswith("_fx_events_status_a_1_1d.tokudb"))
+    shutil.copy(src / m["path"], tmp_path / "backup.bin")
+    d = scan(str(tmp_path / "backup.bin"))
+    e = d.files[0]
+    assert e.errors == []
+    assert e.sections["tokudb"]["disk_bytes"] == m["tokuftdump_summary"]["total_size"]
+    log = next(f for f in manifest()["files"] if "log_entries" in f)
+    shutil.copy(src / log["path"], tmp_path / "old.log.bin")
+    d = scan(str(tmp_path / "old.log.bin"))
+    assert d.files[0].sections["tokudb"]["log_entries"] == log["log_entries"]

@@ -61,15 +61,29 @@ class _PreadBuffer:
         return self._f.pread(s, 1)[0]
 
 
+def _magic(entry: FileEntry) -> bytes:
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            return f.pread(0, 8)
+    except FileReadError:
+        return b""
+
+
 def _is_tree(entry: FileEntry) -> bool:
     name = posixpath.basename(entry.path)
-    return name.endswith(".tokudb") or name in ENGINE_FILES
+    if name.endswith(".tokudb") or name in ENGINE_FILES:
+        return True
+    return entry.role == "dictionary" and _magic(entry) == b"tokudata"     # a lone file found by magic
+
+
+def _is_log(entry: FileEntry) -> bool:
+    return entry.role == "redo_log" or (entry.role == "dictionary" and _magic(entry) == b"tokulogg")
 
 
 def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     """Read every TokuDB file handed over by the scan (see module docstring)."""
     trees = [e for e in files if _is_tree(e)]
-    logs = [e for e in files if e.role == "redo_log"]
+    logs = [e for e in files if e not in trees and _is_log(e)]
     total = len(files)
     done = 0
     results: dict[str, FtFile] = {}
