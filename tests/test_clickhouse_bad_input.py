@@ -223,3 +223,33 @@ def test_outdated_part_not_counted(datadir, manifest):
     assert t["active_parts"] == mt["system_tables"]["active_parts"]
     for c, mc in zip(t["columns"], mt["system_columns"]):
         assert c["compressed_bytes"] == mc["data_compressed_bytes"]
+
+
+def test_ordinary_database_layout(fixtures_root, manifest, tmp_path):
+    """An Ordinary database: metadata/<db>/<table>.sql without UUID, data in data/<db>/<table>/."""
+    mt = manifest["tables"]["codecs"]
+    root = tmp_path / "ord"
+    (root / "metadata" / "ord").mkdir(parents=True)
+    (root / "store").mkdir()
+    (root / "metadata" / "ord.sql").write_text("ATTACH DATABASE ord\nENGINE = Ordinary\n")
+    sql = mt["metadata_sql"].replace("ATTACH TABLE _ UUID '2ff922a2-5260-4dd2-808b-c9c4dcfb7968'", "ATTACH TABLE _")
+    (root / "metadata" / "ord" / "codecs.sql").write_text(sql)
+    tdir = root / "data" / "ord" / "codecs"
+    tdir.mkdir(parents=True)
+    for mp in mt["system_parts"]:
+        shutil.copytree(fixtures_root / "clickhouse" / "datadir" / mp["rel_path"], tdir / mp["name"])
+    (tdir / "detached").mkdir()
+    shutil.copytree(fixtures_root / "clickhouse" / "datadir" / mt["system_parts"][0]["rel_path"],
+                    tdir / "detached" / "ignored_202401_1_2_1")
+    ds = scan(str(root))
+    (t,) = ds.sections["clickhouse"]["tables"]
+    assert (t["database"], t["table"], t["uuid"], t["database_engine"]) == ("ord", "codecs", None, "Ordinary")
+    assert t["path"] == "data/ord/codecs"
+    active = [p for p in t["parts"] if p["state"] == "active"]
+    assert [p["name"] for p in active] == [p["name"] for p in mt["system_parts"]]
+    detached = [p for p in t["parts"] if p["state"] == "detached"]
+    assert len(detached) == 1 and detached[0]["active"] == 0
+    assert t["total_bytes"] == mt["system_tables"]["total_bytes"]
+    for c, mc in zip(t["columns"], mt["system_columns"]):
+        assert (c["compressed_bytes"], c["uncompressed_bytes"], c["marks_bytes"]) == \
+            (mc["data_compressed_bytes"], mc["data_uncompressed_bytes"], mc["marks_bytes"])
