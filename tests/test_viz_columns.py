@@ -55,7 +55,13 @@ def drawn(view, name):
     return {view.shown[i].name: int(round(w)) for i, w in zip(idx, widths)}
 
 
+def settle():
+    from app.headless import settle as _settle
+    _settle()
+
+
 def shot(view, artifacts_dir, name):
+    settle()                      # let the layout follow the new heading/note before rendering
     path = artifacts_dir / f"{name}.png"
     assert export_png(view.export_widget(), str(path))
     return path
@@ -346,4 +352,5 @@ def test_unknown_target_and_no_clickhouse(view, qtbot, sparse_fixtures):
 def test_full_view_screenshot(view, artifacts_dir):
     from viz.export import export_png as ep
     view.set_target("fx.seed_unmerged")
+    settle()
     assert ep(view, str(artifacts_dir / "columns_view.png"))

@@ -46,6 +46,11 @@ def view(qtbot, ds, root):
     return v
 
 
+def settle():
+    from app.headless import settle as _settle
+    _settle()
+
+
 def row_values(view):
     """{row label: {reported, uncompressed, disk}} as drawn in the footprint chart."""
     bv = view.bar_values
@@ -84,6 +89,7 @@ def test_every_dictionary_has_a_row_equal_to_tokuftdump(view, manifest, artifact
     for name in ("_fx_orders_main_5_1_1d_B_0.tokudb", "_fx_orders_key_idx_status_6_1_1d_B_0.tokudb"):
         fl = manifest[name]["final_logical_content"]
         assert vals[name]["reported"] == fl["key_bytes"] + fl["val_bytes"]
+    settle()
     assert export_png(view.export_widget(), str(artifacts_dir / "tokudb.png"))
 
 
@@ -123,6 +129,7 @@ def test_per_height_equals_tokuftdump_summary(view, manifest, artifacts_dir):
             assert (v["nodes"], v["disk_bytes"], v["uncompressed_bytes"]) == \
                 (m["nodes"], m["disksize"], m["uncompressed_size"]), (name, h)
     view.set_target("_fx_events_main_8_1_1d.tokudb")
+    settle()
     assert export_png(view.export_widget(), str(artifacts_dir / "tokudb_file.png"))
 
 
@@ -172,6 +179,7 @@ def test_select_node_and_click_row(view, root, qtbot, artifacts_dir):
     view.select_node(tnode)
     assert view.selection_key == "table:fx.events"
     assert {d.path for d in view.selected} == {n for n in DICTS if "_events_" in n}
+    settle()
     assert export_png(view.export_widget(), str(artifacts_dir / "tokudb_table.png"))
     fnode = next(n for n in root.walk() if n.kind == "file" and n.path == DICTS[1])
     view.select_node(fnode)
@@ -208,4 +216,5 @@ def test_export_svg_and_errors(view, tmp_path, qtbot, sparse_fixtures):
 
 
 def test_full_view_screenshot(view, artifacts_dir):
+    settle()
     assert export_png(view, str(artifacts_dir / "tokudb_view.png"))

@@ -288,9 +288,7 @@ class ColumnSizesView(QWidget):
         self.hist.setMouseEnabled(x=False, y=False)
         self.hist.showGrid(x=False, y=True, alpha=0.25)
         self.plot.scene().sigMouseClicked.connect(self._on_plot_click)
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
-                                          brush=theme.qcolor(theme.background(), 230),
-                                          pen=pg.mkPen(theme.qcolor(theme.foreground(), 90)))
+        self.legend: list[tuple[str, str]] = []      # (colour, label), drawn in the heading
         bl = QVBoxLayout(self.bars_page)
         bl.setContentsMargins(0, 0, 0, 0)
         bl.setSpacing(2)
@@ -510,7 +508,7 @@ class ColumnSizesView(QWidget):
     def _show_empty(self) -> None:
         self.plot.clear()
         self.hist.clear()
-        self.legend.clear()
+        self.legend = []
         self.rows = self.shown = []
         self.heading.setText("<b>No ClickHouse tables in this scan</b>")
         self.note.setVisible(False)
@@ -564,7 +562,7 @@ class ColumnSizesView(QWidget):
 
     def _draw_bars(self) -> None:
         self.plot.clear()
-        self.legend.clear()
+        self.legend = []
         rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
         if len(rows) > MAX_ROWS:
             rest = rows[MAX_ROWS - 1:]
@@ -580,7 +578,9 @@ class ColumnSizesView(QWidget):
         shared_marks = sum(int(p.get("marks_bytes") or 0) for p in scope_parts(self.table, self.mode, self.scope_key)
                            if p.get("part_type") == "Compact")
         marks_txt = f"marks {human_bytes(marks_total)}"
-        if shared_marks:
+        if shared_marks and not marks_total:
+            marks_txt = f"marks {human_bytes(shared_marks)} (shared marks file{'s' if self.mode != 'part' else ''}, not split)"
+        elif shared_marks:
             marks_txt = (f"marks {human_bytes(marks_total + shared_marks)} (of which {human_bytes(shared_marks)} "
                          f"in compact parts' shared marks files)")
         ratio = f"×{unc_total / comp_total:.2f}" if comp_total else "-"
@@ -621,7 +621,7 @@ class ColumnSizesView(QWidget):
         unc_item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=0.8, width=unc / scale,
                                    brush=theme.qcolor(UNCOMPRESSED), pen=pg.mkPen(theme.qcolor(UNCOMPRESSED).darker(125)))
         self.plot.addItem(unc_item)
-        self.legend.addItem(unc_item, "uncompressed")
+        self.legend.append((UNCOMPRESSED, "uncompressed"))
         #: name -> (BarGraphItem, indices into self.shown), for tests and hit lookups
         self.bar_graphs = {"uncompressed": (unc_item, np.arange(n))}
         self.scale = scale
@@ -633,13 +633,14 @@ class ColumnSizesView(QWidget):
                                      width=width[mask] / scale, brush=theme.qcolor(colour),
                                      pen=pg.mkPen(theme.qcolor(colour).darker(130)))
                 self.plot.addItem(it)
-                self.legend.addItem(it, label)
+                self.legend.append((colour, label))
                 self.bar_graphs["computed" if colour == COMPUTED else "compressed"] = (it, np.flatnonzero(mask))
         if marks.any():
             mk = pg.BarGraphItem(x0=np.zeros(n), y=y - 0.3, height=0.14, width=np.maximum(marks / scale, 0),
                                  brush=theme.qcolor(MARKS), pen=pg.mkPen(theme.qcolor(MARKS).darker(130)))
             self.plot.addItem(mk)
-            self.legend.addItem(mk, "marks")
+            tiny = marks.max() < 0.01 * vmax
+            self.legend.append((MARKS, "marks (too small to see: sizes in the text)" if tiny else "marks"))
             self.bar_graphs["marks"] = (mk, np.arange(n))
         font = QFont()
         font.setPointSizeF(8.0 if n > 24 else 8.5)
@@ -663,6 +664,9 @@ class ColumnSizesView(QWidget):
         left.setWidth(230)
         self.plot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
         self.unit = unit
+        key = " &nbsp; ".join(f"<span style='color:{c}; font-size:13px'>■</span> {lbl}" for c, lbl in self.legend)
+        self.heading.setText(self.heading.text() + f"<br>{key} &nbsp;·&nbsp; text: compressed of uncompressed, "
+                             f"ratio, codec, marks")
         self.plot.setXRange(0, vmax / scale * 2.05, padding=0)
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
 
@@ -683,20 +687,22 @@ class ColumnSizesView(QWidget):
         self.hist_all = block_histogram(allv, edges)
         self.hist_counts = block_histogram(selv, edges) if sel is not None else self.hist_all
         x = np.arange(len(edges) - 1, dtype=float)
-        a = pg.BarGraphItem(x=x, height=self.hist_all, width=0.8, brush=theme.qcolor(ALL_BLOCKS),
-                            pen=pg.mkPen(theme.qcolor(ALL_BLOCKS).darker(125)))
-        self.hist.addItem(a)
         if sel is not None:
-            b = pg.BarGraphItem(x=x, height=self.hist_counts, width=0.5, brush=theme.qcolor(COMPRESSED),
+            b = pg.BarGraphItem(x=x, height=self.hist_counts, width=0.8, brush=theme.qcolor(COMPRESSED),
                                 pen=pg.mkPen(theme.qcolor(COMPRESSED).darker(130)))
             self.hist.addItem(b)
             med = human_bytes(float(np.median(selv))) if len(selv) else "-"
-            title = (f"Compressed block sizes: <span style='color:{COMPRESSED}'>■</span> <b>{sel.name}</b> "
-                     f"{len(selv)} blocks (median {med}) &nbsp; <span style='color:#90A4AE'>■</span> all columns "
-                     f"{len(allv)} blocks")
+            title = (f"Compressed block sizes of <b>{sel.name}</b>: {len(selv)} blocks (median {med}, "
+                     f"largest {human_bytes(float(selv.max())) if len(selv) else '-'}); the table's "
+                     f"{len(self.rows)} columns have {len(allv)} blocks")
+            ymax = int(self.hist_counts.max()) if len(selv) else 1
         else:
-            title = (f"Compressed block sizes: <span style='color:#90A4AE'>■</span> all columns, {len(allv)} "
-                     f"blocks (median {human_bytes(float(np.median(allv)))}); pick a column to compare")
+            a = pg.BarGraphItem(x=x, height=self.hist_all, width=0.8, brush=theme.qcolor(ALL_BLOCKS),
+                                pen=pg.mkPen(theme.qcolor(ALL_BLOCKS).darker(125)))
+            self.hist.addItem(a)
+            ymax = int(self.hist_all.max())
+            title = (f"Compressed block sizes, all columns: {len(allv)} blocks (median "
+                     f"{human_bytes(float(np.median(allv)))}); pick a column (click its bar) to see its own")
         self.hist.setTitle(title, color=fg, size="9pt")
         ticks = [(float(i), _pow2(edges[i])) for i in range(len(edges) - 1)]
         bottom = self.hist.getAxis("bottom")
@@ -706,7 +712,19 @@ class ColumnSizesView(QWidget):
         self.hist.getAxis("left").setLabel("blocks", color=fg)
         self.hist.getAxis("left").setWidth(230)
         self.hist.setXRange(-0.6, len(edges) - 1.4, padding=0)
-        self.hist.setYRange(0, max(int(self.hist_all.max()), 1) * 1.15, padding=0)
+        self.hist.setYRange(0, max(ymax, 1) * 1.15, padding=0)
+        step = _nice_step(max(ymax, 1) / 4)
+        self.hist.getAxis("left").setTickSpacing(step, step)      # whole blocks only
+
+
+def _nice_step(raw: float) -> int:
+    """1, 2, 5, 10, 20, 50, ...: the smallest not below ``raw``."""
+    mag = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * mag >= raw:
+                return m * mag
+        mag *= 10
 
 
 def _pow2(v: float) -> str:
