@@ -231,3 +231,23 @@ def test_fuzz_random_pages(blob):
         rec.read_index_page_header(page)
     except rec.RecordError:
         pass
+
+
+def test_btree_walk_is_bounded(leaf_page):
+    """A node-pointer page whose children point back at itself: reported, no hang."""
+    page = bytearray(leaf_page)
+    struct.pack_into(">H", page, rec.PAGE_HEADER + rec.PAGE_LEVEL, 1)     # pretend non-leaf
+    page = bytes(page)
+    index_id = rec.read_index_page_header(page).index_id
+    n = len(rec.walk_record_list(page, compact=False))
+    errors: list[str] = []
+    leaves = rec.walk_btree(lambda no: page, 10, (17855,), index_id, lambda p, o, c: 10,
+                            max_pages=100, errors=errors, where="x")
+    assert leaves == []
+    assert errors == ["x page 10: node pointer to page 10, already visited (loop)"] * n
+    # children that are all different but never end: the page budget stops the walk
+    counter = iter(range(11, 10 ** 6))
+    errors = []
+    leaves = rec.walk_btree(lambda no: page, 10, (17855,), None, lambda p, o, c: next(counter),
+                            max_pages=50, errors=errors, where="x")
+    assert leaves == [] and any("walk stopped after 50 pages" in e for e in errors)

@@ -415,5 +415,11 @@ def walk_btree(read_page, root: int, page_types: tuple[int, ...], index_id: int 
             except (RecordError, struct.error, IndexError) as e:
                 errors.append(f"{where} page {page_no}: node pointer at offset {o}: {e}")
         for c in reversed(children):            # stack: leftmost child first
+            if c in visited:
+                errors.append(f"{where} page {page_no}: node pointer to page {c}, already visited (loop)")
+                continue
+            if len(stack) >= max_pages:
+                errors.append(f"{where} page {page_no}: more node pointers than pages in the file; walk cut short")
+                break
             stack.append((c, hdr.level - 1))
     return leaves
