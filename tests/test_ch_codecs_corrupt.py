@@ -140,3 +140,20 @@ def test_bomb_inside_a_chain_is_refused_before_decoding():
     payload = bytes([2, 0x92, 0x90]) + layer
     body = struct.pack("<BII", 0x91, 9 + len(payload), 65536) + payload
     _fast_error(decompress_block, cityhash128(body) + body, seconds=0.5, match="ZSTD")
+
+
+def test_scan_blocks_agrees_with_walk_and_refuses_overruns():
+    from parsers.codecs.ch_block import scan_blocks
+    data = b"".join(BLOCKS[c] for c in CHAINS)
+    arr = scan_blocks(data)
+    walked = list(walk_blocks(data))
+    assert [int(o) for o in arr["offset"]] == [o for o, _ in walked]
+    assert [int(m) for m in arr["method"]] == [h.method for _, h in walked]
+    assert int((arr["compressed_size"].astype(int) + CHECKSUM_SIZE).sum()) == len(data)
+    assert list(arr["decompressed_size"]) == [len(RAW)] * len(CHAINS)
+    with pytest.raises(DecodeError, match="left in the file"):
+        scan_blocks(data[:-1])
+    with pytest.raises(DecodeError, match="of 25 bytes"):
+        scan_blocks(data + b"\0" * 10)
+    with pytest.raises(DecodeError, match="below"):
+        scan_blocks(data + _with_header(BLOCKS["LZ4"], csize=4))

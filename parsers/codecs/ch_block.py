@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import cramjam
+import numpy as np
 import zstandard
 
 from . import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
@@ -41,7 +42,7 @@ __all__ = [
     "BLOCK_HEADER_SIZE", "CHECKSUM_SIZE", "BlockHeader", "parse_block_header", "walk_blocks",
     "method_name", "method_chain", "chain_of", "decompress_block", "compress_block",
     "cityhash128", "verify_checksum", "DecodeError", "encode_chain", "reencode_params",
-    "exact_chain", "parse_chain",
+    "exact_chain", "parse_chain", "scan_blocks", "BLOCK_DTYPE",
 ]
 
 #: COMPRESSED_BLOCK_HEADER_SIZE (src/Compression/CompressionInfo.h)
@@ -113,6 +114,48 @@ def walk_blocks(buf, offset: int = 0, end: int | None = None) -> Iterator[tuple[
                               f"only {end - offset} left in the file")
         yield offset, h
         offset += h.stored_size
+
+
+#: one row per block, as scan_blocks returns them
+BLOCK_DTYPE = np.dtype([("offset", "<u8"), ("method", "u1"), ("compressed_size", "<u4"),
+                        ("decompressed_size", "<u4")])
+
+
+def scan_blocks(buf, offset: int = 0, end: int | None = None) -> np.ndarray:
+    """Every block header of a compressed file as a BLOCK_DTYPE array (headers only, no payloads).
+
+    The fast path of walk_blocks for whole files (no object per block); the
+    same checks and DecodeErrors.  ``stored`` bytes of a block are
+    ``CHECKSUM_SIZE + compressed_size``.
+    """
+    end = len(buf) if end is None else end
+    offs: list[int] = []
+    meths: list[int] = []
+    cs: list[int] = []
+    ds: list[int] = []
+    unpack = _HDR.unpack_from
+    hsize = CHECKSUM_SIZE + BLOCK_HEADER_SIZE
+    limit = M.DBMS_MAX_COMPRESSED_SIZE
+    while offset < end:
+        if end - offset < hsize:
+            raise DecodeError(f"block header at offset {offset}: only {end - offset} of {hsize} bytes present")
+        method, csize, dsize = unpack(buf, offset + CHECKSUM_SIZE)
+        if csize < BLOCK_HEADER_SIZE or csize > limit or dsize > limit:
+            parse_block_header(buf, offset)          # raises the detailed error
+        if offset + CHECKSUM_SIZE + csize > end:
+            raise DecodeError(f"block at offset {offset}: {CHECKSUM_SIZE + csize} bytes claimed, "
+                              f"only {end - offset} left in the file")
+        offs.append(offset)
+        meths.append(method)
+        cs.append(csize)
+        ds.append(dsize)
+        offset += CHECKSUM_SIZE + csize
+    out = np.empty(len(offs), dtype=BLOCK_DTYPE)
+    out["offset"] = offs
+    out["method"] = meths
+    out["compressed_size"] = cs
+    out["decompressed_size"] = ds
+    return out
 
 
 def verify_checksum(block: bytes) -> bool:
