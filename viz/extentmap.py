@@ -134,20 +134,38 @@ class ModeResult:
     keep_empty: bool = False        # show categories with 0 pages
 
 
-def _categorise(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unique keys and the inverse per unit, fast for small integer ranges."""
+def _small_int(n: int):
+    return np.uint8 if n < 256 else np.uint16 if n < 65536 else np.int32
+
+
+def _categorise(keys: np.ndarray, order_by_count: bool = False):
+    """(unique keys, count per key, category per unit): one counting pass and one
+    lookup pass for small key ranges (no sort of the units); categories ordered
+    by count (largest first) when asked, else by key."""
     if keys.size == 0:
-        return keys[:0], np.zeros(0, dtype=np.int32)
+        return keys[:0].astype(np.int64), np.zeros(0, np.int64), np.zeros(0, dtype=np.uint8)
     lo, hi = int(keys.min()), int(keys.max())
     if hi - lo < 4_000_000:
-        shifted = (keys - lo).astype(np.int64)
-        present = np.bincount(shifted, minlength=hi - lo + 1) > 0
-        uniq = np.nonzero(present)[0]
-        lookup = np.zeros(hi - lo + 1, dtype=np.int32)
-        lookup[uniq] = np.arange(uniq.size, dtype=np.int32)
-        return uniq + lo, lookup[shifted]
-    uniq, inv = np.unique(keys, return_inverse=True)
-    return uniq, inv.astype(np.int32)
+        shifted = keys - lo if lo else keys
+        if shifted.dtype.kind not in "iu" or shifted.dtype.itemsize > 4:
+            shifted = shifted.astype(np.int32 if hi - lo < 2 ** 31 else np.int64)
+        counts_all = np.bincount(shifted, minlength=hi - lo + 1)
+        uniq = np.nonzero(counts_all)[0]
+        counts = counts_all[uniq].astype(np.int64)
+        if order_by_count:
+            order = np.argsort(-counts, kind="stable")
+            uniq, counts = uniq[order], counts[order]
+        lookup = np.zeros(hi - lo + 1, dtype=_small_int(len(uniq)))
+        lookup[uniq] = np.arange(uniq.size)
+        return uniq.astype(np.int64) + lo, counts, lookup[shifted]
+    uniq, inv, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    counts = counts.astype(np.int64)
+    if order_by_count:
+        order = np.argsort(-counts, kind="stable")
+        remap = np.empty_like(order)
+        remap[order] = np.arange(len(order))
+        uniq, counts, inv = uniq[order], counts[order], remap[inv]
+    return uniq.astype(np.int64), counts, inv.astype(_small_int(len(uniq)))
 
 
 class MapData:
@@ -166,18 +184,21 @@ class MapData:
             ext = (1 << 20) // self.logical if self.logical <= 16384 else 64   # FSP_EXTENT_SIZE
         self.extent_pages = int(ext)
         n = len(units)
-        if n:
+        self.contiguous = _is_contiguous(units, self.physical) if n else False
+        if self.contiguous:
+            self.page_no = None           # page i is unit i
+            n_pages = n
+        elif n:
             self.page_no = (units["offset"] // np.uint64(self.physical)).astype(np.int64)
             n_pages = int(self.page_no.max()) + 1
         else:
             self.page_no = np.zeros(0, dtype=np.int64)
             n_pages = 0
-        n_pages = max(n_pages, int(entry.apparent_bytes) // self.physical if self.physical else 0)
+        if not self.contiguous:
+            n_pages = max(n_pages, int(entry.apparent_bytes) // self.physical if self.physical else 0)
         self.n_pages = n_pages
         self.rows = max(1, math.ceil(n_pages / self.extent_pages))
         self.n_cells = self.rows * self.extent_pages
-        self.contiguous = bool(n and n == n_pages and self.page_no[0] == 0 and
-                               (n == 1 or bool(np.all(np.diff(self.page_no) == 1))))
         self._unit_of_page: np.ndarray | None = None
         self._hole_in_page: np.ndarray | None = None
 
@@ -198,10 +219,24 @@ class MapData:
     def hole_bytes(self) -> np.ndarray:
         """Bytes of each page that lie in a hole of the file (from entry.holes)."""
         if self._hole_in_page is None:
+            arr = self._detail_array("hole_bytes")
+            if arr is not None:
+                self._hole_in_page = arr
+                return arr
             from parsers.innodb.holes import hole_bytes_per_unit
             self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
                                                      self.physical)
         return self._hole_in_page
+
+    def hole_bytes_of(self, i: int) -> int:
+        """Hole bytes of one page (no per-file array needed)."""
+        if self._hole_in_page is not None:
+            return int(self._hole_in_page[i])
+        arr = self._detail_array("hole_bytes")
+        if arr is not None:
+            return int(arr[i])
+        from parsers.innodb.holes import hole_bytes_per_unit
+        return int(hole_bytes_per_unit(self.entry.holes, np.array([int(self.units["offset"][i])]), self.physical)[0])
 
     def index_names(self) -> dict[int, str]:
         names = {int(k): str(v) for k, v in (self.entry.owner_names or {}).items()}
@@ -273,15 +308,20 @@ class MapData:
     def mode(self, mode: str) -> ModeResult:
         return getattr(self, f"_mode_{mode}")()
 
+    def _sizes(self, cat: np.ndarray, n: int) -> np.ndarray:
+        """Stored bytes per category (for the legend)."""
+        counts = np.bincount(cat, minlength=n)[:n].astype(np.float64)
+        stored = self.units["stored"]
+        odd = np.nonzero(stored != self.physical)[0]       # usually only compressed / short pages
+        sizes = counts * self.physical
+        if len(odd):
+            sizes += np.bincount(cat[odd], weights=stored[odd].astype(np.float64) - self.physical,
+                                 minlength=n)[:n]
+        return sizes
+
     def _categorical(self, keys: np.ndarray, label_of, colour_of, order_by_count: bool = False) -> ModeResult:
-        uniq, inv = _categorise(keys)
-        counts = np.bincount(inv, minlength=len(uniq)).astype(np.int64)
-        sizes = np.bincount(inv, weights=self.units["stored"].astype(np.float64), minlength=len(uniq))
-        if order_by_count and len(uniq):
-            order = np.argsort(-counts, kind="stable")
-            remap = np.empty_like(order)
-            remap[order] = np.arange(len(order))
-            uniq, counts, sizes, inv = uniq[order], counts[order], sizes[order], remap[inv].astype(np.int32)
+        uniq, counts, inv = _categorise(keys, order_by_count)
+        sizes = self._sizes(inv, len(uniq))
         labels = [label_of(int(k)) for k in uniq]
         colours = colour_of([int(k) for k in uniq])
         return ModeResult(cat=inv, cidx=inv, lut=_lut(colours), labels=labels, colours=colours,
@@ -289,8 +329,7 @@ class MapData:
 
     def _mode_type(self) -> ModeResult:
         u = self.units
-        keys = u["kind"].astype(np.int64)
-        keys[(u["flags"] & UNIT_FREE) != 0] = FREE_KEY
+        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(FREE_KEY), u["kind"].astype(np.int32))
 
         def colours(ks):
             out, spare = [], iter(distinct_colours(len(ks) + 20)[6:])
@@ -306,8 +345,7 @@ class MapData:
 
     def _mode_index(self) -> ModeResult:
         u = self.units
-        keys = u["owner"].astype(np.int64)
-        keys[(u["flags"] & UNIT_FREE) != 0] = -2
+        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(-2), u["owner"])
         names = self.index_names()
 
         def label(k):
@@ -330,11 +368,12 @@ class MapData:
                     bin_labels, na_label: str, cbar_label: str, bins: int = 5) -> ModeResult:
         lut = _cmap_lut(cmap)
         span = (hi - lo) or 1.0
-        t = np.zeros(len(values), dtype=np.float64)
-        t[valid] = np.clip((values[valid] - lo) / span, 0.0, 1.0)
-        cidx = np.minimum((t * 256).astype(np.int32), 255)
-        cidx[~valid] = 256
-        cat = np.minimum((t * bins).astype(np.int32), bins - 1)
+        t = (values - lo) * (256.0 / span)
+        np.clip(t, 0, 255.99, out=t)
+        t[~valid] = 256
+        cidx = t.astype(np.uint16)
+        del t
+        cat = (cidx.astype(np.uint16) * bins // 256).astype(np.uint8)
         cat[~valid] = bins
         full_lut = np.vstack([lut, np.array(_rgba(NA_COLOUR), dtype=np.uint8)[None, :]])
         colours = []
@@ -343,15 +382,16 @@ class MapData:
             colours.append(f"#{r:02X}{g:02X}{b_:02X}")
         colours.append(NA_COLOUR)
         counts = np.bincount(cat, minlength=bins + 1).astype(np.int64)
-        sizes = np.bincount(cat, weights=self.units["stored"].astype(np.float64), minlength=bins + 1)
+        sizes = self._sizes(cat, bins + 1)
         labels = [bin_labels(lo + span * b / bins, lo + span * (b + 1) / bins, b) for b in range(bins)] + [na_label]
         return ModeResult(cat=cat, cidx=cidx, lut=full_lut, labels=labels, colours=colours, counts=counts,
                           sizes=sizes, keys=list(range(bins + 1)), colorbar=(cmap, lo, hi, cbar_label))
 
     def _mode_fill(self) -> ModeResult:
-        fill = self.units["fill"].astype(np.float64)
+        fill = self.units["fill"].astype(np.float32)
         valid = np.isfinite(fill)
-        return self._continuous(fill * 100, valid, 0.0, 100.0, "viridis",
+        fill *= 100
+        return self._continuous(fill, valid, 0.0, 100.0, "viridis",
                                 lambda a, b, i: f"fill {a:.0f}–{b:.0f}%", "fill n/a (not a B-tree page)",
                                 "fill (%)")
 
@@ -359,31 +399,33 @@ class MapData:
         lsn = self.units["lsn"]
         valid = lsn > 0
         if valid.any():
-            lo, hi = float(lsn[valid].min()), float(lsn[valid].max())
+            lo_i = int(np.min(lsn, where=valid, initial=np.iinfo(np.uint64).max))
+            hi_i = int(lsn.max())
         else:
-            lo, hi = 0.0, 1.0
-        age = hi - lsn.astype(np.float64)
-        # colour by age: newest (age 0) bright, oldest dark
-        res = self._continuous(-age, valid, -(hi - lo), 0.0, "inferno",
-                               lambda a, b, i: f"age {_lsn_num(-b)}–{_lsn_num(-a)} LSN"
+            lo_i, hi_i = 0, 1
+        span = float(max(1, hi_i - lo_i))
+        # colour by age: newest (age 0) bright, oldest dark; float32 offsets from the oldest LSN
+        rel = (lsn - np.uint64(lo_i)).astype(np.float32)
+        res = self._continuous(rel, valid, 0.0, span, "inferno",
+                               lambda a, b, i: f"age {_lsn_num(span - b)}–{_lsn_num(span - a)} LSN"
                                + (" (oldest)" if i == 0 else " (newest)" if i == 4 else ""),
                                "LSN 0 (never written)", "LSN age (0 = newest)")
-        res.lsn_range = (lo, hi)
+        res.lsn_range = (float(lo_i), float(hi_i))
         return res
 
     def _mode_compression(self) -> ModeResult:
         u = self.units
         comp = (u["flags"] & UNIT_COMPRESSED) != 0
-        logical = u["logical"].astype(np.float64)
+        logical = u["logical"].astype(np.float32)
         logical[logical == 0] = self.logical
-        ratio = u["stored"].astype(np.float64) / logical * 100
+        ratio = u["stored"].astype(np.float32) / logical * 100
         return self._continuous(ratio, comp, 0.0, 100.0, "cividis",
                                 lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of page",
                                 "not compressed", "stored / page size (%)")
 
     def _fixed(self, cat: np.ndarray, cats) -> ModeResult:
         counts = np.bincount(cat, minlength=len(cats)).astype(np.int64)
-        sizes = np.bincount(cat, weights=self.units["stored"].astype(np.float64), minlength=len(cats))
+        sizes = self._sizes(cat, len(cats))
         colours = [c for _, c in cats]
         return ModeResult(cat=cat, cidx=cat, lut=_lut(colours), labels=[n for n, _ in cats], colours=colours,
                           counts=counts, sizes=sizes, keys=list(range(len(cats))), keep_empty=True)
@@ -391,7 +433,7 @@ class MapData:
     def _mode_allocation(self) -> ModeResult:
         u = self.units
         hole = self.hole_bytes()
-        cat = np.zeros(len(u), dtype=np.int32)
+        cat = np.zeros(len(u), dtype=np.uint8)
         cat[hole > 0] = 1
         cat[hole >= self.physical] = 2
         cat[(u["flags"] & UNIT_HOLE_MISSING) != 0] = 3
@@ -399,7 +441,7 @@ class MapData:
 
     def _mode_checksum(self) -> ModeResult:
         f = self.units["flags"]
-        cat = np.zeros(len(f), dtype=np.int32)
+        cat = np.zeros(len(f), dtype=np.uint8)
         cat[(f & UNIT_ENCRYPTED) != 0] = 2
         cat[(f & UNIT_BAD_CHECKSUM) != 0] = 1
         cat[(f & UNIT_CORRUPT) != 0] = 3
@@ -420,7 +462,7 @@ class MapData:
             table = np.vstack([table, dim])
             codes = np.where(mask, codes, codes + (L + 1))
         dtype = np.uint16 if len(table) < 65535 else np.int32
-        if self.contiguous and len(codes) == self.n_pages:
+        if self.contiguous:
             cells = np.empty(self.n_cells, dtype=dtype)
             cells[:len(codes)] = codes
             cells[len(codes):] = L
@@ -436,6 +478,21 @@ def _lsn_num(v: float) -> str:
         if v >= div:
             return f"{v / div:.3g}{suf}"
     return f"{v:.0f}"
+
+
+def _is_contiguous(units: np.ndarray, physical: int, chunk: int = 1 << 20) -> bool:
+    """Unit i is page i (offset i * physical), checked a chunk at a time."""
+    off = units["offset"]
+    n = len(off)
+    if int(off[0]) != 0 or int(off[-1]) != (n - 1) * physical:
+        return False
+    step = np.uint64(physical)
+    for a in range(0, n, chunk):
+        blk = off[a:a + chunk]
+        want = np.arange(a, a + len(blk), dtype=np.uint64) * step
+        if not np.array_equal(blk, want):
+            return False
+    return True
 
 
 class GridItem(pg.GraphicsObject):
@@ -490,7 +547,7 @@ class ExtentAxis(pg.AxisItem):
         out = []
         for spacing, ticks in vals:
             sp = max(1.0, round(spacing))
-            ticks = [float(int(round(t))) + 0.5 for t in ticks if t >= -0.5]
+            ticks = [float(int(round(t))) + 0.5 for t in ticks if -0.5 <= t < self.rows]
             out.append((sp, sorted(set(t for t in ticks if abs((t - 0.5) % sp) < 1e-6))))
         return out
 
@@ -1050,7 +1107,7 @@ class ExtentMapView(QWidget):
         flags = int(u["flags"])
         owner = int(u["owner"])
         names = d.index_names()
-        hole = int(d.hole_bytes()[i])
+        hole = int(d.hole_bytes_of(i))
         fill = float(u["fill"])
         facts = {
             "page": page, "extent": page // d.extent_pages, "in_extent": page % d.extent_pages,

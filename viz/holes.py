@@ -180,6 +180,29 @@ def _unit_for(n: float) -> tuple[float, str]:
     return 1.0, "B"
 
 
+def nice_ticks(total: int, most: int) -> list[int]:
+    """Round offsets (1-2-5 steps of the file's unit) from 0 to ``total``, at most ``most``+1."""
+    if total <= 0:
+        return [0]
+    scale, _ = _unit_for(total)
+    span = total / scale
+    step = None
+    for mag in (0.01, 0.1, 1, 10, 100, 1000):
+        for m in (1, 2, 5):
+            if span / (m * mag) <= most:
+                step = m * mag
+                break
+        if step:
+            break
+    step = (step or span) * scale
+    ticks = [int(round(i * step)) for i in range(int(total // step) + 1)]
+    if total - ticks[-1] > step * 0.35:
+        ticks.append(total)
+    elif ticks[-1] != total:
+        ticks[-1] = total
+    return ticks
+
+
 def _offset_label(v: float, scale: float, unit: str) -> str:
     x = v / scale
     return f"{x:.0f} {unit}" if x >= 100 or x == int(x) else f"{x:.1f} {unit}"
@@ -189,7 +212,7 @@ class HoleStrips(QWidget):
     """One strip per file along its offset, painted with QPainter (crisp in PNG and SVG)."""
 
     NAME_W = 250
-    INFO_W = 290
+    INFO_W = 330
     ROW_H = 62
     STRIP_H = 22
 
@@ -253,10 +276,10 @@ class HoleStrips(QWidget):
             # offset ticks
             scale, unit = _unit_for(fh.apparent)
             p.setPen(grey)
-            for k in range(5):
-                x = x0 + int((sw - 1) * k / 4)
+            for v in nice_ticks(fh.apparent, max(2, sw // 110)):
+                x = x0 + int((sw - 1) * v / max(1, fh.apparent))
                 p.drawLine(x, sy + self.STRIP_H, x, sy + self.STRIP_H + 3)
-                label = _offset_label(fh.apparent * k / 4, scale, unit)
+                label = _offset_label(v, scale, unit)
                 w = fm.horizontalAdvance(label)
                 tx = min(max(x - w // 2, x0), x0 + sw - w)
                 p.drawText(tx, sy + self.STRIP_H + 4 + fm.ascent(), label)
@@ -266,18 +289,23 @@ class HoleStrips(QWidget):
             line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
             p.drawText(QRect(xi, top + 2, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, line1)
             holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
-            if fh.expected_hole is not None:
-                holes_txt += f", expected {human_bytes(fh.expected_hole)}"
+            unw = sum(n for _, n in fh.unwritten)
+            if unw:
+                holes_txt += f", {human_bytes(unw)} unwritten"
             p.setPen(grey)
-            p.drawText(QRect(xi, top + 19, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, holes_txt)
+            p.drawText(QRect(xi, top + 19, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
+                       fm.elidedText(holes_txt, Qt.ElideRight, self.INFO_W))
+            line3, colour = "", grey
             if fh.lost_sparseness:
-                p.setPen(QColor(MISSING_COLOUR))
-                p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                           "⚠ sparseness lost")
+                line3, colour = f"⚠ sparseness lost: {human_bytes(fh.expected_hole)} expected", QColor(MISSING_COLOUR)
             elif fh.missing_bytes:
-                p.setPen(QColor(MISSING_COLOUR))
+                line3, colour = (f"⚠ {human_bytes(fh.missing_bytes)} of holes missing", QColor(MISSING_COLOUR))
+            elif fh.expected_hole is not None:
+                line3 = f"engine expects {human_bytes(fh.expected_hole)} of holes"
+            if line3:
+                p.setPen(colour)
                 p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                           f"⚠ {human_bytes(fh.missing_bytes)} of holes missing")
+                           fm.elidedText(line3, Qt.ElideRight, self.INFO_W))
             p.setPen(QPen(QColor("#E0E0E0")))
             p.drawLine(0, top + self.ROW_H - 2, self.width(), top + self.ROW_H - 2)
         p.end()
@@ -322,12 +350,17 @@ class HolesView(QWidget):
         self.bars_by.addItem("per table", "table")
         self.bars_by.addItem("per file", "file")
         self.bars_by.currentIndexChanged.connect(lambda _: self._draw_bars())
+        self.bars_scale = QComboBox()
+        self.bars_scale.addItem("% of apparent size", "pct")
+        self.bars_scale.addItem("bytes", "bytes")
+        self.bars_scale.currentIndexChanged.connect(lambda _: self._draw_bars())
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.only_holes)
         bar.addStretch(1)
         bar.addWidget(QLabel("Bars:"))
         bar.addWidget(self.bars_by)
+        bar.addWidget(self.bars_scale)
 
         self.strips = HoleStrips()
         self.scroll = QScrollArea()
@@ -484,35 +517,47 @@ class HolesView(QWidget):
         app = np.array([g[1] for g in groups], dtype=float)
         alloc = np.array([g[2] for g in groups], dtype=float)
         exp = np.array([np.nan if g[3] is None else g[3] for g in groups], dtype=float)
-        scale, unit = _unit_for(max(app.max(), alloc.max(), 1))
+        pct = self.bars_scale.currentData() == "pct"
+        if pct:
+            div = np.maximum(app, 1) / 100.0
+            unit_label = "% of apparent size"
+        else:
+            scale, unit = _unit_for(max(app.max(), alloc.max(), 1))
+            div = np.full(n, scale)
+            unit_label = f"size ({unit})"
         specs = [("apparent", app, theme.APPARENT, 0.8), ("allocated", alloc, DATA_COLOUR, 0.5)]
         for name, vals, colour, h in specs:
-            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=vals / scale, brush=theme.qcolor(colour),
+            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=vals / div, brush=theme.qcolor(colour),
                                    pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
             self.bar_legend.addItem(item, name)
         known = ~np.isnan(exp)
         if known.any():
             item = pg.BarGraphItem(x0=np.zeros(int(known.sum())), y=y[known], height=0.2,
-                                   width=exp[known] / scale, brush=theme.qcolor(EXPECTED_COLOUR),
+                                   width=exp[known] / div[known], brush=theme.qcolor(EXPECTED_COLOUR),
                                    pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
             self.plot.addItem(item)
             self.bar_legend.addItem(item, "expected allocated (engine)")
-        for yy, g in zip(y, groups):
+        for i, (yy, g) in enumerate(zip(y, groups)):
             txt = f"{human_bytes(g[2])} of {human_bytes(g[1])}"
             if g[3] is not None and g[2] > g[3] + 4096:
                 txt += f" (+{human_bytes(g[2] - g[3])} over expected)"
-            ti = pg.TextItem(txt, color=MISSING_COLOUR if g[3] is not None and g[2] > g[3] * 1.1 + 4096
-                             else theme.foreground(), anchor=(0, 0.5))
-            ti.setPos(max(g[1], g[2]) / scale, yy)
+            bad = g[3] is not None and g[2] > g[3] * 1.1 + 4096
+            ti = pg.TextItem(txt, color=MISSING_COLOUR if bad else theme.foreground(), anchor=(0, 0.5))
+            ti.setPos(max(g[1], g[2]) / div[i], yy)
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
         left.setWidth(200)
-        self.plot.getAxis("bottom").setLabel(f"size ({unit})", color=theme.foreground())
+        bottom = self.plot.getAxis("bottom")
+        bottom.setLabel(unit_label, color=theme.foreground())
+        bottom.setTicks([[(float(t), f"{t}%") for t in range(0, 101, 20)]] if pct else None)
         by = "table" if self.bars_by.currentData() == "table" else "file"
-        self.plot.setTitle(f"Apparent vs allocated vs expected, per {by}", color=theme.foreground(), size="10pt")
-        self.plot.setXRange(0, max(app.max(), alloc.max()) / scale * 1.45, padding=0)
+        self.plot.setTitle(f"Apparent vs allocated vs expected allocated, per {by}"
+                           + (f" ({len(groups)} largest)" if len(groups) >= 20 else ""),
+                           color=theme.foreground(), size="10pt")
+        xmax = float(np.max(np.maximum(app, alloc) / div))
+        self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
 
     # -- facts for tests and reports -----------------------------------------------------------
