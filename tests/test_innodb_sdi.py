@@ -126,7 +126,7 @@ def test_sdi_matches_manifest_observations(mysql_dir, mysql_manifest):
     n_files = 0
     for entry in mysql_manifest["files"]:
         obs = entry["observed"].get("sdi")
-        if not obs or entry["observed"].get("fsp_flags", {}).get("zip_ssize"):
+        if not obs:
             continue
         info = read(mysql_dir / entry["path"])
         assert info.errors == [], entry["path"]
@@ -149,7 +149,7 @@ def test_sdi_matches_manifest_observations(mysql_dir, mysql_manifest):
             else:
                 assert mine in t_obs, entry["path"]
         n_files += 1
-    assert n_files == 39          # manifest files with observed SDI, minus the page_zip one
+    assert n_files == 40          # manifest files with observed SDI (one of them ROW_FORMAT=COMPRESSED)
 
 
 def test_transparent_compression_sdi_page(mysql_dir):
@@ -165,10 +165,12 @@ def test_transparent_compression_sdi_page(mysql_dir):
         [("test.t1", [("PRIMARY", 152, 4)])]
 
 
-def test_page_zip_and_encrypted_and_pre80_are_named(mysql_dir):
+def test_page_zip_encrypted_and_pre80(mysql_dir):
+    # ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 (MySQL 9.0.1): SDI found in the page_zip page
     info = read(mysql_dir / "idb-utils/mysql90_compressed.ibd", "mysql90_compressed.ibd")
-    assert info.errors == ["mysql90_compressed.ibd page 3: SDI of a ROW_FORMAT=COMPRESSED tablespace "
-                           "(page_zip 8192-byte pages): not decoded"]
+    assert info.errors == []
+    assert [(t.full_name, [(i.name, i.id, i.root, i.space_id) for i in t.indexes]) for t in info.tables] == \
+        [("fixtures.compressed", [("PRIMARY", 159, 4, 3)])]
     info = read(mysql_dir / "mysql-std_data/table_encrypted_64/t1.ibd", "t1.ibd")
     assert info.errors == ["t1.ibd page 3: page is encrypted (type 15); not decrypted"]
     assert info.tables == []
@@ -349,3 +351,32 @@ def test_fuzz_sdi_records(sdi_leaf, edits):
             pass
         except (TypeError, ValueError, AttributeError):
             pass            # odd JSON shapes: read_sdi reports these as "unexpected SDI JSON shape"
+
+
+def test_page_zip_bad_pages(mysql_dir, tmp_path):
+    src = mysql_dir / "idb-utils/mysql90_compressed.ibd"
+    zp = 8192
+    p = tmp_path / "z.ibd"
+    data = bytearray(src.read_bytes())
+    data[3 * zp + 94:3 * zp + 200] = b"\x00" * 106            # garble the start of the zlib stream
+    p.write_bytes(bytes(data))
+    info = read(p, "z.ibd")
+    assert info.errors[0].startswith("z.ibd page 3: compressed page stream does not inflate")
+    assert info.errors[-1] == ("z.ibd page 3: no SDI record found in the compressed (page_zip 8192-byte) "
+                               "SDI pages")
+    data[3 * zp:4 * zp] = bytes(zp)                             # zeroed SDI page
+    p.write_bytes(bytes(data))
+    info = read(p, "z.ibd")
+    assert info.errors == ["z.ibd page 3: no SDI record found in the compressed (page_zip 8192-byte) SDI pages"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=400))
+def test_fuzz_zip_scan(blob):
+    good = zlib.compress(b'{"dd_object": {}}')
+    rec_bytes = struct.pack(">IQII", 1, 7, 17, len(good)) + good
+    for data in (blob, blob + rec_bytes, rec_bytes + blob):
+        out = sdi.scan_zip_sdi_records(data, "fuzz", 3)
+        assert all(isinstance(r.json, dict) for r in out)
+        if data.endswith(rec_bytes) or data.startswith(rec_bytes):
+            assert any((r.type, r.id) == (1, 7) for r in out)

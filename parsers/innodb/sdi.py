@@ -9,8 +9,9 @@ chain of FIL_PAGE_SDI_BLOB pages.  Record offsets are named as in MySQL's
 utilities/ibd2sdi.cc; page types as in fil0fil.h.  The JSON is MySQL's
 serialized dd::Table / dd::Tablespace (sql/dd/impl/sdi.cc).
 
-Not decoded here (reported as errors naming the page): SDI pages of
-ROW_FORMAT=COMPRESSED tablespaces (page_zip) and encrypted SDI pages.
+ROW_FORMAT=COMPRESSED tablespaces: SDI records are located in the inflated page_zip
+stream and its modification log by their layout (see :func:`scan_zip_sdi_records`).
+Encrypted SDI pages are reported as errors naming the page, not decrypted.
 """
 from __future__ import annotations
 
@@ -377,6 +378,84 @@ def tablespace_from_sdi(obj: dict) -> SdiTablespace:
                          server_version=_int_or_none(se.get("server_version")))
 
 
+def scan_zip_sdi_records(data: bytes, where: str, page_no: int, base: int = 0) -> list[SdiRecord]:
+    """SDI records inside the inflated stream or the modification log of a page_zip page.
+
+    In ROW_FORMAT=COMPRESSED pages (page0zip.cc) a clustered leaf record is stored without its
+    DB_TRX_ID / DB_ROLL_PTR (kept apart in the page trailer), so an SDI record reads
+    type(4) id(8) uncompressed_len(4) compressed_len(4) data.  Records are located by that
+    layout: a zlib header whose preceding lengths match a stream that inflates to exactly
+    ``uncompressed_len`` bytes of JSON.  Heap order and delete marks are not rebuilt.
+    """
+    out: list[SdiRecord] = []
+    i = 20
+    n = len(data)
+    while i < n - 2:
+        j = data.find(b"\x78", i)
+        if j < 0 or j >= n - 2:
+            break
+        i = j + 1
+        if ((data[j] << 8) | data[j + 1]) % 31 or j < 20:
+            continue
+        uncomp, comp = struct.unpack_from(">II", data, j - 8)
+        if comp == 0 or j + comp > n or uncomp == 0 or uncomp > MAX_SDI_BYTES:
+            continue
+        try:
+            obj = decode_sdi_blob(data[j:j + comp], uncomp, where)
+        except SdiError:
+            continue
+        stype, sid = struct.unpack_from(">IQ", data, j - 20)
+        out.append(SdiRecord(stype, sid, uncomp, comp, page_no, base + j - 20, json=obj))
+        i = j + comp
+    return out
+
+
+def _read_sdi_page_zip(space: SpaceFile, info: SdiInfo) -> None:
+    """SDI of a ROW_FORMAT=COMPRESSED tablespace: every FIL_PAGE_SDI leaf page, page_zip layout.
+
+    The page header (up to PAGE_DATA) is stored uncompressed; the records follow as one
+    zlib stream, then the modification log holds records written since (uncompressed).
+    """
+    import numpy as np
+    from zlib import decompressobj, error as zerror
+
+    where = space.display
+    types = space.page_types()
+    found: dict[tuple[int, int], SdiRecord] = {}
+    for p in np.nonzero(types == FIL_PAGE_SDI)[0].tolist()[:space.n_pages]:
+        try:
+            page = space.page(int(p))
+            hdr = rec.read_index_page_header(page)
+        except (PageError, rec.RecordError) as e:
+            info.errors.append(str(e) if isinstance(e, PageError) else f"{where} page {p}: {e}")
+            continue
+        if hdr.level != 0:
+            continue
+        d = decompressobj()
+        try:
+            stream = d.decompress(page[rec.PAGE_DATA:], space.logical)
+        except zerror as e:
+            info.errors.append(f"{where} page {p}: compressed page stream does not inflate: {e}")
+            continue
+        mlog = d.unused_data if d.eof else b""
+        recs = scan_zip_sdi_records(stream, where, int(p)) + scan_zip_sdi_records(
+            mlog, where, int(p), base=len(page) - len(mlog))
+        for r in recs:                      # a later copy (modification log) replaces an earlier one
+            found[(r.type, r.id)] = r
+    for r in found.values():
+        info.records.append(r)
+        try:
+            if r.type == SDI_TYPE_TABLE:
+                info.tables.append(table_from_sdi(r.json, r.id))
+            elif r.type == SDI_TYPE_TABLESPACE:
+                info.tablespaces.append(tablespace_from_sdi(r.json))
+        except (TypeError, ValueError, AttributeError) as e:
+            info.errors.append(f"{where} page {r.page_no}: unexpected SDI JSON shape: {e}")
+    if not found:
+        info.errors.append(f"{where} page {info.root_page}: no SDI record found in the compressed "
+                           f"(page_zip {space.physical}-byte) SDI pages")
+
+
 def read_sdi(space: SpaceFile) -> SdiInfo:
     """Read every SDI record of one tablespace: root from page 0, B-tree walk, JSON decode.
 
@@ -404,8 +483,7 @@ def read_sdi(space: SpaceFile) -> SdiInfo:
                            f"({space.n_pages} pages; truncated?)")
         return info
     if space.physical != space.logical:
-        info.errors.append(f"{where} page {info.root_page}: SDI of a ROW_FORMAT=COMPRESSED tablespace "
-                           f"(page_zip {space.physical}-byte pages): not decoded")
+        _read_sdi_page_zip(space, info)
         return info
     pages = _Pages(space)
     leaves = rec.walk_btree(pages, info.root_page, (FIL_PAGE_SDI,), None, _sdi_child,
