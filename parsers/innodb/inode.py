@@ -78,8 +78,11 @@ def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int)
     """All used inodes of one FIL_PAGE_INODE page (``buf`` is the page)."""
     size = fseg_inode_size(extent_pages)
     out = []
+    zero_id = bytes(8)
     for i in range(inodes_per_page(physical, extent_pages)):
         off = FSEG_ARR_OFFSET + i * size
+        if buf[off + FSEG_ID:off + FSEG_ID + 8] == zero_id:      # unused slot
+            continue
         seg = parse_inode(buf, off, extent_pages, page_no, off)
         if seg is not None:
             out.append(seg)

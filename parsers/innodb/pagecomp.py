@@ -182,23 +182,26 @@ def _stream_bzip2(data: bytes, out_size: int) -> tuple[bytes, int]:
     return out, len(data) - len(d.unused_data)
 
 
-def _lzo(data: bytes, out_size: int) -> bytes:
+def _lzo(data: bytes, out_size: int, prefix: int | None = None) -> bytes:
     try:
         from .lzo import lzo1x_decompress_safe
     except ImportError:
         raise PageDecodeError("lzo: not decoded") from None
     try:
-        return lzo1x_decompress_safe(data, out_size)
+        return lzo1x_decompress_safe(data, out_size, stop_at=prefix)
     except ValueError as e:
         raise PageDecodeError(f"lzo: {e}") from None
 
 
-def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | None) -> tuple[bytes, int]:
+def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | None,
+                   prefix: int | None = None) -> tuple[bytes, int]:
     """Decode one compressed page payload to ``out_size`` bytes.
 
     ``exact_len`` is the payload length when the page states it; otherwise the
     codec finds the stream end.  Returns (decoded bytes, payload length).
-    Never produces more than ``out_size`` bytes.
+    Never produces more than ``out_size`` bytes.  With ``prefix`` (only
+    honoured where the payload length is known and the codec can stop early:
+    the pure-Python lzo), just the first ``prefix`` bytes are decoded.
     """
     if exact_len is not None:
         if exact_len > len(data):
@@ -218,6 +221,8 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
             out = general.snappy_decompress(data, max_output=out_size)
             used = len(data)
         elif algorithm == "lzo":
+            if prefix is not None and exact_len is not None:
+                return _lzo(data, out_size, prefix), exact_len
             out = _lzo(data, out_size)
             used = len(data)
         else:
@@ -243,11 +248,12 @@ class DecodedPage:
     header_len: int
 
 
-def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str) -> DecodedPage:
-    """Decode a MariaDB full_crc32 page_compressed page (whole page in ``raw``)."""
+def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int | None = None) -> DecodedPage:
+    """Decode a MariaDB full_crc32 page_compressed page (whole page in ``raw``);
+    ``prefix`` may limit the work to the first bytes (see decode_payload)."""
     hdr = parse_fcrc32_comp_header(raw, 0, page_size, algorithm)
     data = raw[hdr.header_len:hdr.stored_bytes]
-    page, used = decode_payload(algorithm, data, page_size, hdr.payload_len)
+    page, used = decode_payload(algorithm, data, page_size, hdr.payload_len, prefix)
     return DecodedPage(page, used, hdr.stored_bytes, algorithm,
                        int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
 

@@ -31,6 +31,9 @@ from .xdes import XDES_ARR_OFFSET, ExtentMap, read_extent_map, xdes_size
 #: MariaDB fil0crypt.cc CRYPT_MAGIC: crypt data behind the descriptor array of page 0
 CRYPT_MAGIC = b"sCrYpT"
 
+#: decoded bytes enough for the FIL and INDEX page headers
+_HEADER_PREFIX = 128
+_SLOW = ("lzo",)
 PAGE_SIZES = (16384, 8192, 4096, 32768, 65536, 2048, 1024)
 MAX_ERRORS_PER_KIND = 8
 
@@ -314,7 +317,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 continue
             try:
-                d = decode_fcrc32_page(raw, physical, algo)
+                # slow pure-Python codecs: the headers first, the whole page only for INODE pages
+                d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if algo in _SLOW else None)
+                if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
+                    d = decode_fcrc32_page(raw, physical, algo)
             except PageDecodeError as e:
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 if str(e).endswith("not decoded"):
@@ -378,8 +384,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # header fields of decoded pages replace the compressed ones
     if decoded:
         idx = np.fromiter(decoded.keys(), dtype=np.int64, count=len(decoded))
-        dpages = np.frombuffer(b"".join(decoded[int(i)] for i in idx), dtype=np.uint8).reshape(len(idx), -1)
-        dh = np.frombuffer(dpages.tobytes(), dtype=header_dtype(dpages.shape[1], with_trailer=False), count=len(idx))
+        heads = b"".join(decoded[int(i)][:_HEADER_PREFIX].ljust(_HEADER_PREFIX, b"\0") for i in idx)
+        dh = np.frombuffer(heads, dtype=header_dtype(_HEADER_PREFIX, with_trailer=False), count=len(idx))
         kind[idx] = dh["type"]
         original_type[idx] = dh["type"]
         for name, arr in (("level", level), ("n_recs", n_recs), ("index_id", index_id), ("n_heap", n_heap),
