@@ -253,3 +253,27 @@ def test_ordinary_database_layout(fixtures_root, manifest, tmp_path):
     for c, mc in zip(t["columns"], mt["system_columns"]):
         assert (c["compressed_bytes"], c["uncompressed_bytes"], c["marks_bytes"]) == \
             (mc["data_compressed_bytes"], mc["data_uncompressed_bytes"], mc["marks_bytes"])
+
+
+def test_file_hash_mismatch_found_when_verifying(datadir, manifest):
+    pd = part_dir(datadir, manifest, "marks_mrk2", "202401_1_1_1")
+    f = pd / "nq_UInt32.mrk2"
+    data = bytearray(f.read_bytes())
+    data[8] ^= 1                               # same size, different bytes
+    f.write_bytes(bytes(data))
+    ds = _scan(str(datadir), ScanContext(verify_checksums=True))
+    rel = pd.relative_to(datadir).as_posix()
+    errs = file_errors(ds, rel + "/nq_UInt32.mrk2")
+    assert any("file hash does not match checksums.txt" in e for e in errs), errs
+    g = pd / "nq_UInt32.bin"
+    data = bytearray(g.read_bytes())
+    data[40] ^= 1
+    g.write_bytes(bytes(data))
+    ds = _scan(str(datadir), ScanContext(verify_checksums=True))
+    errs = file_errors(ds, rel + "/nq_UInt32.bin")
+    assert any("CityHash128 checksum" in e and "@ offset 0" in e for e in errs), errs
+    entry = next(x for x in ds.files if x.path == rel + "/nq_UInt32.bin")
+    from parsers.model import UNIT_BAD_CHECKSUM
+    assert [bool(f & UNIT_BAD_CHECKSUM) for f in entry.units["flags"]] == [True]
+    other = next(x for x in ds.files if x.path == rel + "/nq_UInt64.bin")
+    assert not any(f & UNIT_BAD_CHECKSUM for f in other.units["flags"]) and other.errors == []

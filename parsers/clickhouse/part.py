@@ -295,6 +295,9 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
             elif part.files[fname] != ent.file_size:
                 part.problem(fname, f"size {part.files[fname]} differs from checksums.txt ({ent.file_size})")
 
+    if verify and part.checksums is not None:
+        _verify_file_hashes(part)
+
     # -- data ----------------------------------------------------------------
     mark_files = [f for f in part.files if marks_flavour(f)]
     if "data.bin" in part.files or any(f.startswith("data.") and marks_flavour(f) for f in mark_files):
@@ -312,6 +315,22 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
                                  index_granularity, read_projections=False, verify=verify)
                 part.projections.append(proj)
     return part
+
+
+def _verify_file_hashes(part: Part) -> None:
+    """Checks the checksums.txt hash of every listed file except ``.bin`` (whose
+    every byte is covered by its block checksums): CityHash128WithSeed chained
+    over 2048-byte pieces (HashingWriteBuffer; FORMAT_NOTES.md section 6)."""
+    from ..codecs.ch_cityhash import chained_file_hash
+    for fname, ent in part.checksums.files.items():
+        if fname.endswith((".bin", ".proj")) or fname not in part.files or part.files[fname] != ent.file_size:
+            continue
+        try:
+            data = _read_small(os.path.join(part.abspath, fname))
+        except (FileReadError, OSError):
+            continue
+        if chained_file_hash(data) != ent.file_hash:
+            part.problem(fname, "file hash does not match checksums.txt")
 
 
 def _column_kinds(part: Part) -> dict[str, str]:

@@ -306,7 +306,8 @@ def partition_value(p: Part, t: TableInfo) -> str | None:
 def _column_json(cs: ColumnSize, compact: bool) -> dict:
     out = {"name": cs.name, "type": cs.type, "compressed_bytes": cs.compressed_bytes,
            "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
-           "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs)}
+           "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs),
+           "block_size_histogram": histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None)}
     if compact:
         out["engine_reports_zero"] = True
         out["computed"] = cs.computed
