@@ -272,3 +272,36 @@ def test_huge_claims_are_refused_unread(tmp_path):
     p.write_bytes(b)
     e = _scan_one(p)
     assert any(f"@ offset {sb + 4}" in x and "implausible" in x for x in e.errors)
+
+
+def _raw_partitions():
+    from parsers.tokudb.content import read_partition
+    b = file_bytes(_m(EVENTS_MAIN))
+    ft = read_ft_file(b, len(b), verify=False, entries=False)
+    leaf = next(n for n in ft.nodes.values() if n.is_leaf and n.n_children > 1)
+    inner = next(n for n in ft.nodes.values() if not n.is_leaf and any(p.sub_block.uncompressed_size > 100
+                                                                      for p in n.partitions))
+    bp = max(inner.partitions, key=lambda p: p.sub_block.uncompressed_size)
+    return read_partition(b, leaf.partitions[0].sub_block), read_partition(b, bp.sub_block)
+
+
+_LEAF_RAW, _BUF_RAW = _raw_partitions()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.booleans(), st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(1, 255)), min_size=1, max_size=6),
+       st.integers(0, 64))
+def test_leaf_and_buffer_decoder_fuzz(leaf, flips, cut):
+    from parsers.tokudb.leaf import read_basement
+    from parsers.tokudb.nonleaf import read_message_buffer
+    raw = _mutate(_LEAF_RAW if leaf else _BUF_RAW, flips)
+    raw = raw[:len(raw) - cut] if cut else raw
+    try:
+        if leaf:
+            bn = read_basement(raw)
+            assert len(bn.entries) == bn.num_entries
+        else:
+            mb = read_message_buffer(raw, keep=True)
+            assert len(mb.items) == mb.messages
+    except FormatError as e:
+        assert e.offset is not None
