@@ -327,3 +327,27 @@ def test_missing_holes_flagged(tmp_path, fixtures_root, manifest):
     assert e.sections["innodb"]["hole_bytes"] == 0
     assert e.sections["innodb"]["expected_hole_bytes"] == sum(n for _, n in mf["holes_unallocated"])
     assert any("sparseness lost" in w for w in e.warnings)
+
+
+def test_zblob_chains(manifest, scanned):
+    """t_zip4 (KEY_BLOCK_SIZE=4): every ZBLOB page starts a chain through
+    ZBLOB2 pages; every ZBLOB2 page is in exactly one chain, all owned by the
+    clustered index (its leaf segment)."""
+    e = scanned["16k/fx/t_zip4.ibd"]
+    hist = [f for f in manifest["files"] if f["path"] == "16k/fx/t_zip4.ibd"][0]["pages"]["page_type_histogram"]
+    chains = e.detail["innodb"]["zblob_chains"]
+    assert len(chains) == hist["FIL_PAGE_TYPE_ZBLOB"]
+    assert all(c.broken is None for c in chains)
+    tails = [p for c in chains for p in c.pages[1:]]
+    assert len(tails) == len(set(tails)) == hist["FIL_PAGE_TYPE_ZBLOB2"]
+    assert all(int(e.units["kind"][p]) == 12 for p in tails)
+    clustered = e.sections["innodb"]["indexes"][0]["index_id"]
+    assert all(int(e.units["owner"][p]) == clustered for c in chains for p in c.pages)
+
+
+def test_zblob_chain_loop_is_bounded():
+    from parsers.innodb.zip import zblob_chains
+    kind = np.array([11, 12, 12], dtype=np.uint16)
+    nxt = np.array([1, 2, 1], dtype=np.uint32)         # 2 -> 1 loops
+    (c,) = zblob_chains(kind, nxt)
+    assert c.pages == [0, 1, 2] and "not an unvisited" in c.broken

@@ -20,6 +20,7 @@ from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKS
                      empty_units)
 from .fil import FIL_PAGE_TYPE_ALLOCATED, KIND_PAGE_COMPRESSED_UNDECODED
 from .holes import expected_hole_per_page, hole_bytes_per_unit
+from .zip import zblob_chains
 from .pagemap import PageMap, PageMapError, build_page_map
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
@@ -321,6 +322,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
         "seg_id": pm.seg_id, "data_size": pm.data_size, "original_type": pm.original_type,
         "flavor": pm.flavor, "fsp_header": pm.fsp, "fsp_flags": pm.flags,
         "segments": pm.segments, "extent_map": pm.extent_map,
+        "zblob_chains": zblob_chains(pm.kind, pm.next) if pm.flags.zip_size else [],
     }
 
 
