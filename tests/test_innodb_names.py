@@ -5,16 +5,13 @@ manifest ``observed`` members), and innodb-public sakila (5.7: no dictionary; 8.
 from __future__ import annotations
 
 import json
-import os
 import re
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from parsers.detect import detect
 from parsers.innodb import names as nm
-from parsers.innodb import redo
 from parsers.model import FileEntry
 
 DATADIR_ZIPS = ("data_80016.zip", "mysql_inplace_upgrade84_lctn0.zip", "wl12261_upgrade_80013.zip")
