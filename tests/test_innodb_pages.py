@@ -194,6 +194,12 @@ def test_indexes_against_information_schema(mf, scanned):
     assert sorted(got) == sorted(r["INDEX_ID"] for r in sys_idx)
     for r in sys_idx:
         assert got[r["INDEX_ID"]]["root_page"] == r["PAGE_NO"], r
+        if mf["instance"] == "datadir16k":
+            # a whole data dir: names come from ibdata1's SYS_INDEXES (names.py)
+            assert got[r["INDEX_ID"]]["name"] == r["NAME"], r
+        else:
+            # lone .ibd files: no dictionary, the index is named by its id
+            assert got[r["INDEX_ID"]]["name"] == f"index {r['INDEX_ID']}", r
     pcs = mf["pages"].get("page_compressed_pages") or []
     if pcs:
         n_index = sum(1 for p in pcs if p["original_page_type"] == "FIL_PAGE_INDEX")
