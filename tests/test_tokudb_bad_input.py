@@ -305,3 +305,44 @@ def test_leaf_and_buffer_decoder_fuzz(leaf, flips, cut):
             assert len(mb.items) == mb.messages
     except FormatError as e:
         assert e.offset is not None
+
+
+def test_hole_punched_into_a_node(tmp_path):
+    """A hole inside a node (bytes read back as zeros): the units there are flagged
+    UNIT_HOLE, their checksums fail, every other node is still read."""
+    from fixtures_util import punch_hole
+    from parsers.model import UNIT_HOLE
+    _, p = _copy(tmp_path, BLOBS_MAIN)
+    node = next(n for n in _m(BLOBS_MAIN)["engine_nodes"] if n["height"] == 0 and n["size"] > 100000)
+    start = (node["offset"] + 65536) // 4096 * 4096
+    punch_hole(p, start, 8192)
+    e = _scan_one(p)
+    if not e.holes:
+        pytest.skip("filesystem without hole support")
+    hit = e.units[(e.units["flags"] & UNIT_HOLE) != 0]
+    assert len(hit) >= 1
+    assert all(int(u["offset"]) < start + 8192 and int(u["offset"]) + int(u["stored"]) > start for u in hit)
+    assert (hit["flags"] & UNIT_BAD_CHECKSUM).any()
+    assert any("checksum" in x for x in e.errors)
+    assert e.sections["tokudb"]["leaf_nodes"] == _m(BLOBS_MAIN)["tokuftdump_summary"]["leaf_nodes"]
+
+
+def test_older_header_layout_versions():
+    """Layout 28 has no logical row count, 26/27 no fanout either
+    (ft-serialize.cc serialize_ft_min_size): the checksum moves up."""
+    b = bytearray(file_bytes(_m(BLOBS_STATUS))[:8192])
+    h29 = read_header_slots(bytes(b)).active
+    for version, size in ((28, 189), (27, 185), (26, 185)):
+        s = bytearray(b[:4096])
+        s[8:12] = version.to_bytes(4, "big")
+        s[16:20] = size.to_bytes(4, "big")
+        s[size - 4:size] = x1764(bytes(s[:size - 4])).to_bytes(4, "little")
+        h = read_header_slots(bytes(s) + bytes(4096)).active
+        assert h.checksum_ok and h.layout_version == version
+        assert h.nodesize == h29.nodesize and h.max_msn_in_ft == h29.max_msn_in_ft
+        assert h.on_disk_logical_rows is None
+        assert h.fanout == (h29.fanout if version == 28 else None)
+    s = bytearray(b[:4096])
+    s[8:12] = (25).to_bytes(4, "big")
+    slots = read_header_slots(bytes(s) + bytes(4096))
+    assert slots.active is None and "unknown layout version 25" in slots.errors[0][1]

@@ -31,8 +31,8 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
-from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_LEAF, Dataset, FileEntry,
-                     ScanContext, empty_units)
+from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE, UNIT_LEAF, Dataset,
+                     FileEntry, ScanContext, empty_units)
 from ..codecs.general import DecodeError
 from .content import logical_content
 from .directory import (ENGINE_FILES, ROLE_DICTIONARY, ROLE_DIRECTORY, ROLE_ENVIRONMENT, DictName,
@@ -210,6 +210,21 @@ def block_map(ft: FtFile) -> list[tuple[int, int, str, int]]:
     return full
 
 
+def _flag_holes(units: np.ndarray, holes: list[tuple[int, int]]) -> None:
+    """Set UNIT_HOLE on units overlapping a hole (their bytes read back as zeros)."""
+    if not holes or not len(units):
+        return
+    hs = np.array([h[0] for h in holes], dtype=np.int64)
+    he = hs + np.array([h[1] for h in holes], dtype=np.int64)
+    us = units["offset"].astype(np.int64)
+    ue = us + units["stored"].astype(np.int64)
+    k = np.searchsorted(he, us, side="right")          # first hole ending after the unit starts
+    inside = k < len(hs)
+    hit = np.zeros(len(units), dtype=bool)
+    hit[inside] = hs[k[inside]] < ue[inside]
+    units["flags"][hit] |= UNIT_HOLE
+
+
 def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None) -> None:
     h = ft.header
     bt = ft.block_table
@@ -245,6 +260,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
                     flags |= UNIT_CORRUPT
             u["flags"] = flags
             i += 1
+    _flag_holes(units, entry.holes)
     entry.units = units
     entry.kind_names = {int(k): method_name(int(k)) for k in np.unique(units["kind"])} if nparts else {}
     entry.owner_names = owner_names
