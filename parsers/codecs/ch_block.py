@@ -33,7 +33,7 @@ import zstandard
 
 from . import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
 from . import ch_methods as M
-from .ch_cityhash import cityhash128
+from .ch_cityhash import cityhash128, cityhash128_many
 from .ch_methods import method_name
 from .general import (DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_compress, lz4_block_decompress,
                       zstd_decompress)
@@ -42,7 +42,7 @@ __all__ = [
     "BLOCK_HEADER_SIZE", "CHECKSUM_SIZE", "BlockHeader", "parse_block_header", "walk_blocks",
     "method_name", "method_chain", "chain_of", "decompress_block", "compress_block",
     "cityhash128", "verify_checksum", "DecodeError", "encode_chain", "reencode_params",
-    "exact_chain", "parse_chain", "scan_blocks", "BLOCK_DTYPE",
+    "exact_chain", "parse_chain", "scan_blocks", "BLOCK_DTYPE", "verify_checksums",
 ]
 
 #: COMPRESSED_BLOCK_HEADER_SIZE (src/Compression/CompressionInfo.h)
@@ -156,6 +156,23 @@ def scan_blocks(buf, offset: int = 0, end: int | None = None) -> np.ndarray:
     out["compressed_size"] = cs
     out["decompressed_size"] = ds
     return out
+
+
+def verify_checksums(buf, blocks: np.ndarray | None = None) -> np.ndarray:
+    """For every block of a compressed file in ``buf``: does its stored CityHash128 match?
+
+    ``blocks`` is scan_blocks(buf) when already at hand.  Hashes all blocks in
+    one vectorised pass (ch_cityhash.cityhash128_many, ~10x the scalar speed).
+    """
+    if blocks is None:
+        blocks = scan_blocks(buf)
+    bodies = []
+    stored = []
+    for off, csize in zip(blocks["offset"].tolist(), blocks["compressed_size"].tolist()):
+        stored.append(bytes(buf[off:off + CHECKSUM_SIZE]))
+        bodies.append(bytes(buf[off + CHECKSUM_SIZE:off + CHECKSUM_SIZE + csize]))
+    hashes = cityhash128_many(bodies)
+    return np.fromiter((h == c for h, c in zip(hashes, stored)), dtype=bool, count=len(bodies))
 
 
 def verify_checksum(block: bytes) -> bool:
