@@ -35,7 +35,7 @@ from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE
                      FileEntry, ScanContext, empty_units)
 from ..codecs.general import DecodeError
 from .content import logical_content
-from .directory import (ENGINE_FILES, ROLE_DICTIONARY, ROLE_DIRECTORY, ROLE_ENVIRONMENT, DictName,
+from .directory import (ENGINE_FILES, ROLE_DICTIONARY, DictName,
                         directory_map, parse_dname, parse_iname)
 from .env import environment_values
 from .ftfile import FtFile, read_ft_file
@@ -137,7 +137,7 @@ def _analyze_tree(entry: FileEntry, ctx: ScanContext, dnames: dict[str, str]) ->
             try:
                 c = logical_content(buf, ft, ctx.check)
                 for dname, iname in directory_map(c.rows).items():
-                    dnames[posixpath.join(base, iname) if base else iname] = dname
+                    dnames[posixpath.normpath(posixpath.join(base, iname))] = dname
                 entry.detail["directory"] = directory_map(c.rows)
             except (FormatError, DecodeError) as e:
                 entry.add_error(f"cannot read the directory's rows: {e}")
