@@ -357,3 +357,18 @@ def test_zblob_chain_loop_is_bounded():
     nxt = np.array([1, 2, 1], dtype=np.uint32)         # 2 -> 1 loops
     (c,) = zblob_chains(kind, nxt)
     assert c.pages == [0, 1, 2] and "not an unvisited" in c.broken
+
+
+def test_inspector_fsp_and_inode_pages(manifest, scanned):
+    mf = [f for f in manifest["files"] if f["path"] == "16k/fx/t_blob.ibd"][0]
+    e = scanned["16k/fx/t_blob.ibd"]
+    info = inspect_page(e, 0)
+    fsp = mf["pages"]["fsp_header"]
+    assert (info["FSP_SPACE_ID"], info["FSP_SIZE"], info["FSP_FREE_LIMIT"], info["FSP_SPACE_FLAGS"],
+            info["FSP_FRAG_N_USED"], info["FSP_SEG_ID"]) == (fsp["space_id"], fsp["size_pages"], fsp["free_limit"],
+                                                            fsp["flags"], fsp["frag_n_used"], fsp["seg_id_next"])
+    assert [r[2] for r in info["regions"]][:3] == ["FIL header", "FSP header", "extent descriptors"]
+    inode_page = [i for i in range(len(e.units)) if e.kind_names[int(e.units["kind"][i])] == "FIL_PAGE_INODE"][0]
+    segs = inspect_page(e, inode_page)["segments"]
+    # 5 indexes x (leaf + non-leaf segment); FSP_SEG_ID is the next id to hand out
+    assert len(segs) == 2 * len(e.sections["innodb"]["indexes"]) == fsp["seg_id_next"] - 1

@@ -653,6 +653,30 @@ def page_header_fields(raw: bytes, flavor: str = "mysql", logical: int | None = 
             regions = page_regions(ih, size)
         else:   # ROW_FORMAT=COMPRESSED: headers uncompressed, then the zlib stream
             regions = [(0, 38, "FIL header"), (38, 94, "page header"), (94, len(raw), "compressed records")]
+    elif h.page_type in (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES) and len(raw) >= 150:
+        if h.page_type == FIL_PAGE_TYPE_FSP_HDR:
+            fsp = parse_fsp_header(raw, 0)
+            out.update({"FSP_SPACE_ID": fsp.space_id, "FSP_SIZE": fsp.size_pages, "FSP_FREE_LIMIT": fsp.free_limit,
+                        "FSP_SPACE_FLAGS": fsp.flags, "FSP_FRAG_N_USED": fsp.frag_n_used,
+                        "FSP_FREE": fsp.free.length, "FSP_FREE_FRAG": fsp.free_frag.length,
+                        "FSP_FULL_FRAG": fsp.full_frag.length, "FSP_SEG_ID": fsp.seg_id_next,
+                        "FSP_SEG_INODES_FULL": fsp.seg_inodes_full.length,
+                        "FSP_SEG_INODES_FREE": fsp.seg_inodes_free.length})
+            regions.append((38, 150, "FSP header"))
+        ext = extent_size_pages(size)
+        end = min(XDES_ARR_OFFSET + xdes_size(ext) * (len(raw) // ext), len(raw) - 8)
+        regions.append((XDES_ARR_OFFSET, end, "extent descriptors"))
+        regions.append((end, len(raw) - 8, "page body"))
+        regions.append((len(raw) - 8, len(raw), "FIL trailer"))
+    elif h.page_type == FIL_PAGE_INODE:
+        from .inode import FSEG_ARR_OFFSET, fseg_inode_size, inodes_per_page
+        ext = extent_size_pages(size)
+        segs = parse_inode_page(raw, len(raw), ext, h.page_no)
+        out["segments"] = [(sg.seg_id, sg.inode_offset, len(sg.frag_pages), sg.free.length,
+                            sg.not_full.length, sg.full.length) for sg in segs]
+        end = FSEG_ARR_OFFSET + inodes_per_page(len(raw), ext) * fseg_inode_size(ext)
+        regions += [(38, FSEG_ARR_OFFSET, "inode page list node"), (FSEG_ARR_OFFSET, end, "segment inodes"),
+                    (end, len(raw) - 8, "page body"), (len(raw) - 8, len(raw), "FIL trailer")]
     else:
         regions.append((38, max(38, len(raw) - 8), "page body"))
         regions.append((len(raw) - 8, len(raw), "FIL trailer"))
