@@ -265,5 +265,5 @@ def test_system_info_bad_files(tmp_path):
     assert info == {"kind": "redo_log", "errors": [
         "ib_logfile0 @ offset 0: truncated redo log header (4 bytes, need 512)"]}
     n = nm.resolve_names([FileEntry("ibdata1", str(zero), "innodb", "system_tablespace")])
-    assert n.errors == ["ibdata1 page 7: dictionary header page is all zeros"]
+    assert n.errors == ["ibdata1 page 0: not an FSP header page (page type 0)"]
     assert (n.tables, n.indexes, n.source) == ({}, {}, "")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..model import FileEntry
 from . import redo, sdi, sysdict, trxsys
-from .sysfile import PageError, SpaceFile
+from .sysfile import FIL_PAGE_TYPE_FSP_HDR, PageError, SpaceFile, read_fil_header
 
 #: dict0dict.h / dict0boot.h (MySQL): change buffer index id = DICT_IBUF_ID_MIN + space id
 DICT_IBUF_ID_MIN = 0xFFFFFFFF00000000
@@ -54,6 +54,7 @@ def innodb_table_name(name: str) -> str:
 
 
 def _is_first_ibdata(entry: FileEntry) -> bool:
+    """ibdataN by name (the lowest N is the one holding page 0..7 of the system tablespace)."""
     m = _IBDATA_RE.match(os.path.basename(entry.path))
     return bool(m)
 
@@ -69,10 +70,8 @@ def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
     for t in d.tables:
         if t.space != 0:
             names.tables[t.space] = innodb_table_name(t.name)
-    names.tables.setdefault(0, SYSTEM_TABLESPACE_NAME)
     for tid, (tname, iname) in sysdict.SYSTEM_INDEXES.items():
         names.indexes[(0, tid)] = (tname, iname)
-    names.indexes[(IBUF_SPACE_ID, DICT_IBUF_ID_MIN + IBUF_SPACE_ID)] = IBUF_NAMES
     for i in d.indexes:
         t = by_id.get(i.table_id)
         if t is None:
@@ -118,7 +117,13 @@ def resolve_names(files: list[FileEntry]) -> Names:
         first = ibdata[0]
         try:
             with SpaceFile(first.abspath, first.path) as space:
-                if space.space_id == 0:
+                ptype = read_fil_header(space.page(0)).page_type
+                if ptype != FIL_PAGE_TYPE_FSP_HDR:
+                    names.errors.append(f"{first.path} page 0: not an FSP header page (page type {ptype})")
+                elif space.space_id == 0:
+                    names.tables[0] = SYSTEM_TABLESPACE_NAME
+                    # the change buffer tree lives in ibdata1 up to MariaDB 10.11 and in MySQL 8
+                    names.indexes[(IBUF_SPACE_ID, DICT_IBUF_ID_MIN + IBUF_SPACE_ID)] = IBUF_NAMES
                     d = sysdict.read_dictionary(space)
                     names.errors.extend(d.errors)
                     if d.has_sys_tables:
@@ -129,9 +134,10 @@ def resolve_names(files: list[FileEntry]) -> Names:
         except PageError as e:
             names.errors.append(str(e))
     infos = []
-    for f in files:
-        if f.engine not in (None, "innodb") or not f.path.lower().endswith(".ibd"):
-            continue
+    sdi_files = [f for f in files if f.engine in (None, "innodb") and f.path.lower().endswith(".ibd")]
+    if ibdata:
+        sdi_files.insert(0, ibdata[0])      # MySQL 8 ibdata1 has an SDI too (tables in innodb_system)
+    for f in sdi_files:
         try:
             with SpaceFile(f.abspath, f.path) as space:
                 fl = space.flags
