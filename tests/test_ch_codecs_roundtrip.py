@@ -92,7 +92,7 @@ def test_gcd_wide_roundtrip(width, values, factor):
 @SETTINGS
 @given(st.data(), st.sampled_from(sorted(ch_t64.MAGIC_NUMBERS)), st.sampled_from([0, 1]))
 def test_t64_roundtrip(data, type_name, variant):
-    width = ch_t64._base(type_name)[0]
+    width = ch_t64.base_type_info(type_name)[0]
     _, raw = data.draw(typed_bytes(width=width))
     assert ch_t64.decode(ch_t64.encode(raw, type_name, variant), len(raw)) == raw
 

@@ -538,7 +538,7 @@ def reencode_params(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> dict:
             type_size = type_size or payload[0]
         if method == M.T64 and payload:
             value_type, variant = ch_t64.cookie_of(payload)
-            type_size = type_size or ch_t64._base(value_type)[0]
+            type_size = type_size or ch_t64.base_type_info(value_type)[0]
         if method == M.FPC and len(payload) >= 2:
             names.append(f"FPC({payload[1]},{payload[0]})")
             continue

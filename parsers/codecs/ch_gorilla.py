@@ -52,26 +52,22 @@ def _pack_xors(x: np.ndarray, width: int) -> bytes:
     tz = trailing_zeros(x, bits)
     db = np.where(x == 0, 0, bits - lz - tz)
     nz = np.flatnonzero(x)
-    # sequential window choice over the non-zero xors
-    use_prev = np.zeros(len(nz), dtype=bool)
-    win_tz = np.zeros(len(nz), dtype=np.int64)
-    win_db = np.zeros(len(nz), dtype=np.int64)
-    plz = ptz = pdb = 0
+    # sequential window choice over the non-zero xors: reuse the last '11' window
+    # (prefix 10) when the value fits in it, else open a new one (prefix 11)
     lz_l, tz_l, db_l = lz[nz].tolist(), tz[nz].tolist(), db[nz].tolist()
     up, wt, wd = [False] * len(nz), [0] * len(nz), [0] * len(nz)
+    plz = ptz = pdb = 0
     for j in range(len(nz)):
         a, b = lz_l[j], tz_l[j]
         if pdb and plz <= a and ptz <= b:
             up[j] = True
-            wt[j] = ptz
-            wd[j] = pdb
         else:
             plz, ptz, pdb = a, b, db_l[j]
-            wt[j] = b
-            wd[j] = pdb
-    use_prev[:] = up
-    win_tz[:] = wt
-    win_db[:] = wd
+        wt[j] = ptz
+        wd[j] = pdb
+    use_prev = np.asarray(up, dtype=bool)
+    win_tz = np.asarray(wt, dtype=np.int64)
+    win_db = np.asarray(wd, dtype=np.int64)
     head_val = np.zeros(len(x), dtype=np.uint64)
     head_bits = np.ones(len(x), dtype=np.int64)
     data_val = np.zeros(len(x), dtype=np.uint64)

@@ -41,7 +41,7 @@ VARIANT_BYTE, VARIANT_BIT = 0, 1
 MATRIX_SIZE = 64
 
 
-def _base(type_name: str) -> tuple[int, bool]:
+def base_type_info(type_name: str) -> tuple[int, bool]:
     """(value width in bytes, signed) of the base type a T64 type is coded as."""
     base = BASE_TYPE[type_name]
     signed = not base.startswith("U")
@@ -66,7 +66,7 @@ def encode(raw: bytes, type_name: str, variant: int = VARIANT_BYTE) -> bytes:
     """T64-encode ``raw`` as values of the ClickHouse type ``type_name`` (doCompressData)."""
     if type_name not in MAGIC_NUMBERS:
         raise ValueError(f"T64 does not support type {type_name}")
-    width, signed = _base(type_name)
+    width, signed = base_type_info(type_name)
     cookie = MAGIC_NUMBERS[type_name] | (variant << 7)
     raw = bytes(raw)
     skip = len(raw) % width
@@ -115,7 +115,7 @@ def cookie_of(payload: bytes) -> tuple[str, int]:
 def decode(payload: bytes, uncompressed_size: int) -> bytes:
     """Undo T64 on one block payload (doDecompressData); exact size or DecodeError."""
     type_name, variant = cookie_of(payload)
-    width, signed = _base(type_name)
+    width, signed = base_type_info(type_name)
     skip = uncompressed_size % width
     src = memoryview(payload)[1:]
     if len(src) < skip:
