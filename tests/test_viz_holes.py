@@ -68,6 +68,7 @@ def test_strip_totals_equal_hole_bytes_16k(qtbot, sparse_fixtures, artifacts_dir
     v.bars_by.setCurrentIndex(v.bars_by.findData("file"))
     v.bars_scale.setCurrentIndex(v.bars_scale.findData("bytes"))
     assert len(v.bar_rows) >= 10
+    qtbot.wait(60)
     v.grab().save(str(artifacts_dir / "holes_per_file_bytes.png"))
 
 
@@ -110,6 +111,7 @@ def test_every_engine_fixture_folder(qtbot, sparse_fixtures, artifacts_dir):
             assert v.strip_totals(r.entry.path, 100)["hole"] + v.strip_totals(r.entry.path, 100)["unwritten"] \
                 == r.entry.hole_bytes
         assert v.summary.text()
+        qtbot.wait(60)
         v.grab().save(str(artifacts_dir / f"holes_{sub.replace('/', '_')}.png"))
 
 

@@ -415,9 +415,10 @@ class MapData:
 
     def _mode_compression(self) -> ModeResult:
         u = self.units
-        comp = (u["flags"] & UNIT_COMPRESSED) != 0
         logical = u["logical"].astype(np.float32)
         logical[logical == 0] = self.logical
+        # page_compressed pages, and ROW_FORMAT=COMPRESSED pages (physical < logical page size)
+        comp = ((u["flags"] & UNIT_COMPRESSED) != 0) | (u["stored"] < logical)
         ratio = u["stored"].astype(np.float32) / logical * 100
         return self._continuous(ratio, comp, 0.0, 100.0, "cividis",
                                 lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of page",
@@ -682,6 +683,7 @@ class ExtentMapView(QWidget):
         self.colorbar: pg.ColorBarItem | None = None
         self.vb.sigRangeChanged.connect(self._on_range)
         self.vb.sigRangeChangedManually.connect(lambda *_: setattr(self, "_user_moved", True))
+        self.vb.sigResized.connect(self._on_vb_resized)
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -876,7 +878,25 @@ class ExtentMapView(QWidget):
             self.fit()
 
     def fit(self) -> None:
-        """Whole map in view, square cells, extent 0 at the top (long files: the first extents)."""
+        """Whole map in view, square cells, extent 0 at the top (long files: the first extents).
+        A short map gives the space it does not need to the page inspector."""
+        d = self.data
+        if d is None:
+            return
+        total = self.vsplit.height()
+        if total > 300:
+            w = max(100.0, float(self.vb.width() or 700))
+            cell = w / (d.extent_pages + 1)
+            chrome = self.report.height() - float(self.vb.height() or 0) if self.vb.height() else 110
+            want = int(d.rows * cell + chrome + 16)
+            want = max(300, min(want, total - 160, int(total * 0.62)))
+            if abs(self.vsplit.sizes()[0] - want) > 8:
+                self.vsplit.setSizes([want, total - want])
+        self._fit_range()
+        self._fitted = True
+        self._user_moved = False
+
+    def _fit_range(self) -> None:
         d = self.data
         if d is None:
             return
@@ -890,13 +910,15 @@ class ExtentMapView(QWidget):
                           yMax=d.rows + 0.5 + yspan, minXRange=4, minYRange=2)
         self.vb.setAspectLocked(True, ratio=1.0)
         self.vb.setRange(QRectF(-0.5, -0.5, xspan, yspan), padding=0)
-        self._fitted = True
-        self._user_moved = False
 
-    def resizeEvent(self, ev) -> None:
-        super().resizeEvent(ev)
+    def show_extents(self, first: float, last: float) -> None:
+        """Scroll/zoom to extents [first, last) (keeps square cells; stays put on resize)."""
+        self._user_moved = True
+        self.vb.setRange(yRange=(first, last), padding=0)
+
+    def _on_vb_resized(self, *args) -> None:
         if getattr(self, "_fitted", False) and not getattr(self, "_user_moved", False):
-            self.fit()
+            self._fit_range()
 
     def _update_colorbar(self) -> None:
         if self.colorbar is not None:

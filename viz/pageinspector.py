@@ -24,7 +24,7 @@ REGION_COLOURS = {
     "page header": "#CE93D8",
     "FSEG header": "#B39DDB",
     "records": "#A5D6A7",
-    "free space": "#FAFAFA",
+    "free space": "#EEEEEE",
     "page directory": "#FFCC80",
     "FIL trailer": "#64B5F6",
     "compressed payload": "#FFF59D",
@@ -269,7 +269,9 @@ class HexView(QAbstractScrollArea):
                 ri = self.region_of[base + j]
                 col = self.colours[ri]
                 xh = x_hex + j * 3 * cw + (cw if j >= 8 else 0)
-                p.fillRect(QRect(xh - cw // 2, y, cw * 3, lh), col)
+                gapw = cw * 4 if j == 7 and base + 8 < len(self.region_of) and \
+                    self.region_of[base + 8] == ri else cw * 3
+                p.fillRect(QRect(xh - cw // 2, y, gapw, lh), col)
                 p.fillRect(QRect(x_asc + j * cw, y, cw, lh), col)
                 p.setPen(ink if b else grey)
                 p.drawText(xh, y + self.ascent + 1, f"{b:02X}")
@@ -284,7 +286,9 @@ class PageInspector(QWidget):
         super().__init__(parent)
         self.title = QLabel("<i>Click a page in the map to inspect it</i>")
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.title.setWordWrap(True)
+        self.note = QLabel("")
+        self.note.setStyleSheet("color: #616161")
+        self.note.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.fields = QTableWidget(0, 3)
         self.fields.setHorizontalHeaderLabels(["field", "value", "offset"])
         self.fields.verticalHeader().setVisible(False)
@@ -312,6 +316,7 @@ class PageInspector(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
+        lay.addWidget(self.note)
         lay.addWidget(split, 1)
         self.decoded: PageDecode | None = None
         self.page_no: int | None = None
@@ -329,9 +334,9 @@ class PageInspector(QWidget):
             t += f" — {kind}"
         if idx:
             t += f" — index {idx}"
-        if dec.note:
-            t += f"<br><span style='color:#757575'>{dec.note}</span>"
         self.title.setText(t)
+        self.note.setText(dec.note)
+        self.note.setVisible(bool(dec.note))
         rows = list(dec.fields)
         if self.facts:
             f = self.facts

@@ -50,12 +50,12 @@ def pan_fps(view: ExtentMapView, rows_in_view: float, frames: int = 60) -> float
     total = view.data.rows
     step = max(1.0, rows_in_view / 20)
     y = 0.0
-    vb.setRange(yRange=(0, rows_in_view), padding=0)
+    view.show_extents(0, rows_in_view)
     view.glw.grab()
     t0 = time.perf_counter()
     for _ in range(frames):
         y = (y + step) % max(1.0, total - rows_in_view)
-        vb.setRange(yRange=(y, y + rows_in_view), padding=0)
+        view.show_extents(y, y + rows_in_view)
         app.processEvents()
         view.glw.grab()          # one full repaint of the map, as a frame
     return frames / (time.perf_counter() - t0)
