@@ -256,21 +256,29 @@ def undo_state_of(page: bytes, offset: int = 0) -> int:
 
 
 def summarize_undo(space: SpaceFile, max_pages: int | None = None) -> UndoSummary:
-    """Count FIL_PAGE_UNDO_LOG pages and their TRX_UNDO_STATE as innochecksum -S does."""
+    """Count FIL_PAGE_UNDO_LOG pages and their TRX_UNDO_STATE as innochecksum -S does.
+
+    Vectorised: the state and page-type fields of every undo page are read as one
+    strided numpy gather over the file map, no Python loop per page."""
     import numpy as np
     s = UndoSummary()
     types = space.page_types()
     idx = np.nonzero(types == FIL_PAGE_UNDO_LOG)[0]
     if max_pages is not None:
         idx = idx[:max_pages]
-    for p in idx.tolist():
-        page = space.page(int(p))
-        st = undo_state_of(page)
-        name = UNDO_STATE_NAMES.get(st, "other")
-        s.states[name] = s.states.get(name, 0) + 1
-        t = struct.unpack_from(">H", page, TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_TYPE)[0]
-        s.page_types[t] = s.page_types.get(t, 0) + 1
-        s.pages += 1
+    if idx.size == 0:
+        return s
+    arr = space.f.array(np.uint8, 0, space.n_pages * space.physical).reshape(space.n_pages, space.physical)
+    so = TRX_UNDO_SEG_HDR + TRX_UNDO_STATE
+    to = TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_TYPE
+    states = (arr[idx, so].astype(np.uint16) << 8) | arr[idx, so + 1]
+    ptypes = (arr[idx, to].astype(np.uint16) << 8) | arr[idx, to + 1]
+    for v, c in zip(*np.unique(states, return_counts=True)):
+        name = UNDO_STATE_NAMES.get(int(v), "other")
+        s.states[name] = s.states.get(name, 0) + int(c)
+    for v, c in zip(*np.unique(ptypes, return_counts=True)):
+        s.page_types[int(v)] = int(c)
+    s.pages = int(idx.size)
     return s
 
 
