@@ -224,7 +224,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         flavor = "mysql"
     pm = PageMap(path, n, physical, logical, flavor, fsp, flags, trailing,
                  page_no, space_id, prev, nxt, lsn, ptype, kind, level, n_recs, index_id, n_heap, heap_top,
-                 garbage, np.zeros(n, np.int64), np.full(n, np.nan, np.float32), stored, payload_len,
+                 garbage, np.zeros(n, np.int32), np.full(n, np.nan, np.float32), stored, payload_len,
                  compressed, encrypted, corrupt, zero, np.zeros(n, bool), np.zeros(n, np.uint64),
                  np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
     pm.errors = errors
@@ -502,7 +502,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     # -- fill --------------------------------------------------------------------------------
     ds = data_size(heap_top, n_heap, garbage)
-    pm.data_size = np.where(is_index, ds, 0)
+    pm.data_size = np.where(is_index, ds, 0).astype(np.int32)
     fill = np.full(n, np.nan, dtype=np.float32)
     if is_index.any():
         fill[is_index] = fill_ratio(heap_top[is_index], n_heap[is_index], garbage[is_index], logical)
