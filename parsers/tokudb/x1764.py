@@ -11,10 +11,12 @@ Large inputs are summed with numpy: the sum is the polynomial
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 _MASK64 = (1 << 64) - 1
-_NUMPY_FROM = 512          # bytes: below this a Python loop is faster
+_NUMPY_FROM = 256          # bytes: below this a Python loop is faster
 _pow_cache = np.ones(1, dtype=np.uint64)
 
 
@@ -43,22 +45,19 @@ def _fold(total: int) -> int:
 
 def x1764(data) -> int:
     """The 32-bit x1764 checksum of ``data`` (bytes, bytearray, memoryview or uint8 array)."""
-    mv = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data
-    n = len(mv)
+    if not isinstance(data, (bytes, bytearray)):
+        data = bytes(data)
+    n = len(data)
     nwords = n // 8
     if n < _NUMPY_FROM:
-        b = bytes(mv)
         total = 0
-        for i in range(nwords):
-            total = (total * 17 + int.from_bytes(b[8 * i:8 * i + 8], "little")) & _MASK64
+        for w in struct.unpack_from(f"<{nwords}Q", data):
+            total = (total * 17 + w) & _MASK64
     else:
-        words = np.frombuffer(mv, dtype="<u8", count=nwords)
-        pw = _powers(nwords)[::-1]
+        words = np.frombuffer(data, dtype="<u8", count=nwords)
         with np.errstate(over="ignore"):
-            total = int(np.dot(words, pw)) if nwords else 0
-        total &= _MASK64
+            total = int(np.dot(words, _powers(nwords)[::-1])) & _MASK64
     rem = n - 8 * nwords
     if rem:
-        tail = int.from_bytes(bytes(mv[8 * nwords:]), "little")
-        total = (total * 17 + tail) & _MASK64
+        total = (total * 17 + int.from_bytes(data[8 * nwords:], "little")) & _MASK64
     return _fold(total)
