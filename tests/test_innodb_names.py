@@ -195,6 +195,7 @@ def test_mysql_system_info(datadir_names):
             if f is None:
                 continue
             info = nm.system_info(f)
+            json.dumps(info)                                   # JSON-able
             if m.get("kind") == "redo":
                 assert info["format"] == o["log_format"] and info["creator"] == o["creator"]
             elif rel.startswith("undo_"):
@@ -224,6 +225,7 @@ def test_mariadb_system_info(sparse_fixtures, inno_manifest):
     fx = [f for f in inno_manifest["files"] if f["path"] == "datadir16k/ibdata1"][0]
     inst = inno_manifest["instances"]["datadir16k"]
     info = nm.system_info(files["ibdata1"])
+    json.dumps(info)
     assert info["errors"] == []
     assert info["space_id"] == fx["pages"]["fsp_header"]["space_id"]
     assert info["pages"] == fx["pages"]["n_pages"]
@@ -267,3 +269,18 @@ def test_system_info_bad_files(tmp_path):
     n = nm.resolve_names([FileEntry("ibdata1", str(zero), "innodb", "system_tablespace")])
     assert n.errors == ["ibdata1 page 0: not an FSP header page (page type 0)"]
     assert (n.tables, n.indexes, n.source) == ({}, {}, "")
+
+
+def test_space_id_clashes_are_reported(sparse_fixtures, mysql_manifest):
+    """innodb-mysql mixes files of many servers: space ids repeat.  The clash is reported,
+    with as many ambiguous space ids as the manifest's own observations show."""
+    n = nm.resolve_names(detect(str(sparse_fixtures / "innodb-mysql")).files)
+    by_space: dict[int, set[str]] = {}
+    for e in mysql_manifest["files"]:
+        for o in e["observed"].get("sdi") or []:
+            if o["type"] == "Tablespace":
+                by_space.setdefault(e["observed"]["fsp_space_id"], set()).add(o["name"])
+    want = sum(1 for v in by_space.values() if len(v) > 1)
+    msgs = [x for x in n.errors if "claimed by more than one tablespace" in x]
+    assert len(msgs) == 1 and msgs[0].startswith(f"{want} space id(s) are claimed")
+    assert want == 6

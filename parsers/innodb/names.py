@@ -85,10 +85,14 @@ def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
     """Fill ``names`` from the SDI tables and tablespaces of MySQL 8 files."""
     per_space: dict[int, set[str]] = {}
     space_names: dict[int, str] = {}
+    claimed: dict[int, list[str]] = {}
     for info in infos:
         for ts in info.tablespaces:
             if ts.space_id is not None:
-                space_names[ts.space_id] = innodb_table_name(ts.name)
+                name = innodb_table_name(ts.name)
+                if space_names.get(ts.space_id, name) != name:
+                    claimed.setdefault(ts.space_id, [space_names[ts.space_id]]).append(name)
+                space_names[ts.space_id] = name
         for t in info.tables:
             for i in t.indexes:
                 if i.id is None:
@@ -106,6 +110,11 @@ def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
             names.tables[space] = space_names.get(space, f"space {space}")
     for space, n in space_names.items():
         names.tables.setdefault(space, n)
+    if claimed:
+        shown = ", ".join(f"{sp} ({' / '.join(v[:3])})" for sp, v in sorted(claimed.items())[:10])
+        names.errors.append(f"{len(claimed)} space id(s) are claimed by more than one tablespace "
+                            f"(files of different servers?); their names are ambiguous: {shown}"
+                            + (" ..." if len(claimed) > 10 else ""))
 
 
 def resolve_names(files: list[FileEntry]) -> Names:
