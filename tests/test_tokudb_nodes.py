@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from parsers.tokudb.ftfile import read_ft_file
+from parsers.tokudb.nonleaf import buffer_memory_bytes
 from parsers.tokudb.scan import per_height
 from test_tokudb_manifest import file_bytes, ids, tree_files
 
@@ -44,6 +45,8 @@ def test_every_node_equals_engine_nodes(f, parsed):
         for p, ep in zip(n.partitions, en["partitions"]):
             assert (p.start, p.disk_size) == (ep["start"], ep["disk_size"])
             assert p.entries == (ep["klpairs"] if n.height == 0 else ep["messages"])
+            if n.height > 0:       # buffer bytes from the sub-block header and the count alone
+                assert buffer_memory_bytes(p.sub_block.uncompressed_size, p.entries) == ep["message_bytes"]
             assert p.sub_block.checksum_ok is True
 
 
@@ -86,11 +89,14 @@ def test_per_height_equals_tokuftdump_summary(f, parsed):
             assert got["children"] == want["basement_nodes"]
         else:
             assert got["entries"] == want["msg_cnt"]
+        assert got["message_bytes"] == want["msg_size"]
     assert ft.height == s["tree_height"]
     assert sum(v["disk_bytes"] for v in ph.values()) == s["total_size"]
     assert sum(v["uncompressed_bytes"] for v in ph.values()) == s["total_uncompressed_size"]
     assert ph[0]["entries"] == s["records_count"]
     assert ph[0]["disk_bytes"] == s["leaf_size"]
+    assert sum(v["entries"] for k, v in ph.items() if k > 0) == s["messages_count"]
+    assert sum(v["message_bytes"] for v in ph.values()) == s["messages_size"]
 
 
 @pytest.mark.parametrize("f", TREES, ids=ids(TREES))

@@ -32,6 +32,25 @@ FT_MSG_NAMES = {0: "none", 1: "insert", 2: "delete_any", 3: "abort_any", 4: "com
                 11: "insert_no_overwrite", 12: "update", 13: "update_broadcast_all"}
 
 
+#: bytes of a serialized buffer that are not messages: type byte, count, three list
+#: counts, checksum (1 + 4 + 3 * 4 + 4)
+BUFFER_FIXED_BYTES = 21
+
+
+def buffer_memory_bytes(uncompressed_size: int, messages: int) -> int:
+    """The engine's in-memory size of a buffer (``toku_bnc_nbytesinbuf``, what
+    ``tokuftdump --summary`` prints as "msg size") from the sub-block header and
+    the message count alone.
+
+    A serialized message (type, is_fresh, MSN, num_xids + xids, keylen + key,
+    vallen + value: 19 + 8 * xids + key + value bytes) is exactly as long as its
+    packed in-memory ``buffer_entry`` (19 bytes) + key + value + xids, and every
+    message sits in exactly one of the fresh / stale / broadcast offset lists
+    (4 bytes each), so the buffer size is U - 21 - 4 * messages.
+    """
+    return uncompressed_size - BUFFER_FIXED_BYTES - 4 * messages
+
+
 @dataclass
 class MessageBuffer:
     """A decoded message buffer: counts, bytes and types (messages themselves not kept)."""

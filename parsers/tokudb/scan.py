@@ -41,6 +41,7 @@ from .env import environment_values
 from .ftfile import FtFile, read_ft_file
 from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
+from .nonleaf import buffer_memory_bytes
 from .wire import FormatError
 
 
@@ -162,18 +163,23 @@ def _analyze_tree(entry: FileEntry, ctx: ScanContext, dnames: dict[str, str]) ->
 
 def per_height(ft: FtFile) -> dict[int, dict]:
     """``tokuftdump --summary`` per height: nodes, disk bytes (BTT sizes),
-    uncompressed bytes (``toku_serialize_ftnode_size``), children, entries."""
+    uncompressed bytes (``toku_serialize_ftnode_size``), children (basements at
+    height 0), entries (leaf entries / buffered messages) and message bytes."""
     out: dict[int, dict] = {}
     for n in ft.nodes.values():
         if n.height is None:
             continue
         h = out.setdefault(n.height, {"height": n.height, "nodes": 0, "disk_bytes": 0,
-                                      "uncompressed_bytes": 0, "children": 0, "entries": 0})
+                                      "uncompressed_bytes": 0, "children": 0, "entries": 0,
+                                      "message_bytes": 0})
         h["nodes"] += 1
         h["disk_bytes"] += n.size
         h["uncompressed_bytes"] += n.serialize_size
         h["children"] += n.n_children
         h["entries"] += sum(p.entries or 0 for p in n.partitions)
+        if not n.is_leaf:
+            h["message_bytes"] += sum(buffer_memory_bytes(p.sub_block.uncompressed_size, p.entries)
+                                      for p in n.partitions if p.sub_block is not None and p.entries is not None)
     return dict(sorted(out.items()))
 
 
@@ -302,6 +308,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
         "block_map": block_map(ft),
         "file_slack_bytes": (ft.size - frag["total_size"]) if frag else None,
         "messages": sum(v["entries"] for k, v in heights.items() if k > 0),
+        "message_bytes": sum(v["message_bytes"] for v in heights.values()),
         "dname": dname,
         "index": where.index,
         "method_names": METHOD_NAMES,
