@@ -1,0 +1,144 @@
+"""run_whatif on generated data: JSON contract, sampling, early stop, cancel, pipeline coverage."""
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+import compress.sources as sources
+from compress.registry import UnknownCodec
+from compress.whatif import result_for, run_whatif
+from compress_util import innodb_raw_entry, raw_payload_module
+from parsers.model import Cancelled, Dataset
+
+P = 16384
+
+
+@pytest.fixture()
+def fake_parser(monkeypatch):
+    monkeypatch.setattr(sources, "payload_module", lambda engine: raw_payload_module())
+
+
+@pytest.fixture(scope="module")
+def generated_tablespace(tmp_path_factory):
+    """An InnoDB-like file: FSP_HDR page, 3 indexes of index pages of varied compressibility, zero pages."""
+    rng = np.random.default_rng(5)
+    pages = []
+    hdr = bytearray(P)
+    hdr[24:26] = (8).to_bytes(2, "big")
+    pages.append(bytes(hdr))
+    for i in range(300):
+        pg = bytearray(P)
+        pg[24:26] = (17855).to_bytes(2, "big")
+        index = i % 3
+        pg[38 + 28:38 + 36] = (100 + index).to_bytes(8, "big")
+        alphabet = [4, 40, 256][index]
+        fill = int(rng.integers(2000, P - 200))
+        pg[200:200 + fill] = rng.integers(0, alphabet, fill, dtype=np.uint8).tobytes()
+        pages.append(bytes(pg))
+    pages.extend([bytes(P)] * 20)
+    path = tmp_path_factory.mktemp("gen") / "db1" / "t_gen.ibd"
+    path.parent.mkdir()
+    path.write_bytes(b"".join(pages))
+    return path
+
+
+def _dataset(path):
+    return Dataset(str(path.parent.parent), [innodb_raw_entry(path, "db1/t_gen.ibd")])
+
+
+def test_json_contract(fake_parser, generated_tablespace):
+    res = run_whatif(_dataset(generated_tablespace), ["zlib:6", "lz4"], sample="0.05", seed=3, fs_block=4096,
+                     filesystem="xfs")
+    assert {"tool", "schema_version", "kind", "root", "sample", "fs_block", "targets", "advice"} <= set(res)
+    assert res["tool"] == "dbxray" and res["schema_version"] == 1 and res["kind"] == "whatif"
+    assert res["sample"] == {"mode": "fraction", "fraction": 0.05, "seed": 3,
+                             "units_sampled": res["sample"]["units_sampled"], "units_total": 321}
+    assert 0 < res["sample"]["units_sampled"] < 321
+    assert res["fs_block"] == 4096
+    t = res["targets"][0]
+    assert t["target"] == "db1/t_gen.ibd" and t["engine"] == "innodb"
+    assert t["logical_bytes"] == 321 * P and t["current_bytes"] == 321 * P
+    for r in t["results"]:
+        assert set(r) == {"codec", "model", "projected_bytes", "ci95", "compress_mb_s", "decompress_mb_s"}
+        lo, hi = r["ci95"]
+        assert lo <= r["projected_bytes"] <= hi
+        assert r["compress_mb_s"] > 0 and r["decompress_mb_s"] > 0
+    models = {r["model"] for r in t["results"]}
+    assert {"innodb_page_compressed", "innodb_row_compressed_kbs8k_estimate",
+            "innodb_page_compressed_64k_pages_approximation", "zfs_recordsize_128k_ashift12",
+            "btrfs_128k_extents"} <= models
+    for a in res["advice"]:
+        assert {"target", "codec", "projected_bytes", "saving_bytes", "ddl"} <= set(a)
+        assert a["saving_bytes"] == t["current_bytes"] - a["projected_bytes"]
+    assert any("PAGE_COMPRESSED=1" in a["ddl"] and "`db1`.`t_gen`" in a["ddl"] for a in res["advice"])
+    json.dumps(res)
+
+
+def test_same_seed_same_result_and_all_is_exact(fake_parser, generated_tablespace):
+    ds = _dataset(generated_tablespace)
+    kw = dict(raw_models=False, larger_pages=False, filesystem="xfs")
+    a = run_whatif(ds, ["zlib:1"], sample="0.05", seed=9, **kw)
+    b = run_whatif(ds, ["zlib:1"], sample="0.05", seed=9, **kw)
+    strip = lambda r: [(x["codec"], x["model"], x["projected_bytes"], x["ci95"]) for x in r["targets"][0]["results"]]
+    assert strip(a) == strip(b)
+    full = run_whatif(ds, ["zlib:1"], sample="all", **kw)
+    r = result_for(full["targets"][0], "zlib:1", "innodb_page_compressed")
+    assert r["ci95"] == [r["projected_bytes"]] * 2
+    assert full["sample"]["units_sampled"] == full["sample"]["units_total"] == 321
+    # the full re-encode, computed here without the library
+    want = P + 0
+    for i in range(1, 301):
+        pg = generated_tablespace.read_bytes()[i * P:(i + 1) * P]
+        size = (26 + len(zlib.compress(pg, 1)) + 4 + 255) & ~255
+        want += P if size >= P else min(P, -(-size // 4096) * 4096)
+    assert r["projected_bytes"] == want
+
+
+def test_pipeline_interval_coverage(fake_parser, generated_tablespace):
+    """The 95% interval of the whole pipeline holds the full re-encode in >= 95 of 100 seeds."""
+    ds = _dataset(generated_tablespace)
+    kw = dict(raw_models=False, larger_pages=False, filesystem="xfs")
+    full = result_for(run_whatif(ds, ["lz4"], sample="all", **kw)["targets"][0], "lz4",
+                      "innodb_page_compressed")["projected_bytes"]
+    hits = 0
+    for seed in range(100):
+        r = result_for(run_whatif(ds, ["lz4"], sample="0.05", seed=seed, **kw)["targets"][0], "lz4",
+                       "innodb_page_compressed")
+        hits += r["ci95"][0] <= full <= r["ci95"][1]
+    assert hits >= 95, f"covered in {hits} of 100 seeds"
+
+
+def test_target_error_stops_early(fake_parser, generated_tablespace):
+    ds = _dataset(generated_tablespace)
+    kw = dict(raw_models=False, larger_pages=False, filesystem="xfs")
+    loose = run_whatif(ds, ["zlib:6"], sample="all", target_error=0.5, **kw)
+    tight = run_whatif(ds, ["zlib:6"], sample="all", target_error=0.001, **kw)
+    assert loose["sample"]["units_sampled"] < tight["sample"]["units_sampled"]
+    r = result_for(loose["targets"][0], "zlib:6", "innodb_page_compressed")
+    assert (r["ci95"][1] - r["ci95"][0]) / 2 <= 0.5 * r["projected_bytes"]
+    r = result_for(tight["targets"][0], "zlib:6", "innodb_page_compressed")
+    assert (r["ci95"][1] - r["ci95"][0]) / 2 <= 0.001 * r["projected_bytes"] + 1
+
+
+def test_cancel_and_progress(fake_parser, generated_tablespace):
+    ds = _dataset(generated_tablespace)
+    seen = []
+    run_whatif(ds, ["lz4"], sample="0.1", progress=lambda d, t, m: seen.append((d, t, m)),
+               raw_models=False, larger_pages=False)
+    assert seen and seen[-1][0] == seen[-1][1]
+    with pytest.raises(Cancelled):
+        run_whatif(ds, ["lz4"], sample="all", is_cancelled=lambda: True)
+
+
+def test_unknown_codec_is_refused(generated_tablespace):
+    with pytest.raises(UnknownCodec):
+        run_whatif(_dataset(generated_tablespace), ["zstd:99"])
+
+
+def test_missing_parser_is_an_error_not_a_crash(generated_tablespace, monkeypatch):
+    def missing(engine):
+        raise sources.SourceUnavailable("innodb: the parser's payloads.py is not there yet")
+    monkeypatch.setattr(sources, "payload_module", missing)
+    res = run_whatif(_dataset(generated_tablespace), ["lz4"])
+    assert res["targets"] == [] and "not there yet" in res["errors"][0]
