@@ -16,27 +16,35 @@ codec's full output; each codec compresses the previous one's output *with* its
 9-byte header (CompressionCodecMultiple.cpp).
 
 Public API (shared by parsers/clickhouse and compress/):
-``parse_block_header``, ``walk_blocks``, ``method_name``, ``method_chain``,
-``chain_of``, ``decompress_block``, ``compress_block``, ``cityhash128``,
-``verify_checksum``.
+
+- reading: ``parse_block_header``, ``walk_blocks``, ``scan_blocks`` (numpy,
+  headers only), ``method_name``, ``method_chain``, ``chain_of``,
+  ``decompress_block``, ``verify_checksum`` / ``verify_checksums`` (a whole
+  file, vectorised), ``cityhash128``;
+- writing (ch_encode): ``compress_block``, ``encode_chain`` (no checksum, for
+  size projections), ``parse_chain``;
+- re-encoding a stored block: ``reencode_params`` (what the payloads record),
+  ``exact_chain`` (levels found by re-encoding).
+
+LZ4 note: ClickHouse calls LZ4_compress_default; python-lz4's block.compress
+runs LZ4_compress_fast_continue, whose output differs for blocks under 64 KiB,
+so encoding goes through cramjam (see ch_encode.lz4_compress_default).
 """
 from __future__ import annotations
 
-import re
 import struct
 from dataclasses import dataclass
 from typing import Iterator
 
-import cramjam
 import numpy as np
-import zstandard
 
 from . import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
 from . import ch_methods as M
 from .ch_cityhash import cityhash128, cityhash128_many
+from .ch_encode import (CodecSpec, compress_block, encode_chain, lz4_compress_default,  # noqa: F401
+                        parse_chain)
 from .ch_methods import method_name
-from .general import (DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_compress, lz4_block_decompress,
-                      zstd_decompress)
+from .general import DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_decompress, zstd_decompress
 
 __all__ = [
     "BLOCK_HEADER_SIZE", "CHECKSUM_SIZE", "BlockHeader", "parse_block_header", "walk_blocks",
@@ -357,152 +365,6 @@ def chain_of(block: bytes, params: bool = True, max_output: int = DEFAULT_MAX_OU
         if idx:
             data = _decode_layer(data, cap, 1)
     return ",".join(reversed(names))
-
-
-# -- encoding -----------------------------------------------------------------
-def lz4_compress_default(raw: bytes) -> bytes:
-    """LZ4_compress_default (acceleration 1), as CompressionCodecLZ4::doCompressData calls it.
-
-    python-lz4's ``lz4.block.compress`` runs LZ4_compress_fast_continue on a
-    fresh stream, which always uses the 32-bit hash table; LZ4_compress_default
-    uses the 16-bit table for inputs under LZ4_64Klimit (64 KiB + 11), so for
-    small blocks the two give different (both valid) outputs.  cramjam's
-    ``compress_block`` calls LZ4_compress_default and reproduces ClickHouse's
-    bytes.
-    """
-    return bytes(cramjam.lz4.compress_block(raw, store_size=False))
-
-
-_CODEC_RE = re.compile(r"\s*([A-Za-z0-9_]+)\s*(?:\(([^()]*)\))?\s*$")
-
-
-@dataclass
-class CodecSpec:
-    """One codec of a chain with its arguments, as parsed from ``Name(args)``."""
-
-    name: str
-    args: list[str]
-
-
-def parse_chain(chain: str) -> list[CodecSpec]:
-    """Split ``"Delta(4), ZSTD(1)"`` (optionally wrapped in ``CODEC(...)``) into codec specs."""
-    s = chain.strip()
-    m = re.fullmatch(r"(?i)CODEC\s*\((.*)\)", s)
-    if m:
-        s = m.group(1)
-    parts, depth, cur = [], 0, ""
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    specs = []
-    for p in parts:
-        m = _CODEC_RE.match(p)
-        if not m:
-            raise ValueError(f"cannot parse codec {p!r} in chain {chain!r}")
-        args = [a.strip().strip("'\"") for a in m.group(2).split(",")] if m.group(2) else []
-        specs.append(CodecSpec(m.group(1), [a for a in args if a != ""]))
-    if not specs:
-        raise ValueError(f"empty codec chain {chain!r}")
-    return specs
-
-
-def _need_width(spec: CodecSpec, type_size: int | None) -> int:
-    if type_size is None:
-        raise ValueError(f"{spec.name} needs the value size: pass type_size")
-    return type_size
-
-
-def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type: str | None) -> bytes:
-    """One codec's compress(): 9-byte header + payload."""
-    name = spec.name.upper()
-    args = spec.args
-    if name == "NONE":
-        method, payload = M.NONE, raw
-    elif name == "LZ4":
-        method, payload = M.LZ4, lz4_compress_default(raw)
-    elif name == "LZ4HC":
-        # CompressionCodecLZ4HC: LZ4_compress_HC(level); level 0 means the library default (9)
-        level = int(args[0]) if args else 0
-        method, payload = M.LZ4, lz4_block_compress(raw, level=level, hc=True)
-    elif name == "ZSTD":
-        level = int(args[0]) if args else M.ZSTD_DEFAULT_LEVEL
-        if len(args) > 1 and int(args[1]):
-            # CompressionCodecZSTD with window_log: long-distance matching on
-            params = zstandard.ZstdCompressionParameters.from_level(
-                level, window_log=int(args[1]), enable_ldm=True)
-            cctx = zstandard.ZstdCompressor(compression_params=params)
-        else:
-            cctx = zstandard.ZstdCompressor(level=level)
-        method, payload = M.ZSTD, cctx.compress(raw)
-    elif name == "DELTA":
-        width = int(args[0]) if args else _need_width(spec, type_size)
-        method, payload = M.Delta, ch_delta.encode(raw, width)
-    elif name == "DOUBLEDELTA":
-        method, payload = M.DoubleDelta, ch_doubledelta.encode(raw, _need_width(spec, type_size))
-    elif name == "GORILLA":
-        width = int(args[0]) if args else _need_width(spec, type_size)
-        method, payload = M.Gorilla, ch_gorilla.encode(raw, width)
-    elif name == "GCD":
-        method, payload = M.GCD, ch_gcd.encode(raw, _need_width(spec, type_size))
-    elif name == "T64":
-        variant = ch_t64.VARIANT_BIT if args and args[0].lower() == "bit" else ch_t64.VARIANT_BYTE
-        tname = value_type or ch_t64.type_for(_need_width(spec, type_size))
-        method, payload = M.T64, ch_t64.encode(raw, tname, variant)
-    elif name == "FPC":
-        # registerCodecFPC: float width from the column type (4 without one), level 12 by default
-        level = int(args[0]) if args else ch_fpc.DEFAULT_COMPRESSION_LEVEL
-        width = int(args[1]) if len(args) > 1 else (type_size or 4)
-        method, payload = M.FPC, ch_fpc.encode(raw, width, level)
-    else:
-        raise ValueError(f"codec {spec.name} is not supported for encoding")
-    return _HDR.pack(method, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
-
-
-def encode_chain(raw: bytes, chain: str, type_size: int | None = None,
-                 value_type: str | None = None) -> bytes:
-    """A block without its checksum: 9-byte header + payload (see compress_block).
-
-    For size projections: the block takes ``CHECKSUM_SIZE + len(result)``
-    bytes on disk, and the pure-Python CityHash is skipped.
-    """
-    raw = bytes(raw)
-    if len(raw) > M.DBMS_MAX_COMPRESSED_SIZE:
-        raise ValueError(f"block of {len(raw)} bytes is over DBMS_MAX_COMPRESSED_SIZE")
-    specs = parse_chain(chain)
-    if len(specs) == 1:
-        return _encode_layer(raw, specs[0], type_size, value_type)
-    data = raw
-    methods = []
-    for spec in specs:
-        data = _encode_layer(data, spec, type_size, value_type)
-        methods.append(data[0])
-    payload = bytes([len(specs)] + methods) + data
-    return _HDR.pack(M.Multiple, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
-
-
-def compress_block(raw: bytes, chain: str, type_size: int | None = None,
-                   value_type: str | None = None) -> bytes:
-    """Encode ``raw`` as one full block (checksum + header + payload) with a codec chain.
-
-    ``chain`` is written as ClickHouse writes it: ``"NONE"``, ``"LZ4"``,
-    ``"LZ4HC(9)"``, ``"ZSTD(1)"``, ``"Delta(4),ZSTD(1)"``, ``"DoubleDelta,LZ4"``,
-    ``"Gorilla"``, ``"T64,LZ4"``, ``"GCD,LZ4"``, ``"FPC(12),ZSTD"``...  Codecs
-    that depend on the column type take its value size from ``type_size``
-    (ClickHouse gives every codec of a chain the column's type); T64 also
-    records the type itself: pass ``value_type`` ("UInt32", "Int64",
-    "DateTime", "Decimal64"...; default the unsigned type of ``type_size``).
-    A chain of more than one codec is written as a Multiple (0x91) block.
-    """
-    body = encode_chain(raw, chain, type_size, value_type)
-    return cityhash128(body) + body
 
 
 def reencode_params(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> dict:
