@@ -157,3 +157,19 @@ def test_scan_blocks_agrees_with_walk_and_refuses_overruns():
         scan_blocks(data + b"\0" * 10)
     with pytest.raises(DecodeError, match="below"):
         scan_blocks(data + _with_header(BLOCKS["LZ4"], csize=4))
+
+
+def test_nested_multiple_decodes_and_deep_nesting_is_refused():
+    from parsers.codecs.ch_block import encode_chain
+
+    def wrap(inner: bytes) -> bytes:
+        payload = bytes([1, 0x91]) + inner
+        return struct.pack("<BII", 0x91, 9 + len(payload), len(RAW)) + payload
+
+    body = encode_chain(RAW, "Delta,LZ4", type_size=8)
+    nested = wrap(body)
+    assert decompress_block(cityhash128(nested) + nested) == RAW
+    deep = body
+    for _ in range(40):
+        deep = wrap(deep)
+    _fast_error(decompress_block, cityhash128(deep) + deep, match="nested too deeply")
