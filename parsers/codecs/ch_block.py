@@ -19,7 +19,8 @@ Public API (shared by parsers/clickhouse and compress/):
 
 - reading: ``parse_block_header``, ``walk_blocks``, ``scan_blocks`` (numpy,
   headers only), ``method_name``, ``method_chain``, ``chain_of``,
-  ``decompress_block``, ``verify_checksum`` / ``verify_checksums`` (a whole
+  ``decompress_block``, ``decompress_stream`` (a whole small file),
+  ``verify_checksum`` / ``verify_checksums`` (a whole
   file, vectorised), ``cityhash128``;
 - writing (ch_encode): ``compress_block``, ``encode_chain`` (no checksum, for
   size projections), ``parse_chain``;
@@ -51,6 +52,7 @@ __all__ = [
     "method_name", "method_chain", "chain_of", "decompress_block", "compress_block",
     "cityhash128", "verify_checksum", "DecodeError", "encode_chain", "reencode_params",
     "exact_chain", "parse_chain", "scan_blocks", "BLOCK_DTYPE", "verify_checksums",
+    "decompress_stream",
 ]
 
 #: COMPRESSED_BLOCK_HEADER_SIZE (src/Compression/CompressionInfo.h)
@@ -307,6 +309,27 @@ def decompress_block(block: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> byte
     if len(block) < h.stored_size:
         raise DecodeError(f"{h.method_name} block truncated: {len(block)} of {h.stored_size} bytes present")
     return _decode_layer(bytes(block[CHECKSUM_SIZE:h.stored_size]), max_output)
+
+
+def decompress_stream(buf, offset: int = 0, end: int | None = None,
+                      max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    """Decode a whole compressed file (or a range of it): the blocks' raw bytes, concatenated.
+
+    For the small compressed files of a part (``.cmrk*``, ``primary.cidx``,
+    checksums.txt body).  ``max_output`` caps the total, checked from the
+    headers before anything is decoded.
+    """
+    blocks = scan_blocks(buf, offset, end)
+    total = int(blocks["decompressed_size"].astype(np.int64).sum())
+    if total > max_output:
+        raise DecodeError(f"compressed stream decodes to {total} bytes, over the cap of {max_output}")
+    out = []
+    for off, csize in zip(blocks["offset"].tolist(), blocks["compressed_size"].tolist()):
+        try:
+            out.append(decompress_block(buf[off:off + CHECKSUM_SIZE + csize], max_output))
+        except DecodeError as e:
+            raise DecodeError(f"block at offset {off}: {e}") from None
+    return b"".join(out)
 
 
 # -- chains -----------------------------------------------------------------
