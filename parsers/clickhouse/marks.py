@@ -132,8 +132,9 @@ def check_marks(marks: Marks, rows: int | None, index_granularity: int | None,
             problems.append((f"mark {int(over[0])} points past the end of the data file "
                              f"({int(starts[over[0]].max())} > {data_size})", int(over[0]) * per_mark))
         elif block_starts is not None and len(block_starts):
-            valid = np.append(block_starts, np.uint64(data_size))
-            ok = np.isin(starts, valid)
+            valid = np.append(block_starts, np.uint64(data_size))      # sorted
+            pos = np.searchsorted(valid, starts)
+            ok = valid[np.minimum(pos, len(valid) - 1)] == starts
             if not ok.all():
                 i = int(np.nonzero(~ok.all(axis=1))[0][0])
                 problems.append((f"mark {i} does not point at a block start", i * per_mark))

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
-from .blocks import BlockError, BlockTable, read_stream, verify_block_checksums, walk_blocks
+from .blocks import (BlockError, BlockTable, read_stream, verify_block_checksums, walk_blocks,
+                     walk_blocks_hinted)
 from .checksums import Checksums, ChecksumsError, parse_checksums
 from .columns import (Column, ColumnsError, SerializationInfo, parse_columns_substreams, parse_columns_txt,
                       parse_serialization_json)
@@ -168,16 +169,17 @@ def _read_small(path: str, limit: int = SMALL_FILE_LIMIT) -> bytes:
 SMALL_WALK = 1 << 20
 
 
-def walk_file_blocks(path: str, verify: bool = False) -> tuple[BlockTable, int]:
-    """Walks the blocks of one compressed file through a read-only map
-    (and verifies their checksums when asked)."""
+def walk_file_blocks(path: str, verify: bool = False, hints: np.ndarray | None = None) -> tuple[BlockTable, int]:
+    """Walks the blocks of one compressed file (vectorised when the marks give
+    the block starts) and verifies their checksums when asked."""
     if not verify:
         try:
-            if os.stat(path).st_size <= SMALL_WALK:       # a plain read beats a map for small files
-                data = _read_small(path, SMALL_WALK)
-                return walk_blocks(data, len(data)), len(data)
+            small = os.stat(path).st_size <= SMALL_WALK
         except OSError as e:
             raise FileReadError(path, f"cannot stat: {e.strerror}") from None
+        if small:                   # a plain read beats a map for small files
+            data = _read_small(path, SMALL_WALK)
+            return walk_blocks_hinted(data, len(data), hints), len(data)
     with ReadOnlyFile(path) as f:
         size = f.size
         if size == 0:
@@ -186,7 +188,7 @@ def walk_file_blocks(path: str, verify: bool = False) -> tuple[BlockTable, int]:
         buf = mm if mm is not None else f.read_exact(0, size)
         if mm is not None and not verify:
             f.advise_random()
-        table = walk_blocks(buf, size)
+        table = walk_blocks_hinted(buf, size, hints)
         if verify:
             verify_block_checksums(buf, table)
         return table, size
@@ -360,25 +362,25 @@ def _read_wide(part: Part, mark_files: list[str], index_granularity: int, verify
         claimed.add(ref.file_stem)
         sf.bin_name = ref.file_stem + ".bin"
         sf.bin_size = part.files.get(sf.bin_name, 0)
+        mname = ref.file_stem + ext if ext else None
+        if mname and mname in part.files:
+            sf.marks_name = mname
+            sf.marks_size = part.files[mname]
+            sf.marks = _load_marks(part, mname, 1, verify)
+        elif mname:
+            part.problem(mname, f"marks file of stream {ref.stream} is missing")
+        hints = sf.marks.offsets[:, 0, 0] if sf.marks is not None else None
         try:
-            sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name), verify)
+            sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name), verify, hints)
         except (FileReadError, OSError) as ex:
             part.problem(sf.bin_name, str(ex).split(": ", 1)[-1])
         else:
             _block_problems(part, sf.bin_name, sf.blocks)
-        if ext:
-            mname = ref.file_stem + ext
-            if mname in part.files:
-                sf.marks_name = mname
-                sf.marks_size = part.files[mname]
-                sf.marks = _load_marks(part, mname, 1, verify)
-                if sf.marks is not None:
-                    for msg, off in check_marks(sf.marks, part.rows, index_granularity,
-                                                sf.blocks.offsets if sf.blocks is not None else None,
-                                                sf.bin_size if sf.blocks is not None else None):
-                        part.problem(mname, msg, off)
-            else:
-                part.problem(mname, f"marks file of stream {ref.stream} is missing")
+        if sf.marks is not None:
+            for msg, off in check_marks(sf.marks, part.rows, index_granularity,
+                                        sf.blocks.offsets if sf.blocks is not None else None,
+                                        sf.bin_size if sf.blocks is not None else None):
+                part.problem(mname, msg, off)
         part.streams.append(sf)
     part.unclaimed_bins = sorted(f for f in present if f not in claimed)
     for stem in part.unclaimed_bins:
@@ -417,38 +419,39 @@ def _read_compact(part: Part, mark_files: list[str], verify: bool = False) -> No
     cd = CompactData("data.bin", mname)
     part.compact = cd
     part.marks_extension = marks_flavour(mname).extension if mname else None
+    if mname is None:
+        part.problem("data.mrk3", "the Compact part has no marks file")
+    else:
+        cd.marks_size = part.files[mname]
+        flav = marks_flavour(mname)
+        # mrk4/cmrk4: one pair per substream (columns_substreams.txt order); mrk3: one per column
+        if flav.extension.endswith("4"):
+            if part.substreams is None:
+                part.problem("columns_substreams.txt", f"{mname} has a mark per substream, but the substream "
+                                                       "list is missing")
+            else:
+                for ci, col in enumerate(part.columns):
+                    for s in part.substreams.get(col.name, []):
+                        cd.pair_columns.append(ci)
+                        cd.pair_streams.append(s)
+        else:
+            cd.pair_columns = list(range(len(part.columns)))
+            cd.pair_streams = [c.name for c in part.columns]
+        if cd.pair_columns:
+            cd.marks = _load_marks(part, mname, len(cd.pair_columns), verify)
+        elif part.substreams is not None or not flav.extension.endswith("4"):
+            part.problem(mname, "no columns to read marks for")
     if "data.bin" not in part.files:
         part.problem("data.bin", "missing from the Compact part")
     else:
         cd.bin_size = part.files["data.bin"]
+        hints = cd.marks.offsets[:, :, 0].ravel() if cd.marks is not None else None
         try:
-            cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"), verify)
+            cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"), verify, hints)
         except (FileReadError, OSError) as ex:
             part.problem("data.bin", str(ex).split(": ", 1)[-1])
         else:
             _block_problems(part, "data.bin", cd.blocks)
-    if mname is None:
-        part.problem("data.mrk3", "the Compact part has no marks file")
-        return
-    cd.marks_size = part.files[mname]
-    flav = marks_flavour(mname)
-    # mrk4/cmrk4: one pair per substream (columns_substreams.txt order); mrk3: one per column
-    if flav.extension.endswith("4"):
-        if part.substreams is None:
-            part.problem("columns_substreams.txt", f"{mname} has a mark per substream, but the substream list "
-                                                   "is missing")
-            return
-        for ci, col in enumerate(part.columns):
-            for s in part.substreams.get(col.name, []):
-                cd.pair_columns.append(ci)
-                cd.pair_streams.append(s)
-    else:
-        cd.pair_columns = list(range(len(part.columns)))
-        cd.pair_streams = [c.name for c in part.columns]
-    if not cd.pair_columns:
-        part.problem(mname, "no columns to read marks for")
-        return
-    cd.marks = _load_marks(part, mname, len(cd.pair_columns), verify)
     if cd.marks is not None:
         part.marks_count = len(cd.marks)
         for msg, off in check_marks(cd.marks, part.rows, None,
