@@ -194,3 +194,14 @@ def test_json_validates_against_schema(ds):
     doc = json.loads(json.dumps(ds.to_json()))
     jsonschema.validate(doc, schema)
     assert doc["clickhouse"]["tables"]
+
+
+@pytest.mark.parametrize("walk", [True, False])
+def test_quick_sizes_path(fixtures_root, manifest, walk):
+    """The benchmark's sizes path (checksums.txt + block headers) gives system.parts_columns exactly."""
+    from parsers.clickhouse.quick import column_sizes
+    got = column_sizes(str(fixtures_root / "clickhouse" / "datadir"), walk=walk)
+    exp = {(manifest["database"], name, r["part_name"], r["column"]):
+           (r["column_data_compressed_bytes"], r["column_data_uncompressed_bytes"], r["column_marks_bytes"])
+           for name, mt in manifest["tables"].items() for r in mt["system_parts_columns"]}
+    assert got == exp
