@@ -69,6 +69,11 @@ def test_system_parts(tables, manifest):
                 assert p[f] == mp[f], (name, mp["name"], f)
             assert p["path"] == mp["rel_path"]
             assert p["partition"] == mp["partition"]
+            if mp["min_time"] != "1970-01-01 00:00:00":        # DateTime partition column
+                assert list(p["minmax"].values()) == [[mp["min_time"], mp["max_time"]]]
+            if mp["min_date"] != "1970-01-01":                 # Date partition column
+                assert list(p["minmax"].values()) == [[mp["min_date"], mp["max_date"]]]
+            assert p["metadata_version"] == mp["text_files"]["metadata_version.txt"]
             assert p["folder_bytes"] == mp["sum_file_sizes"]
             assert p["projections"] == sorted(mp["projections"])
             checked += 1
@@ -85,6 +90,7 @@ def test_system_parts_columns(tables, manifest):
             cols = {c["name"]: c for c in p["columns"]}
             c = cols[mc["column"]]
             assert c["type"] == mc["type"]
+            assert c["serialization_kind"] == mc["serialization_kind"]
             assert c["compressed_bytes"] == mc["column_data_compressed_bytes"], (name, mc["part_name"], mc["column"])
             assert c["uncompressed_bytes"] == mc["column_data_uncompressed_bytes"], (name, mc["column"])
             assert c["marks_bytes"] == mc["column_marks_bytes"], (name, mc["column"])

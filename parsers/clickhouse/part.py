@@ -129,6 +129,8 @@ class Part:
     problems: list[Problem] = field(default_factory=list)
     unclaimed_bins: list[str] = field(default_factory=list)
     skip_index_packed: list[PackedEntry] | None = None
+    statistics_packed: list[PackedEntry] | None = None
+    metadata_version: str | None = None
 
     @property
     def partition_id(self) -> str | None:
@@ -278,6 +280,15 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
             part.primary_index_size = part.files[pk]
             break
 
+    data = load("statistics.packed", required=False)
+    if data is not None:
+        try:
+            part.statistics_packed = read_packed_directory(data)[1]
+        except PackedError as ex:
+            part.problem("statistics.packed", str(ex), ex.offset)
+    data = load("metadata_version.txt", required=False)
+    if data is not None:
+        part.metadata_version = data.decode("ascii", "replace").strip()
     data = load("skp_idx.packed", required=False)
     if data is not None:
         try:

@@ -28,6 +28,7 @@ from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated,
 from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
 from .part import PART_NAME_RE, Part, compact_block_owners, read_part
+from .streams import unescape_for_file_name
 from .sizes import HIST_EDGES, ColumnSize, PartSizes, histogram, part_sizes
 
 ENGINE = "clickhouse"
@@ -210,6 +211,7 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
         res.sizes[p.relpath] = sizes
         pj = _part_json(p, sizes)
         pj["partition"] = partition_value(p, t)
+        pj["minmax"] = minmax_values(p, t)
         pj["projection_parts"] = []
         for proj in p.projections:
             ps = part_sizes(proj)
@@ -303,8 +305,32 @@ def partition_value(p: Part, t: TableInfo) -> str | None:
     return vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
 
 
-def _column_json(cs: ColumnSize, compact: bool) -> dict:
-    out = {"name": cs.name, "type": cs.type, "compressed_bytes": cs.compressed_bytes,
+def minmax_values(p: Part, t: TableInfo) -> dict | None:
+    """min and max of each partition-key column from ``minmax_<column>.idx``
+    (IMergeTreeDataPart::MinMaxIndex::load: the two values in RowBinary)."""
+    if t.ddl is None:
+        return None
+    types = {c.name: c.type for c in t.ddl.columns}
+    out = {}
+    for f in sorted(p.files):
+        if not (f.startswith("minmax_") and f.endswith(".idx")):
+            continue
+        col = unescape_for_file_name(f[7:-4])
+        if col not in types:
+            continue
+        try:
+            with open(os.path.join(p.abspath, f), "rb") as fh:
+                data = fh.read(1 << 16)
+            lo, pos = read_key_value(data, 0, types[col])
+            hi, _ = read_key_value(data, pos, types[col])
+            out[col] = [lo, hi]
+        except (OSError, PrimaryIndexError) as e:
+            p.problem(f, f"cannot read min/max: {e}", getattr(e, "offset", None))
+    return out
+
+
+def _column_json(cs: ColumnSize, compact: bool, kind: str) -> dict:
+    out = {"name": cs.name, "type": cs.type, "serialization_kind": kind, "compressed_bytes": cs.compressed_bytes,
            "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
            "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs),
            "block_size_histogram": histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None)}
@@ -351,7 +377,10 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
                     "level": info.level})
     if not projection:
         out["projections"] = sorted(x.name for x in p.projections)
-    out["columns"] = [_column_json(c, p.part_type == "Compact") for c in s.columns]
+    kinds = p.serialization.kinds if p.serialization else {}
+    out["columns"] = [_column_json(c, p.part_type == "Compact", kinds.get(c.name, "Default")) for c in s.columns]
+    out["metadata_version"] = p.metadata_version
+    out["statistics"] = [e.name for e in p.statistics_packed] if p.statistics_packed is not None else None
     out["block_size_histogram"] = {"edges": HIST_EDGES, "counts": histogram(
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
