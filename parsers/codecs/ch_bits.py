@@ -14,9 +14,10 @@ from .general import DecodeError
 def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
     """Write the low ``nbits[i]`` (0..64) bits of ``values[i]`` MSB-first, zero-padded to a byte.
 
-    Each field is left-aligned at its bit offset and spread over the (at most
-    nine) bytes it touches; fields never share bits, so the bytes are summed
-    together with one bincount.
+    Each field lands in at most two big-endian 64-bit output words; fields are
+    in order and never share bits, so each word is the OR (bitwise_or.reduceat)
+    of the consecutive fields that start in it, plus the spill of the field
+    before.
     """
     values = np.asarray(values, dtype=np.uint64)
     nbits = np.asarray(nbits, dtype=np.int64)
@@ -28,19 +29,19 @@ def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
     ends = np.cumsum(nbits)
     total = int(ends[-1])
     off = ends - nbits
-    q = off >> 3
-    r = (off & 7).astype(np.uint64)
-    a = values << (np.uint64(64) - nbits.astype(np.uint64))      # left-aligned (n=64: no shift)
-    a = np.where(nbits == 64, values, a)
-    hi = a >> r                                                  # bytes q .. q+7
-    spill = (a & ((np.uint64(1) << r) - np.uint64(1))) << (np.uint64(8) - r)   # byte q+8
-    parts = np.empty((len(a), 9), dtype=np.float64)
-    parts[:, :8] = hi.astype(">u8").view(np.uint8).reshape(-1, 8)
-    parts[:, 8] = spill & np.uint64(0xFF)
-    idx = q[:, None] + np.arange(9, dtype=np.int64)[None, :]
-    nbytes = (total + 7) // 8
-    out = np.bincount(idx.ravel(), weights=parts.ravel(), minlength=nbytes + 9)
-    return out[:nbytes].astype(np.uint8).tobytes()
+    word = off >> 6
+    r = (off & 63).astype(np.uint64)
+    n = nbits.astype(np.uint64)
+    # left-align each field in 64 bits (a shift by 64 is undefined: n == 64 stays as is)
+    a = np.where(nbits == 64, values, values << ((np.uint64(64) - n) & np.uint64(63)))
+    head = a >> r
+    spill = np.where(r > 0, a << ((np.uint64(64) - r) & np.uint64(63)), np.uint64(0))
+    starts = np.flatnonzero(np.diff(word, prepend=-1))
+    words = np.zeros(int(word[-1]) + 2, dtype=np.uint64)
+    w = word[starts]
+    words[w] |= np.bitwise_or.reduceat(head, starts)
+    words[w + 1] |= np.bitwise_or.reduceat(spill, starts)
+    return words.astype(">u8").tobytes()[:(total + 7) // 8]
 
 
 class BitSource:

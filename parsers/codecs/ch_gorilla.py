@@ -52,22 +52,21 @@ def _pack_xors(x: np.ndarray, width: int) -> bytes:
     tz = trailing_zeros(x, bits)
     db = np.where(x == 0, 0, bits - lz - tz)
     nz = np.flatnonzero(x)
-    # sequential window choice over the non-zero xors: reuse the last '11' window
-    # (prefix 10) when the value fits in it, else open a new one (prefix 11)
-    lz_l, tz_l, db_l = lz[nz].tolist(), tz[nz].tolist(), db[nz].tolist()
-    up, wt, wd = [False] * len(nz), [0] * len(nz), [0] * len(nz)
-    plz = ptz = pdb = 0
-    for j in range(len(nz)):
-        a, b = lz_l[j], tz_l[j]
-        if pdb and plz <= a and ptz <= b:
-            up[j] = True
-        else:
-            plz, ptz, pdb = a, b, db_l[j]
-        wt[j] = ptz
-        wd[j] = pdb
-    use_prev = np.asarray(up, dtype=bool)
-    win_tz = np.asarray(wt, dtype=np.int64)
-    win_db = np.asarray(wd, dtype=np.int64)
+    # sequential window choice over the non-zero xors: a value reuses the window
+    # of the last '11' record (prefix 10) when it fits, else it opens a new one
+    opened = []
+    plz = ptz = 1 << 8          # no window yet: the first value opens one
+    for j, (a, b) in enumerate(zip(lz[nz].tolist(), tz[nz].tolist())):
+        if a < plz or b < ptz:
+            opened.append(j)
+            plz, ptz = a, b
+    is_new = np.zeros(len(nz), dtype=bool)
+    is_new[opened] = True
+    owner = np.maximum.accumulate(np.where(is_new, np.arange(len(nz)), 0)) if len(nz) else \
+        np.zeros(0, dtype=np.int64)
+    use_prev = ~is_new
+    win_tz = tz[nz][owner]
+    win_db = db[nz][owner]
     head_val = np.zeros(len(x), dtype=np.uint64)
     head_bits = np.ones(len(x), dtype=np.int64)
     data_val = np.zeros(len(x), dtype=np.uint64)
