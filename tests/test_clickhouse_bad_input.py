@@ -277,3 +277,16 @@ def test_file_hash_mismatch_found_when_verifying(datadir, manifest):
     assert [bool(f & UNIT_BAD_CHECKSUM) for f in entry.units["flags"]] == [True]
     other = next(x for x in ds.files if x.path == rel + "/nq_UInt64.bin")
     assert not any(f & UNIT_BAD_CHECKSUM for f in other.units["flags"]) and other.errors == []
+
+
+def test_scan_of_one_part_folder(fixtures_root, manifest):
+    """Scanning one part folder inside a data dir: that part, named from the data dir's metadata."""
+    mt = manifest["tables"]["features"]
+    mp = mt["system_parts"][0]
+    ds = scan(str(fixtures_root / "clickhouse" / "datadir" / mp["rel_path"]))
+    (t,) = ds.sections["clickhouse"]["tables"]
+    assert (t["database"], t["table"]) == (manifest["database"], "features")
+    (p,) = t["parts"]
+    assert (p["name"], p["bytes_on_disk"], p["data_compressed_bytes"], p["marks_bytes"]) == \
+        (mp["name"], mp["bytes_on_disk"], mp["data_compressed_bytes"], mp["marks_bytes"])
+    assert [x["name"] for x in p["projection_parts"]] == sorted(mp["projections"])

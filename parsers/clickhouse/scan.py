@@ -145,7 +145,11 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         ctx.report(len(t_parts), len(candidates), f"read part {rel}")
 
     results: list[TableResult] = []
+    root = os.path.realpath(dataset.root)
     for path, t in sorted(tables.items(), key=lambda kv: (kv[1].database, kv[1].name)):
+        meta_inside = bool(t.metadata_path) and (os.path.realpath(t.metadata_path) + os.sep).startswith(root + os.sep)
+        if not (t.parts or t.detached or meta_inside):
+            continue          # a table of the surrounding data dir that this scan did not cover
         mark_outdated(t.parts)
         if t.data_path and os.path.isfile(os.path.join(t.data_path, "format_version.txt")):
             try:
