@@ -323,6 +323,7 @@ def test_missing_holes_flagged(tmp_path, fixtures_root, manifest):
     dst.write_bytes(src.read_bytes())          # a plain write: no holes at all
     ds = scan(str(dst))
     e = ds.files[0]
+    assert (e.database, e.table) == ("fx", "t_pc_zlib")      # a lone file: db from its directory
     assert e.holes == []
     missing = (e.units["flags"] & UNIT_HOLE_MISSING) != 0
     mf = [f for f in manifest["files"] if f["path"] == "16k/fx/t_pc_zlib.ibd"][0]

@@ -127,7 +127,10 @@ def _table_name(entry: FileEntry, space_id: int | None, names) -> tuple[str | No
         return db, rest, None
     if entry.role != "tablespace":
         return None, None, None
-    return names_from_path(entry.path)
+    db, table, part = names_from_path(entry.path)
+    if db is None and entry.abspath:       # a lone file: its directory is the database
+        db = os.path.basename(os.path.dirname(os.path.abspath(entry.abspath))) or None
+    return db, table, part
 
 
 def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
