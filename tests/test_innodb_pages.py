@@ -373,3 +373,14 @@ def test_inspector_fsp_and_inode_pages(manifest, scanned):
     segs = inspect_page(e, inode_page)["segments"]
     # 5 indexes x (leaf + non-leaf segment); FSP_SEG_ID is the next id to hand out
     assert len(segs) == 2 * len(e.sections["innodb"]["indexes"]) == fsp["seg_id_next"] - 1
+
+
+def test_payloads_of_zip_pages(scanned):
+    """ROW_FORMAT=COMPRESSED: the payload is the physical zip page itself."""
+    e = scanned["16k/fx/t_zip8.ibd"]
+    root = e.sections["innodb"]["indexes"][0]["root_page"]
+    raw = page_bytes(e, root)
+    assert len(raw) == 8192 and unit_payload(e, root) == raw
+    assert int.from_bytes(raw[4:8], "big") == root
+    with pytest.raises(Exception, match="out of range"):
+        page_bytes(e, len(e.units))
