@@ -384,3 +384,23 @@ def test_payloads_of_zip_pages(scanned):
     assert int.from_bytes(raw[4:8], "big") == root
     with pytest.raises(Exception, match="out of range"):
         page_bytes(e, len(e.units))
+
+
+def test_header_decode_mode_equals_full_decode(manifest, fixtures_root):
+    """build_page_map(exact_payload=False) decodes only the headers of zlib/lzma
+    pages and reads the payload length from the zero fill: on every such page
+    of the fixtures it gives the manifest's payload length and original type."""
+    from parsers.fileio import ReadOnlyFile
+    from parsers.innodb.pagemap import build_page_map
+    n = 0
+    for mf in paged_files(manifest):
+        pcs = mf["pages"].get("page_compressed_pages") or []
+        if not pcs or mf["pages"]["fsp_flags_decoded"].get("compression_algorithm") not in ("zlib", "lzma"):
+            continue
+        with ReadOnlyFile(str(fixtures_root / "innodb" / mf["path"])) as f:
+            pm = build_page_map(f, mf["path"], verify_checksums=False, exact_payload=False)
+        for p in pcs:
+            assert int(pm.payload_len[p["page_no"]]) == p["payload_len"]
+            assert MARIADB_PAGE_TYPES[int(pm.kind[p["page_no"]])] == p["original_page_type"]
+            n += 1
+    assert n == 88

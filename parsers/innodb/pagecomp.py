@@ -207,6 +207,19 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
         if exact_len > len(data):
             raise PageDecodeError(f"payload length {exact_len} runs past the page ({len(data)} bytes left)")
         data = data[:exact_len]
+    if prefix is not None and exact_len is None and algorithm in ("zlib", "lzma"):
+        # headers only: stop after ``prefix`` bytes; the stream length is then
+        # taken from the zero fill the engine writes behind it (see zero_trimmed_length)
+        try:
+            if algorithm == "zlib":
+                out = zlib.decompressobj().decompress(data, prefix)
+            else:
+                out = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO).decompress(data, max_length=prefix)
+        except (zlib.error, lzma.LZMAError) as e:
+            raise PageDecodeError(f"{algorithm}: {e}") from None
+        if len(out) < prefix:
+            raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")
+        return out, zero_trimmed_length(data)
     try:
         if algorithm == "zlib":
             out, used = _stream_zlib(data, out_size)
@@ -234,6 +247,15 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
     if exact_len is not None:
         used = exact_len
     return out, used
+
+
+def zero_trimmed_length(data: bytes) -> int:
+    """Payload length as the zero fill behind the stream shows it: MariaDB
+    clears everything between the stream end and the 4-byte checksum
+    (fil_page_compress_for_full_crc32).  Exact unless the stream itself ends
+    in zero bytes; the exact length needs the full decode."""
+    body = data[:-4] if len(data) > 4 else data
+    return len(body.rstrip(b"\0"))
 
 
 @dataclass

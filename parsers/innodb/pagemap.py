@@ -132,8 +132,13 @@ def _add(pm: PageMap, counts: dict, key: str, message: str, offset: int | None) 
 
 
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
-                   check=lambda: None) -> PageMap:
-    """Read the page map of the open file ``f`` (``path`` names it in errors)."""
+                   check=lambda: None, exact_payload: bool = True) -> PageMap:
+    """Read the page map of the open file ``f`` (``path`` names it in errors).
+
+    ``exact_payload=False`` decodes only the headers of zlib / lzma
+    page_compressed pages (full_crc32 layout) and takes their payload length
+    from the zero fill behind the stream (exact unless the stream ends in a
+    zero byte); the default decodes every page in full."""
     size = f.size
     if size < 1024:
         raise PageMapError(f"{size} bytes is too small for an InnoDB page")
@@ -318,7 +323,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 continue
             try:
                 # slow pure-Python codecs: the headers first, the whole page only for INODE pages
-                d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if algo in _SLOW else None)
+                fast = algo in _SLOW or (not exact_payload and algo in ("zlib", "lzma"))
+                d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
                 if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
                     d = decode_fcrc32_page(raw, physical, algo)
             except PageDecodeError as e:
