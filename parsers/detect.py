@@ -99,6 +99,8 @@ def classify(relpath: str, abspath: str, in_ch_part: bool, ch_root: bool,
         return "innodb", "redo_log"
     if lower.endswith(".ibu") or re.match(r"^undo_\d+$", lower) or re.match(r"^undo\d{3}$", lower):
         return "innodb", "undo"
+    if re.match(r"^#ib_\d+_\d+\.dblwr$", lower) or lower == "ib_doublewrite":
+        return "innodb", "doublewrite"
     if lower.endswith(".ibd") or lower.endswith(".ibt"):
         return "innodb", "tablespace"
     # -- TokuDB -------------------------------------------------------------

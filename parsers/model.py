@@ -22,6 +22,7 @@ ROLES = (
     "system_tablespace",   # ibdata*, mysql.ibd
     "redo_log",            # ib_logfile*, #innodb_redo/#ib_redo*, *.tokulog*
     "undo",                # undo_001, *.ibu, tokudb.rollback
+    "doublewrite",         # MySQL 8.0.20+ #ib_16384_0.dblwr
     "part_column_data",    # ClickHouse *.bin
     "marks",               # ClickHouse *.mrk*, *.cmrk*
     "primary_index",       # ClickHouse primary.idx / primary.cidx

@@ -137,3 +137,10 @@ def test_zero_byte_file_warns(tmp_path):
     ds = scan(str(tmp_path))
     f = ds.file("z.ibd")
     assert f.apparent_bytes == 0 and any("empty" in w for w in f.warnings)
+
+
+def test_mysql8_doublewrite_files(tmp_path):
+    (tmp_path / "#ib_16384_0.dblwr").write_bytes(b"\0" * 16384)
+    (tmp_path / "#ib_16384_1.dblwr").write_bytes(b"\0" * 16384)
+    d = detect(str(tmp_path))
+    assert {(f.engine, f.role) for f in d.files} == {("innodb", "doublewrite")}
