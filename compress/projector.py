@@ -96,8 +96,10 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                 v = m.fixed_by_kind(k)
                 if v is not None:
                     vals[i] = v
-        if unitset.zero is not None:      # wholly in a hole: stays a hole
-            vals[unitset.zero & (vals < 0)] = 0
+        if unitset.zero is not None:      # wholly in a hole: all zeros, never written
+            for i in np.flatnonzero(unitset.zero & (vals < 0)):
+                v = m.fixed_by_payload(bytes(int(unitset.logical[i])))
+                vals[i] = 0 if v is None else v
         fixed[id(m)] = vals
     if len(probe_idx):
         for i in probe_idx:

@@ -87,12 +87,27 @@ def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray]
         return bytes(mod.unit_payload(entry, i, max_output=min(cap, int(units["logical"][i]) or cap)))
 
     kinds = _kind_names(entry, sel)
+    zero = in_holes(entry.holes, sel["offset"].astype(np.int64), sel["stored"].astype(np.int64))
     probe = np.array([k in (None, "FIL_PAGE_TYPE_ALLOCATED") for k in kinds], dtype=bool)
     probe |= (sel["flags"] & UNIT_HOLE) != 0
+    probe &= ~zero
     return UnitSet(label=entry.path, logical=logical, strata=sel["owner"].astype(np.int64),
-                   payload=payload, kinds=kinds, probe=probe,
+                   payload=payload, kinds=kinds, probe=probe, zero=zero,
                    order_key=sel["offset"].astype(np.int64),
                    meta={"entry": entry, "index": idx})
+
+
+def in_holes(holes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Which units [offset, offset+length) lie wholly inside one of the file's holes
+    (never written: all zeros, known without reading them)."""
+    if not holes or not len(offsets):
+        return np.zeros(len(offsets), dtype=bool)
+    hs = np.array(sorted(holes), dtype=np.int64).reshape(-1, 2)
+    starts, ends = hs[:, 0], hs[:, 0] + hs[:, 1]
+    k = np.searchsorted(starts, offsets, side="right") - 1
+    ok = k >= 0
+    kk = np.where(ok, k, 0)
+    return ok & (offsets >= starts[kk]) & (offsets + np.maximum(lengths, 1) <= ends[kk])
 
 
 def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None) -> UnitSet:

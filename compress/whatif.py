@@ -31,9 +31,9 @@ from .speed import clickhouse_coders, measure, workers
 
 #: decompression speed measurement budget per (target, codec); compression
 #: speed comes from the projection pass itself
-SPEED_BYTES = 256 * 1024
-SPEED_SECONDS = 0.03
-SPEED_PIECE = 64 * 1024
+SPEED_BYTES = 128 * 1024
+SPEED_SECONDS = 0.01
+SPEED_PIECE = 32 * 1024
 
 INNODB_TABLESPACE_ROLES = ("tablespace", "system_tablespace")
 

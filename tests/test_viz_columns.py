@@ -81,6 +81,7 @@ def test_table_bars_equal_system_columns(view, manifest, table, artifacts_dir):
     view.set_target(f"fx.{table}")
     mcols = {c["name"]: c for c in manifest["tables"][table]["system_columns"]}
     comp, unc, marks = drawn(view, "compressed"), drawn(view, "uncompressed"), drawn(view, "marks")
+    # every column has its own bar at this size (a smaller window sums the smallest in one row)
     assert sorted(unc) == sorted(mcols)
     for name, mc in mcols.items():
         # bar widths are floats in KiB/MiB: equal to the byte within rounding of the float
@@ -349,8 +350,51 @@ def test_unknown_target_and_no_clickhouse(view, qtbot, sparse_fixtures):
     v.select_node(build_tree(other))       # nothing to show, no error
 
 
+def test_small_window_sums_the_smallest_columns(view, manifest, qtbot):
+    view.set_target("fx.codecs")
+    view.resize(900, 520)
+    qtbot.waitUntil(lambda: any(r.name.startswith("(") for r in view.shown), timeout=3000)
+    mcols = {c["name"]: c for c in manifest["tables"]["codecs"]["system_columns"]}
+    other = view.shown[-1]
+    named = [r.name for r in view.shown[:-1]]
+    rest = [n for n in mcols if n not in named]
+    assert other.name == f"({len(rest)} smaller columns)"
+    assert other.compressed == sum(mcols[n]["data_compressed_bytes"] for n in rest)
+    assert max(mcols[n]["data_compressed_bytes"] for n in rest) <= min(r.compressed for r in view.shown[:-1])
+    # the selected column keeps its own bar even when small
+    view.select_column("d")
+    assert "d" in [r.name for r in view.shown]
+
+
 def test_full_view_screenshot(view, artifacts_dir):
     from viz.export import export_png as ep
     view.set_target("fx.seed_unmerged")
     settle()
     assert ep(view, str(artifacts_dir / "columns_view.png"))
+
+
+def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
+    """Treemap click -> node_selected -> the window selects the table in the tree ->
+    select_node(table) comes back: the picked column must survive the round trip."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    from app.treemodel import NODE_ROLE
+    from app.window import MainWindow
+    s = QSettings(tempfile.mktemp(suffix=".ini"), QSettings.IniFormat)
+    w = MainWindow(s)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_path(str(sparse_fixtures / "clickhouse" / "datadir"))
+    assert w.wait_idle(120000)
+    view = next(v for v in w.views if isinstance(v, ColumnSizesView))
+    w.tabs.setCurrentWidget(view)
+    view.show_treemap()
+    qtbot.wait(50)
+    box = next(b for b, _ in view.treemap.item.leaf_rects if b.payload[1] == "fx.codecs" and b.payload[2] == "s_zstd9")
+    view._on_treemap_click(box.payload)
+    qtbot.wait(20)
+    cur = w.proxy.data(w.tree.currentIndex(), NODE_ROLE)
+    assert cur.kind == "table" and cur.name == "codecs"
+    assert view.column == "s_zstd9" and view.table["table"] == "codecs"

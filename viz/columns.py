@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QTabBar,
                                QVBoxLayout, QWidget)
 
@@ -231,6 +231,9 @@ class ColumnSizesView(QWidget):
         self.hist_counts = np.zeros(0, dtype=np.int64)
         self.hist_all = np.zeros(0, dtype=np.int64)
         self._busy = False
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.timeout.connect(self._refit)
 
         # controls
         self.table_combo = QComboBox()
@@ -280,6 +283,7 @@ class ColumnSizesView(QWidget):
         self.glw.ci.layout.setRowStretchFactor(0, 3)
         self.glw.ci.layout.setRowStretchFactor(1, 1)
         for p in (self.plot, self.hist):
+            patch_title(p)
             p.setMenuEnabled(False)
             p.hideButtons()
             theme.style_plot(p)
@@ -359,7 +363,8 @@ class ColumnSizesView(QWidget):
             return
         key = f"{tnode.parent.name}.{tnode.name}"
         if node.kind == "table":
-            self.show_table(key)
+            same = self.table is not None and table_key(self.table) == key and self.mode == "table"
+            self.show_table(key, column=self.column if same else None)   # keep a column picked in the treemap
         elif node.kind == "part":
             self.show_table(key, mode="part", scope=node.name.split("/")[0])
         elif node.kind == "file":
@@ -564,13 +569,19 @@ class ColumnSizesView(QWidget):
         self.plot.clear()
         self.legend = []
         rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
-        if len(rows) > MAX_ROWS:
-            rest = rows[MAX_ROWS - 1:]
-            other = ColRow(f"({len(rest)} other columns)", "", sum(r.compressed for r in rest),
+        cap = self._capacity()
+        self._shown_cap = cap
+        if len(rows) > cap:
+            keep = rows[:cap - 1]
+            sel = next((r for r in rows[cap - 1:] if r.name == self.column), None)
+            if sel is not None:                  # the selected column always has its bar
+                keep = rows[:cap - 2] + [sel]
+            rest = [r for r in rows if r not in keep]
+            other = ColRow(f"({len(rest)} smaller columns)", "", sum(r.compressed for r in rest),
                            sum(r.uncompressed for r in rest), sum(r.marks for r in rest), "",
                            sum(r.blocks for r in rest), any(r.computed for r in rest),
                            sum(r.computed_bytes for r in rest))
-            rows = rows[:MAX_ROWS - 1] + [other]
+            rows = keep + [other]
         self.shown = rows
         comp_total = sum(r.compressed for r in self.rows)
         unc_total = sum(r.uncompressed for r in self.rows)
@@ -667,8 +678,30 @@ class ColumnSizesView(QWidget):
         key = " &nbsp; ".join(f"<span style='color:{c}; font-size:13px'>■</span> {lbl}" for c, lbl in self.legend)
         self.heading.setText(self.heading.text() + f"<br>{key} &nbsp;·&nbsp; text: compressed of uncompressed, "
                              f"ratio, codec, marks")
-        self.plot.setXRange(0, vmax / scale * 2.05, padding=0)
+        ends = [max(r.compressed, r.uncompressed) / scale for r in rows]
+        self._fit_px = self.plot.getViewBox().width()
+        self.plot.setXRange(0, fit_xmax(ends, self.bar_labels, font, self._fit_px, vmax / scale * 2.05), padding=0)
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
+
+    ROW_PX = 14
+
+    def _capacity(self) -> int:
+        """How many bar rows fit at a readable height (the rest are summed in one row)."""
+        h = self.glw.height()
+        if h < 200:
+            return MAX_ROWS
+        avail = h * 0.75 - 70
+        return int(max(8, min(MAX_ROWS, avail // self.ROW_PX)))
+
+    def _refit(self) -> None:
+        if self.table is not None and (self._capacity() != getattr(self, "_shown_cap", None) or
+                                       abs(self.plot.getViewBox().width() - getattr(self, "_fit_px", 0)) > 4):
+            self._draw_bars()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.table is not None and self.rows:
+            self._resize_timer.start(40)
 
     def _draw_hist(self) -> None:
         self.hist.clear()
@@ -715,6 +748,27 @@ class ColumnSizesView(QWidget):
         self.hist.setYRange(0, max(ymax, 1) * 1.15, padding=0)
         step = _nice_step(max(ymax, 1) / 4)
         self.hist.getAxis("left").setTickSpacing(step, step)      # whole blocks only
+
+
+def fit_xmax(ends: list[float], texts: list[str], font: QFont, width_px: float, fallback: float) -> float:
+    """The x range end that leaves room for each text after its bar (bars at
+    least 35% of the width when the texts are long)."""
+    if width_px < 100 or not ends:
+        return fallback
+    fm = QFontMetricsF(font)
+    xmax = max(max(ends), 1e-9) * 1.02
+    for end, txt in zip(ends, texts):
+        room = max(width_px - fm.horizontalAdvance(txt) - 12, width_px * 0.35)
+        xmax = max(xmax, end * width_px / room)
+    return xmax
+
+
+def patch_title(plot) -> None:
+    """Keep a long plot title from widening the whole layout (pyqtgraph sets the
+    title's minimum width to its text width)."""
+    lbl = plot.titleLabel
+    lbl.updateMin = lambda: lbl.setMinimumHeight(lbl.itemRect().height())
+    lbl.setMinimumWidth(10)
 
 
 def _nice_step(raw: float) -> int:

@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
+                               QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
 from parsers.humanize import human_bytes
@@ -644,6 +644,11 @@ class ExtentMapView(QWidget):
         for mid, label in MODES:
             self.mode_combo.addItem(label, mid)
         self.mode_combo.currentIndexChanged.connect(lambda i: self.set_mode(self.mode_combo.itemData(i)))
+        self.goto = QSpinBox()
+        self.goto.setRange(0, 0)
+        self.goto.setKeyboardTracking(False)
+        self.goto.setToolTip("Go to a page number (Enter): scrolls to it and opens it in the inspector")
+        self.goto.editingFinished.connect(lambda: self.go_to_page(self.goto.value()))
         self.status = QLabel("")
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 4, 4, 0)
@@ -652,6 +657,9 @@ class ExtentMapView(QWidget):
         bar.addSpacing(12)
         bar.addWidget(QLabel("Colour by:"))
         bar.addWidget(self.mode_combo)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("Page:"))
+        bar.addWidget(self.goto)
         bar.addSpacing(12)
         bar.addWidget(self.status, 1)
 
@@ -816,6 +824,9 @@ class ExtentMapView(QWidget):
         self.plot.addItem(self.grid)
         self.left_axis.extent_pages = self.data.extent_pages
         self.left_axis.rows = self.data.rows
+        self.goto.blockSignals(True)
+        self.goto.setRange(0, max(0, self.data.n_pages - 1))
+        self.goto.blockSignals(False)
         self._update_title()
         self._recolour(reset_range=True)
 
@@ -1092,6 +1103,18 @@ class ExtentMapView(QWidget):
         if page is not None:
             self.click_page(page)
 
+    def go_to_page(self, page: int) -> None:
+        """Scroll so the page is in view (its extent near the top) and inspect it."""
+        d = self.data
+        if d is None or d.unit_at(page) is None:
+            return
+        row = page // d.extent_pages
+        (_, _), (y0, y1) = self.vb.viewRange()
+        span = y1 - y0
+        if not (y0 <= row < y1 - 1):
+            self.show_extents(max(-0.5, row - span * 0.25), max(-0.5, row - span * 0.25) + span)
+        self.click_page(page)
+
     def click_page(self, page: int) -> None:
         """Select a page: mark it, show it in the inspector, select its index in the tree."""
         d = self.data
@@ -1099,6 +1122,10 @@ class ExtentMapView(QWidget):
         if i is None:
             return
         self.selected_page = page
+        if self.goto.value() != page:
+            self.goto.blockSignals(True)
+            self.goto.setValue(page)
+            self.goto.blockSignals(False)
         row, col = divmod(page, d.extent_pages)
         self.marker.setRect(QRectF(col, row, 1, 1))
         self.marker.setVisible(True)

@@ -21,7 +21,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
-                               QSplitter, QVBoxLayout, QWidget)
+                               QSplitter, QToolTip, QVBoxLayout, QWidget)
 
 from parsers.humanize import human_bytes, percent
 from parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
@@ -216,10 +216,65 @@ class HoleStrips(QWidget):
     ROW_H = 62
     STRIP_H = 22
 
+    clicked = Signal(object)      # the FileHoles of a clicked row
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[FileHoles] = []
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setMouseTracking(True)
+        self.last_tooltip = ""
+        self.selected = None
+
+    def set_selected(self, entry) -> None:
+        self.selected = entry
+        for i, r in enumerate(self.rows):
+            if r.entry is entry:
+                parent = self.parentWidget()
+                while parent is not None and not isinstance(parent, QScrollArea):
+                    parent = parent.parentWidget()
+                if parent is not None:
+                    parent.ensureVisible(10, 4 + i * self.ROW_H + self.ROW_H // 2, 10, self.ROW_H)
+        self.update()
+
+    def row_at(self, y: int) -> int | None:
+        i = (y - 4) // self.ROW_H
+        return i if 0 <= i < len(self.rows) else None
+
+    def slice_text(self, i: int, x: int) -> str | None:
+        """What lies under pixel column ``x`` of row ``i``'s strip."""
+        fh = self.rows[i]
+        sw = self.strip_width()
+        col = x - (self.NAME_W + 8)
+        if not 0 <= col < sw:
+            return None
+        b = fh.bins(sw)
+        a, e = int(b["edges"][col]), int(b["edges"][col + 1])
+        n = max(1, e - a)
+        parts = [f"<b>{fh.entry.path}</b>", f"offset {a:,} – {e:,} ({human_bytes(a)} – {human_bytes(e)})"]
+        for key, label in (("data", "data"), ("hole", "hole"), ("unwritten", "unwritten"),
+                           ("missing", "missing hole (should be punched)")):
+            v = int(b[key][col])
+            if v:
+                parts.append(f"{label}: {human_bytes(v)} ({100.0 * v / n:.0f}%)")
+        return "<br>".join(parts)
+
+    def mouseMoveEvent(self, ev) -> None:
+        p = ev.position().toPoint()
+        i = self.row_at(p.y())
+        text = self.slice_text(i, p.x()) if i is not None else None
+        if text:
+            self.last_tooltip = text
+            QToolTip.showText(ev.globalPosition().toPoint(), text, self)
+        else:
+            QToolTip.hideText()
+        super().mouseMoveEvent(ev)
+
+    def mousePressEvent(self, ev) -> None:
+        i = self.row_at(ev.position().toPoint().y())
+        if i is not None and ev.button() == Qt.LeftButton:
+            self.clicked.emit(self.rows[i])
+        super().mousePressEvent(ev)
 
     def set_rows(self, rows: list[FileHoles]) -> None:
         self.rows = rows
@@ -262,6 +317,8 @@ class HoleStrips(QWidget):
                 continue
             e = fh.entry
             name = e.path
+            if e is self.selected:
+                p.fillRect(QRect(0, top, self.width(), self.ROW_H - 2), QColor(theme.ALLOCATED).lighter(185))
             p.setPen(fg)
             el = fm.elidedText(name, Qt.ElideMiddle, self.NAME_W - 8)
             p.drawText(QRect(4, top + 4, self.NAME_W - 8, 18), Qt.AlignLeft | Qt.AlignVCenter, el)
@@ -363,6 +420,7 @@ class HolesView(QWidget):
         bar.addWidget(self.bars_scale)
 
         self.strips = HoleStrips()
+        self.strips.clicked.connect(self._on_strip_clicked)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(self.strips)
@@ -412,10 +470,17 @@ class HolesView(QWidget):
             return
         if node.kind == "index":
             node = node.parent
-        self.scope = None if node.kind in ("root", "engine") and node.parent is None else node
-        if node.kind == "root":
-            self.scope = None
+        selected = None
+        if node.kind == "file":
+            selected = node.ref
+            visible = any(r.entry is selected for r in self.rows)
+            if visible:                  # keep the list, mark the file
+                self.strips.set_selected(selected)
+                return
+            node = node.parent if node.parent is not None and node.parent.kind != "root" else node
+        self.scope = None if node.kind == "root" else node
         self._refresh()
+        self.strips.set_selected(selected)
 
     def set_target(self, text: str) -> None:
         for e in self.dataset.files if self.dataset else []:
@@ -477,6 +542,15 @@ class HolesView(QWidget):
                          f"{human_bytes(miss)} allocated that should be punched.")
         self.banner.setText("<br>".join(parts))
         self.banner.setVisible(True)
+
+    def _on_strip_clicked(self, fh: FileHoles) -> None:
+        """A clicked strip selects its file in the tree."""
+        if self.root is None:
+            return
+        for n in self.root.walk():
+            if n.kind == "file" and n.ref is fh.entry:
+                self.node_selected.emit(n)
+                return
 
     def lost_files(self) -> list[str]:
         return [r.entry.path for r in self.all_rows if r.lost_sparseness]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -24,6 +24,7 @@ from parsers.humanize import human_bytes
 from parsers.tree import Node
 
 from . import theme
+from .columns import fit_xmax, patch_title
 
 REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
 UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
@@ -36,10 +37,10 @@ SELECTED_BAND = "#FFF59D"
 
 #: block strip categories: (key, label, colour)
 STRIP_KINDS = [
-    ("header", "header slots", "#616161"),
+    ("header", "header", "#616161"),
     ("translation", "translation table", "#8E24AA"),
     ("descriptor", "descriptor", "#D81B60"),
-    ("h0", "leaf nodes (height 0)", "#1E88E5"),
+    ("h0", "leaf", "#1E88E5"),
     ("h1", "height 1", "#FB8C00"),
     ("h2", "height 2", "#43A047"),
     ("h3", "height ≥ 3", "#6D4C41"),
@@ -226,6 +227,12 @@ class TokuDBView(QWidget):
         self.footprint_rows: list = []
         self.bar_values: dict = {}
         self._busy = False
+        self.strip_rows: list = []
+        self.strip_scale = 1.0
+        self._fit_px = 0.0
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.timeout.connect(self._refit)
 
         self.combo = QComboBox()
         self.combo.setMinimumContentsLength(34)
@@ -254,10 +261,11 @@ class TokuDBView(QWidget):
         lay = self.glw.ci.layout
         lay.setRowStretchFactor(0, 9)
         lay.setRowStretchFactor(1, 6)
-        lay.setRowStretchFactor(2, 4)
+        lay.setRowStretchFactor(2, 5)
         lay.setColumnStretchFactor(0, 2)
         lay.setColumnStretchFactor(1, 3)
         for p in (self.foot, self.heights, self.frag, self.strip):
+            patch_title(p)
             p.setMenuEnabled(False)
             p.hideButtons()
             p.setMouseEnabled(x=False, y=False)
@@ -265,9 +273,6 @@ class TokuDBView(QWidget):
         self.foot.showGrid(x=True, y=False, alpha=0.15)
         self.frag.showGrid(x=True, y=False, alpha=0.15)
         self.heights.showGrid(x=False, y=True, alpha=0.15)
-        self.foot_legend = self.foot.addLegend(offset=(-10, 10), labelTextColor=theme.foreground(),
-                                               brush=theme.qcolor(theme.background(), 235),
-                                               pen=pg.mkPen(theme.qcolor(theme.foreground(), 90)))
         self.glw.scene().sigMouseClicked.connect(self._on_click)
         self.glw.scene().sigMouseMoved.connect(self._on_move)
         pl = QVBoxLayout(self.page)
@@ -282,6 +287,16 @@ class TokuDBView(QWidget):
         lay2.addLayout(top)
         lay2.addWidget(self.page, 1)
         self._draw()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.dicts:
+            self._resize_timer.start(40)
+
+    def _refit(self) -> None:
+        w = self.foot.getViewBox().width()
+        if self.dicts and abs(w - self._fit_px) > 4:
+            self._draw()
 
     # -- view protocol ---------------------------------------------------------------------
     def set_dataset(self, dataset, root: Node) -> None:
@@ -392,7 +407,6 @@ class TokuDBView(QWidget):
     def _draw(self) -> None:
         for p in (self.foot, self.heights, self.frag, self.strip):
             p.clear()
-        self.foot_legend.clear()
         self.strip_rows = []
         self.strip_scale = 1.0
         if not self.dicts:
@@ -471,17 +485,15 @@ class TokuDBView(QWidget):
                     band.setZValue(-10)
                     self.foot.addItem(band)
         items = [
-            (rep, REPORTED, 0.84, 0.0, "SHOW TABLE STATUS (logical, uncompressed)"),
-            (unc, UNCOMP, 0.5, 0.0, "tree nodes uncompressed"),
-            (disk, ON_DISK, 0.26, 0.0, "tree nodes on disk (true size)"),
+            (rep, REPORTED, 0.84, 0.0, "reported (logical)"),
+            (unc, UNCOMP, 0.5, 0.0, "nodes uncompressed"),
+            (disk, ON_DISK, 0.26, 0.0, "nodes on disk (true size)"),
         ]
         for vals, colour, h, dy, label in items:
             it = pg.BarGraphItem(x0=np.zeros(n), y=y + dy, height=h, width=vals / scale,
                                  brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(125)))
             self.foot.addItem(it)
-            self.foot_legend.addItem(it, label)
-        font = QFont()
-        font.setPointSizeF(8.5)
+        font = _row_font(self.foot, n, 8.5)
         bold = QFont(font)
         bold.setBold(True)
         fg = theme.foreground()
@@ -511,9 +523,12 @@ class TokuDBView(QWidget):
         left.setStyle(tickFont=font)
         left.setWidth(170)
         self.foot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
-        self.foot.setTitle("True size on disk vs what SHOW TABLE STATUS reports, per table and dictionary"
-                           " (click a row)", color=fg, size="10pt")
-        self.foot.setXRange(0, vmax / scale * 2.2, padding=0)
+        key = " &nbsp;".join(f"<span style='color:{c}'>■</span> {lbl}" for _, c, _, _, lbl in items)
+        self.foot.setTitle(f"<b>On disk vs SHOW TABLE STATUS</b>: {key}", color=fg, size="9.5pt")
+        ends = [max(a, b, c) / scale for a, b, c in zip(rep, unc, disk)]
+        self._fit_px = self.foot.getViewBox().width()
+        xmax = fit_xmax(ends, self.foot_labels, bold, self._fit_px, vmax / scale * 2.2)
+        self.foot.setXRange(0, xmax, padding=0)
         self.foot.setYRange(-0.6, n - 0.4, padding=0)
 
     def _draw_heights(self) -> None:
@@ -585,8 +600,7 @@ class TokuDBView(QWidget):
                                  pen=pg.mkPen(theme.qcolor(colour).darker(125)))
             self.frag.addItem(it)
             x0 = x0 + vals
-        font = QFont()
-        font.setPointSizeF(8.0)
+        font = _row_font(self.frag, n, 8.0)
         tot = used + unused + tail
         for yy, d, u, f, t in zip(y, rows, used, unused, tot):
             pct = 100.0 * f / (u + f) if u + f else 0.0
@@ -599,10 +613,13 @@ class TokuDBView(QWidget):
         left.setStyle(tickFont=font)
         left.setWidth(170)
         self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
-        self.frag.setTitle(f"Fragmentation: <span style='color:{USED}'>■</span> used by blocks "
-                           f"<span style='color:{UNUSED}'>■</span> unused gaps (incl. 8 KiB header) "
+        self.frag.setTitle(f"Fragmentation: <span style='color:{USED}'>■</span> used "
+                           f"<span style='color:{UNUSED}'>■</span> unused (incl. header) "
                            f"<span style='color:#90A4AE'>■</span> file tail", color=fg, size="9pt")
-        self.frag.setXRange(0, tot.max() / scale * 1.45, padding=0)
+        labels = [f"{(100.0 * f / (u + f) if u + f else 0.0):.1f}% unused ({human_bytes(f)})"
+                  for u, f in zip(used, unused)]
+        xmax = fit_xmax(list(tot / scale), labels, font, self.frag.getViewBox().width(), tot.max() / scale * 1.45)
+        self.frag.setXRange(0, xmax, padding=0)
         self.frag.setYRange(-0.6, n - 0.4, padding=0)
 
     def _draw_strip(self) -> None:
@@ -659,8 +676,7 @@ class TokuDBView(QWidget):
             it = pg.BarGraphItem(x0=np.array(hx) / scale, y=np.array(hy), height=0.12, width=np.array(hw) / scale,
                                  brush=theme.qcolor(HOLE), pen=pg.mkPen(None))
             self.strip.addItem(it)
-        font = QFont()
-        font.setPointSizeF(8.0)
+        font = _row_font(self.strip, n, 8.0)
         left = self.strip.getAxis("left")
         left.setTicks([[(float(yy), _short(d.label, 30)) for yy, d in zip(y, rows)]])
         left.setStyle(tickFont=font)
@@ -673,10 +689,20 @@ class TokuDBView(QWidget):
             parts.append("<span style='color:#90A4AE'>■</span> file tail")
         if hole_rows:
             parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
-        self.strip.setTitle("Block table along the file: " + " &nbsp;".join(parts) + " &nbsp;(hover a block)",
+        self.strip.setTitle("Blocks along the file: " + " &nbsp;".join(parts),
                             color=fg, size="9pt")
         self.strip.setXRange(0, length / scale * 1.01, padding=0)
         self.strip.setYRange(-0.75, n - 0.3, padding=0)
+
+
+def _row_font(plot, rows: int, pt: float) -> QFont:
+    """A font that fits ``rows`` category rows in the plot's current height."""
+    font = QFont()
+    h = plot.getViewBox().height()
+    if h > 20 and rows:
+        pt = max(6.5, min(pt, h / rows * 0.62))
+    font.setPointSizeF(pt)
+    return font
 
 
 def _short(name: str, n: int) -> str:

@@ -261,16 +261,19 @@ def main(argv=None) -> int:
     ap.add_argument("--codec", action="append", dest="codecs", help="codecs (default zstd:1, lz4)")
     ap.add_argument("--fraction", default="0.05")
     ap.add_argument("--throughput-mb", type=int, default=64, help="MB of decoded units for the throughput test")
+    ap.add_argument("--only", choices=("innodb", "clickhouse"), help="benchmark one engine only")
     ap.add_argument("--validate-only", action="store_true")
     ap.add_argument("--no-validate", action="store_true")
     args = ap.parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
     codecs = args.codecs or ["zstd:1", "lz4"]
     if not args.validate_only:
-        bench_set("innodb", args.innodb or make_innodb_set(args.copies), codecs, args.fraction,
-                  args.throughput_mb << 20)
-        bench_set("clickhouse", args.clickhouse or clickhouse_set(), codecs, args.fraction,
-                  args.throughput_mb << 20)
+        if args.only in (None, "innodb"):
+            bench_set("innodb", args.innodb or make_innodb_set(args.copies), codecs, args.fraction,
+                      args.throughput_mb << 20)
+        if args.only in (None, "clickhouse"):
+            bench_set("clickhouse", args.clickhouse or clickhouse_set(), codecs, args.fraction,
+                      args.throughput_mb << 20)
     if not args.no_validate:
         validate(WORK)
     return 0
