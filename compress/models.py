@@ -236,9 +236,11 @@ class InnoDBRowCompressedEstimate(Model):
 class InnoDBLargerPagesApprox(InnoDBPageCompressed):
     """Page compression with 32/64 KiB pages: an **approximation**.
 
-    A 64 KiB page is approximated by 4 consecutive 16 KiB leaf pages of the
+    A 64 KiB page is approximated by 4 consecutive 16 KiB index pages of the
     same index compressed together, then stored as
-    :class:`InnoDBPageCompressed` would store one page of that size.
+    :class:`InnoDBPageCompressed` would store one page of that size; every
+    other page (FSP header, inode, BLOB...) becomes one 64 KiB page of its
+    own (zero-padded), so the FSP header takes 64 KiB as it would.
     """
 
     factor: int = 4
@@ -247,11 +249,6 @@ class InnoDBLargerPagesApprox(InnoDBPageCompressed):
         self.page_size = self.page_size * self.factor
         super().__post_init__()
         self.name = f"innodb_page_compressed_{self.page_size // 1024}k_pages_approximation"
-
-    def fixed_by_payload(self, payload: bytes) -> int | None:
-        if is_zero(payload):
-            return 0
-        return None
 
 
 # ---------------------------------------------------------------------------

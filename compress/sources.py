@@ -110,7 +110,21 @@ def in_holes(holes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return ok & (offsets >= starts[kk]) & (offsets + np.maximum(lengths, 1) <= ends[kk])
 
 
-def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None) -> UnitSet:
+def subset_units(base: UnitSet, mask: np.ndarray, label: str | None = None) -> UnitSet:
+    """The units of ``base`` that ``mask`` keeps, as their own population."""
+    idx = np.flatnonzero(mask)
+
+    def payload(k: int) -> bytes:
+        return base.payload(int(idx[k]))
+
+    pick = (lambda a: None if a is None else a[idx])
+    return UnitSet(label=label or base.label, logical=base.logical[idx], strata=base.strata[idx], payload=payload,
+                   kinds=None if base.kinds is None else [base.kinds[i] for i in idx],
+                   probe=pick(base.probe), zero=pick(base.zero), order_key=pick(base.order_key),
+                   meta={"base": base, "index": idx})
+
+
+def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pad_to: int | None = None) -> UnitSet:
     """Groups of ``factor`` consecutive units of the same stratum (in file order).
 
     ``keep`` selects the units that may be grouped (e.g. leaf pages); the
@@ -133,16 +147,18 @@ def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None) ->
             groups.append(g)
         g.append(int(k))
     unit_size = int(base.logical.max()) if n else 0
-    logical = np.full(len(groups), unit_size * factor, dtype=np.int64)
+    size = pad_to or unit_size * factor
+    logical = np.full(len(groups), size, dtype=np.int64)
     strata = np.array([int(base.strata[g[0]]) for g in groups], dtype=np.int64)
 
     def payload(j: int) -> bytes:
         parts = [base.payload(k) for k in groups[j]]
         data = b"".join(parts)
-        return data + bytes(unit_size * factor - len(data)) if len(data) < unit_size * factor else data
+        return data + bytes(size - len(data)) if len(data) < size else data
 
+    kinds = None if base.kinds is None else [base.kinds[g[0]] for g in groups]
     return UnitSet(label=f"{base.label} (groups of {factor})", logical=logical, strata=strata,
-                   payload=payload, meta={"groups": groups, "base": base})
+                   payload=payload, kinds=kinds if factor == 1 else None, meta={"groups": groups, "base": base})
 
 
 def raw_records(entry: FileEntry, record: int) -> UnitSet:

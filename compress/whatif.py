@@ -26,7 +26,8 @@ from .models import (BtrfsExtents, ClickHouseBlocks, InnoDBLargerPagesApprox, In
 from .projector import Projection, project
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
 from .sampling import parse_sample
-from .sources import SourceUnavailable, UnitSet, engine_units, grouped_units, payload_module, raw_records
+from .sources import (SourceUnavailable, UnitSet, engine_units, grouped_units, payload_module, raw_records,
+                      subset_units)
 from .speed import clickhouse_coders, measure, workers
 
 #: decompression speed measurement budget per (target, codec); compression
@@ -225,18 +226,14 @@ def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
             big = InnoDBLargerPagesApprox(page_size=page_size, fs_block=fs_block, layout=layout, factor=4)
             groups = grouped_units(base, 4, keep)
             gp = run.project(groups, _pairs(all_codecs, [big], t.notes), count=False)
-            # pages outside the groups (headers, inodes, non-leaf...) keep their 16 KiB projection
-            rest_pc = {}
-            for (cname, mname), pr in proj.pairs.items():
-                if mname == pc.name:
-                    rest_pc[cname] = pr
+            # the other pages (headers, inodes, BLOBs...) keep their page-compressed size at 16 KiB
+            rest = grouped_units(base, 1, ~keep, pad_to=big.page_size)
+            rp = run.project(rest, _pairs(all_codecs, [big], t.notes), count=False) if len(rest) else None
             for (cname, mname), pr in gp.pairs.items():
-                other = rest_pc.get(cname)
                 est = pr.estimate
+                other = rp.pairs.get((cname, mname)) if rp is not None else None
                 if other is not None:
-                    frac_index = float(keep.sum()) / max(len(keep), 1)
-                    rest = other.estimate.projected * (1 - frac_index)
-                    est = _shift(est, rest)
+                    est = combine([est, other.estimate])
                 cs, ds = speeds.get(cname, (0.0, 0.0))
                 t.results.append(Result(cname, mname, est, cs, ds))
     if run.raw_models:

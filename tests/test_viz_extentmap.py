@@ -272,3 +272,27 @@ def test_large_synthetic_map_windowing(qtbot):
     assert v._window[2] > 1
     # hover facts far into the file
     assert "Page 300,000" in v.page_tooltip(300_000)
+
+
+def test_go_to_page_and_export(qtbot, sparse_fixtures, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from viz.export import export_png, export_svg
+    ds = synthetic_dataset(200_000)
+    v = _view(qtbot, ds, build_tree(ds))
+    qtbot.wait(30)
+    v.goto.setValue(150_000)
+    v.goto.editingFinished.emit()
+    assert v.selected_page == 150_000 and v.inspector.page_no == 150_000
+    (_, _), (y0, y1) = v.vb.viewRange()
+    assert y0 <= 150_000 // 64 < y1
+    png = tmp_path / "map.png"
+    w = v.export_widget()
+    assert w is v.report                       # map + legend, no toolbar or inspector
+    assert export_png(w, str(png), dpi=144)
+    img = QImage(str(png))
+    assert (img.width(), img.height()) == (round(w.width() * 1.5), round(w.height() * 1.5))
+    svg = tmp_path / "map.svg"
+    assert export_svg(w, str(svg))
+    import xml.etree.ElementTree as ET
+    assert ET.parse(str(svg)).getroot().tag.endswith("svg")

@@ -7,7 +7,7 @@ import os
 import shutil
 
 import numpy as np
-import pytest
+from PySide6.QtCore import QPoint, Qt
 
 from parsers.scan import scan
 from parsers.tree import build_tree
@@ -125,6 +125,22 @@ def test_select_node_scopes_strips(qtbot, sparse_fixtures):
     assert {r.entry.path for r in v.rows} == {c.path for c in table.children if c.kind == "file"}
     v.select_node(root)
     assert len(v.rows) == len([e for e in ds.files if e.apparent_bytes > 0])
+    # a file already listed is marked, the list stays
+    fnode = next(n for n in root.walk() if n.kind == "file" and n.path == "fx/t_pc_zlib.ibd")
+    v.select_node(fnode)
+    assert len(v.rows) == len([e for e in ds.files if e.apparent_bytes > 0])
+    assert v.strips.selected is fnode.ref
+    # hover a strip: offsets and what is there; click it: its tree node is emitted
+    i = next(k for k, r in enumerate(v.rows) if r.entry is fnode.ref)
+    y = 4 + i * v.strips.ROW_H + 10
+    x = v.strips.NAME_W + 8 + 2
+    v.scroll.ensureVisible(x, y, 10, 40)
+    qtbot.mouseMove(v.strips, QPoint(x, y))
+    qtbot.waitUntil(lambda: "fx/t_pc_zlib.ibd" in v.strips.last_tooltip, timeout=2000)
+    assert "offset " in v.strips.last_tooltip and "data: " in v.strips.last_tooltip
+    with qtbot.waitSignal(v.node_selected, timeout=2000) as sig:
+        qtbot.mouseClick(v.strips, Qt.LeftButton, pos=QPoint(x, y))
+    assert sig.args[0] is fnode
 
 
 def test_synthetic_missing_holes_partial_banner(qtbot):

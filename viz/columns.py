@@ -566,6 +566,7 @@ class ColumnSizesView(QWidget):
         return f"{len(parts)} active part{'s' if len(parts) != 1 else ''}, {t.get('total_rows', 0):,} rows"
 
     def _draw_bars(self) -> None:
+        _sync_layout(self)
         self.plot.clear()
         self.legend = []
         rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
@@ -681,6 +682,7 @@ class ColumnSizesView(QWidget):
         ends = [max(r.compressed, r.uncompressed) / scale for r in rows]
         self._fit_px = self.plot.getViewBox().width()
         self.plot.setXRange(0, fit_xmax(ends, self.bar_labels, font, self._fit_px, vmax / scale * 2.05), padding=0)
+        self._resize_timer.start(0)       # re-fit the texts once the plot layout has settled
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
 
     ROW_PX = 14
@@ -701,7 +703,7 @@ class ColumnSizesView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.table is not None and self.rows:
-            self._resize_timer.start(40)
+            self._resize_timer.start(10)
 
     def _draw_hist(self) -> None:
         self.hist.clear()
@@ -748,6 +750,20 @@ class ColumnSizesView(QWidget):
         self.hist.setYRange(0, max(ymax, 1) * 1.15, padding=0)
         step = _nice_step(max(ymax, 1) / 4)
         self.hist.getAxis("left").setTickSpacing(step, step)      # whole blocks only
+
+
+def _sync_layout(view: QWidget) -> None:
+    """Apply pending widget and graphics layouts now, so plot sizes are current
+    (headless export draws right after a resize, before the event loop runs)."""
+    lay = view.layout()
+    if lay is not None:
+        lay.activate()
+    for w in view.findChildren(pg.GraphicsLayoutWidget):
+        lay = w.layout()
+        if lay is not None:
+            lay.activate()
+        w.ci.setGeometry(w.centralWidget.geometry() if hasattr(w, "centralWidget") else w.ci.geometry())
+        w.ci.layout.activate()
 
 
 def fit_xmax(ends: list[float], texts: list[str], font: QFont, width_px: float, fallback: float) -> float:

@@ -24,7 +24,7 @@ from parsers.humanize import human_bytes
 from parsers.tree import Node
 
 from . import theme
-from .columns import fit_xmax, patch_title
+from .columns import _sync_layout, fit_xmax, patch_title
 
 REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
 UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
@@ -291,7 +291,7 @@ class TokuDBView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.dicts:
-            self._resize_timer.start(40)
+            self._resize_timer.start(10)
 
     def _refit(self) -> None:
         w = self.foot.getViewBox().width()
@@ -405,6 +405,7 @@ class TokuDBView(QWidget):
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:
+        _sync_layout(self)
         for p in (self.foot, self.heights, self.frag, self.strip):
             p.clear()
         self.strip_rows = []
@@ -420,6 +421,7 @@ class TokuDBView(QWidget):
         self._draw_heights()
         self._draw_frag()
         self._draw_strip()
+        self._resize_timer.start(0)       # re-fit the texts once the plot layout has settled
 
     def _heading(self) -> None:
         key = self.selection_key
