@@ -566,7 +566,6 @@ class ColumnSizesView(QWidget):
         return f"{len(parts)} active part{'s' if len(parts) != 1 else ''}, {t.get('total_rows', 0):,} rows"
 
     def _draw_bars(self) -> None:
-        _sync_layout(self)
         self.plot.clear()
         self.legend = []
         rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
@@ -750,20 +749,6 @@ class ColumnSizesView(QWidget):
         self.hist.setYRange(0, max(ymax, 1) * 1.15, padding=0)
         step = _nice_step(max(ymax, 1) / 4)
         self.hist.getAxis("left").setTickSpacing(step, step)      # whole blocks only
-
-
-def _sync_layout(view: QWidget) -> None:
-    """Apply pending widget and graphics layouts now, so plot sizes are current
-    (headless export draws right after a resize, before the event loop runs)."""
-    lay = view.layout()
-    if lay is not None:
-        lay.activate()
-    for w in view.findChildren(pg.GraphicsLayoutWidget):
-        lay = w.layout()
-        if lay is not None:
-            lay.activate()
-        w.ci.setGeometry(w.centralWidget.geometry() if hasattr(w, "centralWidget") else w.ci.geometry())
-        w.ci.layout.activate()
 
 
 def fit_xmax(ends: list[float], texts: list[str], font: QFont, width_px: float, fallback: float) -> float:

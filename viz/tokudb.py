@@ -24,7 +24,7 @@ from parsers.humanize import human_bytes
 from parsers.tree import Node
 
 from . import theme
-from .columns import _sync_layout, fit_xmax, patch_title
+from .columns import fit_xmax, patch_title
 
 REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
 UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
@@ -405,7 +405,6 @@ class TokuDBView(QWidget):
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:
-        _sync_layout(self)
         for p in (self.foot, self.heights, self.frag, self.strip):
             p.clear()
         self.strip_rows = []
