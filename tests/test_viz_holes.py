@@ -117,8 +117,8 @@ def test_every_engine_fixture_folder(qtbot, sparse_fixtures, artifacts_dir):
 
 def test_select_node_scopes_strips(qtbot, sparse_fixtures):
     ds = scan(str(sparse_fixtures / "innodb" / "16k"))
-    root = build_tree(ds)
     v = _view(qtbot, ds)
+    root = v.root
     v.only_holes.setChecked(False)
     table = next(n for n in root.walk() if n.kind == "table" and n.name == "t_part")
     v.select_node(table)
