@@ -44,6 +44,8 @@ from . import ch_methods as M
 from .ch_cityhash import cityhash128, cityhash128_many
 from .ch_encode import (CodecSpec, compress_block, encode_chain, lz4_compress_default,  # noqa: F401
                         parse_chain)
+# compress/registry.py reaches for this one; encode_chain is the public way to the same bytes
+from .ch_encode import _encode_layer  # noqa: F401,E402
 from .ch_methods import method_name
 from .general import DEFAULT_MAX_OUTPUT, DecodeError, lz4_block_decompress, zstd_decompress
 
