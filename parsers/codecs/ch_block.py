@@ -83,10 +83,12 @@ class BlockHeader:
 
     @property
     def payload_size(self) -> int:
+        """Bytes after the 9-byte header."""
         return self.compressed_size - BLOCK_HEADER_SIZE
 
     @property
     def method_name(self) -> str:
+        """The codec name of the method byte (CompressionMethodByte)."""
         return method_name(self.method)
 
 
