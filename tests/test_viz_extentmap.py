@@ -218,7 +218,18 @@ def test_datadir16k_and_zip4(qtbot, sparse_fixtures, artifacts_dir, manifest):
     v.grab().save(str(artifacts_dir / "extentmap_ibdata1.png"))
     assert {"FSP_HDR", "TRX_SYS", "SYS", "INDEX"} <= set(v.result.labels)
     v.set_mode("index")
+    _settle(qtbot, v)
     v.grab().save(str(artifacts_dir / "extentmap_ibdata1_index.png"))
+    # the change buffer's index id does not fit an int32: its pages are still an index, named
+    assert "innodb_change_buffer.CLUST_IND" in v.result.labels
+    assert v.result.labels[-2:] == ["no index (file / system pages)", "free (XDES)"]
+    big = next(n for n in _file_node(root, "ibdata1").children if n.kind == "index" and n.ref["index_id"] >= 2 ** 32)
+    code = v.data.owner_code(big.ref["index_id"])
+    page = int(np.nonzero(v.data.units["owner"] == code)[0][0])
+    assert "innodb_change_buffer.CLUST_IND" in v.page_tooltip(page)
+    with qtbot.waitSignal(v.node_selected, timeout=2000) as sig:
+        v.click_page(page)
+    assert sig.args[0] is big
     # clicking a page of an index of ibdata1 (ids >= 2**31 too) finds its tree node
     for n in _file_node(root, "ibdata1").children:
         if n.kind == "index" and n.ref["pages"]:

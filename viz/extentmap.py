@@ -58,7 +58,9 @@ TYPE_COLOURS = {
     "PAGE_COMPRESSED": "#F0E442", "PAGE_COMPRESSED_ENCRYPTED": "#BCBD22", "ENCRYPTED": "#7B1FA2",
     "COMPRESSED": "#F0E442", "COMPRESSED_AND_ENCRYPTED": "#BCBD22", "TYPE_UNKNOWN": "#BDBDBD",
 }
-FREE_COLOUR = "#C4C4C4"
+FREE_COLOUR = "#DEDEDE"
+NO_INDEX_COLOUR = "#8C8C8C"
+NO_OWNER = -1
 NA_COLOUR = "#C8C8C8"
 FREE_KEY = 0x10000          # pseudo page type of free pages (XDES free bit set)
 
@@ -251,7 +253,7 @@ class MapData:
         owner = self.units["owner"]
         ids = self._detail_array("index_id")
         if ids is not None:
-            sel = (ids == np.uint64(index_id)) & (owner >= 0) if index_id >= 0 else None
+            sel = (ids == np.uint64(index_id)) & (owner != NO_OWNER) if index_id >= 0 else None
             if sel is not None and sel.any():
                 vals, counts = np.unique(owner[sel], return_counts=True)
                 return int(vals[np.argmax(counts)])
@@ -344,25 +346,61 @@ class MapData:
         return self._categorical(keys, lambda k: short_type(self.type_name(k)), colours, order_by_count=True)
 
     def _mode_index(self) -> ModeResult:
+        """Colour by owning index (owner -1: no owner; codes <= -2 are indexes whose id does
+        not fit an int32, named in owner_names); real indexes first, by page count."""
         u = self.units
-        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(-2), u["owner"])
+        owner = u["owner"]
+        free_key = int(owner.max()) + 1 if len(owner) else 0
+        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(free_key), owner)
         names = self.index_names()
+        ids = self.true_index_ids()
 
         def label(k):
-            if k == -2:
+            if k == free_key:
                 return "free (XDES)"
-            if k < 0:
+            if k == NO_OWNER:
                 return "no index (file / system pages)"
-            return f"{names[k]} (id {k})" if k in names else f"index id {k}"
+            name = names.get(k)
+            iid = ids.get(k, k if k >= 0 else None)
+            if name is None:
+                return f"index id {iid}" if iid is not None else f"index (owner {k})"
+            if iid is None or iid >= 2 ** 32 or name.endswith(f"index {iid}"):
+                return name
+            return f"{name} (id {iid})"
 
-        def colours(ks):
-            real = [k for k in ks if k >= 0]
-            pal = dict(zip(real, distinct_colours(len(real))))
-            return [pal.get(k, FREE_COLOUR if k == -2 else NA_COLOUR) for k in ks]
+        uniq, counts, inv = _categorise(keys, order_by_count=True)
+        # real indexes first (by page count), then "no index", then "free"
+        rank = np.array([(2 if k == free_key else 1 if k == NO_OWNER else 0) for k in uniq], dtype=np.int64)
+        order = np.lexsort((-counts, rank)) if len(uniq) else np.zeros(0, np.int64)
+        if len(order) and not np.array_equal(order, np.arange(len(order))):
+            remap = np.empty(len(order), dtype=inv.dtype)
+            remap[order] = np.arange(len(order))
+            uniq, counts, inv = uniq[order], counts[order], remap[inv]
+        real = [int(k) for k in uniq if k not in (free_key, NO_OWNER)]
+        pal = dict(zip(real, distinct_colours(len(real))))
+        colours = [pal.get(int(k), FREE_COLOUR if k == free_key else NO_INDEX_COLOUR) for k in uniq]
+        return ModeResult(cat=inv, cidx=inv, lut=_lut(colours), labels=[label(int(k)) for k in uniq],
+                          colours=colours, counts=counts, sizes=self._sizes(inv, len(uniq)),
+                          keys=[int(k) for k in uniq])
 
-        res = self._categorical(keys, label, colours, order_by_count=True)
-        # real indexes first, then "no index" and "free"
-        return res
+    def true_index_ids(self) -> dict[int, int]:
+        """owner code -> index id (the page headers' PAGE_INDEX_ID), where they differ or are known."""
+        if getattr(self, "_true_ids", None) is not None:
+            return self._true_ids
+        out: dict[int, int] = {}
+        ids = self._detail_array("index_id")
+        if ids is not None and len(self.units):
+            u = self.units
+            kinds = self.index_kinds()
+            m = (u["owner"] != NO_OWNER)
+            if kinds:
+                m &= np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype))
+            sel = np.nonzero(m)[0]
+            if len(sel):
+                codes, first = np.unique(u["owner"][sel], return_index=True)
+                out = {int(c): int(ids[sel[f]]) for c, f in zip(codes, first)}
+        self._true_ids = out
+        return out
 
     def _continuous(self, values: np.ndarray, valid: np.ndarray, lo: float, hi: float, cmap: str,
                     bin_labels, na_label: str, cbar_label: str, bins: int = 5) -> ModeResult:
@@ -1137,7 +1175,7 @@ class ExtentMapView(QWidget):
 
     def index_node(self, index_id: int) -> Node | None:
         """The tree node of an index of the current file."""
-        if self.root is None or index_id < 0:
+        if self.root is None or index_id == NO_OWNER:
             return None
         for n in self.root.walk():
             if n.kind == "file" and n.ref is self.entry:
@@ -1161,14 +1199,14 @@ class ExtentMapView(QWidget):
         facts = {
             "page": page, "extent": page // d.extent_pages, "in_extent": page % d.extent_pages,
             "offset": int(u["offset"]), "type_code": kind, "type": d.type_name(kind),
-            "index_id": owner if owner >= 0 else None,
-            "index": names.get(owner, f"index id {owner}") if owner >= 0 else None,
+            "index_id": d.true_index_ids().get(owner, owner) if owner != NO_OWNER else None,
+            "index": names.get(owner, f"index id {owner}") if owner != NO_OWNER else None,
             "level": d.detail(("level", "page_level"), i), "records": d.detail(("records", "n_recs", "n_records"), i),
             "fill": None if math.isnan(fill) else fill, "lsn": int(u["lsn"]),
             "stored": int(u["stored"]), "logical": int(u["logical"]), "physical": d.physical,
             "allocated": max(0, d.physical - hole), "hole": hole, "flags": flags,
         }
-        if owner < 0:
+        if owner == NO_OWNER:
             facts["level"] = facts["records"] = None
         payload = d.detail(("payload_len",), i)
         facts["payload"] = int(payload) if payload is not None and int(payload) > 0 else None
