@@ -398,3 +398,28 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
     cur = w.proxy.data(w.tree.currentIndex(), NODE_ROLE)
     assert cur.kind == "table" and cur.name == "codecs"
     assert view.column == "s_zstd9" and view.table["table"] == "codecs"
+
+
+def test_saved_scan_bars_without_block_data(qtbot, ds, tmp_path, manifest):
+    from app.savedscan import load_saved_scan
+    p = tmp_path / "scan.dbxray.json"
+    p.write_text(json.dumps(ds.to_json()))
+    saved = load_saved_scan(str(p))
+    v = ColumnSizesView()
+    qtbot.addWidget(v)
+    v.resize(W, H)
+    v.show()
+    v.set_dataset(saved, build_tree(saved))
+    v.set_target("fx.codecs.s_zstd9")
+    rows = {r.name: r for r in v.rows}
+    for c in manifest["tables"]["codecs"]["system_columns"]:
+        assert rows[c["name"]].compressed == c["data_compressed_bytes"]
+    assert "not available" in v.hist.titleLabel.text
+    assert len(v.hist_counts) == 0
+
+
+def test_report_targets(view):
+    targets = view.report_targets()
+    assert ("Column treemap", "treemap") in targets
+    for _, t in targets:
+        view.set_target(t)

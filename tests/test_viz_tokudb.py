@@ -218,3 +218,30 @@ def test_export_svg_and_errors(view, tmp_path, qtbot, sparse_fixtures):
 def test_full_view_screenshot(view, artifacts_dir):
     settle()
     assert export_png(view, str(artifacts_dir / "tokudb_view.png"))
+
+
+def test_saved_scan_shows_what_the_json_holds(qtbot, ds, tmp_path, manifest):
+    from app.savedscan import load_saved_scan
+    p = tmp_path / "scan.dbxray.json"
+    p.write_text(json.dumps(ds.to_json()))
+    saved = load_saved_scan(str(p))
+    v = TokuDBView()
+    qtbot.addWidget(v)
+    v.resize(W, H)
+    v.show()
+    v.set_dataset(saved, build_tree(saved))
+    vals = row_values(v)
+    for name in DICTS:
+        assert vals[name]["disk"] == manifest[name]["tokuftdump_summary"]["total_size"]
+        assert vals[name]["uncompressed"] == manifest[name]["tokuftdump_summary"]["total_uncompressed_size"]
+    assert "fx.orders" in vals
+    v.set_target("_fx_orders_main_5_1_1d_B_0.tokudb")
+    assert "saved scan" in v.strip.titleLabel.text
+
+
+def test_report_targets(view):
+    targets = view.report_targets()
+    assert targets[0] == ("TokuDB: all tables", "all")
+    assert [t for _, t in targets[1:]] == ["fx.blobs", "fx.events", "fx.orders"]
+    for _, t in targets:
+        view.set_target(t)

@@ -397,6 +397,16 @@ class ColumnSizesView(QWidget):
     def export_widget(self) -> QWidget:
         return self.stack.currentWidget()
 
+    def report_targets(self) -> list[tuple[str, str]]:
+        """(caption, target) of the images a report should hold: the treemap and
+        the largest tables' columns (for ``dbxray report``)."""
+        if not self.tables:
+            return []
+        out = [("Column treemap", "treemap")]
+        for t in sorted(self.tables, key=lambda t: -(t.get("total_bytes") or 0))[:3]:
+            out.append((f"Column sizes of {table_key(t)}", table_key(t)))
+        return out
+
     # -- public actions ------------------------------------------------------------------
     def show_table(self, key: str, mode: str = "table", scope: str | None = None,
                    column: str | None = None) -> None:

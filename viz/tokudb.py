@@ -119,7 +119,12 @@ def dictionaries(dataset) -> list[Dictionary]:
             continue
         det = (e.detail or {}).get("tokudb") or {}
         hdr = det.get("header")
-        reported = int(hdr.on_disk_numbytes) if hdr is not None else None
+        if hdr is not None:
+            reported = int(hdr.on_disk_numbytes)
+        else:       # saved scans: only if the parser's JSON section carries the estimate
+            est = next((sec[k] for k in ("on_disk_numbytes", "estimated_numbytes", "logical_bytes_estimate")
+                        if sec.get(k) is not None), None)
+            reported = int(est) if est is not None else None
         frag = det.get("fragmentation") or {}
         used = int(sec.get("bytes_in_use", 0))
         unused = int(sec.get("unused_bytes", 0))
@@ -136,11 +141,14 @@ def dictionaries(dataset) -> list[Dictionary]:
     return out
 
 
-def table_rows(dataset) -> list[TableRow]:
+def table_rows(dataset, dicts: list[Dictionary] | None = None) -> list[TableRow]:
+    """Per table: the parser's info; for saved scans (no info) summed from the dictionaries."""
     out = []
+    seen = set()
     for t in getattr(dataset, "tables", []) or []:
-        if t.engine != "tokudb":
+        if t.engine != "tokudb" or not (t.info or {}).get("information_schema"):
             continue
+        seen.add(t.key)
         info = t.info or {}
         isch = info.get("information_schema") or {}
         out.append(TableRow(
@@ -149,6 +157,17 @@ def table_rows(dataset) -> list[TableRow]:
             uncompressed_bytes=int(info.get("uncompressed_bytes", 0)),
             allocated=int(info.get("allocated_bytes", 0)), rows=int(isch.get("table_rows", 0)),
             files=list(t.files)))
+    groups: dict[str, list[Dictionary]] = {}
+    for d in dicts or []:
+        if d.table and d.table not in seen:
+            groups.setdefault(d.table, []).append(d)
+    for key, ds_ in groups.items():
+        data = sum(d.reported or 0 for d in ds_ if d.role == "main")
+        index = sum(d.reported or 0 for d in ds_ if d.role == "secondary_index")
+        out.append(TableRow(key=key, reported=data + index, data_length=data, index_length=index,
+                            disk_bytes=sum(d.disk_bytes for d in ds_),
+                            uncompressed_bytes=sum(d.uncompressed_bytes for d in ds_),
+                            allocated=sum(d.allocated for d in ds_), files=[d.path for d in ds_]))
     out.sort(key=lambda r: r.key)
     return out
 
@@ -303,7 +322,7 @@ class TokuDBView(QWidget):
         self.dataset = dataset
         self.root = root
         self.dicts = dictionaries(dataset)
-        self.tables = table_rows(dataset)
+        self.tables = table_rows(dataset, self.dicts)
         self._busy = True
         self.combo.clear()
         self.combo.addItem("All TokuDB tables", None)
@@ -346,6 +365,12 @@ class TokuDBView(QWidget):
 
     def export_widget(self) -> QWidget:
         return self.page
+
+    def report_targets(self) -> list[tuple[str, str]]:
+        """(caption, target) of the images a report should hold: all tables, then each table."""
+        if not self.dicts:
+            return []
+        return [("TokuDB: all tables", "all")] + [(f"TokuDB: {t.key}", t.key) for t in self.tables]
 
     # -- selection ---------------------------------------------------------------------------
     def select_key(self, key: str | None) -> None:
@@ -690,6 +715,8 @@ class TokuDBView(QWidget):
             parts.append("<span style='color:#90A4AE'>■</span> file tail")
         if hole_rows:
             parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
+        if not any(((d.entry.detail or {}).get("tokudb") or {}).get("block_table") is not None for d in rows):
+            parts = ["not in a saved scan (rescan the files to see the block table)"]
         self.strip.setTitle("Blocks along the file: " + " &nbsp;".join(parts),
                             color=fg, size="9pt")
         self.strip.setXRange(0, length / scale * 1.01, padding=0)
