@@ -20,7 +20,7 @@ CH_PART_RE = re.compile(r"^(?P<partition>.+?)_(?P<min>\d+)_(?P<max>\d+)_(?P<leve
 
 INNODB_REDO_RE = re.compile(r"^(ib_logfile\d+|#ib_redo\d+(_tmp)?|ib_redo\d+)$")
 INNODB_UNDO_RE = re.compile(r"^(undo_?\d+|.*\.ibu)$")
-TOKU_LOG_RE = re.compile(r"^log\d+\.tokulog\d+$|\.tokulog\d*$")
+TOKU_LOG_RE = re.compile(r"^log\d+\.tokulog\d+$")
 
 CH_MARK_EXT = (".mrk", ".mrk2", ".mrk3", ".mrk4", ".cmrk", ".cmrk2", ".cmrk3", ".cmrk4")
 CH_PART_META = {
@@ -52,8 +52,10 @@ def _sniff(abspath: str) -> str | None:
         return None
     finally:
         os.close(fd)
-    if head[:8] == b"tokudata" or head[:8] == b"tokulogg":
+    if head[:8] == b"tokudata":
         return "tokudb"
+    if head[:8] == b"tokulogg":
+        return "tokudb-log"
     if len(head) >= 38:
         # InnoDB FIL header: page 0 has page number 0 and type FSP_HDR (8)
         page_no = int.from_bytes(head[4:8], "big")
@@ -110,12 +112,14 @@ def classify(relpath: str, abspath: str, in_ch_part: bool, ch_root: bool,
         return "tokudb", "engine_environment"
     if lower == "tokudb.rollback":
         return "tokudb", "undo"
-    if ".tokulog" in lower:
+    if TOKU_LOG_RE.match(lower):
         return "tokudb", "redo_log"
     # -- lone files by magic --------------------------------------------------
     engine = _sniff(abspath)
     if engine == "tokudb":
         return "tokudb", "dictionary"
+    if engine == "tokudb-log":
+        return "tokudb", "redo_log"
     if engine == "innodb":
         return "innodb", "tablespace"
     return None, "other"

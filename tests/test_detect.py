@@ -144,3 +144,13 @@ def test_mysql8_doublewrite_files(tmp_path):
     (tmp_path / "#ib_16384_1.dblwr").write_bytes(b"\0" * 16384)
     d = detect(str(tmp_path))
     assert {(f.engine, f.role) for f in d.files} == {("innodb", "doublewrite")}
+
+
+def test_tokulog_names_and_magic(fixtures_root, tmp_path):
+    d = detect(str(fixtures_root / "tokudb"))
+    logs = {f.path for f in d.files if f.role == "redo_log"}
+    assert "datadir/log000000000007.tokulog29" in logs
+    assert not any(p.endswith(".txt") for p in logs)       # dumps beside logs are not logs
+    src = fixtures_root / "tokudb" / "datadir" / "log000000000007.tokulog29"
+    (tmp_path / "renamed.log").write_bytes(src.read_bytes())
+    assert [(f.engine, f.role) for f in detect(str(tmp_path / "renamed.log")).files] == [("tokudb", "redo_log")]
