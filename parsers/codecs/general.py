@@ -68,9 +68,13 @@ def lz4_block_decompress_partial(data: bytes, capacity: int) -> bytes:
 
 
 def lz4_block_compress(data: bytes, level: int = 0, hc: bool = False) -> bytes:
+    """A raw LZ4 block as LZ4_compress_default (acceleration 1) writes it -- what
+    ClickHouse and MariaDB's page compression call.  python-lz4's block API runs
+    LZ4_compress_fast_continue, whose 32-bit hash table gives different (valid)
+    bytes for inputs under 64 KiB; cramjam calls LZ4_compress_default."""
     if hc:
         return lz4.block.compress(data, mode="high_compression", compression=level or 9, store_size=False)
-    return lz4.block.compress(data, store_size=False)
+    return bytes(cramjam.lz4.compress_block(data, store_size=False))
 
 
 # -- zstd -------------------------------------------------------------------
