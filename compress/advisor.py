@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import Codec, parse_codec
+from .registry import parse_codec
 
 #: "within 5% of the smallest"
 WITHIN = 0.05
@@ -106,4 +106,4 @@ def advise(targets: list) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["advise", "ddl_for", "Codec"]
+__all__ = ["advise", "ddl_for", "available"]

@@ -66,7 +66,7 @@ class Projection:
 
 def _fraction_schedule(spec: SampleSpec, target_error: float | None) -> list[float]:
     cap = 1.0 if spec.is_all else spec.fraction
-    if target_error is None or spec.is_all and target_error is None:
+    if target_error is None:
         return [cap]
     fracs, f = [], min(0.01, cap)
     while f < cap:

@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from parsers.fileio import FileReadError, ReadOnlyFile
+from parsers.fileio import ReadOnlyFile
 from parsers.model import UNIT_HOLE, FileEntry
 
 #: decoded units larger than this are refused (decompression bombs)
@@ -182,11 +182,8 @@ def raw_records(entry: FileEntry, record: int) -> UnitSet:
     path = entry.abspath
 
     def payload(k: int) -> bytes:
-        try:
-            with ReadOnlyFile(path) as f:
-                data = f.pread(int(starts[k]), int(logical[k]))
-        except FileReadError:
-            raise
+        with ReadOnlyFile(path) as f:
+            data = f.pread(int(starts[k]), int(logical[k]))
         if len(data) < logical[k]:
             data += bytes(int(logical[k]) - len(data))
         return data

@@ -9,7 +9,6 @@ target gets are in :mod:`compress.models`; the estimator in
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -26,8 +25,7 @@ from .models import (BtrfsExtents, ClickHouseBlocks, InnoDBLargerPagesApprox, In
 from .projector import Projection, project
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
 from .sampling import parse_sample
-from .sources import (SourceUnavailable, UnitSet, engine_units, grouped_units, payload_module, raw_records,
-                      subset_units)
+from .sources import SourceUnavailable, UnitSet, engine_units, grouped_units, raw_records
 from .speed import clickhouse_coders, measure, workers
 
 #: decompression speed measurement budget per (target, codec); compression
@@ -440,5 +438,4 @@ def result_for(target: dict, codec: str, model: str | None = None) -> dict | Non
     return None
 
 
-__all__ = ["run_whatif", "combine", "resolve_codecs", "Target", "Result", "targets_by_name", "result_for",
-           "os", "payload_module"]
+__all__ = ["run_whatif", "combine", "resolve_codecs", "Target", "Result", "targets_by_name", "result_for"]
