@@ -152,10 +152,19 @@ def _zlib(data: bytes, level: int | None) -> bytes:
     return g.zlib_compress(data, level)
 
 
+#: lz4.h LZ4_64Klimit: below it LZ4_compress_default uses a 16-bit hash table
+LZ4_64K_LIMIT = 65536 + 11
+
+
 def _lz4(data: bytes, level: int | None) -> bytes:
     """LZ4_compress_default, the call MariaDB (fil_page_compress_low) and ClickHouse
-    (CompressionCodecLZ4) make; python-lz4's block API uses another hash table
-    below 64 KiB and gives other bytes, so prefer the codec layer's exact one."""
+    (CompressionCodecLZ4) make.  Below LZ4_64Klimit it uses a 16-bit hash
+    table that python-lz4's block API never uses (other bytes, other size), so
+    small inputs go through the codec layer's exact encoder; from the limit
+    on both give the same bytes and python-lz4, which releases the GIL, is
+    used (tested in tests/test_compress_registry.py)."""
+    if len(data) >= LZ4_64K_LIMIT:
+        return g.lz4_block_compress(data)
     fn = _lz4_default()
     return fn(data) if fn is not None else g.lz4_block_compress(data)
 

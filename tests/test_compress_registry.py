@@ -78,3 +78,11 @@ def test_levels_table_matches_issue():
     assert LEVELS["lzma"][:2] == (0, 9) and LEVELS["bzip2"][:2] == (1, 9) and LEVELS["brotli"][:2] == (0, 11)
     assert LEVELS["none"] is None and LEVELS["lz4"] is None and LEVELS["snappy"] is None
     assert Codec("zstd", 3).name == "zstd:3"
+
+
+@pytest.mark.parametrize("n", [100, 16384, 65546, 65547, 200000])
+def test_lz4_is_lz4_compress_default(n):
+    """Same bytes as LZ4_compress_default (cramjam's compress_block calls it) at every size."""
+    import cramjam
+    data = (b"innodb page " * 20000)[:n // 2] + os.urandom(n - n // 2)
+    assert parse_codec("lz4").compress(data) == bytes(cramjam.lz4.compress_block(data, store_size=False))
