@@ -93,9 +93,16 @@ def _type_colour(name: str) -> str | None:
     return TYPE_COLOURS.get(n) or TYPE_COLOURS.get(short_type(name))
 
 
+#: index colours: Okabe-Ito, then hues chosen to stay apart from them (no greys: those mean
+#: "no index" and "free")
+INDEX_PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+                 "#7F3C8D", "#8C564B", "#17BECF", "#BCBD22", "#E15759", "#1D3557", "#FF9DA7",
+                 "#2CA02C", "#A6761D"]
+
+
 def distinct_colours(n: int) -> list[str]:
-    """n distinct colours: the shared categorical palette, then golden-ratio hues."""
-    out = list(theme.CATEGORICAL[:n])
+    """n distinct colours: the index palette, then golden-ratio hues."""
+    out = INDEX_PALETTE[:n]
     h = 0.11
     while len(out) < n:
         h = (h + 0.618033988749895) % 1.0
@@ -621,7 +628,7 @@ class LegendTable(QTableWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in (1, 2, 3):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        self.setMinimumWidth(330)
+        self.setMinimumWidth(280)
         self.cats: list[int] = []
 
     def set_rows(self, res: ModeResult) -> None:
@@ -889,8 +896,9 @@ class ExtentMapView(QWidget):
         comp = sec.get("compression") or sec.get("compression_algorithm") or ""
         extra = ", ".join(x for x in (str(flav), f"page_compressed {comp}" if comp else "") if x)
         self.plot.setTitle(
-            f"<b>{e.path}</b> — {size} pages, {d.n_pages:,} pages = {human_bytes(e.apparent_bytes)}"
-            f" apparent, {human_bytes(e.allocated_bytes)} allocated" + (f" — {extra}" if extra else ""),
+            f"<b>{e.path}</b> — {size} pages" + (f", {extra}" if extra else "") +
+            f"<br>{d.n_pages:,} pages = {human_bytes(e.apparent_bytes)} apparent, "
+            f"{human_bytes(e.allocated_bytes)} allocated",
             color=theme.foreground(), size="10pt")
         self.plot.setLabel("left", f"extent ({d.extent_pages} pages = {human_bytes(extent_bytes).replace('.0 ', ' ')})",
                            color=theme.foreground())
@@ -925,6 +933,8 @@ class ExtentMapView(QWidget):
         self._redraw()
         if reset_range:
             self.fit()
+        elif getattr(self, "_fitted", False) and not getattr(self, "_user_moved", False):
+            self.fit()
 
     def fit(self) -> None:
         """Whole map in view, square cells, extent 0 at the top (long files: the first extents).
@@ -938,6 +948,9 @@ class ExtentMapView(QWidget):
             cell = w / (d.extent_pages + 1)
             chrome = self.report.height() - float(self.vb.height() or 0) if self.vb.height() else 110
             want = int(d.rows * cell + chrome + 16)
+            legend_need = (self.legend.rowCount() + 1) * max(18, self.legend.verticalHeader().defaultSectionSize()) \
+                + self.legend_title.sizeHint().height() + self.hint.sizeHint().height() + 40
+            want = max(want, legend_need)
             want = max(300, min(want, total - 160, int(total * 0.62)))
             if abs(self.vsplit.sizes()[0] - want) > 8:
                 self.vsplit.setSizes([want, total - want])

@@ -333,12 +333,17 @@ class HoleStrips(QWidget):
             # offset ticks
             scale, unit = _unit_for(fh.apparent)
             p.setPen(grey)
-            for v in nice_ticks(fh.apparent, max(2, sw // 110)):
+            ticks = nice_ticks(fh.apparent, max(2, sw // 110))
+            placed: list[tuple[int, int]] = []
+            for v in [ticks[-1]] + ticks[:-1]:          # the end label first, never dropped
                 x = x0 + int((sw - 1) * v / max(1, fh.apparent))
-                p.drawLine(x, sy + self.STRIP_H, x, sy + self.STRIP_H + 3)
                 label = _offset_label(v, scale, unit)
                 w = fm.horizontalAdvance(label)
                 tx = min(max(x - w // 2, x0), x0 + sw - w)
+                if any(tx < b + 8 and tx + w + 8 > a for a, b in placed):
+                    continue
+                placed.append((tx, tx + w))
+                p.drawLine(x, sy + self.STRIP_H, x, sy + self.STRIP_H + 3)
                 p.drawText(tx, sy + self.STRIP_H + 4 + fm.ascent(), label)
             # facts on the right
             xi = x0 + sw + 10
@@ -431,8 +436,8 @@ class HolesView(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
-        self.bar_legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=theme.foreground(),
-                                              brush=theme.qcolor(theme.background(), 220))
+        self.bar_legend = self.plot.addLegend(offset=(-10, 2), labelTextColor=theme.foreground(),
+                                              brush=theme.qcolor(theme.background(), 220), colCount=3)
         self.bar_rows: list[tuple[str, int, int, int | None]] = []
 
         top = QWidget()
@@ -632,7 +637,7 @@ class HolesView(QWidget):
                            color=theme.foreground(), size="10pt")
         xmax = float(np.max(np.maximum(app, alloc) / div))
         self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
-        self.plot.setYRange(-0.7, n - 0.3, padding=0)
+        self.plot.setYRange(-0.7, n + 0.9, padding=0)      # room for the legend row on top
 
     # -- facts for tests and reports -----------------------------------------------------------
     def strip_totals(self, path: str, width: int = 800) -> dict[str, int]:
