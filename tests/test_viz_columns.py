@@ -423,3 +423,17 @@ def test_report_targets(view):
     assert ("Column treemap", "treemap") in targets
     for _, t in targets:
         view.set_target(t)
+
+
+def test_treemap_outlines_the_current_table_or_column(view, qtbot, artifacts_dir):
+    view.set_target("fx.codecs.s_none")
+    view.set_target("treemap")
+    settle()
+    item = view.treemap.item
+    assert item.highlight == ("column", "fx.codecs", "s_none")
+    hl = item._hl_item
+    leaf = next(r for b, r in item.leaf_rects if b.payload == item.highlight)
+    assert hl is not None and leaf.contains(hl.rect().center())
+    shot(view, artifacts_dir, "treemap_selected")
+    view.set_target("fx.seed_nq_u1m")
+    assert item.highlight == ("table", "fx.seed_nq_u1m", None)

@@ -547,6 +547,8 @@ class ColumnSizesView(QWidget):
         if t is None:
             self._show_empty()
             return
+        self.treemap.item.set_highlight(("column", table_key(t), self.column) if self.column
+                                        else ("table", table_key(t), None))
         for c in (self.table_combo, self.mode_combo, self.column_combo):
             c.setEnabled(True)
         self.rows = column_rows(self.dataset, t, self.mode, self.scope_key)
@@ -634,7 +636,7 @@ class ColumnSizesView(QWidget):
             sel = [i for i, r in enumerate(rows) if r.name == self.column]
             if sel:
                 band = pg.BarGraphItem(x0=[0], y=[y[sel[0]]], height=[1.0], width=[vmax / scale * 2.2],
-                                       brush=theme.qcolor(SELECTED_BAND, 200), pen=pg.mkPen(None))
+                                       brush=theme.qcolor(_band(), 200), pen=pg.mkPen(None))
                 band.setZValue(-10)
                 self.plot.addItem(band)
         cpart = np.array([r.computed_bytes for r in rows], dtype=float)
@@ -790,6 +792,11 @@ def _nice_step(raw: float) -> int:
             if m * mag >= raw:
                 return m * mag
         mag *= 10
+
+
+def _band() -> str:
+    """Background of the selected row: pale yellow, or a dark olive in dark mode."""
+    return "#4A4520" if theme.is_dark() else SELECTED_BAND
 
 
 def _pow2(v: float) -> str:

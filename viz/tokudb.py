@@ -24,7 +24,7 @@ from parsers.humanize import human_bytes
 from parsers.tree import Node
 
 from . import theme
-from .columns import fit_xmax, patch_title
+from .columns import _band, fit_xmax, patch_title
 
 REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
 UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
@@ -507,7 +507,7 @@ class TokuDBView(QWidget):
                       (not isinstance(r, TableRow) and r.path in sel_paths)
                 if hit:
                     band = pg.BarGraphItem(x0=[0], y=[yy], height=[1.0], width=[vmax / scale * 2.5],
-                                           brush=theme.qcolor(SELECTED_BAND, 190), pen=pg.mkPen(None))
+                                           brush=theme.qcolor(_band(), 190), pen=pg.mkPen(None))
                     band.setZValue(-10)
                     self.foot.addItem(band)
         items = [

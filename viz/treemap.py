@@ -130,6 +130,7 @@ class TreemapItem(QGraphicsObject):
         self.title_font.setBold(True)
         self._children: list[QGraphicsItem] = []
         self.highlight: Any = None
+        self._hl_item: QGraphicsRectItem | None = None
         self._colour_depth = 0
         self._ncolour = 0
 
@@ -161,9 +162,18 @@ class TreemapItem(QGraphicsObject):
         self.group_rects = []
 
     def _rebuild(self) -> None:
+        hl = self.highlight
+        self.set_highlight(None)
         self._clear()
         if self.root is None or self.root.total <= 0:
             return
+        try:
+            self._layout_all()
+        finally:
+            if hl is not None:
+                self.set_highlight(hl)
+
+    def _layout_all(self) -> None:
         kids = [c for c in self.root.children if c.total > 0] if self.root.children else [self.root]
         kids.sort(key=lambda c: -c.total)
         # colour by the deepest group level above the leaves (tables, not the database)
@@ -231,7 +241,10 @@ class TreemapItem(QGraphicsObject):
         elif fm.horizontalAdvance(text) <= r.width():
             lines = [text]
         else:
-            return
+            short = fm.elidedText(text, Qt.ElideRight, r.width())
+            if len(short) < 4 or short == "…":
+                return
+            lines = [short]
         for n, line in enumerate(lines):
             t = QGraphicsSimpleTextItem(line, self)
             t.setFont(font)
@@ -240,6 +253,34 @@ class TreemapItem(QGraphicsObject):
             t.setAcceptedMouseButtons(Qt.NoButton)
             t.setAcceptHoverEvents(False)
             self._children.append(t)
+
+    def set_highlight(self, payload: Any) -> QRectF | None:
+        """Outline the box whose payload equals ``payload`` (None clears); its rect."""
+        self.highlight = payload
+        if getattr(self, "_hl_item", None) is not None:
+            self._hl_item.setParentItem(None)
+            if self.scene() is not None:
+                self.scene().removeItem(self._hl_item)
+            self._hl_item = None
+        if payload is None:
+            return None
+        rect = next((r for b, r in self.leaf_rects if b.payload == payload), None)
+        if rect is None:
+            rect = next((r for b, r, _ in self.group_rects if b.payload == payload), None)
+        if rect is None:
+            return None
+        # white under black: visible on every fill colour
+        item = QGraphicsRectItem(rect.adjusted(1.5, 1.5, -1.5, -1.5), self)
+        item.setPen(QPen(QColor("#FFFFFF"), 4))
+        item.setBrush(Qt.NoBrush)
+        item.setZValue(10)
+        item.setAcceptedMouseButtons(Qt.NoButton)
+        inner = QGraphicsRectItem(rect.adjusted(1.5, 1.5, -1.5, -1.5), item)
+        inner.setPen(QPen(QColor("#000000"), 2))
+        inner.setBrush(Qt.NoBrush)
+        inner.setAcceptedMouseButtons(Qt.NoButton)
+        self._hl_item = item
+        return rect
 
     def payload_at(self, pos) -> Any:
         """Payload of the innermost box at a point (item coordinates)."""
