@@ -76,6 +76,8 @@ class Dictionary:
     per_height: list = field(default_factory=list)
     holes: list = field(default_factory=list)
     entry: object = None
+    #: height -> leaf entries (height 0) or buffered messages (internal nodes); empty in saved scans
+    entries: dict = field(default_factory=dict)
 
     @property
     def in_table_status(self) -> bool:
@@ -135,7 +137,8 @@ def dictionaries(dataset) -> list[Dictionary]:
             reported=reported, allocated=int(e.allocated_bytes), apparent=int(e.apparent_bytes), used=used,
             unused=unused, tail=max(int(e.apparent_bytes) - total, 0),
             rows=int(hdr.on_disk_numrows) if hdr is not None else None,
-            per_height=list(sec.get("per_height") or []), holes=list(e.holes or []), entry=e)
+            per_height=list(sec.get("per_height") or []), holes=list(e.holes or []), entry=e,
+            entries={int(h): int(v.get("entries", 0)) for h, v in (det.get("per_height") or {}).items()})
         out.append(d)
     out.sort(key=lambda d: (d.table is None, d.table or "", ROLE_ORDER.get(d.role, 9), d.label))
     return out
@@ -562,9 +565,11 @@ class TokuDBView(QWidget):
         agg: dict[int, dict] = {}
         for d in self.selected:
             for h in d.per_height:
-                a = agg.setdefault(int(h["height"]), {"nodes": 0, "disk_bytes": 0, "uncompressed_bytes": 0})
-                for k in a:
+                a = agg.setdefault(int(h["height"]), {"nodes": 0, "disk_bytes": 0, "uncompressed_bytes": 0,
+                                                      "entries": 0})
+                for k in ("nodes", "disk_bytes", "uncompressed_bytes"):
                     a[k] += int(h.get(k, 0))
+                a["entries"] += d.entries.get(int(h["height"]), 0)
         self.height_values = agg
         if not agg:
             self.heights.setTitle("Per tree height: no nodes", color=fg, size="9pt")
@@ -585,7 +590,10 @@ class TokuDBView(QWidget):
         font.setPointSizeF(8.0)
         for xx, h in zip(x, hs):
             n = agg[h]["nodes"]
-            ti = pg.TextItem(f"{n} node{'s' if n != 1 else ''}", color=fg, anchor=(0.5, 1.0))
+            txt = f"{n} node{'s' if n != 1 else ''}"
+            if agg[h]["entries"]:
+                txt += f"\n{agg[h]['entries']:,} {'entries' if h == 0 else 'buffered msgs'}"
+            ti = pg.TextItem(txt, color=fg, anchor=(0.5, 1.0))
             ti.setFont(font)
             ti.setPos(xx, max(agg[h]["disk_bytes"], agg[h]["uncompressed_bytes"]) / scale + top * 0.02)
             self.heights.addItem(ti)
@@ -597,7 +605,7 @@ class TokuDBView(QWidget):
         self.heights.setTitle(f"Per tree height ({scope}): <span style='color:{ON_DISK}'>■</span> on disk "
                               f"<span style='color:{UNCOMP}'>■</span> uncompressed", color=fg, size="9pt")
         self.heights.setXRange(-0.6, len(hs) - 0.4, padding=0)
-        self.heights.setYRange(0, top * 1.2, padding=0)
+        self.heights.setYRange(0, top * 1.35, padding=0)
 
     def _scope_name(self) -> str:
         key = self.selection_key
