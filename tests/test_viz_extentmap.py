@@ -307,3 +307,25 @@ def test_go_to_page_and_export(qtbot, sparse_fixtures, tmp_path):
     assert export_svg(w, str(svg))
     import xml.etree.ElementTree as ET
     assert ET.parse(str(svg)).getroot().tag.endswith("svg")
+
+
+def test_bad_checksum_page_shows_in_checksum_mode(qtbot, sparse_fixtures, tmp_path, artifacts_dir):
+    src = sparse_fixtures / "innodb" / "16k" / "fx" / "t_dynamic.ibd"
+    dst_dir = tmp_path / "fx"
+    dst_dir.mkdir()
+    dst = dst_dir / "t_dynamic.ibd"
+    data = bytearray(src.read_bytes())
+    data[3 * 16384 + 5000] ^= 0xFF            # one flipped byte in page 3 (the clustered root)
+    dst.write_bytes(bytes(data))
+    ds = scan(str(dst))
+    v = _view(qtbot, ds, build_tree(ds))
+    v.set_mode("checksum")
+    res = v.result
+    bad = res.labels.index("bad checksum")
+    assert res.counts[bad] == 1
+    assert res.labels[0].startswith("checksum OK")
+    assert "BAD CHECKSUM" in v.page_tooltip(3)
+    v.legend.selectRow(v.legend.cats.index(bad))
+    assert v.highlighted_count() == 1
+    _settle(qtbot, v)
+    v.grab().save(str(artifacts_dir / "extentmap_bad_checksum.png"))

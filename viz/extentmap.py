@@ -465,7 +465,7 @@ class MapData:
         # page_compressed pages, and ROW_FORMAT=COMPRESSED pages (physical < logical page size)
         comp = ((u["flags"] & UNIT_COMPRESSED) != 0) | (u["stored"] < logical)
         ratio = u["stored"].astype(np.float32) / logical * 100
-        return self._continuous(ratio, comp, 0.0, 100.0, "cividis",
+        return self._continuous(ratio, comp, 0.0, 100.0, "plasma",
                                 lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of page",
                                 "not compressed", "stored / page size (%)")
 
@@ -491,7 +491,13 @@ class MapData:
         cat[(f & UNIT_ENCRYPTED) != 0] = 2
         cat[(f & UNIT_BAD_CHECKSUM) != 0] = 1
         cat[(f & UNIT_CORRUPT) != 0] = 3
-        return self._fixed(cat, CHECKSUM_CATS)
+        cats = list(CHECKSUM_CATS)
+        ck = self.section.get("checksum")
+        if isinstance(ck, dict) and ck.get("algorithm") is None:
+            cats[0] = ("checksum not verified", NA_COLOUR)
+        elif isinstance(ck, dict) and ck.get("algorithm"):
+            cats[0] = (f"checksum OK ({ck['algorithm']})", cats[0][1])
+        return self._fixed(cat, cats)
 
     # -- image ----------------------------------------------------------------------
     def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
@@ -1074,7 +1080,7 @@ class ExtentMapView(QWidget):
         nb = int(d.btree_mask(index_id).sum())
         name = d.index_names().get(code if code is not None else index_id, f"index {index_id}")
         extra = f" ({nb:,} B-tree pages, {n - nb:,} other pages of its segments)" if nb != n else ""
-        self.status.setText(f"highlighted: {name} — {n:,} pages{extra}")
+        self.status.setText(f"highlighted: {name} — {n:,} page{'s' if n != 1 else ''}{extra}")
         return n
 
     def highlighted_btree_count(self) -> int:
@@ -1090,7 +1096,7 @@ class ExtentMapView(QWidget):
             self.status.setText("")
             return 0
         n = int((self._mask()).sum())
-        self.status.setText(f"highlighted: {self.result.labels[cat]} — {n:,} pages")
+        self.status.setText(f"highlighted: {self.result.labels[cat]} — {n:,} page{'s' if n != 1 else ''}")
         return n
 
     def clear_highlight(self) -> None:
