@@ -329,3 +329,39 @@ def test_bad_checksum_page_shows_in_checksum_mode(qtbot, sparse_fixtures, tmp_pa
     assert v.highlighted_count() == 1
     _settle(qtbot, v)
     v.grab().save(str(artifacts_dir / "extentmap_bad_checksum.png"))
+
+
+D_TYPES = {"Index page": "INDEX", "BLOB page": "BLOB", "Compressed BLOB page": "ZBLOB",
+           "Subsequent Compressed BLOB page": "ZBLOB2", "File Space Header": "FSP_HDR",
+           "Freshly allocated page": "ALLOCATED", "Inode page": "INODE", "Insert Buffer Bitmap": "IBUF_BITMAP"}
+
+
+def _innochecksum_pages(fixtures_root, rel):
+    """page -> (type, extra) from MariaDB's own `innochecksum -D` dump of the fixture."""
+    import re
+    out = {}
+    txt = (fixtures_root / "innodb" / "innochecksum" / (rel + ".D.txt")).read_text()
+    for line in txt.splitlines():
+        if line.startswith("#::"):
+            no, typ, extra = (x.strip() for x in line[3:].split("|"))
+            m = re.search(r"index id=(\d+), page level=(\d+), No. of records=(\d+)", extra)
+            out[int(no)] = (typ, tuple(int(x) for x in m.groups()) if m else None)
+    return out
+
+
+@pytest.mark.parametrize("rel", ["16k/fx/t_blob.ibd", "16k/fx/t_deleted.ibd", "16k/fx/t_redundant.ibd",
+                                 "16k/fx/t_zip4.ibd", "4k/fx/t4_dynamic.ibd", "64k/fx/t64_dynamic.ibd"])
+def test_tooltips_match_innochecksum_dump(qtbot, sparse_fixtures, fixtures_root, rel):
+    """Every page's tooltip: type, index id, level and records as innochecksum -D printed them."""
+    ds = scan(str(sparse_fixtures / "innodb" / rel))
+    v = _view(qtbot, ds, build_tree(ds))
+    pages = _innochecksum_pages(fixtures_root, rel)
+    assert pages
+    for no, (typ, idx) in pages.items():
+        tip = v.page_tooltip(no)
+        want = D_TYPES[typ]
+        assert f"Type: {want} (" in tip, (rel, no, typ, tip)
+        if idx is not None:
+            iid, level, recs = idx
+            assert f"level {level}, {recs:,} records" in tip, (rel, no, tip)
+            assert f"id {iid}" in tip, (rel, no, tip)

@@ -1225,8 +1225,10 @@ class ExtentMapView(QWidget):
             "stored": int(u["stored"]), "logical": int(u["logical"]), "physical": d.physical,
             "allocated": max(0, d.physical - hole), "hole": hole, "flags": flags,
         }
-        if owner == NO_OWNER:
+        if kind not in d.index_kinds():
             facts["level"] = facts["records"] = None
+        hdr_id = d.detail(("index_id",), i)
+        facts["header_index_id"] = int(hdr_id) if hdr_id is not None and kind in d.index_kinds() else None
         payload = d.detail(("payload_len",), i)
         facts["payload"] = int(payload) if payload is not None and int(payload) > 0 else None
         for k in ("level", "records"):
@@ -1247,6 +1249,9 @@ class ExtentMapView(QWidget):
             if f["records"] is not None:
                 s += f", {f['records']:,} records"
             lines.append(s)
+        elif f["level"] is not None:
+            lines.append(f"B-tree page of index id {f['header_index_id']} (not owned: stale), level {f['level']}, "
+                         f"{f['records']:,} records")
         lines.append("Fill: " + ("n/a" if f["fill"] is None else f"{100 * f['fill']:.1f}%"))
         lines.append(f"LSN: {f['lsn']:,}" if f["lsn"] else "LSN: 0 (never written)")
         if fl & UNIT_COMPRESSED:
