@@ -122,7 +122,12 @@ def column_unitset(dataset, mod, ch, db: str, table: str, col: dict, default_cha
         current = None
     model = ClickHouseBlocks(streams=streams, unit_stream=unit_entry,
                              current=current.name if current else None)
-    us = UnitSet(label=f"{db}.{table}.{col['name']}", logical=logical, strata=unit_entry.copy(),
+    # strata: one per stream (values, .size, .null...) across all parts: parts of a
+    # column are alike, streams are not
+    stream_names = [e.sections.get("clickhouse", {}).get("stream") or e.path.rsplit("/", 1)[-1] for e in entries]
+    codes = {n: k for k, n in enumerate(dict.fromkeys(stream_names))}
+    strata = np.array([codes[stream_names[j]] for j in unit_entry], dtype=np.int64)
+    us = UnitSet(label=f"{db}.{table}.{col['name']}", logical=logical, strata=strata,
                  payload=payload, meta={"stored": stored, "entries": entries})
     return us, model, current
 
