@@ -12,7 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from parsers.scan import scan
 from parsers.tree import build_tree
 from synthetic_innodb import synthetic_dataset
-from viz.holes import HolesView, _subtract, covered_per_bin, file_holes, nice_ticks
+from viz.holes import HolesView, as_ranges, covered_per_bin, file_holes, nice_ticks
 
 
 def _view(qtbot, ds, size=(1300, 950)):
@@ -38,7 +38,8 @@ def _dense_copy(src, dst) -> None:
 
 
 def test_range_helpers():
-    assert _subtract([(0, 100)], [(10, 10), (50, 60)]) == [(0, 10), (20, 30)]
+    assert as_ranges([(50, 10), (0, 10), (5, 10), (15, 0), (60, 5), (100, 1)]).tolist() == \
+        [[0, 15], [50, 15], [100, 1]]
     edges = np.array([0, 25, 50, 75, 100])
     assert covered_per_bin([(10, 20), (60, 5)], edges).tolist() == [15, 5, 5, 0]
     assert nice_ticks(327680, 5)[0] == 0 and nice_ticks(327680, 5)[-1] == 327680

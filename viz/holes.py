@@ -37,45 +37,36 @@ EXPECTED_COLOUR = theme.LOGICAL
 LOST_FRACTION = 0.1     # a file keeping < 10 % of the holes it should have has lost its sparseness
 
 
-def _merge(ranges) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for o, n in sorted((int(o), int(n)) for o, n in ranges if n > 0):
-        if out and o <= out[-1][0] + out[-1][1]:
-            out[-1][1] = max(out[-1][1], o + n - out[-1][0])
-        else:
-            out.append([o, n])
-    return [(o, n) for o, n in out]
+def as_ranges(ranges) -> np.ndarray:
+    """(n, 2) int64 [offset, length]: sorted, empty ones dropped, overlaps merged (vectorised)."""
+    a = np.asarray(ranges, dtype=np.int64).reshape(-1, 2) if len(ranges) else np.zeros((0, 2), np.int64)
+    a = a[a[:, 1] > 0]
+    if len(a) < 2:
+        return a
+    if np.any(a[1:, 0] < a[:-1, 0]):
+        a = a[np.argsort(a[:, 0], kind="stable")]
+    ends = a[:, 0] + a[:, 1]
+    run_end = np.maximum.accumulate(ends)
+    new = np.ones(len(a), dtype=bool)
+    new[1:] = a[1:, 0] > run_end[:-1]
+    if new.all():
+        return a
+    first = np.nonzero(new)[0]
+    last = np.append(first[1:] - 1, len(a) - 1)
+    starts = a[first, 0]
+    return np.stack([starts, run_end[last] - starts], axis=1)
 
 
-def _subtract(ranges, minus) -> list[tuple[int, int]]:
-    """ranges minus the union of ``minus`` (both lists of (offset, length))."""
-    minus = _merge(minus)
-    out = []
-    j = 0
-    for o, n in _merge(ranges):
-        s, e = o, o + n
-        while j < len(minus) and minus[j][0] + minus[j][1] <= s:
-            j += 1
-        k = j
-        cur = s
-        while k < len(minus) and minus[k][0] < e:
-            ms, me = minus[k]
-            me += ms
-            if ms > cur:
-                out.append((cur, ms - cur))
-            cur = max(cur, me)
-            k += 1
-        if cur < e:
-            out.append((cur, e - cur))
-    return out
+def _total(r: np.ndarray) -> int:
+    return int(r[:, 1].sum()) if len(r) else 0
 
 
 def covered_per_bin(ranges, edges: np.ndarray) -> np.ndarray:
-    """Bytes of ``ranges`` (sorted, disjoint) inside each [edges[i], edges[i+1])."""
+    """Bytes of ``ranges`` (sorted, disjoint; list or (n, 2) array) inside each [edges[i], edges[i+1])."""
     edges = np.asarray(edges, dtype=np.int64)
-    if not ranges:
+    h = ranges if isinstance(ranges, np.ndarray) else np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
+    if not len(h):
         return np.zeros(len(edges) - 1, dtype=np.int64)
-    h = np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
     hs, he = h[:, 0], h[:, 0] + h[:, 1]
     cum = np.concatenate([[0], np.cumsum(h[:, 1])])
     k = np.searchsorted(hs, edges, side="right") - 1
@@ -87,31 +78,27 @@ def covered_per_bin(ranges, edges: np.ndarray) -> np.ndarray:
 
 @dataclass
 class FileHoles:
-    """One file's allocation facts, as the holes view draws them."""
+    """One file's allocation facts, as the holes view draws them (ranges as (n, 2) arrays)."""
 
     entry: FileEntry
     apparent: int
     allocated: int
-    holes: list[tuple[int, int]]          # really unallocated (holes that are not unwritten)
-    unwritten: list[tuple[int, int]]      # allocated but never written (counted as holes by SEEK_HOLE)
-    missing: list[tuple[int, int]]        # should be punched, are allocated
+    holes: np.ndarray                     # every hole SEEK_HOLE/FIEMAP reported (entry.holes)
+    unwritten: np.ndarray                 # the subset allocated but never written (fallocated)
+    missing: np.ndarray                   # should be punched, are allocated
     expected_hole: int | None             # what the engine should have punched (None: unknown)
-
-    @property
-    def hole_bytes(self) -> int:
-        return int(self.entry.hole_bytes)
-
-    @property
-    def missing_bytes(self) -> int:
-        return sum(n for _, n in self.missing)
+    hole_bytes: int = 0
+    unwritten_bytes: int = 0
+    missing_bytes: int = 0
 
     @property
     def lost_sparseness(self) -> bool:
         """The engine should have punched holes, and (almost) none are there."""
         if not self.expected_hole or self.expected_hole < max(4096, self.entry.fs_block):
             return False
-        real = self.hole_bytes - sum(n for _, n in self.unwritten)
-        return real < LOST_FRACTION * self.expected_hole and self.allocated >= self.apparent - self.expected_hole * LOST_FRACTION
+        real = self.hole_bytes - self.unwritten_bytes
+        return real < LOST_FRACTION * self.expected_hole and \
+            self.allocated >= self.apparent - self.expected_hole * LOST_FRACTION
 
     @property
     def expected_allocated(self) -> int | None:
@@ -124,8 +111,9 @@ class FileHoles:
         width = max(1, int(width))
         edges = (np.arange(width + 1, dtype=np.int64) * max(1, self.apparent)) // width
         lens = np.diff(edges)
-        hole = covered_per_bin(self.holes, edges)
         unw = covered_per_bin(self.unwritten, edges)
+        hole = covered_per_bin(self.holes, edges) - unw          # unwritten ranges lie inside holes
+        hole = np.clip(hole, 0, None)
         miss = covered_per_bin(self.missing, edges)
         data = np.clip(lens - hole - unw - miss, 0, None)
         return {"edges": edges, "len": lens, "hole": hole, "unwritten": unw, "missing": miss, "data": data}
@@ -138,39 +126,47 @@ def expected_hole_bytes(entry: FileEntry) -> int | None:
     return None
 
 
-def missing_ranges(entry: FileEntry) -> list[tuple[int, int]]:
-    """Byte ranges the engine should have punched but are allocated: the tail of
-    every UNIT_HOLE_MISSING unit (its expected hole), minus the real holes."""
+def missing_ranges(entry: FileEntry) -> np.ndarray:
+    """Byte ranges the engine should have punched but are allocated: for every
+    UNIT_HOLE_MISSING unit, its expected hole (the page tail) less the hole bytes
+    really there, placed at the start of that tail (vectorised)."""
     u = entry.units
     if u is None or not len(u):
-        return []
+        return np.zeros((0, 2), np.int64)
     sel = np.nonzero((u["flags"] & UNIT_HOLE_MISSING) != 0)[0]
     if not len(sel):
-        return []
+        return np.zeros((0, 2), np.int64)
     det = entry.detail.get("innodb") or {}
     exp = det.get("expected_hole_bytes") if isinstance(det, dict) else None
+    real = det.get("hole_bytes") if isinstance(det, dict) else None
     sec = entry.sections.get("innodb") or {}
     physical = int(sec.get("physical_page_size") or sec.get("page_size") or 0)
+    size = physical or int(u["logical"][sel].max())
     if exp is not None and len(exp) == len(u):
         expected = np.asarray(exp, dtype=np.int64)[sel]
     else:
         from parsers.innodb.holes import expected_hole_per_page
-        size = physical or int(u["logical"][sel].max())
         expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
                             expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
-    unit_len = physical or u["logical"][sel].astype(np.int64)
-    ends = u["offset"][sel].astype(np.int64) + unit_len
-    starts = ends - expected
-    ranges = [(int(s), int(e - s)) for s, e in zip(starts, ends) if e > s]
-    return _subtract(ranges, entry.holes)
+    starts_all = u["offset"][sel].astype(np.int64)
+    if real is not None and len(real) == len(u):
+        there = np.asarray(real, dtype=np.int64)[sel]
+    else:
+        from parsers.innodb.holes import hole_bytes_per_unit
+        there = hole_bytes_per_unit(entry.holes, starts_all, size)
+    miss = expected - np.minimum(there, expected)
+    starts = starts_all + size - expected
+    r = np.stack([starts, miss], axis=1)
+    return as_ranges(r)
 
 
 def file_holes(entry: FileEntry) -> FileHoles:
-    unw = _merge(entry.unwritten or [])
-    holes = _subtract(entry.holes, unw) if unw else _merge(entry.holes)
+    holes = as_ranges(entry.holes)
+    unw = as_ranges(entry.unwritten or [])
+    miss = missing_ranges(entry)
     return FileHoles(entry=entry, apparent=int(entry.apparent_bytes), allocated=int(entry.allocated_bytes),
-                     holes=holes, unwritten=unw, missing=missing_ranges(entry),
-                     expected_hole=expected_hole_bytes(entry))
+                     holes=holes, unwritten=unw, missing=miss, expected_hole=expected_hole_bytes(entry),
+                     hole_bytes=_total(holes), unwritten_bytes=_total(unw), missing_bytes=_total(miss))
 
 
 def _unit_for(n: float) -> tuple[float, str]:
@@ -351,7 +347,7 @@ class HoleStrips(QWidget):
             line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
             p.drawText(QRect(xi, top + 2, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, line1)
             holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
-            unw = sum(n for _, n in fh.unwritten)
+            unw = fh.unwritten_bytes
             if unw:
                 holes_txt += f", {human_bytes(unw)} unwritten"
             p.setPen(grey)
@@ -509,13 +505,13 @@ class HolesView(QWidget):
         scope = self._scope_entries()
         rows = [r for r in self.all_rows if scope is None or id(r.entry) in scope]
         if self.only_holes.isChecked():
-            rows = [r for r in rows if r.entry.holes or r.expected_hole or r.missing]
-        rows.sort(key=lambda r: (not r.lost_sparseness, not r.missing, -(r.hole_bytes + (r.expected_hole or 0)),
+            rows = [r for r in rows if r.hole_bytes or r.expected_hole or r.missing_bytes]
+        rows.sort(key=lambda r: (not r.lost_sparseness, not r.missing_bytes, -(r.hole_bytes + (r.expected_hole or 0)),
                                  -r.apparent, r.entry.path))
         self.rows = rows
         self.strips.set_rows(rows)
         lost = [r for r in self.all_rows if r.lost_sparseness and (scope is None or id(r.entry) in scope)]
-        partial = [r for r in self.all_rows if r.missing and not r.lost_sparseness
+        partial = [r for r in self.all_rows if r.missing_bytes and not r.lost_sparseness
                    and (scope is None or id(r.entry) in scope)]
         self._banner(lost, partial)
         app = sum(r.apparent for r in rows)
