@@ -170,6 +170,38 @@ def bench_set(name: str, path: Path, codecs: list[str], fraction: str, throughpu
     return {"speedup": ratio}
 
 
+TWINS = {"t_pc_zlib": "zlib:6", "t_pc_lz4": "lz4", "t_pc_lzma": "lzma:6", "t_pc_bzip2": "bzip2:1",
+         "t_pc_snappy": "snappy", "t_pc_zlib_l9": "zlib:9"}
+
+
+def validate_innodb_set(root: Path, fraction: str) -> None:
+    """On a make_fixtures.sh set: t_dynamic projected (sampled and whole) vs its twins' ALLOCATED_SIZE."""
+    man_path = root / "manifest.json"
+    src = root / "16k" / "fx" / "t_dynamic.ibd"
+    if not man_path.exists() or not src.exists():
+        return
+    man = json.loads(man_path.read_text())
+    alloc = {f["path"]: f["information_schema"]["INNODB_SYS_TABLESPACES"]["ALLOCATED_SIZE"]
+             for f in man["files"] if (f.get("information_schema") or {}).get("INNODB_SYS_TABLESPACES")}
+    ds = scan(str(src))
+    print(f"\n== {src}: projection vs the twins' ALLOCATED_SIZE (target: within 3%)")
+    for sample in (fraction, "all"):
+        t0 = time.perf_counter()
+        res = run_whatif(ds, list(TWINS.values()), sample=sample, filesystem="ext4", raw_models=False,
+                         larger_pages=False)
+        dt = time.perf_counter() - t0
+        t = res["targets"][0]
+        print(f"  --sample {sample}: {dt:.2f} s, {res['sample']['units_sampled']} of {res['sample']['units_total']} pages")
+        for twin, codec in TWINS.items():
+            real = alloc.get(f"16k/fx/{twin}.ibd")
+            r = result_for(t, codec, "innodb_page_compressed")
+            if real is None or r is None:
+                continue
+            lo, hi = r["ci95"]
+            print(f"    {codec:8s} {r['projected_bytes']:>11d} [{lo}..{hi}] vs {real:>11d} "
+                  f"{(r['projected_bytes'] - real) / real:+.2%}  real inside CI: {lo <= real <= hi}")
+
+
 # ---------------------------------------------------------------------------
 def validate(tmp: Path) -> None:
     print("\n== validation against the engines' own numbers")
@@ -271,6 +303,8 @@ def main(argv=None) -> int:
         if args.only in (None, "innodb"):
             bench_set("innodb", args.innodb or make_innodb_set(args.copies), codecs, args.fraction,
                       args.throughput_mb << 20)
+            if args.innodb:
+                validate_innodb_set(args.innodb, args.fraction)
         if args.only in (None, "clickhouse"):
             bench_set("clickhouse", args.clickhouse or clickhouse_set(), codecs, args.fraction,
                       args.throughput_mb << 20)
