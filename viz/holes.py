@@ -364,7 +364,7 @@ class HoleStrips(QWidget):
                 p.setPen(colour)
                 p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
                            fm.elidedText(line3, Qt.ElideRight, self.INFO_W))
-            p.setPen(QPen(QColor("#E0E0E0")))
+            p.setPen(QPen(theme.qcolor(theme.foreground(), 45)))
             p.drawLine(0, top + self.ROW_H - 2, self.width(), top + self.ROW_H - 2)
         p.end()
 
@@ -432,8 +432,10 @@ class HolesView(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
-        self.bar_legend = self.plot.addLegend(offset=(-10, 2), labelTextColor=theme.foreground(),
-                                              brush=theme.qcolor(theme.background(), 220), colCount=3)
+        self.bar_legend = QLabel(" &nbsp; ".join([
+            _swatch(theme.APPARENT, "apparent size"), _swatch(DATA_COLOUR, "allocated"),
+            _swatch(EXPECTED_COLOUR, "expected allocated (what the engine should leave after punching)")]))
+        self.bar_legend.setContentsMargins(8, 2, 8, 2)
         self.bar_rows: list[tuple[str, int, int, int | None]] = []
 
         top = QWidget()
@@ -444,9 +446,15 @@ class HolesView(QWidget):
         tl.addWidget(self.legend)
         tl.addLayout(bar)
         tl.addWidget(self.scroll, 1)
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.setSpacing(0)
+        bl.addWidget(self.bar_legend)
+        bl.addWidget(self.bars_widget, 1)
         self.split = QSplitter(Qt.Vertical)
         self.split.addWidget(top)
-        self.split.addWidget(self.bars_widget)
+        self.split.addWidget(bottom)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([520, 340])
@@ -581,7 +589,6 @@ class HolesView(QWidget):
 
     def _draw_bars(self) -> None:
         self.plot.clear()
-        self.bar_legend.clear()
         groups = self._bar_groups()
         self.bar_rows = groups
         if not groups:
@@ -605,14 +612,12 @@ class HolesView(QWidget):
             item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=vals / div, brush=theme.qcolor(colour),
                                    pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
-            self.bar_legend.addItem(item, name)
         known = ~np.isnan(exp)
         if known.any():
             item = pg.BarGraphItem(x0=np.zeros(int(known.sum())), y=y[known], height=0.2,
                                    width=exp[known] / div[known], brush=theme.qcolor(EXPECTED_COLOUR),
                                    pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
             self.plot.addItem(item)
-            self.bar_legend.addItem(item, "expected allocated (engine)")
         for i, (yy, g) in enumerate(zip(y, groups)):
             txt = f"{human_bytes(g[2])} of {human_bytes(g[1])}"
             if g[3] is not None and g[2] > g[3] + 4096:
@@ -633,7 +638,7 @@ class HolesView(QWidget):
                            color=theme.foreground(), size="10pt")
         xmax = float(np.max(np.maximum(app, alloc) / div))
         self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
-        self.plot.setYRange(-0.7, n + 0.9, padding=0)      # room for the legend row on top
+        self.plot.setYRange(-0.7, n - 0.3, padding=0)
 
     # -- facts for tests and reports -----------------------------------------------------------
     def strip_totals(self, path: str, width: int = 800) -> dict[str, int]:
