@@ -365,3 +365,32 @@ def test_tooltips_match_innochecksum_dump(qtbot, sparse_fixtures, fixtures_root,
             iid, level, recs = idx
             assert f"level {level}, {recs:,} records" in tip, (rel, no, tip)
             assert f"id {iid}" in tip, (rel, no, tip)
+
+
+def test_level_mode_csv_and_headless_target(qtbot, scanned16k, tmp_path):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    fnode = _file_node(root, "fx/t_blob.ibd")
+    v.select_node(fnode)
+    v.set_mode("level")
+    res = v.result
+    ixs = fnode.ref.sections["innodb"]["indexes"]
+    assert res.counts[res.labels.index("leaf (level 0)")] == sum(ix["leaf_pages"] for ix in ixs)
+    assert res.counts[res.labels.index("level 1 (non-leaf)")] == \
+        sum(ix["pages"] - ix["leaf_pages"] for ix in ixs)
+    csv = v.legend_csv().splitlines()
+    assert csv[0] == "file,mode,category,pages,percent,stored_bytes"
+    assert any('"leaf (level 0)"' in line for line in csv)
+    v.legend.selectRow(0)
+    assert len(v.highlighted_pages()) == int(res.counts[v.legend.cats[0]])
+
+    # dbxray export --view extent-map --target FILE:INDEX (headless path)
+    from app.headless import make_view
+    from viz.export import export_png
+    view = make_view("extent-map", ds, root, 1200, 800, target="fx/t_blob.ibd:index 33")
+    qtbot.addWidget(view)
+    assert view.entry.path == "fx/t_blob.ibd"
+    assert view.highlight_owner == 33 and view.highlighted_btree_count() == 1
+    out = tmp_path / "em.png"
+    assert export_png(view.export_widget(), str(out))
+    assert out.stat().st_size > 10_000

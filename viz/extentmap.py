@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPen, QPixmap
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QGuiApplication, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
@@ -37,6 +37,7 @@ from .pageinspector import PageInspector
 MODES = [
     ("type", "Page type"),
     ("index", "Index"),
+    ("level", "B-tree level"),
     ("fill", "Fill ratio"),
     ("lsn", "LSN age"),
     ("compression", "Stored / page size"),
@@ -485,6 +486,32 @@ class MapData:
         cat[(u["flags"] & UNIT_HOLE_MISSING) != 0] = 3
         return self._fixed(cat, ALLOCATION_CATS)
 
+    def _mode_level(self) -> ModeResult:
+        """Leaf pages, then each level above (from the page headers), then other pages."""
+        u = self.units
+        level = self._detail_array("level")
+        kinds = self.index_kinds()
+        is_btree = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
+            np.zeros(len(u), bool)
+        is_btree &= (u["flags"] & UNIT_FREE) == 0
+        if level is None:       # no per-page levels: leaf flag only
+            lv = np.where((u["flags"] & UNIT_LEAF) != 0, 0, 1).astype(np.int32)
+        else:
+            lv = np.minimum(np.asarray(level).astype(np.int32), 9)
+        other = 10
+        keys = np.where(is_btree, lv, other).astype(np.int32)
+        ramp = ["#1B5E20", "#43A047", "#9CCC65", "#FDD835", "#FB8C00", "#E53935", "#8E24AA", "#3949AB",
+                "#00ACC1", "#6D4C41"]
+
+        def label(k):
+            if k == other:
+                return "not a B-tree page (or free)"
+            if k == 0:
+                return "leaf (level 0)"
+            return f"level {k}" + ("+" if k == 9 else "") + (" (non-leaf)" if k == 1 else "")
+
+        return self._categorical(keys, label, lambda ks: [NA_COLOUR if k == other else ramp[k] for k in ks])
+
     def _mode_checksum(self) -> ModeResult:
         f = self.units["flags"]
         cat = np.zeros(len(f), dtype=np.uint8)
@@ -748,6 +775,14 @@ class ExtentMapView(QWidget):
 
         self.legend = LegendTable()
         self.legend.itemSelectionChanged.connect(self._on_legend)
+        self.legend.setContextMenuPolicy(Qt.ActionsContextMenu)
+        copy_csv = QAction("Copy legend as CSV", self.legend)
+        copy_csv.triggered.connect(lambda: QGuiApplication.clipboard().setText(self.legend_csv()))
+        copy_pages = QAction("Copy page numbers of the highlighted pages", self.legend)
+        copy_pages.triggered.connect(lambda: QGuiApplication.clipboard().setText(
+            " ".join(str(p) for p in self.highlighted_pages()[:100000])))
+        self.legend.addAction(copy_csv)
+        self.legend.addAction(copy_pages)
         self.legend_title = QLabel("")
         self.legend_title.setWordWrap(True)
         lw = QWidget()
@@ -793,9 +828,15 @@ class ExtentMapView(QWidget):
             if e.path == path or e.path.endswith(path):
                 self._set_files([e], e)
                 if index and self.data is not None:
-                    for iid, name in self.data.index_names().items():
-                        if name == index:
-                            self.highlight_index(iid)
+                    for ix in self.data.section.get("indexes", []) or []:
+                        names = {str(ix.get("name")), f"{ix.get('table')}.{ix.get('name')}"}
+                        if index in names:
+                            self.highlight_index(int(ix["index_id"]))
+                            return
+                    for code, name in self.data.index_names().items():
+                        if name == index or name.endswith("." + index):
+                            self.highlight_index(self.data.true_index_ids().get(code, code))
+                            return
                 return
 
     def set_dataset(self, dataset, root: Node) -> None:
@@ -1109,6 +1150,30 @@ class ExtentMapView(QWidget):
         self.status.setText("")
         if self.data is not None:
             self._redraw()
+
+    def legend_csv(self) -> str:
+        """The legend as CSV (file, mode, category, pages, percent, stored bytes) for reports."""
+        if self.result is None:
+            return ""
+        res = self.result
+        total = max(1, int(res.counts.sum()))
+        lines = ["file,mode,category,pages,percent,stored_bytes"]
+        for i, lab in enumerate(res.labels):
+            if res.counts[i] or res.keep_empty:
+                q = lab.replace('"', '""')
+                lines.append(f'"{self.entry.path}",{self.mode_id},"{q}",{int(res.counts[i])},'
+                             f"{100.0 * res.counts[i] / total:.3f},{int(res.sizes[i])}")
+        return "\n".join(lines) + "\n"
+
+    def highlighted_pages(self) -> list[int]:
+        """Page numbers of the highlighted pages (all pages when nothing is highlighted)."""
+        if self.data is None:
+            return []
+        m = self._mask()
+        idx = np.arange(len(self.data.units)) if m is None else np.nonzero(m)[0]
+        if self.data.contiguous:
+            return idx.tolist()
+        return self.data.page_no[idx].tolist()
 
     def highlighted_count(self) -> int:
         m = self._mask()
