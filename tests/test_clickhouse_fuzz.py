@@ -138,3 +138,20 @@ def test_packed_random(data):
         read_packed_directory(b"\x01" + data)
     except PackedError:
         pass
+
+
+@FAST
+@given(st.binary(max_size=400))
+def test_walk_blocks_fd_equals_buffer(tmp_path_factory, data):
+    """The pread walk (one header read per block) gives the same table as the buffer walk."""
+    import os
+    p = tmp_path_factory.mktemp("w") / "x.bin"
+    p.write_bytes(data)
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        a = walk_blocks(None, fd=fd)
+    finally:
+        os.close(fd)
+    b = walk_blocks(data)
+    assert a.offsets.tolist() == b.offsets.tolist() and a.errors == b.errors
+    assert a.chains == b.chains and a.decompressed.tolist() == b.decompressed.tolist()

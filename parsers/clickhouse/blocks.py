@@ -19,6 +19,7 @@ codec layer's job (``parsers.codecs.ch_block``).
 """
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass, field
 
@@ -170,14 +171,21 @@ class BlockTable:
         return out
 
 
-def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000) -> BlockTable:
+def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000, fd: int | None = None) -> BlockTable:
     """Walks a compressed file by its block headers, payloads unread.
 
-    Stops at the first block whose framing is impossible (size below the
-    header, over 1 GiB, or running past the end of the file) and records
-    the error with its offset; the blocks before it are kept.
+    The headers come from ``buf`` (bytes or a map), or, with ``fd``, from one
+    ``pread`` of the 25-byte header per block (no map, no page of payload
+    touched).  Stops at the first block whose framing is impossible (size
+    below the header, over 1 GiB, or running past the end of the file) and
+    records the error with its offset; the blocks before it are kept.
     """
-    size = len(buf) if size is None else size
+    if fd is not None:
+        if size is None:
+            size = os.fstat(fd).st_size
+    else:
+        size = len(buf) if size is None else size
+    pread = os.pread
     offs: list[int] = []
     csz: list[int] = []
     usz: list[int] = []
@@ -196,7 +204,14 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000) -> B
         if pos + BLOCK_HEADER_SIZE > size:
             errors.append((f"{size - pos} trailing bytes, too short for a block header", pos))
             break
-        method, c, u = unpack(buf, pos + CHECKSUM_SIZE)
+        if fd is not None:
+            hb, base = pread(fd, BLOCK_HEADER_SIZE, pos), 0
+            if len(hb) < BLOCK_HEADER_SIZE:
+                errors.append(("file ended while reading a block header (it shrank during the scan?)", pos))
+                break
+        else:
+            hb, base = buf, pos
+        method, c, u = unpack(hb, base + CHECKSUM_SIZE)
         if c < COMPRESSED_BLOCK_HEADER_SIZE:
             errors.append((f"block compressed size {c} is below the {COMPRESSED_BLOCK_HEADER_SIZE}-byte header", pos))
             break
@@ -214,8 +229,10 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000) -> B
             break
         is_bad = False
         if method == Multiple:
+            if fd is not None:      # the codec list: at most 1 + 255 bytes after the header
+                hb = pread(fd, BLOCK_HEADER_SIZE + min(256, c - COMPRESSED_BLOCK_HEADER_SIZE), pos)
             try:
-                chain = read_multiple_methods(buf, pos, c)
+                chain = read_multiple_methods(hb, base, c)
             except BlockError as e:
                 errors.append((str(e).rsplit(" (offset", 1)[0], pos))
                 chain, is_bad = (Multiple,), True
@@ -248,44 +265,6 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000) -> B
         chains=chains,
         chain_ids=np.array(chain_ids, dtype=np.uint16),
         size=size, end=pos, errors=errors, bad=np.array(bad, dtype=bool))
-
-
-def walk_blocks_hinted(buf, size: int, hints: np.ndarray | None) -> BlockTable:
-    """Walks a compressed file by its block headers, vectorised: the headers at
-    the candidate starts ``hints`` (the marks' offsets in the compressed file)
-    are read in one numpy gather, and accepted only if every block ends exactly
-    where the next begins and the last ends at the end of the file.  Otherwise
-    (a granule spread over several blocks, damage) falls back to
-    :func:`walk_blocks`.  Same result either way.
-    """
-    if hints is None or size < BLOCK_HEADER_SIZE:
-        return walk_blocks(buf, size)
-    starts = np.unique(np.asarray(hints, dtype=np.uint64))
-    starts = starts[starts < size]
-    if not len(starts) or starts[0] != 0 or int(starts[-1]) + BLOCK_HEADER_SIZE > size:
-        return walk_blocks(buf, size)
-    arr = np.frombuffer(buf, dtype=np.uint8, count=size)
-    idx = starts.astype(np.int64)[:, None] + np.arange(CHECKSUM_SIZE, BLOCK_HEADER_SIZE, dtype=np.int64)
-    hdr = arr[idx]
-    del arr
-    methods = hdr[:, 0].copy()
-    comp = np.ascontiguousarray(hdr[:, 1:5]).view("<u4").ravel()
-    decomp = np.ascontiguousarray(hdr[:, 5:9]).view("<u4").ravel()
-    ends = starts + np.uint64(CHECKSUM_SIZE) + comp.astype(np.uint64)
-    if (not np.array_equal(ends[:-1], starts[1:]) or int(ends[-1]) != size
-            or (comp < COMPRESSED_BLOCK_HEADER_SIZE).any() or (comp > DBMS_MAX_COMPRESSED_SIZE).any()
-            or (decomp > DBMS_MAX_COMPRESSED_SIZE).any()):
-        return walk_blocks(buf, size)
-    known = np.array(sorted(ENGINE_CODEC_NAMES) + [Multiple], dtype=np.uint8)
-    if not np.isin(methods, known).all() or (methods == Multiple).any():
-        return walk_blocks(buf, size)        # rare: let the careful walk name the problem / read chains
-    chains = [(int(m),) for m in np.unique(methods)]
-    lookup = np.zeros(256, dtype=np.uint16)
-    for i, (m,) in enumerate(chains):
-        lookup[m] = i
-    return BlockTable(offsets=starts, compressed=comp.astype(np.uint32), decompressed=decomp.astype(np.uint32),
-                      methods=methods, chains=chains, chain_ids=lookup[methods], size=size, end=size,
-                      errors=[], bad=np.zeros(len(starts), dtype=bool))
 
 
 def verify_block_checksums(buf, table: BlockTable) -> np.ndarray:

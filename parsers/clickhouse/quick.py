@@ -5,9 +5,8 @@ JSON).  Same counting rules as :mod:`.sizes`; the full scan gives the rest.
 from __future__ import annotations
 
 import os
-import struct
 
-from .blocks import BLOCK_HEADER_SIZE, CHECKSUM_SIZE, COMPRESSED_BLOCK_HEADER_SIZE, DBMS_MAX_COMPRESSED_SIZE
+from .blocks import walk_blocks
 from .checksums import ChecksumsError, parse_checksums
 from .columns import ColumnsError, parse_columns_substreams, parse_columns_txt
 from .datadir import data_links, mark_outdated, read_metadata
@@ -15,30 +14,15 @@ from .marks import marks_flavour
 from .part import Part, _read_small, parse_part_name
 from .streams import map_streams
 
-_SIZES = struct.Struct("<II")
-
-
 def header_walk(path: str) -> tuple[int, int, str | None]:
-    """(blocks, sum of decompressed sizes, error) of one compressed file, reading
-    only the 25-byte headers with pread."""
+    """(blocks, sum of decompressed sizes, first error) of one compressed file,
+    from its 25-byte block headers (one pread each)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        size = os.fstat(fd).st_size
-        pos = n = total = 0
-        pread = os.pread
-        unpack = _SIZES.unpack
-        while pos < size:
-            if pos + BLOCK_HEADER_SIZE > size:
-                return n, total, f"trailing bytes at offset {pos}"
-            c, u = unpack(pread(fd, 8, pos + CHECKSUM_SIZE + 1))
-            if c < COMPRESSED_BLOCK_HEADER_SIZE or c > DBMS_MAX_COMPRESSED_SIZE or pos + CHECKSUM_SIZE + c > size:
-                return n, total, f"bad block header at offset {pos}"
-            n += 1
-            total += u
-            pos += CHECKSUM_SIZE + c
-        return n, total, None
+        t = walk_blocks(None, fd=fd)
     finally:
         os.close(fd)
+    return len(t), t.uncompressed_bytes, (t.errors[0][0] if t.errors else None)
 
 
 def column_sizes(datadir: str, walk: bool = True) -> dict[tuple[str, str, str, str], tuple[int, int, int]]:
