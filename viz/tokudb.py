@@ -175,58 +175,89 @@ def table_rows(dataset, dicts: list[Dictionary] | None = None) -> list[TableRow]
     return out
 
 
-def strip_blocks(d: Dictionary) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """(offsets, sizes) per strip category for one file, from the translation table."""
+#: id(block table) -> (block table, kinds): hover lookups stay O(log n) on big files
+_KIND_CACHE: dict[int, tuple] = {}
+
+
+def _block_kinds(d: Dictionary):
+    """(blocknums, offsets, sizes, kind codes) of the used translation-table
+    entries, sorted by offset (numpy; kind codes index STRIP_KINDS)."""
     det = ((d.entry.detail or {}).get("tokudb") or {}) if d.entry is not None else {}
     bt = det.get("block_table")
-    out: dict[str, list] = {k: [] for k, _, _ in STRIP_KINDS}
-    out["header"].append((0, min(HEADER_BYTES, d.apparent)))
-    if bt is not None:
-        nodes = det.get("nodes") or {}
-        rollback = {int(b) for b, _, _ in det.get("rollback_blocks") or []}
-        for bn, off, size in bt.used.tolist():
-            if bn == 1:
-                k = "translation"
-            elif bn == 2:
-                k = "descriptor"
-            elif bn in nodes and nodes[bn].height is not None:
-                k = f"h{min(int(nodes[bn].height), 3)}"
-            elif bn in rollback:
-                k = "rollback"
-            else:
-                k = "other"
-            out[k].append((off, size))
-    res = {}
-    for k, v in out.items():
-        a = np.array(v, dtype=np.float64).reshape(-1, 2)
-        res[k] = (a[:, 0], a[:, 1])
+    if bt is None:
+        return None
+    cached = _KIND_CACHE.get(id(bt))
+    if cached is not None and cached[0] is bt:
+        return cached[1]
+    used = bt.used
+    order = np.argsort(used["offset"], kind="stable")
+    bn = used["blocknum"][order].astype(np.int64)
+    off = used["offset"][order].astype(np.int64)
+    size = used["size"][order].astype(np.int64)
+    index = {k: i for i, (k, _, _) in enumerate(STRIP_KINDS)}
+    kinds = np.full(len(bn), index["other"], dtype=np.int16)
+    nodes = det.get("nodes") or {}
+    if nodes:
+        nb = np.fromiter(nodes.keys(), dtype=np.int64, count=len(nodes))
+        nh = np.fromiter((-1 if n.height is None else min(int(n.height), 3) for n in nodes.values()),
+                         dtype=np.int64, count=len(nodes))
+        srt = np.argsort(nb)
+        nb, nh = nb[srt], nh[srt]
+        pos = np.clip(np.searchsorted(nb, bn), 0, len(nb) - 1)
+        hit = (nb[pos] == bn) & (nh[pos] >= 0)
+        kinds[hit] = np.array([index["h0"], index["h1"], index["h2"], index["h3"]])[nh[pos][hit]]
+    rb = [int(b) for b, _, _ in det.get("rollback_blocks") or []]
+    if rb:
+        kinds[np.isin(bn, rb)] = index["rollback"]
+    kinds[bn == 1] = index["translation"]
+    kinds[bn == 2] = index["descriptor"]
+    out = (bn, off, size, kinds)
+    if len(_KIND_CACHE) > 64:
+        _KIND_CACHE.clear()
+    _KIND_CACHE[id(bt)] = (bt, out)
+    return out
+
+
+def strip_blocks(d: Dictionary) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(offsets, sizes) per strip category for one file, from the translation table."""
+    res = {k: (np.zeros(0), np.zeros(0)) for k, _, _ in STRIP_KINDS}
+    res["header"] = (np.array([0.0]), np.array([float(min(HEADER_BYTES, d.apparent))]))
+    bk = _block_kinds(d)
+    if bk is None:
+        return res
+    _, off, size, kinds = bk
+    for i, (k, _, _) in enumerate(STRIP_KINDS):
+        m = kinds == i
+        if m.any():
+            res[k] = (off[m].astype(np.float64), size[m].astype(np.float64))
     return res
 
 
 def block_at(d: Dictionary, offset: float) -> str | None:
     """A tooltip line for the block covering a file offset."""
-    det = ((d.entry.detail or {}).get("tokudb") or {}) if d.entry is not None else {}
-    bt = det.get("block_table")
     if offset < 0 or offset > d.apparent:
         return None
     if offset < HEADER_BYTES:
         return f"header slot {int(offset // 4096)} ({human_bytes(4096)}) at offset {int(offset // 4096) * 4096:,}"
-    if bt is None:
+    bk = _block_kinds(d)
+    if bk is None:
         return None
-    nodes = det.get("nodes") or {}
-    for bn, off, size in bt.used.tolist():
-        if off <= offset < off + size:
-            what = {1: "translation table", 2: "descriptor"}.get(bn)
-            if what is None:
-                n = nodes.get(bn)
-                if n is not None:
-                    what = (f"{'leaf' if n.height == 0 else f'height {n.height}'} node, {n.n_children} "
-                            f"{'basements' if n.height == 0 else 'children'}, uncompressed "
-                            f"{human_bytes(n.serialize_size)}")
-                else:
-                    what = "block"
-            return f"block {bn}: {what}\noffset {off:,}, {human_bytes(size)} ({size:,} B) on disk"
-    return f"unused space at offset {int(offset):,} (not in the translation table)"
+    bns, offs, sizes, _ = bk
+    i = int(np.searchsorted(offs, offset, side="right")) - 1
+    if i < 0 or not offs[i] <= offset < offs[i] + sizes[i]:
+        return f"unused space at offset {int(offset):,} (not in the translation table)"
+    bn, off, size = int(bns[i]), int(offs[i]), int(sizes[i])
+    det = (d.entry.detail or {}).get("tokudb") or {}
+    what = {1: "translation table", 2: "descriptor"}.get(bn)
+    if what is None:
+        n = (det.get("nodes") or {}).get(bn)
+        if n is not None:
+            what = (f"{'leaf' if n.height == 0 else f'height {n.height}'} node, {n.n_children} "
+                    f"{'basements' if n.height == 0 else 'children'}, uncompressed "
+                    f"{human_bytes(n.serialize_size)}")
+        else:
+            what = "block"
+    return f"block {bn}: {what}\noffset {off:,}, {human_bytes(size)} ({size:,} B) on disk"
 
 
 # -- the view ---------------------------------------------------------------------------
