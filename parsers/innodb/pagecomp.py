@@ -207,7 +207,7 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
         if exact_len > len(data):
             raise PageDecodeError(f"payload length {exact_len} runs past the page ({len(data)} bytes left)")
         data = data[:exact_len]
-    if prefix is not None and exact_len is None and algorithm in ("zlib", "lzma"):
+    if prefix is not None and algorithm in ("zlib", "lzma"):
         # headers only: stop after ``prefix`` bytes; the stream length is then
         # taken from the zero fill the engine writes behind it (see zero_trimmed_length)
         try:
@@ -219,7 +219,7 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
             raise PageDecodeError(f"{algorithm}: {e}") from None
         if len(out) < prefix:
             raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")
-        return out, zero_trimmed_length(data)
+        return out, exact_len if exact_len is not None else zero_trimmed_length(data)
     try:
         if algorithm == "zlib":
             out, used = _stream_zlib(data, out_size)
@@ -280,13 +280,14 @@ def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int |
                        int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
 
 
-def decode_legacy_page(raw: bytes, page_size: int) -> DecodedPage:
-    """Decode a MariaDB legacy page_compressed page (type 34354)."""
+def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None) -> DecodedPage:
+    """Decode a MariaDB legacy page_compressed page (type 34354); the payload
+    length is in the header, so ``prefix`` may limit the work to the headers."""
     hdr = parse_legacy_comp_header(raw, 0, page_size)
     if hdr.encrypted:
         raise PageDecodeError("page_compressed and encrypted: not decrypted")
     data = raw[hdr.header_len:hdr.header_len + hdr.payload_len]
-    page, used = decode_payload(hdr.algorithm, data, page_size, hdr.payload_len)
+    page, used = decode_payload(hdr.algorithm, data, page_size, hdr.payload_len, prefix)
     return DecodedPage(page, used, hdr.header_len + hdr.payload_len, hdr.algorithm,
                        int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
 

@@ -8,6 +8,7 @@ decompressed) and only INODE pages are parsed one by one.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,8 +132,49 @@ def _add(pm: PageMap, counts: dict, key: str, message: str, offset: int | None) 
         pm.errors.append((message, offset))
 
 
+def _cached(fd: int, n: int, physical: int) -> bool:
+    """Whether a few sampled page headers are already in the page cache
+    (preadv2 with RWF_NOWAIT fails with EAGAIN otherwise)."""
+    flag = getattr(os, "RWF_NOWAIT", None)
+    if flag is None or n == 0:
+        return False
+    buf = bytearray(1)
+    for i in sorted({0, n // 3, (2 * n) // 3, n - 1}):
+        try:
+            if os.preadv(fd, [buf], i * physical, flag) != 1:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -> None:
+    """Header-only reads: no read-ahead of payloads (MADV_RANDOM), then ask the
+    kernel for the first 4 KiB of every page that is not in a hole at once
+    (MADV_WILLNEED), so the reads are queued together instead of faulting one
+    by one.  One madvise per page, no Python work on the bytes."""
+    import mmap as _mmap
+    if not hasattr(mm, "madvise") or not hasattr(_mmap, "MADV_WILLNEED"):
+        return
+    if fd is not None and _cached(fd, n, physical):
+        return
+    try:
+        mm.madvise(_mmap.MADV_RANDOM)
+        starts = np.arange(n, dtype=np.int64) * physical
+        if holes:
+            from .holes import hole_bytes_per_unit
+            starts = starts[hole_bytes_per_unit(holes, starts, min(4096, physical)) == 0]
+        length = min(4096, physical)
+        advise, will = mm.madvise, _mmap.MADV_WILLNEED
+        for s in starts.tolist():
+            advise(will, s, length)
+    except (OSError, ValueError):
+        pass
+
+
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
-                   check=lambda: None, exact_payload: bool = True) -> PageMap:
+                   check=lambda: None, exact_payload: bool = True,
+                   holes: list[tuple[int, int]] | None = None) -> PageMap:
     """Read the page map of the open file ``f`` (``path`` names it in errors).
 
     ``exact_payload=False`` decodes only the headers of zlib / lzma
@@ -179,7 +221,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     else:
         buf = mm
         if not verify_checksums:
-            f.advise_random()
+            _prefetch_headers(mm, n, physical, holes, f.fd)
     hdr = np.frombuffer(buf, dtype=header_dtype(physical, with_trailer=verify_checksums), count=n)
     pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
 
@@ -358,7 +400,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             continue
         try:
-            d = decode_legacy_page(raw, physical)
+            d = decode_legacy_page(raw, physical, prefix=_HEADER_PREFIX)
+            if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
+                d = decode_legacy_page(raw, physical)
         except PageDecodeError as e:
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             if str(e).endswith("not decoded"):

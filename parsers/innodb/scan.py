@@ -152,7 +152,8 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         if f.size == 0:
             entry.add_error("empty file: no pages")
             return None
-        pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums, check=ctx.check)
+        pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums, check=ctx.check,
+                            holes=entry.holes)
         changed = f.changed()
         if changed:
             entry.errors.append(changed)

@@ -68,7 +68,8 @@ def run_dbxray(files: list[Path], exact_payload: bool = True) -> int:
     pages = 0
     for p in files:
         with ReadOnlyFile(str(p)) as f:
-            pm = build_page_map(f, p.name, verify_checksums=False, exact_payload=exact_payload)
+            pm = build_page_map(f, p.name, verify_checksums=False, exact_payload=exact_payload,
+                                holes=f.holes())
             pages += pm.n_pages
     return pages
 
