@@ -500,8 +500,8 @@ class MapData:
             lv = np.minimum(np.asarray(level).astype(np.int32), 9)
         other = 10
         keys = np.where(is_btree, lv, other).astype(np.int32)
-        ramp = ["#1B5E20", "#43A047", "#9CCC65", "#FDD835", "#FB8C00", "#E53935", "#8E24AA", "#3949AB",
-                "#00ACC1", "#6D4C41"]
+        ramp = ["#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#56B4E9", "#7F3C8D", "#8C564B",
+                "#BCBD22", "#17BECF"]
 
         def label(k):
             if k == other:
