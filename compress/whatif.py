@@ -385,10 +385,22 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
                 work.append(("tokudb", e))
         if "clickhouse" in dataset.engines and (engines is None or "clickhouse" in engines):
             work.append(("clickhouse", None))
+        steps = 1000
+
+        def sub_progress(k: int):
+            last = [k * steps]
+
+            def cb(done: int, total: int, msg: str) -> None:     # never goes back within a target
+                frac = min(1.0, done / total) if total else 1.0
+                last[0] = max(last[0], k * steps + int(frac * (steps - 1)))
+                progress(last[0], len(work) * steps, msg)
+            return cb
+
         for k, (eng, e) in enumerate(work):
             run.check()
             if progress is not None:
-                progress(k, len(work), f"what-if: {e.path if e is not None else 'clickhouse'}")
+                run.progress = sub_progress(k)
+                progress(k * steps, len(work) * steps, f"what-if: {e.path if e is not None else 'clickhouse'}")
             try:
                 if eng == "innodb":
                     targets.append(_innodb_target(run, e, cods))
@@ -404,7 +416,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
                 where = e.path if e is not None else "clickhouse"
                 run.errors.append(f"{where}: {type(err).__name__}: {err}")
         if progress is not None:
-            progress(len(work), len(work), "what-if: done")
+            progress(len(work) * steps, len(work) * steps, "what-if: done")
     out: dict[str, Any] = {
         "tool": "dbxray", "schema_version": 1, "kind": "whatif", "root": dataset.root,
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),

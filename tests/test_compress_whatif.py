@@ -127,6 +127,8 @@ def test_cancel_and_progress(fake_parser, generated_tablespace):
     run_whatif(ds, ["lz4"], sample="0.1", progress=lambda d, t, m: seen.append((d, t, m)),
                raw_models=False, larger_pages=False)
     assert seen and seen[-1][0] == seen[-1][1]
+    done = [d for d, _, _ in seen]
+    assert done == sorted(done) and len({t for _, t, _ in seen}) == 1
     with pytest.raises(Cancelled):
         run_whatif(ds, ["lz4"], sample="all", is_cancelled=lambda: True)
 
