@@ -437,6 +437,7 @@ class ColumnSizesView(QWidget):
     def show_treemap(self) -> None:
         self.page_bar.setCurrentIndex(1)
         self.stack.setCurrentIndex(1)
+        self.treemap.ensure_built()
 
     def select_column(self, name: str | None) -> None:
         self.column = name
@@ -466,6 +467,8 @@ class ColumnSizesView(QWidget):
 
     def _on_page(self, i: int) -> None:
         self.stack.setCurrentIndex(i)
+        if i == 1:
+            self.treemap.ensure_built()
 
     def _on_treemap_click(self, payload) -> None:
         if not payload:

@@ -19,6 +19,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsObject, QGraphicsRectItem, QGraphicsScene,
                                QGraphicsSimpleTextItem, QGraphicsView)
 
+from parsers.humanize import human_bytes
+
 from . import theme
 
 
@@ -35,9 +37,18 @@ class TreeBox:
 
     @property
     def total(self) -> float:
-        if self.children:
-            return float(sum(c.total for c in self.children))
-        return float(max(self.value, 0.0))
+        """Value of a leaf, sum of the leaves below a group (cached; call
+        :meth:`invalidate` after changing values)."""
+        t = self.__dict__.get("_total")
+        if t is None:
+            t = float(sum(c.total for c in self.children)) if self.children else float(max(self.value, 0.0))
+            self.__dict__["_total"] = t
+        return t
+
+    def invalidate(self) -> None:
+        self.__dict__.pop("_total", None)
+        for c in self.children:
+            c.invalidate()
 
 
 # -- layout ------------------------------------------------------------------------
@@ -174,6 +185,9 @@ class TreemapItem(QGraphicsObject):
                 self.set_highlight(hl)
 
     def _layout_all(self) -> None:
+        fg = QColor(theme.foreground())
+        self._frame_pens = (QPen(fg, 1.2), QPen(fg, 0.8))
+        self._leaf_pen = QPen(QColor(theme.background()), 0.8)
         kids = [c for c in self.root.children if c.total > 0] if self.root.children else [self.root]
         kids.sort(key=lambda c: -c.total)
         # colour by the deepest group level above the leaves (tables, not the database)
@@ -195,7 +209,7 @@ class TreemapItem(QGraphicsObject):
             return
         self.group_rects.append((box, QRectF(r), depth))
         frame = QGraphicsRectItem(r, self)
-        frame.setPen(QPen(QColor(theme.foreground()), 1.2 if depth == 0 else 0.8))
+        frame.setPen(self._frame_pens[0 if depth == 0 else 1])
         fill = colour.darker(135) if depth <= self._colour_depth else colour.lighter(130)
         frame.setBrush(QBrush(fill))
         frame.setToolTip(box.tooltip or box.name)
@@ -216,7 +230,7 @@ class TreemapItem(QGraphicsObject):
     def _leaf(self, box: TreeBox, r: QRectF, colour: QColor) -> None:
         self.leaf_rects.append((box, QRectF(r)))
         item = QGraphicsRectItem(r, self)
-        item.setPen(QPen(QColor(theme.background()), 0.8))
+        item.setPen(self._leaf_pen)
         shade = colour.lighter(105 + (len(self.leaf_rects) * 37) % 45)
         item.setBrush(QBrush(shade))
         item.setToolTip(box.tooltip or f"{box.name}: {_human(box.total)}")
@@ -321,21 +335,32 @@ class TreemapWidget(QGraphicsView):
         self.setFrameShape(QGraphicsView.NoFrame)
         self.setBackgroundBrush(QBrush(QColor(theme.background())))
         self.setMinimumSize(200, 150)
+        self._dirty = False
 
     def set_tree(self, root: TreeBox | None) -> None:
-        self.item.set_tree(root)
-        self._fit()
+        """Show ``root``; laid out now when visible, else when first shown."""
+        self.item.root = root
+        self._dirty = True
+        if self.isVisible():
+            self.ensure_built()
+
+    def ensure_built(self) -> None:
+        """Lay the map out for the current size if the tree or the size changed."""
+        vp = self.viewport().rect()
+        r = QRectF(0, 0, max(vp.width() - 1, 10), max(vp.height() - 1, 10))
+        if self._dirty or r != self.item.boundingRect():
+            self._dirty = False
+            self.item.set_rect(r)
+        self._scene.setSceneRect(QRectF(0, 0, vp.width(), vp.height()))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.ensure_built()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        vp = self.viewport().rect()
-        r = QRectF(0, 0, max(vp.width() - 1, 10), max(vp.height() - 1, 10))
-        if r != self.item.boundingRect() or not self.item.leaf_rects:
-            self.item.set_rect(r)
-        self._scene.setSceneRect(QRectF(0, 0, vp.width(), vp.height()))
+        if self.isVisible():
+            self.ensure_built()
 
 
 def _ink(fill: QColor) -> QColor:
@@ -345,5 +370,4 @@ def _ink(fill: QColor) -> QColor:
 
 
 def _human(n: float) -> str:
-    from parsers.humanize import human_bytes
     return human_bytes(int(n))
