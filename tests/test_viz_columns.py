@@ -437,3 +437,17 @@ def test_treemap_outlines_the_current_table_or_column(view, qtbot, artifacts_dir
     shot(view, artifacts_dir, "treemap_selected")
     view.set_target("fx.seed_nq_u1m")
     assert item.highlight == ("table", "fx.seed_nq_u1m", None)
+
+
+def test_cli_export_columns(sparse_fixtures, tmp_path, qapp):
+    from PySide6.QtGui import QImage
+
+    from app.cli import main
+    png, svg = tmp_path / "cols.png", tmp_path / "tree.svg"
+    ch = str(sparse_fixtures / "clickhouse" / "datadir")
+    assert main(["export", ch, "--view", "columns", "--target", "fx.codecs.s_zstd9", "-o", str(png)]) == 0
+    assert QImage(str(png)).width() == 1400
+    assert main(["export", ch, "--view", "columns", "--target", "treemap", "-o", str(svg)]) == 0
+    import xml.etree.ElementTree as ET
+    ET.parse(str(svg))
+    assert main(["export", ch, "--view", "columns", "--target", "fx.nope", "-o", str(png)]) == 2

@@ -247,3 +247,14 @@ def test_report_targets(view):
     assert [t for _, t in targets[1:]] == ["fx.blobs", "fx.events", "fx.orders"]
     for _, t in targets:
         view.set_target(t)
+
+
+def test_cli_export_tokudb(sparse_fixtures, tmp_path, qapp):
+    from PySide6.QtGui import QImage
+
+    from app.cli import main
+    png = tmp_path / "t.png"
+    tk = str(sparse_fixtures / "tokudb" / "datadir")
+    assert main(["export", tk, "--view", "tokudb", "--target", "fx.orders", "-o", str(png)]) == 0
+    assert QImage(str(png)).width() == 1400
+    assert main(["export", tk, "--view", "tokudb", "--target", "nope", "-o", str(png)]) == 2
