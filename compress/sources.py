@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from parsers.fileio import ReadOnlyFile
-from parsers.model import UNIT_HOLE, FileEntry
+from parsers.model import FileEntry
 
 #: decoded units larger than this are refused (decompression bombs)
 MAX_UNIT_BYTES = 64 * 1024 * 1024
@@ -88,8 +88,9 @@ def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray]
 
     kinds = _kind_names(entry, sel)
     zero = in_holes(entry.holes, sel["offset"].astype(np.int64), sel["stored"].astype(np.int64))
+    # pages of no known type may be never-written zeros: read them to classify (cheap, no
+    # encoding); a unit only partly in a hole (a punched page-compressed page) is not zero
     probe = np.array([k in (None, "FIL_PAGE_TYPE_ALLOCATED") for k in kinds], dtype=bool)
-    probe |= (sel["flags"] & UNIT_HOLE) != 0
     probe &= ~zero
     return UnitSet(label=entry.path, logical=logical, strata=sel["owner"].astype(np.int64),
                    payload=payload, kinds=kinds, probe=probe, zero=zero,
