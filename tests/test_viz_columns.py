@@ -451,3 +451,18 @@ def test_cli_export_columns(sparse_fixtures, tmp_path, qapp):
     import xml.etree.ElementTree as ET
     ET.parse(str(svg))
     assert main(["export", ch, "--view", "columns", "--target", "fx.nope", "-o", str(png)]) == 2
+
+
+def test_bar_click_selects_the_columns_file_in_the_tree(view, qtbot, manifest):
+    part = manifest["tables"]["codecs"]["system_parts"][0]["name"]
+    view.set_target(f"fx.codecs@{part}")
+    i = next(i for i, r in enumerate(view.shown) if r.name == "s_lz4")
+    vb = view.plot.getViewBox()
+    pt = view.glw.mapFromScene(vb.mapViewToScene(QPointF(0.5, len(view.shown) - 1 - i)))
+    with qtbot.waitSignal(view.node_selected, timeout=2000) as sig:
+        qtbot.mouseClick(view.glw.viewport(), Qt.LeftButton, pos=pt)
+    node = sig.args[0]
+    assert node.kind == "file" and node.name == "s_lz4.bin" and node.parent.name == part
+    # the window hands the node back: nothing changes
+    view.select_node(node)
+    assert view.column == "s_lz4" and view.mode == "part" and view.scope_key == part

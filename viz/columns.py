@@ -492,6 +492,29 @@ class ColumnSizesView(QWidget):
         if 0 <= i < len(self.shown):
             name = self.shown[i].name
             self.select_column(None if name == self.column or name.startswith("(") else name)
+            node = self._column_node(self.column)
+            if node is not None:
+                self.node_selected.emit(node)
+
+    def _column_node(self, column: str | None) -> Node | None:
+        """The tree node of the current selection: the column's .bin in the part shown
+        (one-part mode), else the table."""
+        if self.table is None:
+            return None
+        tnode = self._tree_node(("table", table_key(self.table), None))
+        if tnode is None or column is None or self.mode != "part":
+            return tnode
+        part = next((c for c in tnode.children if c.kind == "part" and c.name.split("/")[0] == self.scope_key), None)
+        if part is None:
+            return tnode
+        best = None
+        for f in part.children:
+            sec = (getattr(f.ref, "sections", None) or {}).get("clickhouse") or {}
+            if f.kind == "file" and sec.get("column") == column:
+                if sec.get("stream") == column:
+                    return f
+                best = best or f
+        return best or part
 
     # -- drawing ---------------------------------------------------------------------------------
     def _tree_node(self, payload) -> Node | None:
