@@ -220,9 +220,8 @@ def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         all_codecs.append(current)
     pc = InnoDBPageCompressed(page_size=page_size, fs_block=fs_block, layout=layout)
     models: list[Model] = [pc]
-    if page_size > 4096:
-        models.append(InnoDBRowCompressedEstimate(page_size=page_size,
-                                                  key_block_size=min(8192, page_size // 2)))
+    if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
+        models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2))
     pairs = _pairs(all_codecs, models, t.notes)
     fs = run.filesystem or filesystem_type(entry.abspath)
 
