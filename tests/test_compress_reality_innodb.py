@@ -95,3 +95,12 @@ def test_page_compressed_twin_reprojects_its_own_allocation(sparse_fixtures, man
     t = res["targets"][0]
     assert t["current_codec"] == "zlib:6"
     _check(res, t["target"], manifest, {"16k/fx/t_pc_zlib.ibd": "zlib:6"}, tolerance=0.0)
+
+
+def test_row_compressed_estimate_is_near_the_real_zip8(scanned_t_dynamic, manifest):
+    """ROW_FORMAT=COMPRESSED is an estimate (labelled so); on the fixture it lands near t_zip8 (same rows)."""
+    res = run_whatif(scanned_t_dynamic, ["zlib:6"], sample="all", filesystem="ext4", raw_models=False,
+                     larger_pages=False)
+    r = result_for(res["targets"][0], "zlib:6", "innodb_row_compressed_kbs8k_estimate")
+    real = next(f["apparent_size"] for f in manifest["files"] if f["path"] == "16k/fx/t_zip8.ibd")
+    assert abs(r["projected_bytes"] - real) <= 0.10 * real, (r["projected_bytes"], real)
