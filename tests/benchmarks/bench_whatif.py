@@ -229,6 +229,16 @@ def validate(tmp: Path) -> None:
         real = alloc[f"16k/fx/{twin}.ibd"]
         p = result_for(t, codec, "innodb_page_compressed")["projected_bytes"]
         print(f"  {codec:8s} {p:>9d} vs {real:>9d}  {(p - real) / real:+.2%}")
+    res = run_whatif(ds, ["zlib:6", "lz4"], sample="all", filesystem="ext4", raw_models=False)
+    t = res["targets"][0]
+    zip8 = next(f["apparent_size"] for f in man["files"] if f["path"] == "16k/fx/t_zip8.ibd")
+    r = result_for(t, "zlib:6", "innodb_row_compressed_kbs8k_estimate")
+    print(f"  ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 estimate {r['projected_bytes']} vs t_zip8 {zip8} "
+          f"({(r['projected_bytes'] - zip8) / zip8:+.1%})")
+    for codec in ("zlib:6", "lz4"):
+        r = result_for(t, codec, "innodb_page_compressed_64k_pages_approximation")
+        print(f"  64 KiB pages approximation, {codec}: {r['projected_bytes']} (16 KiB: "
+              f"{result_for(t, codec, 'innodb_page_compressed')['projected_bytes']})")
     # ClickHouse
     ds = scan(str(fx / "clickhouse" / "datadir"))
     res = run_whatif(ds, ["LZ4", "ZSTD(1)", "Delta,ZSTD(1)", "T64,ZSTD(1)", "Gorilla"], sample="all",
