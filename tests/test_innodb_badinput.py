@@ -268,3 +268,17 @@ def test_fuzz_page_map_on_damaged_files(fixtures_root, tmp_path_factory, damage)
             return
     assert pm.n_pages >= 1
     assert len(pm.kind) == pm.n_pages
+
+
+def test_unmappable_file_is_read_or_refused(fixtures_root, tmp_path, monkeypatch):
+    """Without mmap the file is read with pread, but never more than the cap."""
+    from parsers.innodb import pagemap
+    p = copy_fixture(fixtures_root, "innodb/16k/fx/t_dynamic.ibd", tmp_path)
+    monkeypatch.setattr(ReadOnlyFile, "mmap", lambda self: None)
+    with ReadOnlyFile(str(p)) as f:
+        pm = build_page_map(f, "t_dynamic.ibd")
+    assert pm.n_pages == 20 and int((pm.kind == FIL_PAGE_INDEX).sum()) == 16
+    monkeypatch.setattr(pagemap, "_MAX_UNMAPPED", 4 * PS)
+    with ReadOnlyFile(str(p)) as f:
+        with pytest.raises(PageMapError, match="too many to read into memory"):
+            build_page_map(f, "t_dynamic.ibd")

@@ -35,6 +35,8 @@ CRYPT_MAGIC = b"sCrYpT"
 #: decoded bytes enough for the FIL and INDEX page headers
 _HEADER_PREFIX = 128
 _SLOW = ("lzo",)
+#: largest file read into memory when it cannot be mapped
+_MAX_UNMAPPED = 512 << 20
 PAGE_SIZES = (16384, 8192, 4096, 32768, 65536, 2048, 1024)
 MAX_ERRORS_PER_KIND = 8
 
@@ -217,6 +219,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                        f"{n} whole pages and {trailing} trailing bytes (truncated or torn file)", n * physical))
     mm = f.mmap()
     if mm is None:
+        if n * physical > _MAX_UNMAPPED:
+            raise PageMapError(f"cannot mmap the file and {n * physical} bytes are too many to read into memory "
+                               f"(limit {_MAX_UNMAPPED})")
         buf = f.read_exact(0, n * physical)
     else:
         buf = mm

@@ -55,6 +55,14 @@ def find_files(root: Path, page_size: int | None) -> list[Path]:
     return out
 
 
+def is_page_compressed(p: Path) -> bool:
+    """From the FSP flags on page 0: MariaDB page_compressed (either layout)."""
+    from parsers.innodb.fsp import decode_fsp_flags
+    with open(p, "rb") as f:
+        head = f.read(58)
+    return len(head) == 58 and decode_fsp_flags(int.from_bytes(head[54:58], "big")).page_compressed
+
+
 def drop_cache(files: list[Path]) -> None:
     for p in files:
         fd = os.open(p, os.O_RDONLY)
@@ -146,18 +154,26 @@ def main() -> int:
     else:
         print("inno: not found (cargo install innodb-utils); skipped")
 
-    results: dict[tuple[str, str], float] = {}
-    for mode in ("warm", "cold"):
-        for name, fn in contenders:
-            t, res = timed(fn, files, mode == "cold", args.repeat)
-            results[(name, mode)] = t
-            print(f"{mode:5s} {name:28s} {t:8.3f} s   ({res})")
+    groups = {"all files": files,
+              "not page_compressed": [p for p in files if not is_page_compressed(p)],
+              "page_compressed": [p for p in files if is_page_compressed(p)]}
     base = "dbxray page map"
-    for mode in ("warm", "cold"):
-        for name, _ in contenders:
-            if name != base:
-                ratio = results[(name, mode)] / results[(base, mode)]
-                print(f"{mode}: {name} / dbxray = {ratio:.2f}x")
+    for label, group in groups.items():
+        if not group:
+            continue
+        gsize = sum(p.stat().st_size for p in group)
+        print(f"\n== {label}: {len(group)} files, {gsize / 1e9:.2f} GB ==")
+        results: dict[tuple[str, str], float] = {}
+        for mode in ("warm", "cold"):
+            for name, fn in contenders:
+                t, res = timed(fn, group, mode == "cold", args.repeat)
+                results[(name, mode)] = t
+                print(f"{mode:5s} {name:32s} {t:8.3f} s   ({res})")
+        for mode in ("warm", "cold"):
+            for name, _ in contenders:
+                if name != base:
+                    ratio = results[(name, mode)] / results[(base, mode)]
+                    print(f"{mode}: {name} / dbxray page map = {ratio:.2f}x")
     return 0
 
 
