@@ -188,9 +188,12 @@ def _walk(absdir: str, reldir: str, out: Detected, ch_base: str | None, in_part:
         return
     names = sorted(_listdir(absdir, out))
     nameset = set(names)
-    here_part = in_part or is_ch_part_dir(nameset)
     if ch_base is None and is_ch_data_path(nameset):
         ch_base = reldir
+    # a part folder that lost checksums.txt / columns.txt is still a part (named as one, inside a data path)
+    here_part = in_part or is_ch_part_dir(nameset) or (
+        ch_base is not None and bool(CH_PART_RE.match(os.path.basename(absdir)))
+        and any(n.endswith((".bin",) + CH_MARK_EXT) or n in CH_PART_META for n in names))
     for name in names:
         abspath = os.path.join(absdir, name)
         rel = f"{reldir}/{name}" if reldir else name

@@ -154,3 +154,18 @@ def test_tokulog_names_and_magic(fixtures_root, tmp_path):
     src = fixtures_root / "tokudb" / "datadir" / "log000000000007.tokulog29"
     (tmp_path / "renamed.log").write_bytes(src.read_bytes())
     assert [(f.engine, f.role) for f in detect(str(tmp_path / "renamed.log")).files] == [("tokudb", "redo_log")]
+
+
+def test_clickhouse_part_missing_checksums_is_still_a_part(fixtures_root, tmp_path):
+    import shutil
+    src = fixtures_root / "clickhouse" / "datadir"
+    dst = tmp_path / "ch"
+    shutil.copytree(src, dst, symlinks=True)
+    part = next(p for p in (dst / "store").rglob("checksums.txt") if ".proj" not in str(p)).parent
+    (part / "checksums.txt").unlink()
+    (part / "columns.txt").unlink()
+    d = detect(str(dst))
+    in_part = [f for f in d.files if f.path.startswith(str(part.relative_to(dst)) + "/")]
+    assert in_part and all(f.engine == "clickhouse" and f.role != "other" for f in in_part)
+    sql = [f for f in d.files if f.path.startswith("store/") and f.path.endswith(".sql")]
+    assert sql and all(f.role == "table_metadata" for f in sql)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bz2
 import lzma
+import threading
 import zlib
 
 import cramjam
@@ -78,11 +79,38 @@ def lz4_block_compress(data: bytes, level: int = 0, hc: bool = False) -> bytes:
 
 
 # -- zstd -------------------------------------------------------------------
+_zstd_local = threading.local()
+
+
+def _zstd_dctx() -> zstandard.ZstdDecompressor:
+    """One decompressor per thread (a ZstdDecompressor must not be shared across threads)."""
+    d = getattr(_zstd_local, "dctx", None)
+    if d is None:
+        d = _zstd_local.dctx = zstandard.ZstdDecompressor()
+    return d
+
+
 def zstd_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hint: int | None = None) -> bytes:
-    """Decode a zstd frame, never producing more than ``max_output`` bytes."""
+    """Decode a zstd frame, never producing more than ``max_output`` bytes.
+
+    Frames that declare their size (the usual case) are decoded in one call
+    after the declared size is checked against the cap; others are streamed
+    and stopped at the cap."""
     if size_hint is not None:
         _check_cap(size_hint, max_output, "zstd")
-    d = zstandard.ZstdDecompressor()
+    d = _zstd_dctx()
+    try:
+        declared = zstandard.frame_content_size(data)
+    except zstandard.ZstdError as e:
+        raise DecodeError(f"zstd: {e}") from None
+    if declared >= 0:
+        _check_cap(declared, max_output, "zstd")
+        try:
+            out = d.decompress(data, max_output_size=max_output)
+        except zstandard.ZstdError as e:
+            raise DecodeError(f"zstd: {e}") from None
+        _check_cap(len(out), max_output, "zstd")
+        return out
     chunks: list[bytes] = []
     got = 0
     try:
