@@ -15,7 +15,7 @@ import lzma
 import zlib
 
 from ..codecs import quicklz
-from ..codecs.general import (DEFAULT_MAX_OUTPUT, DecodeError, lzma_decompress, snappy_decompress,
+from ..codecs.general import (DEFAULT_MAX_OUTPUT, DecodeError, snappy_decompress,
                               zlib_decompress)
 
 # compress.h: enum toku_compression_method
@@ -38,6 +38,8 @@ METHOD_NAMES = {
     TOKU_ZLIB_WITHOUT_CHECKSUM_METHOD: "zlib_without_checksum",
 }
 KNOWN_METHODS = frozenset(METHOD_NAMES)
+#: liblzma memory limit for one sub-block decoder (dictionary and state)
+LZMA_MEMLIMIT = 128 * 1024 * 1024
 
 
 def method_of(first_byte: int) -> int:
@@ -104,13 +106,17 @@ def _decode(payload, usize: int, cap: int, stop: int | None) -> bytes:
         return quicklz.decompress(payload[1:], max_output=cap if stop is None else usize,
                                   expected_size=usize, stop_after=stop)
     if m == TOKU_LZMA_METHOD:
-        if stop is not None:
-            d = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-            try:
-                return d.decompress(bytes(payload[1:]), max_length=stop)
-            except lzma.LZMAError as e:
-                raise DecodeError(f"lzma: {e}") from None
-        return lzma_decompress(bytes(payload[1:]), max_output=cap, fmt=lzma.FORMAT_XZ)
+        # memlimit: an xz header may declare a dictionary of up to 1.5 GiB, which
+        # liblzma would allocate before decoding a byte (the engine writes 2-8 MiB)
+        d = lzma.LZMADecompressor(format=lzma.FORMAT_XZ, memlimit=LZMA_MEMLIMIT)
+        want = stop if stop is not None else cap + 1
+        try:
+            out = d.decompress(bytes(payload[1:]), max_length=want)
+        except lzma.LZMAError as e:
+            raise DecodeError(f"lzma: {e}") from None
+        if stop is None and len(out) > cap:
+            raise DecodeError(f"lzma: decodes to more than {cap} bytes")
+        return out
     if m == TOKU_SNAPPY_METHOD:
         if stop is not None:
             return _snappy_prefix(payload[1:], stop)
