@@ -12,7 +12,10 @@ from PySide6.QtCore import Qt
 from parsers.model import UNIT_FREE
 from parsers.scan import scan
 from parsers.tree import build_tree
+from PySide6.QtGui import QColor
+
 from synthetic_innodb import synthetic_dataset
+from viz import theme
 from viz.extentmap import MODES, ExtentMapView, MapData
 
 
@@ -394,3 +397,29 @@ def test_level_mode_csv_and_headless_target(qtbot, scanned16k, tmp_path):
     out = tmp_path / "em.png"
     assert export_png(view.export_widget(), str(out))
     assert out.stat().st_size > 10_000
+
+
+def test_fill_as_height(qtbot, scanned16k):
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    v.select_node(_file_node(root, "fx/t_deleted.ibd"))
+    v.set_mode("index")
+    assert v.fill_height.isChecked() and v.fill_height_active()
+    d = v.data
+    assert v._rgba.shape == (d.rows * 8, d.extent_pages * 8, 4)
+    bg = np.array(QColor(theme.background()).getRgb(), dtype=np.uint8)
+
+    def bar(page):              # coloured pixels in the page's block column 0
+        r, c = divmod(page, d.extent_pages)
+        block = v._rgba[r * 8:(r + 1) * 8, c * 8]
+        return int((block != bg).any(axis=1).sum())
+
+    fills = d.units["fill"]
+    for page in range(3, 16):
+        if np.isfinite(fills[page]) and not d.units["flags"][page] & UNIT_FREE:
+            assert bar(page) == max(1, int(np.ceil(fills[page] * 7))), page
+    v.set_mode("lsn")
+    assert not v.fill_height_active() and v._rgba.shape[0] == d.rows
+    v.set_mode("type")
+    v.fill_height.setChecked(False)
+    assert v._rgba.shape[0] == d.rows

@@ -22,7 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QFont, QGuiApplication, QPen, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
@@ -80,6 +80,28 @@ CHECKSUM_CATS = [
 ]
 
 CELL_LIMIT_ROWS = 4096      # above this many extents, draw through a row window
+FILL_HEIGHT_MODES = ("type", "index", "level")
+FILL_HEIGHT_MAX_ROWS = 2048  # 8x8 pixels a page up to 131,072 pages (16k); plain cells beyond
+FILL_PX = 8
+
+
+def fill_height_image(rgba: np.ndarray, fill: np.ndarray, bg: str, k: int = FILL_PX) -> np.ndarray:
+    """Each cell as a k x k block: a bar from the bottom as tall as the page's fill
+    (NaN = full), one pixel of background right and below as the gap (vectorised)."""
+    rows, cols = rgba.shape[:2]
+    f = np.where(np.isfinite(fill), fill, 1.0).reshape(rows, cols)
+    h = np.clip(np.ceil(f * (k - 1)), 1, k - 1).astype(np.int8)          # bar height in pixels
+    py = np.arange(k)[:, None]
+    px = np.arange(k)[None, :]
+    tab = np.stack([(py >= k - 1 - hh) & (py < k - 1) & (px < k - 1) for hh in range(k)])   # (k, k, k)
+    m = tab[h]                                                              # rows, cols, k, k
+    b = np.array(_rgba(bg), dtype=np.uint8)
+    back = np.empty((rows, cols, 4), dtype=np.uint8)                        # background, cell's alpha
+    back[...] = b
+    back[..., 3] = rgba[..., 3]                                             # beyond EOF stays transparent
+    sel = m.transpose(0, 2, 1, 3)[..., None]                                # rows, k, cols, k, 1
+    out = np.where(sel, rgba[:, None, :, None, :], back[:, None, :, None, :])
+    return out.reshape(rows * k, cols * k, 4)
 
 
 def short_type(name: str) -> str:
@@ -237,6 +259,16 @@ class MapData:
             self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
                                                      self.physical)
         return self._hole_in_page
+
+    def cell_fill(self) -> np.ndarray:
+        """Fill ratio per map cell (NaN for pages without one, 0 past the end)."""
+        out = np.zeros(self.n_cells, dtype=np.float32)
+        f = np.where((self.units["flags"] & UNIT_FREE) != 0, np.float32(np.nan), self.units["fill"])
+        if self.contiguous:
+            out[:len(f)] = f
+        else:
+            out[self.page_no] = f
+        return out
 
     def hole_bytes_of(self, i: int) -> int:
         """Hole bytes of one page (no per-file array needed)."""
@@ -722,6 +754,11 @@ class ExtentMapView(QWidget):
         for mid, label in MODES:
             self.mode_combo.addItem(label, mid)
         self.mode_combo.currentIndexChanged.connect(lambda i: self.set_mode(self.mode_combo.itemData(i)))
+        self.fill_height = QCheckBox("Fill as height")
+        self.fill_height.setChecked(True)
+        self.fill_height.setToolTip("Draw each page as a bar whose height is its fill ratio "
+                                    "(as innodb_ruby's space-extents-illustrate): page type, index and level modes")
+        self.fill_height.toggled.connect(lambda _: self._redraw() if self.data is not None else None)
         self.goto = QSpinBox()
         self.goto.setRange(0, 0)
         self.goto.setKeyboardTracking(False)
@@ -735,6 +772,7 @@ class ExtentMapView(QWidget):
         bar.addSpacing(12)
         bar.addWidget(QLabel("Colour by:"))
         bar.addWidget(self.mode_combo)
+        bar.addWidget(self.fill_height)
         bar.addSpacing(12)
         bar.addWidget(QLabel("Page:"))
         bar.addWidget(self.goto)
@@ -956,6 +994,7 @@ class ExtentMapView(QWidget):
         if mode not in dict(MODES):
             raise ValueError(f"unknown colour mode {mode!r}")
         self.mode_id = mode
+        self.fill_height.setEnabled(mode in FILL_HEIGHT_MODES)
         i = self.mode_combo.findData(mode)
         if i != self.mode_combo.currentIndex():
             self.mode_combo.blockSignals(True)
@@ -1066,9 +1105,18 @@ class ExtentMapView(QWidget):
             return m
         return self.highlight_mask
 
+    def fill_height_active(self) -> bool:
+        return (self.fill_height.isChecked() and self.mode_id in FILL_HEIGHT_MODES and self.data is not None
+                and self.data.rows <= FILL_HEIGHT_MAX_ROWS)
+
     def _redraw(self) -> None:
         d = self.data
-        self._rgba = d.rgba(self.result, self._mask(), theme.background())
+        rgba = d.rgba(self.result, self._mask(), theme.background())
+        if self.fill_height_active():
+            rgba = fill_height_image(rgba, d.cell_fill(), theme.background())
+        self._rgba = rgba
+        if self.grid is not None:
+            self.grid.setVisible(not self.fill_height_active())
         self._window = None
         self._update_window(force=True)
 
@@ -1079,11 +1127,11 @@ class ExtentMapView(QWidget):
         """Hand the ImageItem the rows in view (plus a margin), stride-sampled to the screen."""
         if self._rgba is None:
             return
-        rows = self._rgba.shape[0]
+        rows = self.data.rows
         if rows <= CELL_LIMIT_ROWS:
             if force or self._window is None:
                 self.image.setImage(self._rgba, autoLevels=False, levels=None, autoDownsample=False)
-                self.image.setRect(QRectF(0, 0, self._rgba.shape[1], rows))
+                self.image.setRect(QRectF(0, 0, self.data.extent_pages, rows))
                 self._window = (0, rows, 1)
             return
         (x0, x1), (y0, y1) = self.vb.viewRange()
