@@ -37,7 +37,7 @@ def _img_tag(png: bytes, alt: str) -> str:
 
 def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760) -> list[tuple[str, bytes]]:
     """(title, PNG bytes) of every view that has something to show for this dataset."""
-    from app.headless import make_view, view_ids
+    from app.headless import make_view, settle, view_ids
     from viz.export import export_png
     root = build_tree(ds)
     out = []
@@ -50,10 +50,15 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
             if vid == "whatif" and not whatif:
                 continue
             view = make_view(vid, ds, root, width, height, whatif=whatif)
-            widget = view.export_widget() if hasattr(view, "export_widget") else view
-            p = Path(tmp) / f"{vid}.png"
-            if export_png(widget, str(p)):
-                out.append((cls.title, p.read_bytes()))
+            shots = view.report_targets() if hasattr(view, "report_targets") else [(cls.title, None)]
+            for k, (caption, target) in enumerate(shots):
+                if target is not None:
+                    view.set_target(target)
+                    settle()
+                widget = view.export_widget() if hasattr(view, "export_widget") else view
+                p = Path(tmp) / f"{vid}-{k}.png"
+                if export_png(widget, str(p)):
+                    out.append((caption, p.read_bytes()))
             view.close()
             view.deleteLater()
     return out
