@@ -176,7 +176,7 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
 
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                    check=lambda: None, exact_payload: bool = True,
-                   holes: list[tuple[int, int]] | None = None) -> PageMap:
+                   holes: list[tuple[int, int]] | None = None, header_reads: bool = False) -> PageMap:
     """Read the page map of the open file ``f`` (``path`` names it in errors).
 
     ``exact_payload=False`` decodes only the headers of zlib / lzma
@@ -225,7 +225,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         buf = f.read_exact(0, n * physical)
     else:
         buf = mm
-        if not verify_checksums:
+        if header_reads and not verify_checksums:
             _prefetch_headers(mm, n, physical, holes, f.fd)
     hdr = np.frombuffer(buf, dtype=header_dtype(physical, with_trailer=verify_checksums), count=n)
     pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
