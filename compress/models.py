@@ -236,11 +236,11 @@ class InnoDBRowCompressedEstimate(Model):
 class InnoDBLargerPagesApprox(InnoDBPageCompressed):
     """Page compression with 32/64 KiB pages: an **approximation**.
 
-    A 64 KiB page is approximated by 4 consecutive 16 KiB index pages of the
-    same index compressed together, then stored as
+    A 64 KiB page is approximated by 4 consecutive 16 KiB data pages (index,
+    BLOB...) of the same owner compressed together, then stored as
     :class:`InnoDBPageCompressed` would store one page of that size; every
-    other page (FSP header, inode, BLOB...) becomes one 64 KiB page of its
-    own (zero-padded), so the FSP header takes 64 KiB as it would.
+    system page (FSP header, inode, bitmap, free page) becomes one 64 KiB
+    page of its own (zero-padded), so the FSP header takes 64 KiB as it would.
     """
 
     factor: int = 4

@@ -205,8 +205,32 @@ def _table_from_path(path: str) -> str | None:
     return name.split("#P#")[0].split("#p#")[0] or None
 
 
+#: page kinds that stay pages of their own in the larger-pages approximation
+_INNODB_SYSTEM_KINDS = (None, "FIL_PAGE_TYPE_FSP_HDR", "FIL_PAGE_TYPE_XDES", "FIL_PAGE_INODE",
+                        "FIL_PAGE_IBUF_BITMAP", "FIL_PAGE_TYPE_ALLOCATED")
+
+
+def _innodb_zip_target(run: _Run, entry: FileEntry, codecs: list[Codec], sec: dict) -> Target:
+    """ROW_FORMAT=COMPRESSED tablespace: its pages are zlib streams the parser does not
+    inflate, so only the raw-file comparisons are projected (re-compressing them would
+    measure compressed data)."""
+    t = Target(entry.path, "innodb", int(entry.allocated_bytes), int(entry.apparent_bytes),
+               current_codec="zlib:6", primary_model="innodb_row_compressed",
+               info={"database": entry.database or _db_from_path(entry.path),
+                     "table": entry.table or _table_from_path(entry.path)})
+    run.errors.append(f"{entry.path}: ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE="
+                      f"{int(sec.get('physical_page_size') or 0) // 1024}): pages are not decompressed, "
+                      f"only the filesystem comparisons are projected")
+    if run.raw_models:
+        _raw_results(run, t, entry, codecs)
+    return t
+
+
 def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("innodb", {}) or {}
+    phys, logical = sec.get("physical_page_size"), sec.get("page_size")
+    if phys and logical and int(phys) < int(logical):
+        return _innodb_zip_target(run, entry, codecs, sec)
     base = engine_units(entry)
     page_size = int(sec.get("page_size") or (base.logical.max() if len(base) else 16384))
     fs_block = int(run.fs_block or entry.fs_block or 4096)
@@ -235,13 +259,13 @@ def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     _add_results(t, proj, speeds, adjust)
     run.check()
     if run.larger_pages and page_size == 16384:
-        keep = np.array([k == "FIL_PAGE_INDEX" for k in (base.kinds or [])], dtype=bool) \
+        keep = np.array([k not in _INNODB_SYSTEM_KINDS for k in (base.kinds or [])], dtype=bool) \
             if base.kinds else None
         if keep is not None and keep.any():
             big = InnoDBLargerPagesApprox(page_size=page_size, fs_block=fs_block, layout=layout, factor=4)
             groups = grouped_units(base, 4, keep)
             gp = run.project(groups, _pairs(all_codecs, [big], t.notes), count=False)
-            # the other pages (headers, inodes, BLOBs...) keep their page-compressed size at 16 KiB
+            # system pages (FSP header, inodes, bitmaps, free pages) each become one large page
             rest = grouped_units(base, 1, ~keep, pad_to=big.page_size)
             rp = run.project(rest, _pairs(all_codecs, [big], t.notes), count=False) if len(rest) else None
             for (cname, mname), pr in gp.pairs.items():
