@@ -281,7 +281,7 @@ def test_large_synthetic_map_windowing(qtbot):
     qtbot.wait(20)
     r0, r1, stride = v._window
     assert r0 <= 3000 and r1 >= 3050 and stride == 1
-    v.show_extents(0, 6250)
+    v.whole_file()
     qtbot.wait(20)
     assert v._window[2] > 1
     # hover facts far into the file

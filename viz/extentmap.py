@@ -22,7 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QFont, QGuiApplication, QPen, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QPushButton, QHBoxLayout, QHeaderView, QLabel,
                                QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
@@ -759,6 +759,14 @@ class ExtentMapView(QWidget):
         self.fill_height.setToolTip("Draw each page as a bar whose height is its fill ratio "
                                     "(as innodb_ruby's space-extents-illustrate): page type, index and level modes")
         self.fill_height.toggled.connect(lambda _: self._redraw() if self.data is not None else None)
+        self.fit_button = QPushButton("Fit")
+        self.fit_button.setToolTip("Square cells across the width, from extent 0 (Home)")
+        self.fit_button.clicked.connect(self.fit)
+        self.fit_button.setShortcut("Home")
+        self.whole_button = QPushButton("Whole file")
+        self.whole_button.setToolTip("Every extent in view (rows flattened for long files) (End)")
+        self.whole_button.clicked.connect(self.whole_file)
+        self.whole_button.setShortcut("End")
         self.goto = QSpinBox()
         self.goto.setRange(0, 0)
         self.goto.setKeyboardTracking(False)
@@ -773,6 +781,9 @@ class ExtentMapView(QWidget):
         bar.addWidget(QLabel("Colour by:"))
         bar.addWidget(self.mode_combo)
         bar.addWidget(self.fill_height)
+        bar.addSpacing(12)
+        bar.addWidget(self.fit_button)
+        bar.addWidget(self.whole_button)
         bar.addSpacing(12)
         bar.addWidget(QLabel("Page:"))
         bar.addWidget(self.goto)
@@ -1045,24 +1056,33 @@ class ExtentMapView(QWidget):
         self._user_moved = False
 
     def _fit_range(self) -> None:
+        """Square cells across the full width, extent 0 at the top; long files scroll."""
         d = self.data
         if d is None:
             return
         ext = d.extent_pages
         w = max(100.0, float(self.vb.width() or 700))
         h = max(100.0, float(self.vb.height() or 500))
-        cell = min(w / (ext + 1), h / (d.rows + 1))
-        cell = max(cell, min(w / (ext + 1), 3.0))          # very long files: at least 3 px cells, scroll
-        xspan, yspan = w / cell, h / cell
-        self.vb.setLimits(xMin=-0.5 - xspan, xMax=ext + 0.5 + xspan, yMin=-0.5 - yspan,
-                          yMax=d.rows + 0.5 + yspan, minXRange=4, minYRange=2)
-        self.vb.setAspectLocked(True, ratio=1.0)
-        self.vb.setRange(QRectF(-0.5, -0.5, xspan, yspan), padding=0)
+        cell = w / (ext + 1)
+        yspan = h / cell
+        self.vb.setAspectLocked(False)
+        self.vb.setLimits(xMin=-0.5, xMax=ext + 0.5, yMin=-0.5, yMax=max(d.rows + 0.5, yspan - 0.5),
+                          minXRange=4, minYRange=2, maxXRange=ext + 1)
+        self.vb.setRange(xRange=(-0.5, ext + 0.5), yRange=(-0.5, yspan - 0.5), padding=0)
 
     def show_extents(self, first: float, last: float) -> None:
-        """Scroll/zoom to extents [first, last) (keeps square cells; stays put on resize)."""
+        """Show extents [first, last) across the full width (stays put on resize)."""
         self._user_moved = True
-        self.vb.setRange(yRange=(first, last), padding=0)
+        d = self.data
+        if d is not None:
+            self.vb.setRange(xRange=(-0.5, d.extent_pages + 0.5), yRange=(first, last), padding=0)
+        else:
+            self.vb.setRange(yRange=(first, last), padding=0)
+
+    def whole_file(self) -> None:
+        """The whole file in view (rows flattened for long files)."""
+        if self.data is not None:
+            self.show_extents(-0.5, max(self.data.rows + 0.5, 2))
 
     def _on_vb_resized(self, *args) -> None:
         if getattr(self, "_fitted", False) and not getattr(self, "_user_moved", False):
