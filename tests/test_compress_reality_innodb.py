@@ -104,3 +104,13 @@ def test_row_compressed_estimate_is_near_the_real_zip8(scanned_t_dynamic, manife
     r = result_for(res["targets"][0], "zlib:6", "innodb_row_compressed_kbs8k_estimate")
     real = next(f["apparent_size"] for f in manifest["files"] if f["path"] == "16k/fx/t_zip8.ibd")
     assert abs(r["projected_bytes"] - real) <= 0.10 * real, (r["projected_bytes"], real)
+
+
+def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
+    """Zip pages are zlib streams the parser does not inflate: no page projection from them, said so."""
+    from parsers.scan import scan
+    ds = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_zip8.ibd"))
+    res = run_whatif(ds, ["zlib:6"], sample="all", raw_models=True)
+    t = res["targets"][0]
+    assert {r["model"] for r in t["results"]} <= {"zfs_recordsize_128k_ashift12", "btrfs_128k_extents"}
+    assert t["results"] and any("ROW_FORMAT=COMPRESSED" in e for e in res["errors"])
