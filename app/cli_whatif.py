@@ -24,11 +24,13 @@ def add_parser(subparsers) -> None:
                     "snappy, brotli:0..11, and ClickHouse chains such as 'Delta(4),ZSTD(1)'.")
     p.add_argument("path", help="data directory, part directory or single file")
     p.add_argument("--codec", action="append", dest="codecs", metavar="NAME",
-                   help="codec to project (repeatable, or comma-free list); default: a standard set")
+                   help="codec to project (repeatable; or several names separated by spaces); default: "
+                        "none lz4 zstd:1 zstd:3 zstd:9 zlib:6 lzma:6 snappy bzip2:1")
     p.add_argument("--sample", default="0.05", help="fraction of units to re-encode (0.05, 5%%) or 'all'")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--target-error", default=None, metavar="P",
-                   help="grow the sample until every 95%% interval is within P (e.g. 1%% or 0.01)")
+                   help="grow the sample from 1%% (doubling, up to --sample; use --sample all for no cap) "
+                        "until every 95%% interval is within +-P (e.g. 1%% or 0.01)")
     p.add_argument("--fs-block", type=int, default=None, metavar="BYTES",
                    help="filesystem block size for the page-compression model (default: statvfs)")
     p.add_argument("--filesystem", default=None, help="filesystem type to model (ext4 adds extent-tree blocks)")
