@@ -757,14 +757,50 @@ def probe_scan(path: str) -> dict:
     }
 
 
-def run_probe(path: str, timeout: float = 300.0, env: dict | None = None) -> dict:
-    """``probe_scan(path)`` in a fresh interpreter, killed after ``timeout`` (hang guard)."""
-    p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--probe", path],
-                       capture_output=True, text=True, timeout=timeout, cwd=str(REPO),
-                       env={**os.environ, **(env or {})})
-    if p.returncode != 0:
-        raise RuntimeError(f"probe of {path} exited {p.returncode}: {p.stderr[-2000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+class ProbeError(AssertionError):
+    """A probe scan hung, ran out of its memory budget or crashed."""
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_probe(path: str, timeout: float = 300.0, rss_limit_mib: int = 2048, env: dict | None = None) -> dict:
+    """``probe_scan(path)`` in a fresh interpreter.  The parent is the hang
+    guard (kill after ``timeout`` s) and the memory guard (kill when the
+    child's RSS passes ``rss_limit_mib``); both raise ProbeError."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--probe", path],
+                             stdout=out, stderr=err, text=True, cwd=str(REPO),
+                             env={**os.environ, **(env or {})}, start_new_session=True)
+        t0, peak = time.monotonic(), 0
+        try:
+            while p.poll() is None:
+                peak = max(peak, _rss_kib(p.pid))
+                if peak > rss_limit_mib * 1024:
+                    raise ProbeError(f"scan of {path}: RSS passed {rss_limit_mib} MiB after "
+                                     f"{time.monotonic() - t0:.0f} s (killed)")
+                if time.monotonic() - t0 > timeout:
+                    raise ProbeError(f"scan of {path}: still running after {timeout:.0f} s (killed)")
+                time.sleep(0.1)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            raise ProbeError(f"probe of {path} exited {p.returncode}: {err.read()[-2000:]}")
+        res = json.loads(out.read().strip().splitlines()[-1])
+        res["watched_rss_kib"] = peak
+        return res
 
 
 def main(argv=None) -> int:
