@@ -209,8 +209,6 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         flags = FspFlags(flags.raw, flags.format, logical, guess, guess if guess < logical else 0,
                          flags.page_compressed if flags.valid else False,
                          flags.compression_algorithm if flags.valid else None, valid=False, problem=msg)
-        if not (fsp and fsp.size_pages) or not flags.valid:
-            pass
     logical = flags.logical_page_size
     n = size // physical
     trailing = size - n * physical
@@ -351,6 +349,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             corrupt[cand] = True
             cand = cand[:0]
         pm.compression_algorithm = algo if flags.page_compressed else None
+        todo: list[tuple[int, bytes]] = []
         for i in cand:
             i = int(i)
             compressed[i] = True
@@ -368,22 +367,33 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             if encrypted[i]:
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 continue
+            todo.append((i, raw[:h.stored_bytes]))
+        # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
+        # not asked for): the headers first, the whole page only for INODE pages
+        fast = algo in _SLOW or (not exact_payload and algo in ("zlib", "lzma"))
+
+        def one(raw: bytes):
             try:
-                # slow pure-Python codecs: the headers first, the whole page only for INODE pages
-                fast = algo in _SLOW or (not exact_payload and algo in ("zlib", "lzma"))
                 d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
                 if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
                     d = decode_fcrc32_page(raw, physical, algo)
+                return d
             except PageDecodeError as e:
+                return e
+
+        # (threads were tried: slower here, the GIL and a busy 2-core machine)
+        for (i, _), d in zip(todo, [one(r) for _, r in todo]):
+            if isinstance(d, PageDecodeError):
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-                if str(e).endswith("not decoded"):
+                if str(d).endswith("not decoded"):
                     pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
                 else:
                     corrupt[i] = True
-                    _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {e}", i * physical)
+                    _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {d}", i * physical)
                 continue
             payload_len[i] = d.payload_len
             decoded[i] = d.page
+        check()
     legacy = np.nonzero(np.isin(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
         if flavor == "mariadb" and not flags.full_crc32 else np.zeros(0, np.int64)
     for i in legacy:
