@@ -221,6 +221,7 @@ class HoleStrips(QWidget):
         self.setMouseTracking(True)
         self.last_tooltip = ""
         self.selected = None
+        self.message = ""
 
     def set_selected(self, entry) -> None:
         self.selected = entry
@@ -307,6 +308,10 @@ class HoleStrips(QWidget):
         fm = QFontMetrics(self.font())
         sw = self.strip_width()
         x0 = self.NAME_W + 8
+        if not self.rows and self.message:
+            p.setPen(fg)
+            p.drawText(self.rect().adjusted(12, 12, -12, -12), Qt.AlignLeft | Qt.AlignTop | Qt.TextWordWrap,
+                       self.message)
         for i, fh in enumerate(self.rows):
             top = 4 + i * self.ROW_H
             if not ev.rect().intersects(QRect(0, top, self.width(), self.ROW_H)):
@@ -458,6 +463,7 @@ class HolesView(QWidget):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([520, 340])
+        self.split.splitterMoved.connect(lambda *_: self._maybe_redraw_bars())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.split)
@@ -473,6 +479,10 @@ class HolesView(QWidget):
         self.only_holes.setChecked(len(self.all_rows) > 40)
         self.only_holes.blockSignals(False)
         self._refresh()
+        total = self.split.height()
+        if total > 300:     # no strips to show: give the room to the bars
+            top = 230 if not self.rows else int(total * 0.6)
+            self.split.setSizes([top, total - top])
 
     def select_node(self, node: Node) -> None:
         if self.dataset is None or node is None:
@@ -511,9 +521,19 @@ class HolesView(QWidget):
 
     def _refresh(self) -> None:
         scope = self._scope_entries()
-        rows = [r for r in self.all_rows if scope is None or id(r.entry) in scope]
+        scoped = [r for r in self.all_rows if scope is None or id(r.entry) in scope]
+        self.scoped_rows = scoped
+        rows = scoped
         if self.only_holes.isChecked():
             rows = [r for r in rows if r.hole_bytes or r.expected_hole or r.missing_bytes]
+        self.strips.message = ""
+        if not rows and scoped:
+            self.strips.message = (f"None of the {len(scoped)} files here has a hole, and no parser expects one: "
+                                   f"every byte is allocated ({human_bytes(sum(r.allocated for r in scoped))} of "
+                                   f"{human_bytes(sum(r.apparent for r in scoped))} apparent). "
+                                   f"Apparent vs allocated per table below.")
+        elif not scoped:
+            self.strips.message = "No files"
         rows.sort(key=lambda r: (not r.lost_sparseness, not r.missing_bytes, -(r.hole_bytes + (r.expected_hole or 0)),
                                  -r.apparent, r.entry.path))
         self.rows = rows
@@ -522,13 +542,14 @@ class HolesView(QWidget):
         partial = [r for r in self.all_rows if r.missing_bytes and not r.lost_sparseness
                    and (scope is None or id(r.entry) in scope)]
         self._banner(lost, partial)
-        app = sum(r.apparent for r in rows)
-        alloc = sum(r.allocated for r in rows)
-        hole = sum(r.hole_bytes for r in rows)
+        app = sum(r.apparent for r in scoped)
+        alloc = sum(r.allocated for r in scoped)
+        hole = sum(r.hole_bytes for r in scoped)
         where = "" if self.scope is None else f" in {self.scope.name}"
+        shown = "" if len(rows) == len(scoped) else f" ({len(rows)} with holes shown)"
         self.summary.setText(
-            f"<b>{len(rows)} file{'s' if len(rows) != 1 else ''}{where}</b>: {human_bytes(alloc)} allocated of "
-            f"{human_bytes(app)} apparent; holes {human_bytes(hole)} ({percent(hole, app)})")
+            f"<b>{len(scoped)} file{'s' if len(scoped) != 1 else ''}{where}</b>{shown}: {human_bytes(alloc)} "
+            f"allocated of {human_bytes(app)} apparent; holes {human_bytes(hole)} ({percent(hole, app)})")
         self._draw_bars()
 
     def _banner(self, lost: list[FileHoles], partial: list[FileHoles]) -> None:
@@ -566,14 +587,14 @@ class HolesView(QWidget):
 
     def _bar_groups(self) -> list[tuple[str, int, int, int | None]]:
         by = self.bars_by.currentData()
-        rows = self.rows
+        rows = getattr(self, "scoped_rows", self.rows)
         if by == "file":
             out = [(r.entry.path, r.apparent, r.allocated, r.expected_allocated) for r in rows]
         else:
             groups: dict[str, list] = {}
             for r in rows:
                 db, table, _ = place(r.entry)
-                key = f"{db}.{table}" if table else r.entry.path
+                key = (f"{db}.{table}" if db else table) if table else r.entry.path
                 g = groups.setdefault(key, [key, 0, 0, 0, True])
                 g[1] += r.apparent
                 g[2] += r.allocated
@@ -585,12 +606,15 @@ class HolesView(QWidget):
                     g[3] += ea
             out = [(g[0], g[1], g[2], g[3] if g[4] else None) for g in groups.values()]
         out.sort(key=lambda t: -max(t[1], t[2]))
-        return out[:20]
+        self.bar_total = len(out)
+        return out[:self.bar_limit()]
 
     def _draw_bars(self) -> None:
         self.plot.clear()
         groups = self._bar_groups()
         self.bar_rows = groups
+        for ax in ("left", "bottom"):
+            self.plot.showAxis(ax, bool(groups))
         if not groups:
             self.plot.setTitle("No files", color=theme.foreground())
             return
@@ -628,17 +652,31 @@ class HolesView(QWidget):
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
-        left.setWidth(200)
+        left.setWidth(215)
         bottom = self.plot.getAxis("bottom")
         bottom.setLabel(unit_label, color=theme.foreground())
         bottom.setTicks([[(float(t), f"{t}%") for t in range(0, 101, 20)]] if pct else None)
         by = "table" if self.bars_by.currentData() == "table" else "file"
         self.plot.setTitle(f"Apparent vs allocated vs expected allocated, per {by}"
-                           + (f" ({len(groups)} largest)" if len(groups) >= 20 else ""),
+                           + (f" ({len(groups)} largest of {self.bar_total})" if self.bar_total > len(groups) else ""),
                            color=theme.foreground(), size="10pt")
         xmax = float(np.max(np.maximum(app, alloc) / div))
         self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
+
+    def bar_limit(self) -> int:
+        """As many bars as have room for a readable label (18 px a row), 4 to 25."""
+        h = self.bars_widget.height() if self.bars_widget.isVisible() else 340
+        return max(4, min(25, int((h - 90) / 18)))
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._maybe_redraw_bars()
+
+    def _maybe_redraw_bars(self) -> None:
+        if self.dataset is not None and getattr(self, "_last_limit", None) != self.bar_limit():
+            self._last_limit = self.bar_limit()
+            self._draw_bars()
 
     # -- facts for tests and reports -----------------------------------------------------------
     def strip_totals(self, path: str, width: int = 800) -> dict[str, int]:
@@ -650,7 +688,7 @@ class HolesView(QWidget):
 
 
 def _short(name: str) -> str:
-    return name if len(name) <= 32 else name[:12] + "…" + name[-19:]
+    return name if len(name) <= 28 else name[:10] + "…" + name[-17:]
 
 
 __all__ = ["HolesView", "FileHoles", "file_holes", "covered_per_bin", "missing_ranges"]
