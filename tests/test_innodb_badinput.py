@@ -282,3 +282,29 @@ def test_unmappable_file_is_read_or_refused(fixtures_root, tmp_path, monkeypatch
     with ReadOnlyFile(str(p)) as f:
         with pytest.raises(PageMapError, match="too many to read into memory"):
             build_page_map(f, "t_dynamic.ibd")
+
+
+def test_sparse_tail_is_not_walked(fixtures_root, tmp_path):
+    """A tablespace followed by 64 GiB of hole: only the pages the FSP header
+    states are mapped, the hole is reported and never read."""
+    import resource
+    p = copy_fixture(fixtures_root, "innodb/16k/fx/t_dynamic.ibd", tmp_path)
+    os.truncate(p, 64 << 30)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    e = one(p)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    assert e.sections["innodb"]["pages"] == 20 and len(e.units) == 20
+    assert any(m.startswith("t_dynamic.ibd @ offset 327680: pages 20..4194303") and "trailing hole" in m
+               for m in e.errors), e.errors
+    assert e.sections["innodb"]["page_types"]["FIL_PAGE_INDEX"] == 16
+    assert r1.ru_minflt - r0.ru_minflt < 20000
+
+
+def test_all_hole_file(tmp_path):
+    p = tmp_path / "fx" / "hole.ibd"
+    p.parent.mkdir()
+    p.touch()
+    os.truncate(p, 1 << 30)
+    e = one(p)
+    assert any(m.startswith("fx/hole.ibd") or m.startswith("hole.ibd") for m in e.errors)
+    assert any("one hole" in m for m in e.errors), e.errors

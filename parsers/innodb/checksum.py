@@ -191,6 +191,16 @@ def _fold_rows(rows: np.ndarray) -> np.ndarray:
     """ut_fold_binary over every row (ut0rnd.h): vectorised across rows,
     sequential over the bytes (the fold is a chain)."""
     n, length = rows.shape
+    if n <= 8:      # a few pages: a plain loop per page beats thousands of tiny numpy steps
+        out = np.zeros(n, dtype=np.uint64)
+        mask = (1 << 64) - 1
+        for r in range(n):
+            fold = 0
+            for b in rows[r].tobytes():
+                fold = ((((fold ^ b ^ UT_HASH_RANDOM_MASK2) << 8) + fold) ^ UT_HASH_RANDOM_MASK) + b
+                fold &= mask
+            out[r] = fold
+        return out
     fold = np.zeros(n, dtype=np.uint64)
     m1 = np.uint64(UT_HASH_RANDOM_MASK)
     m2 = np.uint64(UT_HASH_RANDOM_MASK2)

@@ -23,6 +23,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   KIND_NAME_UNDECODED, KIND_PAGE_COMPRESSED_UNDECODED, BUF_NO_CHECKSUM_MAGIC,
                   FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
+from .holes import hole_bytes_per_unit
 from .index import PAGE_HEADER, fill_ratio, data_size
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
@@ -35,6 +36,8 @@ CRYPT_MAGIC = b"sCrYpT"
 #: decoded bytes enough for the FIL and INDEX page headers
 _HEADER_PREFIX = 128
 _SLOW = ("lzo",)
+#: trailing all-hole pages beyond the data mapped at most (a sparse terabyte is 2^26 pages)
+_MAX_TRAILING_HOLE_PAGES = 1 << 20
 #: largest file read into memory when it cannot be mapped
 _MAX_UNMAPPED = 512 << 20
 PAGE_SIZES = (16384, 8192, 4096, 32768, 65536, 2048, 1024)
@@ -97,6 +100,7 @@ class PageMap:
     undecoded: dict[str, int] = field(default_factory=dict)
     doublewrite: np.ndarray | None = None
     zero_in_use: np.ndarray | None = None      # zeroed pages the extent map says are used
+    in_hole: np.ndarray | None = None          # pages entirely in a hole (never read)
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
@@ -215,6 +219,27 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     if trailing:
         errors.append((f"file size {size} is not a multiple of the page size {physical}: "
                        f"{n} whole pages and {trailing} trailing bytes (truncated or torn file)", n * physical))
+    # -- which pages to map: never walk a hole ----------------------------------
+    if holes is None:
+        holes = f.holes()
+    data_end = size
+    if holes and holes[-1][0] + holes[-1][1] >= size:
+        data_end = holes[-1][0]
+    last_data_page = -(-data_end // physical)
+    fsp_pages = fsp.size_pages if (fsp and flags.valid and fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) else 0
+    n_map = min(n, max(last_data_page, fsp_pages))
+    if n_map - last_data_page > _MAX_TRAILING_HOLE_PAGES:
+        n_map = last_data_page
+    if n_map < n:
+        errors.append((f"pages {n_map}..{n - 1} ({(n - n_map) * physical} bytes) lie in a trailing hole beyond "
+                       f"the tablespace size the FSP header states ({fsp_pages} pages); not mapped",
+                       n_map * physical))
+        n = n_map
+    if n == 0:
+        raise PageMapError("no pages to map: the file is one hole" if data_end == 0 else "no pages to map")
+    starts = np.arange(n, dtype=np.int64) * physical
+    in_hole = hole_bytes_per_unit(holes, starts, physical) == physical if holes else np.zeros(n, dtype=bool)
+    del starts
     mm = f.mmap()
     if mm is None:
         if n * physical > _MAX_UNMAPPED:
@@ -228,8 +253,14 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     hdr = np.frombuffer(buf, dtype=header_dtype(physical, with_trailer=verify_checksums), count=n)
     pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
 
+    data_idx = np.nonzero(~in_hole)[0] if in_hole.any() else None
+
     def col(name, dtype):
-        return hdr[name].astype(dtype)
+        if data_idx is None:
+            return hdr[name].astype(dtype)
+        out = np.zeros(n, dtype=dtype)          # pages in holes read as zero, without touching them
+        out[data_idx] = hdr[name][data_idx]
+        return out
 
     ptype = col("type", np.uint16)
     page_no = col("page_no", np.uint32)
@@ -253,6 +284,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     pno = np.arange(n, dtype=np.uint32)
     zero = (ptype == 0) & (lsn == 0) & (page_no == 0) & (checksum_field == 0) & (space_id == 0) & (pno != 0)
+    zero |= in_hole
+    pm_in_hole = in_hole
     kind = ptype.copy()
     stored = np.full(n, physical, dtype=np.uint32)
     payload_len = np.zeros(n, dtype=np.uint32)
@@ -278,6 +311,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                  compressed, encrypted, corrupt, zero, np.zeros(n, bool), np.zeros(n, np.uint64),
                  np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
     pm.errors = errors
+    pm.in_hole = pm_in_hole
     pm.original_type = original_type
 
     # -- doublewrite buffer of the system tablespace (trx0sys.h): copies of other
@@ -589,13 +623,15 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
     ok = np.ones(n, dtype=bool)
     algos: dict[str, int] = {}
     skip = pm.encrypted.copy()
-    zero_cand = np.nonzero(pm.zero)[0]
-    truly_zero = np.zeros(n, dtype=bool)
+    in_hole = pm.in_hole if pm.in_hole is not None else np.zeros(n, dtype=bool)
+    header_zero = (pm.type == 0) & (pm.lsn == 0) & (pm.page_no == 0) & (field0_of(hdr, n, in_hole) == 0)
+    zero_cand = np.nonzero((pm.zero | header_zero) & ~in_hole)[0]
+    truly_zero = in_hole.copy()
     for start in range(0, len(zero_cand), 4096):
         sel = zero_cand[start:start + 4096]
         truly_zero[sel] = ~pages[sel].any(axis=1)
     todo = ~skip & ~truly_zero
-    field0 = hdr["checksum"].astype(np.uint32)
+    field0 = field0_of(hdr, n, in_hole)
     batch = max(1, (64 << 20) // physical)
 
     if pm.flags.full_crc32:
@@ -658,6 +694,16 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
         pm.checksum_algorithm = max(algos.items(), key=lambda kv: kv[1])[0]
 
 
+def field0_of(hdr: np.ndarray, n: int, in_hole: np.ndarray) -> np.ndarray:
+    """FIL_PAGE_SPACE_OR_CHKSUM of every page, holes read as zero without touching them."""
+    if not in_hole.any():
+        return hdr["checksum"].astype(np.uint32)
+    out = np.zeros(n, dtype=np.uint32)
+    idx = np.nonzero(~in_hole)[0]
+    out[idx] = hdr["checksum"][idx]
+    return out
+
+
 def _check_legacy_rows(rows: np.ndarray, f0: np.ndarray, lsn: np.ndarray, ok: np.ndarray,
                        sel: np.ndarray, algos: dict[str, int]) -> None:
     """crc32 / legacy big-endian crc32 / innodb / none, plus the trailer LSN check."""
@@ -679,6 +725,7 @@ def _check_legacy_rows(rows: np.ndarray, f0: np.ndarray, lsn: np.ndarray, ok: np
         good[rest] |= be
         algos["crc32 (legacy big-endian)"] = algos.get("crc32 (legacy big-endian)", 0) + int(be.sum())
         rest = rest[~be]
+    rest = rest[f0[rest] != 0] if len(rest) else rest
     if len(rest) and len(rest) <= 4096:
         sub = rows[rest]
         new = ck.innodb_new_checksum(sub) == f0[rest]
