@@ -652,7 +652,7 @@ class HolesView(QWidget):
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
-        left.setWidth(215)
+        left.setWidth(220)
         bottom = self.plot.getAxis("bottom")
         bottom.setLabel(unit_label, color=theme.foreground())
         bottom.setTicks([[(float(t), f"{t}%") for t in range(0, 101, 20)]] if pct else None)
@@ -688,7 +688,7 @@ class HolesView(QWidget):
 
 
 def _short(name: str) -> str:
-    return name if len(name) <= 28 else name[:10] + "…" + name[-17:]
+    return name if len(name) <= 25 else name[:9] + "…" + name[-15:]
 
 
 __all__ = ["HolesView", "FileHoles", "file_holes", "covered_per_bin", "missing_ranges"]
