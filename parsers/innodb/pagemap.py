@@ -36,6 +36,9 @@ CRYPT_MAGIC = b"sCrYpT"
 #: decoded bytes enough for the FIL and INDEX page headers
 _HEADER_PREFIX = 128
 _SLOW = ("lzo",)
+#: bytes of each page holding the FIL header and the INDEX page header (PAGE_DATA = 94)
+_HEAD_BYTES = 96
+_HEAD_CHUNK = 1 << 18
 #: trailing all-hole pages beyond the data mapped at most (a sparse terabyte is 2^26 pages)
 _MAX_TRAILING_HOLE_PAGES = 1 << 20
 #: largest file read into memory when it cannot be mapped
@@ -250,17 +253,22 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         buf = mm
         if header_reads and not verify_checksums:
             _prefetch_headers(mm, n, physical, holes, f.fd)
-    hdr = np.frombuffer(buf, dtype=header_dtype(physical, with_trailer=verify_checksums), count=n)
     pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
-
+    # one pass over the pages copies the header block of each (pages in holes
+    # stay zero, untouched); the fields are then read from that compact copy
+    heads = np.zeros((n, _HEAD_BYTES), dtype=np.uint8)
     data_idx = np.nonzero(~in_hole)[0] if in_hole.any() else None
+    for a in range(0, n, _HEAD_CHUNK):
+        b = min(n, a + _HEAD_CHUNK)
+        if data_idx is None:
+            heads[a:b] = pages[a:b, :_HEAD_BYTES]
+        else:
+            sel = data_idx[(data_idx >= a) & (data_idx < b)]
+            heads[sel] = pages[sel, :_HEAD_BYTES]
+    hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
 
     def col(name, dtype):
-        if data_idx is None:
-            return hdr[name].astype(dtype)
-        out = np.zeros(n, dtype=dtype)          # pages in holes read as zero, without touching them
-        out[data_idx] = hdr[name][data_idx]
-        return out
+        return hdr[name].astype(dtype)
 
     ptype = col("type", np.uint16)
     page_no = col("page_no", np.uint32)
