@@ -509,7 +509,7 @@ def worker_main() -> None:
     lim = 6 << 30
     resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
     signal.signal(signal.SIGALRM, _on_alarm)
-    work = tempfile.mkdtemp(prefix="dbxray-hardening-")
+    work = os.environ.get("DBXRAY_HARDENING_WORK") or tempfile.mkdtemp(prefix="dbxray-hardening-")
     out = sys.stdout
     sys.stdout = sys.stderr     # parsers must not write into the protocol
 
@@ -566,10 +566,12 @@ class Summary:
 
 class _Worker:
     def __init__(self):
+        self.work = tempfile.mkdtemp(prefix="dbxray-hardening-")    # removed by kill()/the parent
         self.proc = subprocess.Popen(
             [sys.executable, "-u", str(Path(__file__).resolve()), "--worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, bufsize=1, cwd=str(REPO), start_new_session=True)
+            text=True, bufsize=1, cwd=str(REPO), start_new_session=True,
+            env={**os.environ, "DBXRAY_HARDENING_WORK": self.work})
         self.buf = ""
         self.job = None
         self.planned: list | None = None
@@ -593,6 +595,7 @@ class _Worker:
         except OSError:
             pass
         self.proc.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
 
 
 def run_matrix(targets: list[Target], full: bool = False, jobs: int = 2, payloads: bool = True,
@@ -693,6 +696,7 @@ def run_matrix(targets: list[Target], full: bool = False, jobs: int = 2, payload
             w.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             w.kill()
+        shutil.rmtree(w.work, ignore_errors=True)
     s.seconds = time.monotonic() - t0
     return s
 
