@@ -11,10 +11,12 @@ T64 type...) and the levels of its DDL, which the blocks do not record.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
+from .estimate import Estimate
 from .models import ClickHouseBlocks, StreamParams
 from .registry import Codec, CodecUnavailable, UnknownCodec, ch_block_module, parse_codec
 from .sources import UnitSet, payload_module
@@ -158,18 +160,33 @@ def targets(run, dataset, codecs: list[Codec]) -> list:
                        current_codec=current.name if current else None, primary_model=model.name,
                        info={"database": db, "table": name, "column": col["name"], "type": col.get("type")})
             cods = list(codecs)
-            if current is not None and current.name not in {c.name for c in cods}:
-                cods.append(current)
+            # With --sample all the column's own chain is re-encoded too (the check against the
+            # engine's bytes); on a sample its size is what the blocks hold now, known exactly
+            # and cheaper than re-running its (possibly slow) encoders.
+            reencode_current = run.spec.is_all or run.target_error is not None
+            if current is not None:
+                cods = [c for c in cods if c.name != current.name]
+                if reencode_current:
+                    cods.append(current)
             pairs = _pairs(cods, [model], t.notes)
             try:
                 proj = run.project(us, pairs)
             except Exception as e:      # noqa: BLE001
                 run.errors.append(f"{t.target}: {type(e).__name__}: {e}")
                 continue
-            speeds = _speeds(run, proj, [c for c, _ in pairs], model=model)
+            speed_codecs = [c for c, _ in pairs]
+            if current is not None and current.name not in {c.name for c in speed_codecs}:
+                speed_codecs.append(current)
+            speeds = _speeds(run, proj, speed_codecs, model=model)
             for (cname, mname), pr in proj.pairs.items():
                 cs, ds = speeds.get(cname, (0.0, 0.0))
                 t.results.append(Result(cname, mname, pr.estimate, cs, ds))
+            if current is not None and not any(r.codec == current.name for r in t.results):
+                n = len(us)
+                cs, ds = speeds.get(current.name, (0.0, 0.0))
+                stored = float(us.meta["stored"])
+                t.results.append(Result(current.name, model.name,
+                                        Estimate(stored, stored, stored, 0.0, math.inf, n, n), cs, ds))
             col_targets.append(t)
         if not col_targets:
             continue

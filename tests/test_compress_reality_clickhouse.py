@@ -123,3 +123,24 @@ def test_advice_for_columns_has_ddl(seed_result):
     smallest = next(a for a in adv if a["choice"] == "smallest")
     assert smallest["ddl"].startswith("ALTER TABLE fx.seed_nq_u1000 MODIFY COLUMN nq_UInt32 UInt32 CODEC(")
     assert smallest["saving_bytes"] > 0
+
+
+def test_sampled_run_keeps_the_current_size_exact_and_covers_the_full(dataset, seed_result):
+    seed = [t for t in dataset.sections["clickhouse"]["tables"] if t["table"] == "seed_nq_u1000"]
+    ds = Dataset(dataset.root, files=[f for f in dataset.files if f.table == "seed_nq_u1000"],
+                 sections={"clickhouse": {"tables": seed}})
+    res = run_whatif(ds, ["LZ4", "ZSTD(1)"], sample="0.05", seed=2, raw_models=False, engines=("clickhouse",))
+    assert res["sample"]["units_sampled"] < res["sample"]["units_total"]
+    full = targets_by_name(seed_result)
+    inside = total = 0
+    for t in res["targets"]:
+        if t["target"].count(".") != 2:
+            continue
+        cur = result_for(t, t["current_codec"])
+        assert cur["projected_bytes"] == t["current_bytes"] and cur["ci95"] == [t["current_bytes"]] * 2
+        for codec in ("zstd:1",):
+            r = result_for(t, codec)
+            want = result_for(full[t["target"]], codec)["projected_bytes"]
+            total += 1
+            inside += r["ci95"][0] <= want <= r["ci95"][1]
+    assert total == 10 and inside >= 9, (inside, total)
