@@ -279,3 +279,14 @@ def test_tokudb_lzma_still_decodes():
     assert toku_methods.decompress_prefix(payload, len(raw), 10) == raw[:10]
     with pytest.raises(DecodeError):
         toku_methods.decompress(payload, len(raw) - 1)
+
+
+def test_tokudb_snappy_prefix_truncated_copy_is_a_decode_error():
+    """Fuzz finding: a snappy copy tag as the last byte made decompress_prefix
+    index past the payload (IndexError in methods._snappy_prefix)."""
+    payload = bytes.fromhex("f7fcef0f89")       # method 7 (snappy), varint length, then a cut copy tag
+    with pytest.raises(DecodeError):
+        toku_methods.decompress_prefix(payload, 2651226317, 16)
+    for cut in (b"\x07\x08\x01", b"\x07\x08\x02\x00", b"\x07\x08\x03\x00\x00\x00"):
+        with pytest.raises(DecodeError):
+            toku_methods.decompress_prefix(cut, 8, 8)

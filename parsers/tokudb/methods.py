@@ -157,6 +157,8 @@ def _snappy_prefix(src, n: int) -> bytes:
             out += bytes(src[p:p + min(ln, n - len(out))])
             p += ln
             continue
+        if p + (1, 2, 4)[kind - 1] > len(src):
+            raise DecodeError("snappy: truncated block (copy offset cut off)")
         if kind == 1:
             ln = ((tag >> 2) & 7) + 4
             off = ((tag >> 5) << 8) | src[p]
