@@ -500,7 +500,10 @@ def plan_target(target: Target, work: str, full: bool) -> tuple[str, list[Mutati
     size = os.path.getsize(target.abspath)
     with open(target.abspath, "rb") as f:
         head = f.read(65536)
-    return pristine, plan_mutations(target, size, units, head, full)
+    first_end = None
+    if units is not None and len(units):
+        first_end = int(units["offset"][0]) + int(units["stored"][0])
+    return pristine, plan_mutations(target, size, units, head, full), first_end
 
 
 def worker_main() -> None:
@@ -521,7 +524,7 @@ def worker_main() -> None:
             job = json.loads(line)
             target = Target(**job["target"])
             try:
-                pristine, muts = plan_target(target, work, job["full"])
+                pristine, muts, first_end = plan_target(target, work, job["full"])
             except BaseException as e:  # noqa: BLE001
                 say({"planned": [], "plan_error": f"{type(e).__name__}: {e}"})
                 continue
@@ -532,6 +535,9 @@ def worker_main() -> None:
                     continue
                 say({"start": i})
                 r = run_case(target, m, pristine, work, job["payloads"])
+                if (m.op == "trunc" and first_end is not None and m.offset >= first_end
+                        and r.get("partial") is False):
+                    r["lost_partial"] = True
                 say({"result": i, **r})
             say({"done": True})
     finally:
@@ -551,6 +557,7 @@ class Summary:
     errors: int = 0
     partial: int = 0
     payload_calls: int = 0
+    lost_partial: list[str] = field(default_factory=list)
     by_engine: dict = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -560,7 +567,8 @@ class Summary:
         return (f"corrupt-input matrix: {self.targets} files (inputs tried), {self.cases} cases, "
                 f"{len(self.failures)} failures; {self.detected} cases reported by the parser, "
                 f"{self.errors} error messages ({self.located_errors} with a location), "
-                f"{self.partial} cases kept units, {self.payload_calls} payload decodes; "
+                f"{self.partial} cases kept units ({len(self.lost_partial)} truncations past the first unit "
+                f"kept none), {self.payload_calls} payload decodes; "
                 f"{self.seconds:.0f} s  [{eng}]")
 
 
@@ -620,6 +628,9 @@ def run_matrix(targets: list[Target], full: bool = False, jobs: int = 2, payload
         s.located_errors += r.get("located", 0)
         s.partial += bool(r.get("partial"))
         s.payload_calls += r.get("payloads", 0)
+        if r.get("lost_partial"):
+            m = Mutation.from_json(planned[i]) if planned and i < len(planned) else None
+            s.lost_partial.append(f"{t.rel}: {m.describe() if m else i}")
         if r.get("fail"):
             eng_stats(t)["failures"] += 1
             m = Mutation.from_json(planned[i]) if planned and i < len(planned) else None
@@ -841,7 +852,8 @@ def main(argv=None) -> int:
         print(s.figures())
         if a.json:
             Path(a.json).write_text(json.dumps({"figures": s.figures(), "cases": s.cases, "targets": s.targets,
-                                                "failures": s.failures, "by_engine": s.by_engine}, indent=1))
+                                                "failures": s.failures, "by_engine": s.by_engine,
+                                                "lost_partial": s.lost_partial}, indent=1))
         return 1 if s.failures else 0
     finally:
         if tmp:

@@ -27,7 +27,7 @@ def _report(s: hu.Summary, artifacts_dir, name: str) -> None:
         print(f"  FAIL {f['file']}: {f['case']}: {f['reasons'][0]}")
     (artifacts_dir / name).write_text(json.dumps(
         {"figures": s.figures(), "targets": s.targets, "cases": s.cases, "failures": s.failures,
-         "by_engine": s.by_engine}, indent=1))
+         "by_engine": s.by_engine, "lost_partial": s.lost_partial}, indent=1))
 
 
 def test_matrix_covers_every_engine_and_role(sparse_fixtures):
