@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QFont, QGuiApplication, QPen, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QPushButton, QHBoxLayout, QHeaderView, QLabel,
-                               QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
+from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
 from parsers.humanize import human_bytes
@@ -1417,4 +1417,4 @@ def innodb_files(dataset) -> list[FileEntry]:
     return [e for e in dataset.files if _has_pages(e)]
 
 
-__all__ = ["ExtentMapView", "MapData", "MODES", "innodb_files", "QFont"]
+__all__ = ["ExtentMapView", "MapData", "MODES", "innodb_files", "fill_height_image"]

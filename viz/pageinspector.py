@@ -12,8 +12,8 @@ import importlib
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtGui import QColor, QFontDatabase, QFontMetrics, QPainter
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHeaderView, QLabel,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from parsers.humanize import human_bytes
@@ -381,5 +381,4 @@ class PageInspector(QWidget):
                 self.hex.scroll_to(int(off))
 
 
-__all__ = ["PageInspector", "HexView", "decode_page", "PageDecode", "region_colour", "QPixmap", "QFont",
-           "QHBoxLayout"]
+__all__ = ["PageInspector", "HexView", "decode_page", "PageDecode", "region_colour"]
