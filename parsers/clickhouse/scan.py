@@ -104,13 +104,28 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         by_dir.setdefault(d, []).append(f)
         dir_rel.setdefault(d, f.path.rsplit("/", 1)[0] if "/" in f.path else "")
 
-    datadir = find_datadir(dataset.root)
+    # the ClickHouse path(s): at or above the root, or below it (a folder holding several engines)
+    datadirs: list[str] = []
+    top = find_datadir(dataset.root)
+    if top:
+        datadirs.append(top)
+    else:
+        looked: dict[str, str | None] = {}
+        for d in by_dir:
+            if d not in looked:
+                looked[d] = find_datadir(d, max_up=6)
+            if looked[d] and looked[d] not in datadirs:
+                datadirs.append(looked[d])
+    datadir = datadirs[0] if datadirs else None
     tables: dict[str, TableInfo] = {}
     issues: list[Issue] = []
     links: dict[str, tuple[str, str]] = {}
-    if datadir:
-        tables, issues = read_metadata(datadir)
-        links, link_issues = data_links(datadir)
+    for dd in datadirs:
+        t_found, t_issues = read_metadata(dd)
+        tables.update(t_found)
+        issues += t_issues
+        l_found, link_issues = data_links(dd)
+        links.update(l_found)
         issues += link_issues
 
     bin_bytes = sum(f.apparent_bytes for f in files if f.role == "part_column_data")
@@ -162,7 +177,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     for iss in issues:
         _issue_to_entry(dataset, entry_of, iss)
     dataset.sections[ENGINE] = {"tables": [r.json for r in results]}
-    dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "checksums_verified": verify}
+    dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
+                              "checksums_verified": verify}
 
 
 def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue, table_errors: list | None = None):
