@@ -31,7 +31,9 @@ def _punch(path: Path, offset: int, length: int) -> bool:
     libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
     fd = os.open(path, os.O_RDWR)
     try:
-        return libc.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0
+        ok = libc.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0
+        os.fsync(fd)     # settle delayed allocation so st_blocks is final
+        return ok
     finally:
         os.close(fd)
 
@@ -55,11 +57,17 @@ def prepare_demo(dest: Path | None = None) -> tuple[Path, bool]:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copytree(src / "data", target / "data", symlinks=True)
     ok = True
-    for rel, holes in manifest["holes"].items():
+    for rel, ranges in manifest["holes"].items():
         p = target / "data" / rel
-        for off, ln in holes:
+        for off, ln, kind in ranges:
             try:
                 ok = _punch(p, off, ln) and ok
+                if kind == "unwritten":      # allocated, never written: as the engine's fallocate left it
+                    fd = os.open(p, os.O_RDWR)
+                    try:
+                        os.posix_fallocate(fd, off, ln)
+                    finally:
+                        os.close(fd)
             except OSError:
                 ok = False
     marker.write_text("sparse" if ok else "dense")

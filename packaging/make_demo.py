@@ -34,9 +34,10 @@ def main() -> int:
     for name in INNODB:
         src = fx / "innodb" / "16k" / "fx" / name
         shutil.copyfile(src, data / "mariadb" / "fx" / name)
-        h = by_path[f"16k/fx/{name}"]["holes"]
-        if h:
-            holes[f"mariadb/fx/{name}"] = h
+        m = by_path[f"16k/fx/{name}"]
+        ranges = [r for r in m.get("fiemap_ranges") or [[o, ln, "hole"] for o, ln in m["holes"]] if r[2] != "data"]
+        if ranges:
+            holes[f"mariadb/fx/{name}"] = ranges
 
     ch = json.loads((fx / "clickhouse" / "manifest.json").read_text())
     t = ch["tables"][CH_TABLE]
@@ -60,7 +61,7 @@ def main() -> int:
         if f["path"].startswith("datadir/") and (name.startswith(TOKU_PREFIX) or name == "tokudb.directory"):
             shutil.copyfile(fx / "tokudb" / f["path"], tdst / name)
             if f["holes"]:
-                holes[f"tokudb/{name}"] = f["holes"]
+                holes[f"tokudb/{name}"] = [[o, ln, "hole"] for o, ln in f["holes"]]
 
     (out / "holes.json").write_text(json.dumps({"source": "shared fixtures manifests", "holes": holes}, indent=1))
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and not p.is_symlink())
