@@ -595,6 +595,9 @@ class HolesView(QWidget):
             for r in rows:
                 db, table, _ = place(r.entry)
                 key = (f"{db}.{table}" if db else table) if table else r.entry.path
+                if not table and r.entry.role not in DATA_ROLES:
+                    # small metadata files would dwarf the tables in the % scale: one row for all of them
+                    key = "(other files)"
                 g = groups.setdefault(key, [key, 0, 0, 0, True])
                 g[1] += r.apparent
                 g[2] += r.allocated
@@ -631,15 +634,19 @@ class HolesView(QWidget):
             scale, unit = _unit_for(max(app.max(), alloc.max(), 1))
             div = np.full(n, scale)
             unit_label = f"size ({unit})"
+        # in % a tiny file can be 100x over its apparent size (one fs block for a few bytes):
+        # bars stop at PCT_CAP, the labels keep the true figures
+        cap = PCT_CAP if pct else np.inf
         specs = [("apparent", app, theme.APPARENT, 0.8), ("allocated", alloc, DATA_COLOUR, 0.5)]
         for name, vals, colour, h in specs:
-            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=vals / div, brush=theme.qcolor(colour),
+            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=np.minimum(vals / div, cap),
+                                   brush=theme.qcolor(colour),
                                    pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
         known = ~np.isnan(exp)
         if known.any():
             item = pg.BarGraphItem(x0=np.zeros(int(known.sum())), y=y[known], height=0.2,
-                                   width=exp[known] / div[known], brush=theme.qcolor(EXPECTED_COLOUR),
+                                   width=np.minimum(exp[known] / div[known], cap), brush=theme.qcolor(EXPECTED_COLOUR),
                                    pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
             self.plot.addItem(item)
         for i, (yy, g) in enumerate(zip(y, groups)):
@@ -648,7 +655,7 @@ class HolesView(QWidget):
                 txt += f" (+{human_bytes(g[2] - g[3])} over expected)"
             bad = g[3] is not None and g[2] > g[3] * 1.1 + 4096
             ti = pg.TextItem(txt, color=MISSING_COLOUR if bad else theme.foreground(), anchor=(0, 0.5))
-            ti.setPos(max(g[1], g[2]) / div[i], yy)
+            ti.setPos(min(max(g[1], g[2]) / div[i], cap), yy)
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
@@ -660,7 +667,7 @@ class HolesView(QWidget):
         self.plot.setTitle(f"Apparent vs allocated vs expected allocated, per {by}"
                            + (f" ({len(groups)} largest of {self.bar_total})" if self.bar_total > len(groups) else ""),
                            color=theme.foreground(), size="10pt")
-        xmax = float(np.max(np.maximum(app, alloc) / div))
+        xmax = float(min(np.max(np.maximum(app, alloc) / div), cap))
         self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
 
@@ -685,6 +692,14 @@ class HolesView(QWidget):
                 b = r.bins(width)
                 return {k: int(b[k].sum()) for k in ("data", "hole", "unwritten", "missing", "len")}
         raise KeyError(path)
+
+
+#: longest bar in the % scale
+PCT_CAP = 125.0
+
+#: files that hold table data or engine state; the rest are grouped as "(other files)"
+DATA_ROLES = ("tablespace", "system_tablespace", "redo_log", "undo", "doublewrite", "dictionary",
+              "part_column_data")
 
 
 def _short(name: str) -> str:
