@@ -42,6 +42,8 @@ _LENGTH_BYTE_FAMILIES = ("lz4", "lz4hc", "snappy")
 FULL_CRC32_HEADER = 26        # FIL_PAGE_COMP_ALGO: header kept in front of the payload
 FULL_CRC32_CHECKSUM = 4       # FIL_PAGE_FCRC32_CHECKSUM
 LEGACY_HEADER = 38 + 2        # FIL_PAGE_DATA + FIL_PAGE_COMP_METADATA_LEN (non-full_crc32 layout)
+MYSQL_HEADER = 38             # FIL_PAGE_DATA: MySQL keeps the FIL header and compresses the rest
+FIL_PAGE_RTREE = 17854        # MySQL never compresses R-tree pages
 
 EXT4_INLINE_EXTENTS = 4       # extents held in the inode itself (ext4_extent_header + 4 entries)
 EXT4_EXTENTS_PER_BLOCK = 340  # (4096 - 12) // 12: extents per extent-tree leaf block
@@ -87,7 +89,7 @@ class Model:
 class InnoDBPageCompressed(Model):
     """MariaDB PAGE_COMPRESSED=1 (and the same idea for MySQL COMPRESSION=).
 
-    Source: MariaDB storage/innobase/fil/fil0pagecompress.cc
+    Source (MariaDB): storage/innobase/fil/fil0pagecompress.cc
     ``fil_page_compress_for_full_crc32``: the compressed payload follows the
     first 26 bytes of the page (FIL_PAGE_COMP_ALGO); the write size is
     ``(26 + payload + lsb + 4 + 255) & ~255`` (lsb = 1 length byte for
@@ -98,11 +100,18 @@ class InnoDBPageCompressed(Model):
     type-0 pages are never compressed (written whole).  An all-zero page was
     never written: page_compressed tablespaces are extended sparse and freed
     pages are punched, so it takes no block.
+
+    ``layout="mysql"`` is MySQL's COMPRESSION='zlib'|'lz4' (mysql-server
+    storage/innobase/os/file.cc os_file_compress_page): bytes 38.. of the page
+    are compressed (zlib at innodb_compression_level 6, LZ4_compress_default),
+    the page is kept compressed only when header + payload fit in one block
+    less than the page, and is written rounded up to the block; R-tree pages
+    and pages smaller than two blocks are written whole.
     """
 
     page_size: int = 16384
     fs_block: int = 4096
-    layout: str = "full_crc32"
+    layout: str = "full_crc32"      # MariaDB full_crc32, MariaDB "legacy", or "mysql"
 
     def __post_init__(self):
         self.name = "innodb_page_compressed"
@@ -123,6 +132,9 @@ class InnoDBPageCompressed(Model):
             return 0
         if page_type(payload) in INNODB_NEVER_COMPRESSED:
             return self.page_size
+        if self.layout == "mysql" and (page_type(payload) == FIL_PAGE_RTREE
+                                       or self.page_size < 2 * self.fs_block):
+            return self.page_size
         return None
 
     def write_size(self, codec: Codec, payload_len: int) -> int:
@@ -136,6 +148,13 @@ class InnoDBPageCompressed(Model):
         page = self.page_size
         if codec.family == "none":
             return page
+        if self.layout == "mysql":
+            # mysql-server storage/innobase/os/file.cc os_file_compress_page(): the 38-byte
+            # header stays, the rest is compressed; it "must compress to <= N-1 FS blocks",
+            # then header + payload is rounded up to the block
+            if payload_len > page - (MYSQL_HEADER + self.fs_block):
+                return page
+            return MYSQL_HEADER + payload_len
         if self.layout == "full_crc32":
             lsb = 1 if codec.family in _LENGTH_BYTE_FAMILIES else 0
             if payload_len > page - FULL_CRC32_HEADER:
@@ -152,6 +171,8 @@ class InnoDBPageCompressed(Model):
             return fixed
         if codec.family == "none":
             return self.page_size
+        if self.layout == "mysql":
+            return self.write_size(codec, codec.compressed_size(payload[MYSQL_HEADER:]))
         return self.write_size(codec, codec.compressed_size(payload))
 
 

@@ -114,3 +114,33 @@ def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
     t = res["targets"][0]
     assert {r["model"] for r in t["results"]} <= {"zfs_recordsize_128k_ashift12", "btrfs_128k_extents"}
     assert t["results"] and any("ROW_FORMAT=COMPRESSED" in e for e in res["errors"])
+
+
+def test_mysql_transparent_compression_layout(sparse_fixtures):
+    """MySQL 8.0.23 COMPRESSION='zlib' (type-14 pages): re-encoding each page with the MySQL layout
+    gives the payload length MySQL wrote, and the file projects to its own page blocks."""
+    from compress.models import InnoDBPageCompressed
+    from compress.registry import Codec
+    from parsers.innodb.payloads import page_bytes, unit_payload
+    from parsers.scan import scan
+    ds = scan(str(sparse_fixtures / "innodb-mysql" / "mysql-std_data" / "import_compression_8_0_23" / "t1.ibd"))
+    e = ds.files[0]
+    model = InnoDBPageCompressed(page_size=16384, fs_block=4096, layout="mysql")
+    z = Codec("zlib", 6)
+    checked = 0
+    for i in range(len(e.units)):
+        raw = page_bytes(e, i)
+        if int.from_bytes(raw[24:26], "big") != 14:          # FIL_PAGE_COMPRESSED
+            continue
+        written = int.from_bytes(raw[32:34], "big")           # FIL_PAGE_COMPRESS_SIZE_V1
+        page = unit_payload(e, i)
+        assert model.engine_write_size(z, z.compressed_size(page[38:])) == 38 + written
+        assert model.project(z, page) == 4096
+        checked += 1
+    assert checked == 4
+    res = run_whatif(ds, ["zlib:6"], sample="all", fs_block=4096, filesystem="xfs", raw_models=False,
+                     larger_pages=False)
+    t = res["targets"][0]
+    assert t["current_codec"] == "zlib:6"
+    # FSP header page whole (4 blocks) + 4 compressed pages of one block; the two free pages are holes
+    assert result_for(t, "zlib:6", "innodb_page_compressed")["projected_bytes"] == 8 * 4096
