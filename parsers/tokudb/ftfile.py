@@ -57,7 +57,23 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
         bt = read_block_table(buf, h.translation_offset, h.translation_size, size)
     except FormatError as e:
         ft.errors.append((e.offset, f"translation table: {e}"))
-        return ft
+        # partial results: the other slot's (older) checkpoint may still be whole,
+        # e.g. in a file truncated after it
+        bt = None
+        for older in slots.slots.values():
+            if older is None or older is h or not older.checksum_ok:
+                continue
+            try:
+                bt = read_block_table(buf, older.translation_offset, older.translation_size, size)
+            except FormatError:
+                continue
+            ft.errors.append((older.slot_offset, f"using the older header slot at {older.slot_offset} "
+                              f"(checkpoint {older.checkpoint_count}) and its translation table: "
+                              f"an older view of the tree"))
+            ft.header = older
+            break
+        if bt is None:
+            return ft
     ft.block_table = bt
     if not bt.checksum_ok:
         ft.errors.append((bt.offset + bt.size - 4, "translation table checksum mismatch"))
