@@ -33,6 +33,11 @@ def ddl_for(target, codec_name: str, model: str) -> str:
         if "row_compressed" in model:
             kbs = model.split("kbs")[1].split("k")[0] if "kbs" in model else "8"
             return f"ALTER TABLE {table} ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE={kbs};"
+        if info.get("layout") == "mysql":
+            if codec.family not in MYSQL_ALGOS | {"none"}:
+                return f"-- {codec.name}: MySQL page compression has zlib and lz4 only; shown as a what-if only"
+            algo = "none" if codec.family == "none" else codec.family
+            return f"ALTER TABLE {table} COMPRESSION='{algo}'; OPTIMIZE TABLE {table};"
         if codec.family == "none":
             return f"ALTER TABLE {table} PAGE_COMPRESSED=0;"
         if codec.family not in MARIADB_ALGOS:
@@ -63,14 +68,19 @@ def _decode_speed(r) -> float:
     return float(r.decompress_mb_s or 0.0)
 
 
-def available(engine: str, codec_name: str) -> bool:
+#: MySQL COMPRESSION= values (mysql-server storage/innobase/os/file.cc: Compression::ZLIB, LZ4)
+MYSQL_ALGOS = {"zlib", "lz4"}
+
+
+def available(engine: str, codec_name: str, layout: str | None = None) -> bool:
     """Whether the engine itself can write ``codec_name`` (advice is limited to those)."""
     try:
         codec = parse_codec(codec_name)
     except ValueError:
         return False
     if engine == "innodb":
-        return codec.family in MARIADB_ALGOS or codec.family == "none"
+        algos = MYSQL_ALGOS if layout == "mysql" else MARIADB_ALGOS
+        return codec.family in algos or codec.family == "none"
     if engine == "tokudb":
         return codec.family in TOKUDB_ROW_FORMATS
     if engine == "clickhouse":
@@ -86,7 +96,8 @@ def advise(targets: list) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for t in targets:
-        rs = [r for r in t.results if r.model == t.primary_model and available(t.engine, r.codec)]
+        layout = (t.info or {}).get("layout")
+        rs = [r for r in t.results if r.model == t.primary_model and available(t.engine, r.codec, layout)]
         if not rs:
             continue
         smallest = min(rs, key=lambda r: (r.estimate.projected, -_decode_speed(r)))

@@ -240,7 +240,8 @@ def _innodb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     t = Target(entry.path, "innodb", int(entry.allocated_bytes), base.logical_bytes,
                current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
-                     "table": entry.table or _table_from_path(entry.path), "page_size": page_size})
+                     "table": entry.table or _table_from_path(entry.path), "page_size": page_size,
+                     "layout": layout})
     all_codecs = list(codecs)
     if current is not None and current.name not in {c.name for c in all_codecs}:
         all_codecs.append(current)

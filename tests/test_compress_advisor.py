@@ -38,3 +38,11 @@ def test_ddl_clickhouse_and_tokudb():
     assert ddl_for(k, "lzma:2", "tokudb_partitions") == "ALTER TABLE fx.orders ROW_FORMAT=tokudb_lzma;"
     assert ddl_for(k, "snappy", "tokudb_partitions") == "ALTER TABLE fx.orders ROW_FORMAT=tokudb_snappy;"
     assert ddl_for(k, "brotli:5", "tokudb_partitions").startswith("--")
+
+
+def test_mysql_layout_ddl():
+    t = Target("db/t.ibd", "innodb", 1000, 2000, current_codec="none", primary_model="innodb_page_compressed",
+               info={"database": "db", "table": "t", "layout": "mysql"})
+    assert ddl_for(t, "lz4", "innodb_page_compressed") == "ALTER TABLE `db`.`t` COMPRESSION='lz4'; OPTIMIZE TABLE `db`.`t`;"
+    assert ddl_for(t, "lzma:6", "innodb_page_compressed").startswith("--")
+    assert available("innodb", "lz4", "mysql") and not available("innodb", "snappy", "mysql")
