@@ -308,3 +308,16 @@ def test_all_hole_file(tmp_path):
     e = one(p)
     assert any(m.startswith("fx/hole.ibd") or m.startswith("hole.ibd") for m in e.errors)
     assert any("one hole" in m for m in e.errors), e.errors
+
+
+def test_lzma_level9_page_decodes_but_huge_dictionary_is_refused():
+    """MariaDB's lzma presets go up to 9 (64 MiB dictionary, ~65 MiB to decode):
+    within the memlimit; a header declaring more is a decode error, not an allocation."""
+    import lzma
+    page = bytes(range(256)) * 64
+    out, used = pagecomp.decode_payload("lzma", lzma.compress(page, preset=9 | lzma.PRESET_EXTREME), PS, None)
+    assert out == page
+    filters = [{"id": lzma.FILTER_LZMA2, "dict_size": 1536 << 20}]
+    huge = lzma.compress(b"x" * 100, format=lzma.FORMAT_XZ, filters=filters)
+    with pytest.raises(pagecomp.PageDecodeError, match="lzma"):
+        pagecomp.decode_payload("lzma", huge, PS, None)

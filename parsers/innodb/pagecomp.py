@@ -44,6 +44,10 @@ FIL_PAGE_COMP_METADATA_LEN = 2
 FIL_PAGE_ENCRYPT_COMP_ALGO = 2       # relative to FIL_PAGE_DATA
 FIL_PAGE_ENCRYPT_COMP_METADATA_LEN = 4
 
+#: liblzma memory limit: MariaDB's presets 1..9 need at most ~65 MiB (64 MiB
+#: dictionary at preset 9); a header declaring more is refused, not allocated
+LZMA_MEMLIMIT = 96 << 20
+
 #: algorithms whose full_crc32 pages carry the exact payload length byte
 FCRC32_LEN_BYTE_ALGOS = ("lz4", "lzo", "snappy")
 
@@ -161,10 +165,10 @@ def _stream_zlib(data: bytes, out_size: int) -> tuple[bytes, int]:
 
 
 def _stream_lzma(data: bytes, out_size: int) -> tuple[bytes, int]:
-    d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO)
+    d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO, memlimit=LZMA_MEMLIMIT)
     try:
         out = d.decompress(data, max_length=out_size + 1)
-    except lzma.LZMAError as e:
+    except (lzma.LZMAError, MemoryError) as e:
         raise PageDecodeError(f"lzma: {e}") from None
     if not d.eof:
         raise PageDecodeError(f"lzma: stream does not end within the page (decoded {len(out)} bytes)")
@@ -214,8 +218,9 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
             if algorithm == "zlib":
                 out = zlib.decompressobj().decompress(data, prefix)
             else:
-                out = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO).decompress(data, max_length=prefix)
-        except (zlib.error, lzma.LZMAError) as e:
+                out = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO, memlimit=LZMA_MEMLIMIT).decompress(
+                    data, max_length=prefix)
+        except (zlib.error, lzma.LZMAError, MemoryError) as e:
             raise PageDecodeError(f"{algorithm}: {e}") from None
         if len(out) < prefix:
             raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")
