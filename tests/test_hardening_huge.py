@@ -11,6 +11,7 @@ generous hang guard.
 from __future__ import annotations
 
 import os
+import shutil
 import pytest
 
 import hardening_util as hu
@@ -108,8 +109,11 @@ def _many_files(d, n: int = 100_000) -> None:
 def test_hundred_thousand_small_files(tmp_path):
     d = tmp_path / "many"
     d.mkdir()
-    _many_files(d)
-    res = hu.run_probe(str(d), timeout=HANG_GUARD_S * 2, rss_limit_mib=1024)
+    try:
+        _many_files(d)
+        res = hu.run_probe(str(d), timeout=HANG_GUARD_S * 2, rss_limit_mib=1024)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)        # pytest keeps tmp dirs of 3 sessions
     assert res["files"] == 100_000
     assert sorted(res["engines"]) == ["innodb", "tokudb"]
     assert not [e for e in res["errors"] if "parser failed" in e], res["errors"]
