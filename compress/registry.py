@@ -229,24 +229,11 @@ def ch_block_module():
 def ch_block_body(raw: bytes, chain: str, type_size: int | None = None, value_type: str | None = None) -> bytes:
     """A ClickHouse block without its 16-byte checksum: header + payload (Multiple for chains).
 
-    Uses the codec layer's per-codec encoder (``parsers.codecs.ch_block``); the
-    checksum is left out because only the size matters here and CityHash128
-    in Python would cost more than the codecs.
+    The codec layer's public ``encode_chain`` (``parsers.codecs.ch_block``):
+    only the size matters here, and CityHash128 in Python would cost more
+    than the codecs; the block takes ``16 + len(result)`` bytes on disk.
     """
-    ch = ch_block_module()
-    enc = getattr(ch, "_encode_layer", None)
-    if enc is None or not hasattr(ch, "parse_chain"):
-        return ch.compress_block(raw, chain, type_size=type_size, value_type=value_type)[16:]
-    specs = ch.parse_chain(chain)
-    if len(specs) == 1:
-        return enc(bytes(raw), specs[0], type_size, value_type)
-    data = bytes(raw)
-    methods = []
-    for spec in specs:
-        data = enc(data, spec, type_size, value_type)
-        methods.append(data[0])
-    payload = bytes([len(specs)] + methods) + data
-    return ch._HDR.pack(ch.M.Multiple, ch.BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
+    return ch_block_module().encode_chain(raw, chain, type_size=type_size, value_type=value_type)
 
 
 _CH_ITEM = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\(\s*([-0-9,\s]*)\s*\))?\s*$")

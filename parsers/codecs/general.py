@@ -128,7 +128,14 @@ def zstd_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hint
 
 
 def zstd_compress(data: bytes, level: int = 3) -> bytes:
-    return zstandard.ZstdCompressor(level=level).compress(data)
+    """A zstd frame (content size written), one reusable compressor per thread and level."""
+    cache = getattr(_zstd_local, "cctx", None)
+    if cache is None:
+        cache = _zstd_local.cctx = {}
+    c = cache.get(level)
+    if c is None:
+        c = cache[level] = zstandard.ZstdCompressor(level=level)
+    return c.compress(data)
 
 
 # -- lzma -------------------------------------------------------------------
@@ -142,8 +149,10 @@ def lzma_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, fmt: int 
     return out
 
 
-def lzma_compress(data: bytes, level: int = 6, fmt: int = lzma.FORMAT_XZ) -> bytes:
-    return lzma.compress(data, format=fmt, preset=level)
+def lzma_compress(data: bytes, level: int = 6, fmt: int = lzma.FORMAT_XZ, check: int = -1) -> bytes:
+    """An xz (or raw/alone) stream; ``check=lzma.CHECK_NONE`` writes no integrity
+    check, as MariaDB page compression and PerconaFT do (LZMA_CHECK_NONE)."""
+    return lzma.compress(data, format=fmt, preset=level, check=check)
 
 
 # -- bzip2 ------------------------------------------------------------------
