@@ -96,6 +96,8 @@ def advise(targets: list) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for t in targets:
+        if t.engine == "tokudb" and not (t.info or {}).get("table"):
+            continue      # engine-internal dictionaries (tokudb.directory, ...): no table, no DDL to give
         layout = (t.info or {}).get("layout")
         rs = [r for r in t.results if r.model == t.primary_model and available(t.engine, r.codec, layout)]
         if not rs:

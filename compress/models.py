@@ -402,7 +402,7 @@ TOKU_METHODS = {
     "none": ("none", None), "zlib": ("zlib", 5), "zlib_without_checksum": ("zlib", 5),
     "lzma": ("lzma", 2), "snappy": ("snappy", None), "zstd": ("zstd", 1), "quicklz": ("quicklz", None),
 }
-TOKU_SUPPORTED = ("none", "zlib", "lzma", "snappy", "zstd")
+TOKU_SUPPORTED = ("none", "zlib", "lzma", "snappy", "zstd", "quicklz")
 
 
 @dataclass
@@ -433,7 +433,7 @@ class TokuDBPartitions(Model):
         if fam == "zlib":
             n = len(codec.compress(payload))
             return n - 4 if self.zlib_without_checksum else n
-        if not payload and fam in ("lzma", "zstd"):
+        if not payload and fam in ("lzma", "zstd", "quicklz"):
             return 1                    # compress.cc: empty input is the method byte alone
         return 1 + codec.compressed_size(payload)
 

@@ -298,7 +298,7 @@ def _raw_results(run: _Run, t: Target, entry: FileEntry, codecs: list[Codec]) ->
 # TokuDB
 TOKU_CODEC = {"zlib": Codec("zlib", 5), "zlib_without_checksum": Codec("zlib", 5),
               "lzma": Codec("lzma", 2), "snappy": Codec("snappy"), "none": Codec("none"),
-              "zstd": Codec("zstd", 1)}
+              "zstd": Codec("zstd", 1), "quicklz": Codec("quicklz")}
 
 
 def tokudb_partition_filter(entry: FileEntry, units: np.ndarray) -> np.ndarray:
@@ -327,8 +327,6 @@ def _tokudb_target(run: _Run, entry: FileEntry, codecs: list[Codec]) -> Target:
                current_codec=current.name if current else current_name, primary_model="tokudb_partitions",
                info={"table": sec.get("table") or entry.table, "database": entry.database,
                      "method": current_name, "stored_partition_bytes": stored})
-    if current_name == "quicklz":
-        t.notes.append("quicklz: no QuickLZ encoder, its own method cannot be re-encoded")
     all_codecs = list(codecs)
     models: list[Model] = [TokuDBPartitions()]
     pairs = _pairs(all_codecs, models, t.notes)
