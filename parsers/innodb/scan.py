@@ -60,6 +60,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             raise
         except Exception as e:  # their bug must not cost the page map
             dataset.errors.append(f"innodb names: {type(e).__name__}: {e}")
+        for msg in getattr(names, "errors", None) or []:
+            dataset.errors.append(f"innodb names: {msg}")
     paged = [f for f in files if f.role in PAGED_ROLES]
     total = len(paged)
     for k, entry in enumerate(paged):
@@ -86,6 +88,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                     continue
                 if info:
                     entry.detail["innodb_system"] = info
+                    # into the JSON too: TRX_SYS, dictionary header, doublewrite, redo header
+                    entry.sections.setdefault("innodb", {})["system"] = info
     ctx.report(total, total, "innodb done")
 
 
