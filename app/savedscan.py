@@ -25,7 +25,7 @@ def load_saved_scan(path: str) -> Dataset:
         data = json.load(fh)
     if data.get("tool") != "dbxray" or data.get("schema_version") != 1:
         raise ValueError(f"{path}: not a dbxray scan of schema version 1")
-    ds = Dataset(root=data["root"], errors=list(data.get("errors", [])))
+    ds = Dataset(root=data["root"], errors=list(data.get("errors", [])), warnings=list(data.get("warnings", [])))
     ds.detail["saved_scan"] = path
     known = {"path", "engine", "role", "apparent_bytes", "allocated_bytes", "holes", "unwritten",
              "errors", "warnings", "database", "table"}
@@ -41,7 +41,7 @@ def load_saved_scan(path: str) -> Dataset:
         if e.database and e.table and e.engine:
             ds.table(e.engine, e.database, e.table).files.append(e.path)
     for k, v in data.items():
-        if k not in ("tool", "schema_version", "root", "engines", "files", "errors"):
+        if k not in ("tool", "schema_version", "root", "engines", "files", "errors", "warnings"):
             ds.sections[k] = v
     return ds
 

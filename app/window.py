@@ -409,7 +409,8 @@ class MainWindow(QMainWindow):
         self.tree.expandToDepth(1)
         self.setWindowTitle(f"dbxray — {ds.root}")
         self.errors.clear()
-        msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + [w for f in ds.files for w in f.warnings]
+        msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
+            [w for f in ds.files for w in f.warnings]
         from viz.registry import VIEW_ERRORS
         msgs = [f"view not available: {v}" for v in VIEW_ERRORS] + msgs
         for e in msgs[:5000]:

@@ -146,6 +146,7 @@ class Dataset:
     files: list[FileEntry] = field(default_factory=list)
     tables: list[TableEntry] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     #: engine-level JSON sections at the top level ("clickhouse": {"tables": [...]})
     sections: dict[str, Any] = field(default_factory=dict)
     #: engine objects kept for the views (not serialised)
@@ -192,6 +193,8 @@ class Dataset:
         }
         if self.errors:
             out["errors"] = list(self.errors)
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         out.update(self.sections)
         return out
 

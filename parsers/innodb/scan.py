@@ -60,8 +60,13 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             raise
         except Exception as e:  # their bug must not cost the page map
             dataset.errors.append(f"innodb names: {type(e).__name__}: {e}")
+        # what the dictionary could not name (encrypted SDI, space ids claimed by files of
+        # different servers): a warning on the file it names, else on the dataset
+        by_path = {f.path: f for f in files}
         for msg in getattr(names, "errors", None) or []:
-            dataset.errors.append(f"innodb names: {msg}")
+            path = msg.split(" ", 1)[0].rstrip(":")
+            target = by_path.get(path)
+            (target.warnings if target is not None else dataset.warnings).append(f"innodb names: {msg}")
     paged = [f for f in files if f.role in PAGED_ROLES]
     total = len(paged)
     for k, entry in enumerate(paged):
