@@ -300,8 +300,8 @@ LZMA_DICT_BUG = (
     "(done for TokuDB in parsers/tokudb/methods.py)")
 
 
-@pytest.mark.xfail(strict=False, reason="parsers/innodb/pagecomp.py _stream_lzma: " + LZMA_DICT_BUG)
 def test_innodb_lzma_page_declaring_a_huge_dictionary():
+    """(Found here; fixed in parsers/innodb/pagecomp.py by commit 4b80c14: liblzma memlimit.)"""
     out, peak = _peak(pagecomp.decode_legacy_page, _legacy_page(_xz_huge_dictionary(), algo=4), 16384)
     assert isinstance(out, pagecomp.PageDecodeError), out
     assert peak < 64 * MiB, f"{peak >> 20} MiB allocated for one 16 KiB page"
