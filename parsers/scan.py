@@ -32,6 +32,7 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
             entry.allocated_bytes = f.allocated_bytes
             entry.holes = f.holes()
             entry.unwritten = f.unwritten()
+            entry.detail["stat"] = (f.size, f.stat.st_mtime_ns)
             msg = f.changed()
             if msg:
                 entry.warnings.append(msg)
@@ -42,6 +43,28 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
     except OSError as e:
         entry.errors.append(f"{entry.path}: {e.strerror or e}")
     entry.fs_block = fs_block or fs_block_size(entry.abspath)
+
+
+def recheck(ds: Dataset) -> None:
+    """Warn about files that changed between their facts and the end of the scan
+    (an engine may have read a different file than the one measured)."""
+    for entry in ds.files:
+        before = entry.detail.get("stat")
+        if before is None:
+            continue
+        try:
+            st = os.stat(entry.abspath)
+        except OSError as e:
+            entry.warnings.append(f"{entry.path}: disappeared during the scan ({e.strerror})")
+            continue
+        if st.st_size != before[0]:
+            msg = f"{entry.path}: size changed during the scan ({before[0]} -> {st.st_size} bytes)"
+        elif st.st_mtime_ns != before[1]:
+            msg = f"{entry.path}: modified during the scan"
+        else:
+            continue
+        if msg not in entry.warnings:
+            entry.warnings.append(msg)
 
 
 def load_engine(engine: str):
@@ -96,6 +119,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                 ds.errors.append(f"{engine} parser failed: {type(e).__name__}: {e} "
                                  f"({os.path.basename(tb.filename)}:{tb.lineno})")
             done += len(files)
+        recheck(ds)
         ctx.report(total * 2, total * 2, "done")
     except Cancelled:
         ds.cancelled = True

@@ -307,7 +307,6 @@ def test_innodb_lzma_page_declaring_a_huge_dictionary():
     assert peak < 64 * MiB, f"{peak >> 20} MiB allocated for one 16 KiB page"
 
 
-@pytest.mark.xfail(strict=False, reason="parsers/codecs/general.py lzma_decompress: " + LZMA_DICT_BUG)
 def test_general_lzma_declaring_a_huge_dictionary():
     out, peak = _peak(general.lzma_decompress, _xz_huge_dictionary(), max_output=MiB)
     assert peak < 64 * MiB, f"{peak >> 20} MiB allocated for 250 bytes of output"

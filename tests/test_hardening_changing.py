@@ -107,7 +107,7 @@ def test_change_before_the_engine_reads_is_no_crash(engine, how, targets, tmp_pa
     assert not fails, fails
 
 
-@pytest.mark.xfail(strict=False, reason=CHANGE_WARNING_BUG)
+
 @pytest.mark.parametrize("how", ["grow", "shrink"])
 @pytest.mark.parametrize("engine", ["innodb", "tokudb", "clickhouse"])
 def test_change_before_the_engine_reads_is_warned(engine, how, targets, tmp_path, monkeypatch):

@@ -22,12 +22,7 @@ FULL = os.environ.get("DBXRAY_HARDENING_FULL") == "1"
 
 #: open parser bugs (in code this session may not edit): failure-reason substring -> description.
 #: Failures matching them are printed, not counted; delete the entry once fixed.
-KNOWN_BUGS = {
-    "clickhouse parser failed: IndexError: index 0 is out of bounds for axis 0 with size 0 (part.py":
-        "parsers/clickhouse/part.py compact_block_owners: a Compact part whose marks file "
-        "(data.cmrk3/.cmrk4/.mrk3/.mrk4) is empty has zero marks but blocks in data.bin; "
-        "col_of[order][np.clip(idx, 0, None)] indexes an empty array",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _known(f: dict) -> str | None:
@@ -104,9 +99,9 @@ def test_corrupt_matrix_full(sparse_fixtures, artifacts_dir):
     assert not new, f"{len(new)} failing cases, first: {new[0]}"
 
 
-@pytest.mark.xfail(strict=False, reason=next(iter(KNOWN_BUGS.values())))
 def test_clickhouse_compact_part_with_empty_marks(sparse_fixtures, tmp_path):
-    """Minimal reproduction of the full matrix's only failures (12 of ~33,000 cases)."""
+    """The full matrix's only failures (12 of ~33,000 cases) until part.py
+    compact_block_owners returned no owners for a part without marks."""
     from parsers.scan import scan
     t = next(t for t in hu.find_targets(sparse_fixtures)
              if t.engine == "clickhouse" and os.path.basename(t.abspath) in ("data.cmrk3", "data.cmrk4", "data.mrk3"))

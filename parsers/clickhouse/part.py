@@ -493,6 +493,8 @@ def compact_block_owners(part: Part) -> np.ndarray | None:
     for pi, ci in enumerate(cd.pair_columns):
         first_pair.setdefault(ci, pi)
     cols = sorted(first_pair)
+    if not cols or cd.marks.offsets.shape[0] == 0:
+        return None           # no marks (an emptied or truncated marks file): no owner can be given
     starts = cd.marks.offsets[:, [first_pair[c] for c in cols], 0]          # (marks, cols)
     seq = np.arange(starts.size, dtype=np.int64)
     flat = starts.reshape(-1)

@@ -139,11 +139,16 @@ def zstd_compress(data: bytes, level: int = 3) -> bytes:
 
 
 # -- lzma -------------------------------------------------------------------
+#: liblzma memory limit: a stream header may declare a 1.5 GiB dictionary
+LZMA_MEMLIMIT = 128 * 1024 * 1024
+
+
 def lzma_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, fmt: int = lzma.FORMAT_AUTO) -> bytes:
-    d = lzma.LZMADecompressor(format=fmt)
+    """Decode an xz / lzma-alone stream with a memory limit and an output cap."""
+    d = lzma.LZMADecompressor(format=fmt, memlimit=LZMA_MEMLIMIT)
     try:
         out = d.decompress(data, max_length=max_output + 1)
-    except lzma.LZMAError as e:
+    except (lzma.LZMAError, MemoryError) as e:
         raise DecodeError(f"lzma: {e}") from None
     _check_cap(len(out), max_output, "lzma")
     return out
