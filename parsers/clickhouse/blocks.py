@@ -27,27 +27,9 @@ import numpy as np
 
 from ..codecs.general import DecodeError, lz4_block_decompress, zstd_decompress
 
-# src/Compression/CompressionInfo.h: enum class CompressionMethodByte
-NONE = 0x02
-LZ4 = 0x82
-ZSTD = 0x90
-Multiple = 0x91
-Delta = 0x92
-T64 = 0x93
-DoubleDelta = 0x94
-Gorilla = 0x95
-AES_128_GCM_SIV = 0x96
-AES_256_GCM_SIV = 0x97
-FPC = 0x98
-GCD = 0x9A
-ZSTD_QPL = 0x9B
-SZ3 = 0x9C
-
-METHOD_NAMES = {
-    NONE: "NONE", LZ4: "LZ4", ZSTD: "ZSTD", Multiple: "Multiple", Delta: "Delta", T64: "T64",
-    DoubleDelta: "DoubleDelta", Gorilla: "Gorilla", AES_128_GCM_SIV: "AES_128_GCM_SIV",
-    AES_256_GCM_SIV: "AES_256_GCM_SIV", FPC: "FPC", GCD: "GCD", ZSTD_QPL: "ZSTD_QPL", SZ3: "SZ3",
-}
+# the method bytes are defined once, with the codecs (src/Compression/CompressionInfo.h)
+from ..codecs.ch_methods import (AES_128_GCM_SIV, AES_256_GCM_SIV, FPC, GCD, LZ4, METHOD_NAMES,  # noqa: E402,F401
+                                 NONE, SZ3, T64, ZSTD, ZSTD_QPL, Delta, DoubleDelta, Gorilla, Multiple)
 
 #: The name the engine gives a codec it rebuilds from the method byte alone,
 #: i.e. with default parameters (the level of LZ4HC/ZSTD and the width of
