@@ -250,19 +250,9 @@ _CH_ITEM = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\(\s*([-0-9,\s]*)\s*\))?
 
 
 def _split_chain(text: str) -> list[str]:
-    items, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    items.append(cur)
-    return [i.strip() for i in items if i.strip()]
+    """Commas outside parentheses (the codec layer's splitter)."""
+    from parsers.codecs.ch_encode import split_chain
+    return [item for item in split_chain(text) if item]
 
 
 def normalize_ch_chain(text: str) -> str:

@@ -11,6 +11,35 @@ import numpy as np
 
 from .general import DecodeError
 
+
+def read_item_header(payload: bytes, uncompressed_size: int, widths, codec: str):
+    """The header DoubleDelta and Gorilla payloads share (their doDecompressData):
+    value width byte, one reserved byte, ``size % width`` bytes copied as they
+    are, then the item count (UInt32).
+
+    Returns (width, head, src, count): ``src`` starts at the count; ``count`` is
+    None when the stream legitimately ends before it (no whole item).
+    """
+    if len(payload) < 2:
+        raise DecodeError(f"{codec}: payload shorter than its 2-byte header")
+    width = payload[0]
+    if width not in widths:
+        raise DecodeError(f"{codec}: bad value width {width}")
+    skip = uncompressed_size % width
+    if 2 + skip > len(payload):
+        raise DecodeError(f"{codec}: payload shorter than its skipped bytes")
+    head = bytes(payload[2:2 + skip])
+    src = memoryview(payload)[2 + skip:]
+    expect = (uncompressed_size - skip) // width
+    if len(src) < 4:
+        if expect == 0:
+            return width, head, src, None
+        raise DecodeError(f"{codec}: no item count")
+    count = int.from_bytes(src[:4], "little")
+    if count != expect:
+        raise DecodeError(f"{codec}: {count} items in the stream, header implies {expect}")
+    return width, head, src, count
+
 def pack_fields(values: np.ndarray, nbits: np.ndarray) -> bytes:
     """Write the low ``nbits[i]`` (0..64) bits of ``values[i]`` MSB-first, zero-padded to a byte.
 

@@ -19,7 +19,7 @@ import struct
 
 import numpy as np
 
-from .ch_bits import BitSource, pack_fields
+from .ch_bits import BitSource, pack_fields, read_item_header
 from .general import DecodeError
 
 DOUBLE_DELTA_WIDTHS = (1, 2, 4, 8)
@@ -85,24 +85,9 @@ def _pack_double_deltas(dd: np.ndarray, width: int) -> bytes:
 
 def decode(payload: bytes, uncompressed_size: int) -> bytes:
     """Undo DoubleDelta on one block payload (doDecompressData); exact size or DecodeError."""
-    if len(payload) < 2:
-        raise DecodeError("DoubleDelta: payload shorter than its 2-byte header")
-    width = payload[0]
-    if width not in DOUBLE_DELTA_WIDTHS:
-        raise DecodeError(f"DoubleDelta: bad value width {width}")
-    skip = uncompressed_size % width
-    if 2 + skip > len(payload):
-        raise DecodeError("DoubleDelta: payload shorter than its skipped bytes")
-    head = bytes(payload[2:2 + skip])
-    src = memoryview(payload)[2 + skip:]
-    expect = (uncompressed_size - skip) // width
-    if len(src) < 4:
-        if expect == 0:
-            return head
-        raise DecodeError("DoubleDelta: no item count")
-    count = struct.unpack_from("<I", src, 0)[0]
-    if count != expect:
-        raise DecodeError(f"DoubleDelta: {count} items in the stream, header implies {expect}")
+    width, head, src, count = read_item_header(payload, uncompressed_size, DOUBLE_DELTA_WIDTHS, "DoubleDelta")
+    if count is None:
+        return head
     udt = np.dtype(f"<u{width}")
     if count == 0:
         return head

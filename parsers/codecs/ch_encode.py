@@ -47,14 +47,11 @@ class CodecSpec:
     args: list[str]
 
 
-def parse_chain(chain: str) -> list[CodecSpec]:
-    """Split ``"Delta(4), ZSTD(1)"`` (optionally wrapped in ``CODEC(...)``) into codec specs."""
-    s = chain.strip()
-    m = re.fullmatch(r"(?i)CODEC\s*\((.*)\)", s)
-    if m:
-        s = m.group(1)
+def split_chain(text: str) -> list[str]:
+    """``"Delta(4), ZSTD(1)"`` -> ``["Delta(4)", "ZSTD(1)"]``: commas outside parentheses
+    (an empty item stays, as an empty string, so a caller can reject it)."""
     parts, depth, cur = [], 0, ""
-    for ch in s:
+    for ch in text:
         if ch == "(":
             depth += 1
         elif ch == ")":
@@ -65,6 +62,16 @@ def parse_chain(chain: str) -> list[CodecSpec]:
         else:
             cur += ch
     parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def parse_chain(chain: str) -> list[CodecSpec]:
+    """Split ``"Delta(4), ZSTD(1)"`` (optionally wrapped in ``CODEC(...)``) into codec specs."""
+    s = chain.strip()
+    m = re.fullmatch(r"(?i)CODEC\s*\((.*)\)", s)
+    if m:
+        s = m.group(1)
+    parts = split_chain(s)
     specs = []
     for p in parts:
         m = _CODEC_RE.match(p)

@@ -18,7 +18,7 @@ import struct
 
 import numpy as np
 
-from .ch_bits import BitSource, bit_length, pack_fields, trailing_zeros
+from .ch_bits import BitSource, bit_length, pack_fields, read_item_header, trailing_zeros
 from .general import DecodeError
 
 GORILLA_WIDTHS = (1, 2, 4, 8)
@@ -85,24 +85,9 @@ def _pack_xors(x: np.ndarray, width: int) -> bytes:
 
 def decode(payload: bytes, uncompressed_size: int) -> bytes:
     """Undo Gorilla on one block payload (doDecompressData); exact size or DecodeError."""
-    if len(payload) < 2:
-        raise DecodeError("Gorilla: payload shorter than its 2-byte header")
-    width = payload[0]
-    if width not in GORILLA_WIDTHS:
-        raise DecodeError(f"Gorilla: bad value width {width}")
-    skip = uncompressed_size % width
-    if 2 + skip > len(payload):
-        raise DecodeError("Gorilla: payload shorter than its skipped bytes")
-    head = bytes(payload[2:2 + skip])
-    src = memoryview(payload)[2 + skip:]
-    expect = (uncompressed_size - skip) // width
-    if len(src) < 4:
-        if expect == 0:
-            return head
-        raise DecodeError("Gorilla: no item count")
-    count = struct.unpack_from("<I", src, 0)[0]
-    if count != expect:
-        raise DecodeError(f"Gorilla: {count} items in the stream, header implies {expect}")
+    width, head, src, count = read_item_header(payload, uncompressed_size, GORILLA_WIDTHS, "Gorilla")
+    if count is None:
+        return head
     if count == 0:
         return head
     if len(src) < 4 + width:
