@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import mapguard
+
 SEEK_DATA = getattr(os, "SEEK_DATA", 3)
 SEEK_HOLE = getattr(os, "SEEK_HOLE", 4)
 
@@ -74,11 +76,13 @@ class ReadOnlyFile:
         self.stat = st
         self.size = st.st_size
         self._mm: mmap.mmap | None = None
+        self._guard = None
         self._mmap_failed = False
         self._fiemap: list[Extent] | None | bool = False
 
     # -- lifetime -----------------------------------------------------------
     def close(self) -> None:
+        mapguard.release_fd(self._guard)
         if self._mm is not None:
             try:
                 self._mm.close()
@@ -101,6 +105,7 @@ class ReadOnlyFile:
         if self._mm is None and not self._mmap_failed and self.size > 0:
             try:
                 self._mm = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
+                self._guard = mapguard.register(self.path, self.fd, self._mm)
             except (OSError, ValueError):
                 self._mmap_failed = True
         return self._mm

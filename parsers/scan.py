@@ -13,6 +13,7 @@ import importlib
 import os
 import traceback
 
+from . import mapguard
 from .detect import detect
 from .fileio import FileReadError, ReadOnlyFile, fs_block_size
 from .model import Cancelled, Dataset, FileEntry, ScanContext
@@ -49,6 +50,14 @@ def recheck(ds: Dataset) -> None:
     """Warn about files that changed between their facts and the end of the scan
     (an engine may have read a different file than the one measured)."""
     for entry in ds.files:
+        shrunk = mapguard.shrink_events(entry.abspath)
+        if shrunk:
+            mapguard.clear_events(entry.abspath)
+            off, now = min(shrunk)
+            msg = (f"{entry.path}: shrank to {now} bytes while it was read; bytes from offset {off} on "
+                   f"read as zeros, so figures past that offset are not real")
+            if msg not in entry.warnings:
+                entry.warnings.append(msg)
         before = entry.detail.get("stat")
         if before is None:
             continue
