@@ -258,3 +258,39 @@ def test_cli_export_tokudb(sparse_fixtures, tmp_path, qapp):
     assert main(["export", tk, "--view", "tokudb", "--target", "fx.orders", "-o", str(png)]) == 0
     assert QImage(str(png)).width() == 1400
     assert main(["export", tk, "--view", "tokudb", "--target", "nope", "-o", str(png)]) == 2
+
+
+def test_saved_scan_reports_what_a_live_scan_reports(qtbot, ds, root, tmp_path, manifest):
+    """The header estimates (what information_schema adds up) travel in the JSON:
+    a saved and reopened scan shows the same 'reported' figures as the live scan."""
+    from app.savedscan import load_saved_scan
+    from viz.tokudb import table_rows
+    p = tmp_path / "scan.dbxray.json"
+    p.write_text(json.dumps(ds.to_json()))
+    saved = load_saved_scan(str(p))
+    sec = next(f for f in json.loads(p.read_text())["files"]
+               if f["path"].endswith("_fx_orders_main_5_1_1d_B_0.tokudb"))["tokudb"]
+    m = manifest["_fx_orders_main_5_1_1d_B_0.tokudb"]["engine_header"]
+    assert sec["on_disk_numbytes"] == m["on_disk_numbytes"] and sec["on_disk_numrows"] == m["on_disk_numrows"]
+
+    def facts(d):
+        return {x.path: (x.reported, x.rows, x.disk_bytes, x.uncompressed_bytes, x.allocated) for x in dictionaries(d)}
+
+    live_d, saved_d = facts(ds), facts(saved)
+    assert saved_d == live_d
+    assert all(v[0] is not None and v[0] > 0 for k, v in saved_d.items() if "_main_" in k)
+    live_t = [(r.key, r.reported, r.data_length, r.index_length, r.rows, r.disk_bytes, r.allocated)
+              for r in table_rows(ds, dictionaries(ds))]
+    saved_t = [(r.key, r.reported, r.data_length, r.index_length, r.rows, r.disk_bytes, r.allocated)
+               for r in table_rows(saved, dictionaries(saved))]
+    assert saved_t == live_t and any(t[1] > 0 for t in saved_t)
+    views = []
+    for d, r in ((ds, root), (saved, build_tree(saved))):
+        v = TokuDBView()
+        qtbot.addWidget(v)
+        v.resize(W, H)
+        v.show()
+        v.set_dataset(d, r)
+        views.append(v)
+    assert row_values(views[1]) == row_values(views[0])
+    assert any(x["reported"] > 0 for x in row_values(views[1]).values())

@@ -136,7 +136,8 @@ def dictionaries(dataset) -> list[Dictionary]:
             disk_bytes=int(sec.get("disk_bytes", 0)), uncompressed_bytes=int(sec.get("uncompressed_bytes", 0)),
             reported=reported, allocated=int(e.allocated_bytes), apparent=int(e.apparent_bytes), used=used,
             unused=unused, tail=max(int(e.apparent_bytes) - total, 0),
-            rows=int(hdr.on_disk_numrows) if hdr is not None else None,
+            rows=int(hdr.on_disk_numrows) if hdr is not None else
+            (int(sec["on_disk_numrows"]) if sec.get("on_disk_numrows") is not None else None),
             per_height=list(sec.get("per_height") or []), holes=list(e.holes or []), entry=e,
             entries={int(h): int(v.get("entries", 0)) for h, v in (det.get("per_height") or {}).items()})
         out.append(d)

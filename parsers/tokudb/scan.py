@@ -293,6 +293,10 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
         "per_height": [{"height": k, "nodes": v["nodes"], "disk_bytes": v["disk_bytes"],
                         "uncompressed_bytes": v["uncompressed_bytes"]} for k, v in heights.items()],
         "records": leaf.get("entries", 0),
+        # the header's logical estimates (DB->stat64: bt_nkeys, bt_dsize): what
+        # SHOW TABLE STATUS / information_schema.TABLES add up for this dictionary
+        "on_disk_numrows": int(h.on_disk_numrows) if h else None,
+        "on_disk_numbytes": int(h.on_disk_numbytes) if h else None,
         "table": f"{where.database}.{where.table}" if where.table else None,
         "role": role,
     }
