@@ -18,7 +18,7 @@ from test_tokudb_manifest import manifest, tree_files
 FIELDS = ["layout_version", "checkpoint_count", "nodesize", "basementnodesize", "fanout",
           "compression_method", "node_methods", "blocks_in_use", "bytes_in_use", "unused_bytes",
           "height", "leaf_nodes", "nonleaf_nodes", "disk_bytes", "uncompressed_bytes", "per_height",
-          "records", "table", "role"]
+          "records", "on_disk_numrows", "on_disk_numbytes", "table", "role"]
 ROLE_OF = {"main (clustered PK)": "main", "status/metadata": "status"}
 METHOD_OF_BYTE = {0x00: "none", 0x07: "snappy", 0x78: "zlib", 0x39: "quicklz", 0x2a: "lzma",
                   0x5b: "zlib_without_checksum"}
@@ -66,6 +66,8 @@ def test_section_equals_manifest(ds, m):
     assert sec["disk_bytes"] == s["total_size"]
     assert sec["uncompressed_bytes"] == s["total_uncompressed_size"]
     assert sec["records"] == s["records_count"]
+    assert sec["on_disk_numrows"] == eh["on_disk_numrows"]
+    assert sec["on_disk_numbytes"] == eh["on_disk_numbytes"]
     assert sec["per_height"] == [{"height": int(k), "nodes": v["nodes"], "disk_bytes": v["disksize"],
                                   "uncompressed_bytes": v["uncompressed_size"]}
                                  for k, v in sorted(s["per_height"].items(), key=lambda kv: int(kv[0]))]
