@@ -142,3 +142,49 @@ def test_tokudb_truncated_past_the_active_translation_table_keeps_the_older_chec
         assert e.units is not None and len(e.units) > 0
         return
     pytest.skip("no dictionary with two header slots")
+
+
+def test_tokudb_without_any_translation_table_recovers_nodes_by_their_magic(sparse_fixtures, tmp_path):
+    """Partial results: a dictionary cut before every header slot's translation
+    table (a single-slot file, or both tables past the cut) still shows the nodes
+    that lie whole before the cut, found by their magic, with the same offsets,
+    sizes and partitions as the full file's translation table gives."""
+    from parsers.scan import scan
+    from parsers.tokudb.ftfile import read_ft_file
+    from parsers.tokudb.header import read_header_slots
+    tried = 0
+    for t in hu.find_targets(sparse_fixtures):
+        if not t.abspath.endswith(".tokudb"):
+            continue
+        with open(t.abspath, "rb") as f:
+            buf = f.read()
+        slots = [s for s in read_header_slots(buf).slots.values() if s is not None and s.checksum_ok]
+        if not slots:
+            continue
+        cut = min(s.translation_offset for s in slots)
+        full = read_ft_file(buf, len(buf), verify=True)
+        whole = {n.offset: n for n in full.nodes.values() if n.offset + n.used_bytes <= cut}
+        if not whole:
+            continue
+        p = tmp_path / f"{tried}_{os.path.basename(t.abspath)}"
+        hu.sparse_copyfile(t.abspath, str(p))
+        os.truncate(p, cut)
+        ds = scan(str(p))
+        e = ds.files[0]
+        assert not [x for x in ds.errors if "parser failed" in x]
+        assert any("recovered by searching" in x and p.name in x for x in e.errors), e.errors
+        with open(p, "rb") as f:
+            cutbuf = f.read()
+        rec = read_ft_file(cutbuf, len(cutbuf), verify=True)
+        assert rec.recovered and rec.block_table is None
+        got = {n.offset: n for n in rec.nodes.values()}
+        assert set(whole) <= set(got), (sorted(whole), sorted(got))
+        for off, n in whole.items():
+            r = got[off]
+            assert (r.is_leaf, r.n_children, r.used_bytes) == (n.is_leaf, n.n_children, n.used_bytes)
+            assert [(q.start, q.disk_size, q.entries) for q in r.partitions] == \
+                   [(q.start, q.disk_size, q.entries) for q in n.partitions]
+            assert r.height == n.height
+        assert e.units is not None and len(e.units) >= sum(len(n.partitions) for n in whole.values())
+        tried += 1
+    assert tried >= 3, f"only {tried} dictionaries had whole nodes before their translation tables"

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from .blocktable import (RESERVED_BLOCKNUM_DESCRIPTOR, RESERVED_BLOCKNUMS, BlockTable, Descriptor,
                          read_block_table, read_descriptor)
 from .header import FtHeader, HeaderSlots, read_header_slots
-from .node import ROLLBACK_MAGIC, Node, read_node
+from .node import LEAF_MAGIC, MAX_NODE_BLOCK, NONLEAF_MAGIC, ROLLBACK_MAGIC, Node, read_node_header, read_node
 from .wire import FormatError
 
 
@@ -31,6 +33,8 @@ class FtFile:
     #: rollback-log blocks ("tokuroll": tokudb.rollback only), (blocknum, offset, size), not decoded
     rollback_blocks: list[tuple[int, int, int]] = field(default_factory=list)
     errors: list[tuple[int | None, str]] = field(default_factory=list)
+    #: True when nodes were found by searching for their magic (no translation table)
+    recovered: bool = False
 
     @property
     def height(self) -> int | None:
@@ -51,6 +55,7 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
     h = slots.active
     if h is None:
         ft.errors.append((0, "no valid header slot"))
+        _recover_nodes(buf, size, ft, verify, entries, check)
         return ft
     ft.header = h
     try:
@@ -73,6 +78,7 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
             ft.header = older
             break
         if bt is None:
+            _recover_nodes(buf, size, ft, verify, entries, check)
             return ft
     ft.block_table = bt
     if not bt.checksum_ok:
@@ -108,6 +114,58 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
         ft.errors.extend(node.errors)
     _fill_heights(ft)
     return ft
+
+
+#: nodes start on the block allocator's alignment (``BlockAllocator::BLOCK_ALLOCATOR_ALIGNMENT``
+#: is 4096 in ft/serialize/block_allocator.h; BTT sizes are 512 multiples, so search every 512)
+_NODE_SEARCH_STEP = 512
+#: the two header slots (``BLOCK_ALLOCATOR_TOTAL_HEADER_RESERVE``) come first
+_FIRST_NODE_OFFSET = 2 * 4096
+
+
+def find_node_offsets(buf, size: int) -> list[int]:
+    """Offsets (512-aligned, past the header slots) where a leaf or internal node
+    magic starts: the fallback when no translation table can be read."""
+    n = (size - 8 - _FIRST_NODE_OFFSET) // _NODE_SEARCH_STEP + 1
+    if n <= 0:
+        return []
+    arr = np.frombuffer(buf, dtype=np.uint8, count=size)
+    pos = _FIRST_NODE_OFFSET + np.arange(n, dtype=np.int64) * _NODE_SEARCH_STEP
+    heads = np.stack([arr[pos + i] for i in range(8)], axis=1)
+    hits = np.zeros(n, dtype=bool)
+    for magic in (LEAF_MAGIC, NONLEAF_MAGIC):
+        hits |= (heads == np.frombuffer(magic, dtype=np.uint8)).all(axis=1)
+    return pos[hits].tolist()
+
+
+def _recover_nodes(buf, size: int, ft: FtFile, verify: bool, entries: bool,
+                   check: Callable[[], None] | None) -> None:
+    """Partial results without a translation table: read every node found by its
+    magic, sized from its own partition table.  Block numbers are unknown; the
+    node is keyed by its offset / 512."""
+    found = 0
+    end_prev = 0
+    for k, off in enumerate(find_node_offsets(buf, size)):
+        if check is not None and k % 64 == 0:
+            check()
+        if off < end_prev:
+            continue            # a magic inside the node before: payload bytes, not a node
+        try:
+            head = read_node_header(buf, off, min(MAX_NODE_BLOCK, size - off))
+            used = max([p.start + p.disk_size for p in head.partitions] + [head.header_len])
+            nsize = min(-(-used // _NODE_SEARCH_STEP) * _NODE_SEARCH_STEP, size - off)
+            node = read_node(buf, off, nsize, off // _NODE_SEARCH_STEP, verify=verify, entries=entries)
+        except FormatError:
+            continue
+        ft.nodes[node.blocknum] = node
+        ft.errors.extend(node.errors)
+        end_prev = off + nsize
+        found += 1
+    ft.recovered = True
+    ft.errors.append((None, f"no translation table could be read: {found} node(s) recovered by "
+                            f"searching the file for node headers (block numbers unknown; each is "
+                            f"named by its offset)"))
+    _fill_heights(ft)
 
 
 def _fill_heights(ft: FtFile) -> None:

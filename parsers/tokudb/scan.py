@@ -203,6 +203,9 @@ def block_map(ft: FtFile) -> list[tuple[int, int, str, int]]:
                 continue
             what = {1: "translation table", 2: "descriptor"}.get(bn) or kinds.get(bn, "unreadable block")
             out.append((off, sz, what, bn))
+    elif ft.recovered:
+        for n in ft.nodes.values():
+            out.append((n.offset, n.size, "leaf" if n.is_leaf else f"node h{n.height}", n.blocknum))
     out.sort()
     full: list[tuple[int, int, str, int]] = []
     pos = 0
