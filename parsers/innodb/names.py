@@ -27,9 +27,27 @@ IBUF_SPACE_ID = 0
 #: ibuf0ibuf.cc ibuf_init_at_db_start: the change buffer's in-memory table and index names
 IBUF_NAMES = ("innodb_change_buffer", "CLUST_IND")
 SYSTEM_TABLESPACE_NAME = "innodb_system"
+#: dict0mem.h DICT_TF2_USE_FILE_PER_TABLE (SYS_TABLES.MIX_LEN): the table has its own .ibd; a table
+#: with a non-zero space and without it lives in a shared (MySQL 5.7 general) tablespace
+DICT_TF2_USE_FILE_PER_TABLE = 16
+#: fsp0types.h FSP_FLAGS_POS_SHARED (MySQL): general tablespaces, mysql.ibd, innodb_system
+FSP_FLAGS_POS_SHARED = 11
 
 _IBDATA_RE = re.compile(r"^ibdata(\d+)$", re.IGNORECASE)
 _FILENAME_HEX_RE = re.compile(r"@([0-9a-fA-F]{4})")
+
+
+@dataclass
+class FileNames:
+    """What one tablespace file's own SDI says about it (MySQL 8): preferred over the
+    space-id-keyed maps, which files of different servers in one folder can clash in."""
+
+    path: str
+    space_id: int | None
+    tablespace: str | None                              # dd::Tablespace name ("ts1", "mysql", "db/t1")
+    shared: bool                                        # general tablespace / mysql.ibd / innodb_system
+    tables: list[str] = field(default_factory=list)     # "db.table" (partitions: "db.table#P#p0")
+    indexes: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -38,6 +56,11 @@ class Names:
     indexes: dict[tuple[int, int], tuple[str, str]]     # (space_id, index_id) -> ("db.table", index name)
     source: str                                         # "ibdata1 SYS_TABLES/SYS_INDEXES", "SDI", ...
     errors: list[str] = field(default_factory=list)
+    #: shared tablespaces (MySQL general tablespaces, mysql.ibd, 5.7 general tablespaces from
+    #: SYS_TABLES): space id -> tablespace name (None when the dictionary does not store it)
+    shared: dict[int, str | None] = field(default_factory=dict)
+    #: file path -> names from that file's own SDI
+    by_file: dict[str, FileNames] = field(default_factory=dict)
 
 
 def decode_filename(name: str) -> str:
@@ -67,9 +90,17 @@ def _ibdata_key(entry: FileEntry) -> int:
 def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
     """Fill ``names`` from SYS_TABLES / SYS_INDEXES rows."""
     by_id = d.table_by_id()
+    per_space: dict[int, list[str]] = {}
     for t in d.tables:
         if t.space != 0:
             names.tables[t.space] = innodb_table_name(t.name)
+            per_space.setdefault(t.space, []).append(innodb_table_name(t.name))
+            if not t.mix_len & DICT_TF2_USE_FILE_PER_TABLE:
+                names.shared.setdefault(t.space, None)
+    for space, tnames in per_space.items():
+        if len(tnames) > 1:                      # several tables in one space: a general tablespace
+            names.shared.setdefault(space, None)
+            names.tables[space] = f"space {space}"
     for tid, (tname, iname) in sysdict.SYSTEM_INDEXES.items():
         names.indexes[(0, tid)] = (tname, iname)
     for i in d.indexes:
@@ -81,28 +112,46 @@ def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
         names.indexes[(i.space, i.id)] = (innodb_table_name(t.name), i.name)
 
 
+def file_names_from_sdi(info: sdi.SdiInfo) -> FileNames:
+    """The names one file's own SDI gives: its tablespace, tables and index ids (all spaces its
+    table records name: a partitioned table's SDI names the space ids of every partition)."""
+    own = [ts for ts in info.tablespaces if ts.space_id is None or ts.space_id == info.space_id]
+    ts = own[0] if own else (info.tablespaces[0] if info.tablespaces else None)
+    fn = FileNames(path=info.path, space_id=info.space_id, tablespace=ts.name if ts else None,
+                   shared=bool(ts is not None and ts.flags is not None and ts.flags >> FSP_FLAGS_POS_SHARED & 1))
+    for t in info.tables:
+        for i in t.indexes:
+            if i.id is None:
+                continue                         # partitioned table: ids are on the partitions
+            space = i.space_id if i.space_id is not None else info.space_id
+            if space is None:
+                continue
+            tname = t.full_name + (f"#P#{i.partition}" if i.partition else "")
+            fn.indexes[(space, i.id)] = (tname, i.name)
+            if space == info.space_id and tname not in fn.tables:
+                fn.tables.append(tname)
+    return fn
+
+
 def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
     """Fill ``names`` from the SDI tables and tablespaces of MySQL 8 files."""
     per_space: dict[int, set[str]] = {}
     space_names: dict[int, str] = {}
     claimed: dict[int, list[str]] = {}
     for info in infos:
+        fn = file_names_from_sdi(info)
+        names.by_file[info.path] = fn
+        if fn.shared and info.space_id is not None:
+            names.shared[info.space_id] = fn.tablespace
         for ts in info.tablespaces:
             if ts.space_id is not None:
                 name = innodb_table_name(ts.name)
                 if space_names.get(ts.space_id, name) != name:
                     claimed.setdefault(ts.space_id, [space_names[ts.space_id]]).append(name)
                 space_names[ts.space_id] = name
-        for t in info.tables:
-            for i in t.indexes:
-                if i.id is None:
-                    continue                     # partitioned table: ids are on the partitions
-                space = i.space_id if i.space_id is not None else info.space_id
-                if space is None:
-                    continue
-                tname = t.full_name + (f"#P#{i.partition}" if i.partition else "")
-                names.indexes[(space, i.id)] = (tname, i.name)
-                per_space.setdefault(space, set()).add(tname)
+        for (space, iid), (tname, iname) in fn.indexes.items():
+            names.indexes[(space, iid)] = (tname, iname)
+            per_space.setdefault(space, set()).add(tname)
     for space, tnames in per_space.items():
         if len(tnames) == 1:
             names.tables[space] = next(iter(tnames))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -103,6 +104,40 @@ def _decode(name: str) -> str:
     return re.sub(r"@([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), name).lower()
 
 
+@dataclass
+class FileNaming:
+    """Names of one paged file: its table (or general tablespace) and its index ids."""
+
+    database: str | None = None
+    table: str | None = None
+    partition: str | None = None
+    index_names: dict[int, tuple[str, str]] = field(default_factory=dict)   # index id -> (table, index)
+    source: str = "path"                 # "own SDI" | "dictionary" | "path"
+    shared: bool = False                 # general tablespace (several tables possible), mysql.ibd
+    tablespace: str | None = None
+    tables: list[str] = field(default_factory=list)
+
+    def label(self) -> str | None:
+        if not self.table:
+            return None
+        out = f"{self.database}.{self.table}" if self.database else self.table
+        return out + (f"#P#{self.partition}" if self.partition else "")
+
+
+def _split_full(full: str) -> tuple[str | None, str, str | None]:
+    """"db.table#P#p0" -> (db, table, partition)."""
+    db, rest = full.split(".", 1) if "." in full else (None, full)
+    m = PARTITION_RE.match(rest)
+    if m:
+        return db, m.group("table"), m.group("part")
+    return db, rest, None
+
+
+def _stem(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[0] if "." in base else base
+
+
 def _dictionary_name(entry: FileEntry, space_id: int | None, names) -> str | None:
     """The dictionary's "db.table" for this file's space id, when it agrees with
     the file's own name (unrelated files of different servers in one folder can
@@ -114,9 +149,7 @@ def _dictionary_name(entry: FileEntry, space_id: int | None, names) -> str | Non
         return None
     if entry.role == "tablespace":
         _, ptable, ppart = names_from_path(entry.path)
-        rest = full.split(".", 1)[1]
-        m = PARTITION_RE.match(rest)
-        dtable = m.group("table") if m else rest
+        _, dtable, _ = _split_full(full)
         if ptable and _decode(dtable) != _decode(ptable) and not entry.path.endswith(".ibt"):
             if not any("dictionary names space id" in w for w in entry.warnings):
                 entry.warnings.append(f"{entry.path}: dictionary names space id {space_id} {full!r}, "
@@ -125,21 +158,78 @@ def _dictionary_name(entry: FileEntry, space_id: int | None, names) -> str | Non
     return full
 
 
-def _table_name(entry: FileEntry, space_id: int | None, names) -> tuple[str | None, str | None, str | None]:
-    """(database, table, partition) of a tablespace file."""
-    full = _dictionary_name(entry, space_id, names)
-    if full:
-        db, rest = full.split(".", 1)
-        m = PARTITION_RE.match(rest)
-        if m:
-            return db, m.group("table"), m.group("part")
-        return db, rest, None
+def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool = False) -> FileNaming:
+    """Names of one file: its own SDI first (MySQL 8), then the space-id-keyed dictionary
+    maps (ibdata1 SYS_TABLES/SYS_INDEXES, every file's SDI), then the path.
+
+    A shared tablespace (FSP_FLAGS_POS_SHARED in the file, or the dictionary says so: MySQL
+    general tablespaces such as ``ts1.ibd``, mysql.ibd) may hold several tables: its file name is
+    the tablespace's, not a table's, so the path check of file-per-table files does not apply;
+    its indexes are named by the tables the dictionary gives them."""
+    fn = FileNaming()
+    own = getattr(names, "by_file", {}).get(entry.path) if names is not None else None
+    dict_shared = getattr(names, "shared", {}) if names is not None else {}
+    fn.shared = bool(shared_flag or (own is not None and own.shared) or (space_id in dict_shared))
+    fn.tablespace = (own.tablespace if own is not None and own.tablespace else None) or dict_shared.get(space_id)
+    if own is not None and space_id is not None:
+        for (sp, iid), v in own.indexes.items():
+            if sp == space_id:
+                fn.index_names[iid] = v
+        if fn.index_names:
+            fn.source = "own SDI"
+    global_ok = False
+    if names is not None and space_id is not None:
+        if entry.role != "tablespace":
+            global_ok = True
+        elif fn.shared:
+            # a shared tablespace is named as its file (ts1 -> ts1.ibd); another server's
+            # tablespace with the same space id is not this file
+            tsname = dict_shared.get(space_id)
+            global_ok = tsname is None or _decode(tsname.rsplit("/", 1)[-1]) == _decode(_stem(entry.path))
+        elif own is not None and own.tables:
+            global_ok = False                 # the file's own SDI names it: another server's
+        else:                                 # file with the same space id must not
+            global_ok = _dictionary_name(entry, space_id, names) is not None
+    if global_ok:
+        added = False
+        for (sp, iid), v in getattr(names, "indexes", {}).items():
+            if sp == space_id and iid not in fn.index_names:
+                fn.index_names[iid] = v
+                added = True
+        if added and fn.source == "path":
+            fn.source = "dictionary"
     if entry.role != "tablespace":
-        return None, None, None
+        return fn
+    if fn.shared:
+        fn.tables = sorted({t for t, _ in fn.index_names.values()})
+        if own is not None:
+            fn.tables = sorted(set(fn.tables) | set(own.tables))
+        if len(fn.tables) == 1:
+            fn.database, fn.table, fn.partition = _split_full(fn.tables[0])
+        else:
+            ts = fn.tablespace.rsplit("/", 1)[-1] if fn.tablespace else _stem(entry.path)
+            fn.database, fn.table, fn.partition = None, ts, None
+        return fn
+    full = None
+    if own is not None and len(own.tables) == 1:
+        full = own.tables[0]
+    elif global_ok:
+        full = names.tables.get(space_id)
+    if full and "." in full:
+        fn.database, fn.table, fn.partition = _split_full(full)
+        fn.tables = [full]
+        return fn
     db, table, part = names_from_path(entry.path)
     if db is None and entry.abspath:       # a lone file: its directory is the database
         db = os.path.basename(os.path.dirname(os.path.abspath(entry.abspath))) or None
-    return db, table, part
+    fn.database, fn.table, fn.partition = db, table, part
+    return fn
+
+
+def _table_name(entry: FileEntry, space_id: int | None, names) -> tuple[str | None, str | None, str | None]:
+    """(database, table, partition) of a tablespace file."""
+    fn = entry.detail.get("innodb_naming") or file_naming(entry, space_id, names)
+    return fn.database, fn.table, fn.partition
 
 
 def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
@@ -250,16 +340,10 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
     entry.kind_names = pm.kind_names()
 
     space_id = pm.fsp.space_id if pm.fsp else int(pm.space_id[0]) if n else None
-    index_names = getattr(names, "indexes", {}) if names is not None else {}
-    if entry.role == "tablespace" and _dictionary_name(entry, space_id, names) is None:
-        index_names = {}
-    _, table_full, part = _table_name(entry, space_id, names)
-    db, _, _ = _table_name(entry, space_id, names)
-    table_label = None
-    if table_full:
-        table_label = f"{db}.{table_full}" if db else table_full
-        if part:
-            table_label += f"#P#{part}"
+    naming = file_naming(entry, space_id, names, shared_flag=pm.flavor == "mysql" and pm.flags.shared)
+    entry.detail["innodb_naming"] = naming
+    index_names = naming.index_names
+    table_label = naming.label() if entry.role == "tablespace" else None
 
     owner_names: dict[int, str] = {}
     indexes_json: list[dict[str, Any]] = []
@@ -270,7 +354,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
         npages = int(sel.sum())
         leaf = sel & (pm.level == 0)
         tname, iname = (None, None)
-        got = index_names.get((space_id, iid)) if space_id is not None else None
+        got = index_names.get(iid)
         if got:
             tname, iname = got
         if iname is None:
@@ -315,6 +399,9 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
                      "bad_pages": [int(i) for i in np.nonzero(~pm.checksum_ok)[0]] if pm.checksum_checked else []},
         "indexes": indexes_json,
     }
+    if entry.role == "tablespace":
+        section["tablespace"] = {"name": naming.tablespace, "shared": naming.shared,
+                                 "tables": naming.tables, "names_from": naming.source}
     entry.sections["innodb"] = section
     if pm.checksum_checked:
         bad = np.nonzero(~pm.checksum_ok)[0]
