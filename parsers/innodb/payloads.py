@@ -4,11 +4,22 @@
 page for page-compressed pages (MariaDB both layouts, MySQL type 14), the
 physical zip page for ROW_FORMAT=COMPRESSED, the raw page otherwise.
 ``page_bytes(entry, page_no)`` returns the raw stored page.
+
+Pages are read with ``pread`` on one cached read-only handle per file (a bounded LRU of
+:data:`MAX_OPEN_FILES` handles, closed on eviction, by :func:`close_handles` and at exit), not
+by opening and mapping the file for every page.  A handle is reopened when the path no longer
+names the same file (inode, size or mtime changed).  No map is kept, so a file truncated
+meanwhile gives a short read (an error naming the page), never SIGBUS.
 """
 from __future__ import annotations
 
+import atexit
+import os
+import threading
+from collections import OrderedDict
+
 from ..codecs.general import DEFAULT_MAX_OUTPUT
-from ..fileio import ReadOnlyFile
+from ..fileio import FileReadError, ReadOnlyFile
 from ..model import FileEntry
 from .fil import FIL_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED
 from .pagecomp import PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page
@@ -16,6 +27,62 @@ from .pagecomp import PageDecodeError, decode_fcrc32_page, decode_legacy_page, d
 
 class PayloadError(Exception):
     """A page's bytes could not be produced; the message names file and page."""
+
+
+#: bound of the handle cache (file descriptors kept open by page_bytes)
+MAX_OPEN_FILES = 16
+
+
+class _HandleCache:
+    """Bounded LRU of read-only file handles, keyed by absolute path."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._handles: OrderedDict[str, ReadOnlyFile] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _same_file(f: ReadOnlyFile, st: os.stat_result) -> bool:
+        o = f.stat
+        return (o.st_dev, o.st_ino, o.st_size, o.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def pread(self, path: str, offset: int, length: int) -> bytes:
+        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
+        st = os.stat(path)
+        with self._lock:               # held across the read: eviction never closes an fd in use
+            f = self._handles.get(path)
+            if f is not None and not self._same_file(f, st):
+                self._handles.pop(path)
+                f.close()
+                f = None
+            if f is None:
+                f = ReadOnlyFile(path)
+                self._handles[path] = f
+                while len(self._handles) > self.capacity:
+                    _, old = self._handles.popitem(last=False)
+                    old.close()
+            else:
+                self._handles.move_to_end(path)
+            return os.pread(f.fd, length, offset)
+
+    def close(self) -> None:
+        with self._lock:
+            while self._handles:
+                _, f = self._handles.popitem()
+                f.close()
+
+    def open_paths(self) -> list[str]:
+        with self._lock:
+            return list(self._handles)
+
+
+_HANDLES = _HandleCache(MAX_OPEN_FILES)
+atexit.register(_HANDLES.close)
+
+
+def close_handles() -> None:
+    """Close every cached handle (they are reopened on the next read)."""
+    _HANDLES.close()
 
 
 def _geometry(entry: FileEntry) -> tuple[int, int, object]:
@@ -31,8 +98,12 @@ def page_bytes(entry: FileEntry, page_no: int) -> bytes:
     physical, _, pm = _geometry(entry)
     if not 0 <= page_no < pm.n_pages:
         raise PayloadError(f"{entry.path}: page {page_no} out of range (0..{pm.n_pages - 1})")
-    with ReadOnlyFile(entry.abspath) as f:
-        data = f.pread(page_no * physical, physical)
+    try:
+        data = _HANDLES.pread(entry.abspath, page_no * physical, physical)
+    except FileReadError as e:
+        raise PayloadError(f"{entry.path}: page {page_no}: {str(e).split(': ', 1)[-1]}") from None
+    except OSError as e:
+        raise PayloadError(f"{entry.path}: page {page_no}: cannot read: {e.strerror or e}") from None
     if len(data) != physical:
         raise PayloadError(f"{entry.path}: page {page_no} truncated ({len(data)} of {physical} bytes)")
     return data
