@@ -50,6 +50,7 @@ CHECKSUM_SIZE = 16
 BLOCK_HEADER_SIZE = CHECKSUM_SIZE + COMPRESSED_BLOCK_HEADER_SIZE   # 25
 
 _HDR = struct.Struct("<BII")
+_U32 = struct.Struct("<I")
 
 
 class BlockError(Exception):
@@ -157,16 +158,176 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000, fd: 
     """Walks a compressed file by its block headers, payloads unread.
 
     The headers come from ``buf`` (bytes or a map), or, with ``fd``, from one
-    ``pread`` of the 25-byte header per block (no map, no page of payload
-    touched).  Stops at the first block whose framing is impossible (size
-    below the header, over 1 GiB, or running past the end of the file) and
-    records the error with its offset; the blocks before it are kept.
+    ``pread`` per block (no map, no page of payload touched).  Stops at the
+    first block whose framing is impossible (size below the header, over
+    1 GiB, or running past the end of the file) and records the error with
+    its offset; the blocks before it are kept.
+
+    The hot path reads each header (and the start of its payload, where a
+    ``Multiple`` block keeps its codec list) in one call and only follows the
+    compressed sizes; methods, chains and checks are then done with numpy over
+    all headers at once.  Where that path stops (a framing problem), the
+    careful walk takes over from the same offset and names the problem.
     """
     if fd is not None:
         if size is None:
             size = os.fstat(fd).st_size
     else:
         size = len(buf) if size is None else size
+    chains: list[tuple[int, ...]] = []
+    chain_index: dict[tuple[int, ...], int] = {}
+    offs, recs, pos = _follow_sizes(buf, size, max_blocks, fd)
+    parts = _decode_headers(offs, recs, chains, chain_index)
+    if parts[7] is not None:
+        pos = parts[7]
+    tail = _walk_slow(buf, size, max_blocks, fd, pos, chains, chain_index, len(parts[0])) \
+        if pos < size else ([], [], [], [], [], [], [], pos)
+    o2, c2, u2, m2, k2, b2, e2, end = tail
+    return BlockTable(
+        offsets=np.concatenate([parts[0], np.array(o2, dtype=np.uint64)]),
+        compressed=np.concatenate([parts[1], np.array(c2, dtype=np.uint32)]),
+        decompressed=np.concatenate([parts[2], np.array(u2, dtype=np.uint32)]),
+        methods=np.concatenate([parts[3], np.array(m2, dtype=np.uint8)]),
+        chains=chains,
+        chain_ids=np.concatenate([parts[4], np.array(k2, dtype=np.uint16)]),
+        size=size, end=end, errors=parts[6] + e2,
+        bad=np.concatenate([parts[5], np.array(b2, dtype=bool)]))
+
+
+#: bytes read per block on the hot path: the header and the first 39 payload
+#: bytes (a Multiple block's [n][n method bytes] codec list, n <= 38 here)
+_FAST_READ = 64
+_FAST_MAX_CHAIN = _FAST_READ - BLOCK_HEADER_SIZE - 1
+#: method bytes the engine knows, as a lookup table
+_KNOWN = np.zeros(256, dtype=bool)
+_KNOWN[list(ENGINE_CODEC_NAMES)] = True
+
+
+def _follow_sizes(buf, size: int, max_blocks: int, fd: int | None) -> tuple[list[int], list[bytes], int]:
+    """The hot loop: (block offsets, their first 64 bytes, where it stopped).
+    Stops before the first block that the careful walk must look at."""
+    offs: list[int] = []
+    recs: list[bytes] = []
+    add_off, add_rec = offs.append, recs.append
+    pos = 0
+    limit = size - BLOCK_HEADER_SIZE
+    last = DBMS_MAX_COMPRESSED_SIZE
+    left = max_blocks
+    u32 = _U32.unpack_from
+    try:
+        if fd is not None:
+            pread = os.pread
+            while pos <= limit and left:
+                hb = pread(fd, _FAST_READ, pos)
+                c, = u32(hb, 17)          # struct.error if the file shrank under us
+                if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
+                    break
+                add_off(pos)
+                add_rec(hb)
+                pos += CHECKSUM_SIZE + c
+                left -= 1
+        else:
+            while pos <= limit and left:
+                hb = bytes(buf[pos:pos + _FAST_READ])
+                c, = u32(hb, 17)
+                if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
+                    break
+                add_off(pos)
+                add_rec(hb)
+                pos += CHECKSUM_SIZE + c
+                left -= 1
+    except struct.error:
+        pass
+    return offs, recs, pos
+
+
+def _group_rows(key: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+    """(group per row, distinct rows as lists in order of first appearance).
+    Nearly every file has one chain: that case is one comparison."""
+    first = key[0]
+    if (key == first).all():
+        return np.zeros(len(key), dtype=np.intp), [first.tolist()]
+    rows = np.ascontiguousarray(key).view(f"V{key.shape[1]}").ravel().tolist()
+    index: dict[bytes, int] = {}
+    inv = np.fromiter((index.setdefault(r, len(index)) for r in rows), dtype=np.intp, count=len(rows))
+    distinct = [list(r) for r in index]
+    return inv, distinct
+
+
+def _decode_headers(offs: list[int], recs: list[bytes], chains: list, chain_index: dict) -> tuple:
+    """Methods, sizes, chains and problems of the hot loop's headers, at once.
+
+    Returns (offsets, compressed, decompressed, methods, chain ids, bad,
+    errors, resume): ``resume`` is the offset of the first block this cannot
+    judge from 64 bytes (a decompressed size over the limit, a codec list
+    longer than 38), from where the careful walk goes on; None when all were
+    judged."""
+    n = len(offs)
+    if n and (len(recs[-1]) != _FAST_READ or any(len(r) != _FAST_READ for r in recs[-4:])):
+        recs = [r if len(r) == _FAST_READ else r.ljust(_FAST_READ, b"\0") for r in recs]
+    raw = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(n, _FAST_READ)
+    method = raw[:, CHECKSUM_SIZE].copy()
+    csz = raw[:, 17:21].copy().view("<u4").ravel()
+    usz = raw[:, 21:25].copy().view("<u4").ravel()
+    cnt = raw[:, BLOCK_HEADER_SIZE].astype(np.int64)
+    payload = csz.astype(np.int64) - COMPRESSED_BLOCK_HEADER_SIZE
+    is_multi = method == Multiple
+    list_ok = is_multi & (payload >= 1) & (cnt >= 1) & (cnt <= payload - 1)
+    stop = (usz > DBMS_MAX_COMPRESSED_SIZE) | (list_ok & (cnt > _FAST_MAX_CHAIN))
+    resume = None
+    if stop.any():
+        k = int(np.argmax(stop))
+        resume = offs[k]
+        n = k
+        raw, method, csz, usz, cnt, payload, is_multi, list_ok = (
+            a[:k] for a in (raw, method, csz, usz, cnt, payload, is_multi, list_ok))
+    # chain key per block: the method, then (Multiple with a readable list) n and the list
+    key = np.zeros((n, 2 + _FAST_MAX_CHAIN), dtype=np.uint8)
+    key[:, 0] = method
+    sel = np.flatnonzero(list_ok)
+    if len(sel):
+        key[sel, 1] = cnt[sel]
+        lists = raw[sel, BLOCK_HEADER_SIZE + 1:BLOCK_HEADER_SIZE + 1 + _FAST_MAX_CHAIN]
+        key[sel, 2:] = np.where(np.arange(_FAST_MAX_CHAIN)[None, :] < cnt[sel][:, None], lists, 0)
+    chain_ids = np.zeros(n, dtype=np.uint16)
+    bad = np.zeros(n, dtype=bool)
+    problems: list[tuple[int, str]] = []
+    if n:
+        inv, ukeys = _group_rows(key)
+        ids = np.zeros(len(ukeys), dtype=np.uint16)
+        for u, k in enumerate(ukeys):         # in order of first appearance
+            if k[0] == Multiple:
+                chain = tuple(k[2:2 + k[1]]) if k[1] else (Multiple,)
+                unknown = [m for m in chain if not _KNOWN[m]] if k[1] else []
+                msg = f"Multiple block lists unknown method byte 0x{unknown[0]:02x}" if unknown else None
+            else:
+                chain = (k[0],)
+                msg = None if _KNOWN[k[0]] else f"unknown compression method byte 0x{k[0]:02x}"
+            cid = chain_index.get(chain)
+            if cid is None:
+                cid = chain_index[chain] = len(chains)
+                chains.append(chain)
+            ids[u] = cid
+            if msg:
+                problems.extend((i, msg) for i in np.flatnonzero(inv == u).tolist())
+        chain_ids = ids[inv]
+        for i in np.flatnonzero(is_multi & ~list_ok).tolist():      # as read_multiple_methods says
+            if payload[i] < 1:
+                problems.append((i, "Multiple block without codec list"))
+            else:
+                problems.append((i, f"Multiple block lists {int(cnt[i])} codecs in a {int(payload[i])}-byte payload"))
+    errors: list[tuple[str, int]] = []
+    for i, msg in sorted(problems, key=lambda t: t[0]):
+        bad[i] = True
+        errors.append((msg, offs[i]))
+    return (np.array(offs[:n], dtype=np.uint64), csz, usz, method, chain_ids, bad, errors, resume)
+
+
+def _walk_slow(buf, size: int, max_blocks: int, fd: int | None, pos: int, chains: list, chain_index: dict,
+               already: int = 0) -> tuple:
+    """The careful walk, one block at a time, from ``pos``: every framing
+    problem is named.  Returns (offsets, compressed, decompressed, methods,
+    chain ids, bad flags, errors, end)."""
     pread = os.pread
     offs: list[int] = []
     csz: list[int] = []
@@ -174,13 +335,10 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000, fd: 
     meth: list[int] = []
     chain_ids: list[int] = []
     bad: list[bool] = []
-    chains: list[tuple[int, ...]] = []
-    chain_index: dict[tuple[int, ...], int] = {}
     errors: list[tuple[str, int]] = []
     unpack = _HDR.unpack_from
-    pos = 0
     while pos < size:
-        if len(offs) >= max_blocks:
+        if already + len(offs) >= max_blocks:
             errors.append((f"more than {max_blocks} blocks, walk stopped", pos))
             break
         if pos + BLOCK_HEADER_SIZE > size:
@@ -239,14 +397,7 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000, fd: 
         chain_ids.append(cid)
         bad.append(is_bad)
         pos += CHECKSUM_SIZE + c
-    return BlockTable(
-        offsets=np.array(offs, dtype=np.uint64),
-        compressed=np.array(csz, dtype=np.uint32),
-        decompressed=np.array(usz, dtype=np.uint32),
-        methods=np.array(meth, dtype=np.uint8),
-        chains=chains,
-        chain_ids=np.array(chain_ids, dtype=np.uint16),
-        size=size, end=pos, errors=errors, bad=np.array(bad, dtype=bool))
+    return offs, csz, usz, meth, chain_ids, bad, errors, pos
 
 
 def verify_block_checksums(buf, table: BlockTable) -> np.ndarray:
