@@ -87,6 +87,46 @@ def chdb_sizes(datadir: str) -> tuple[float, dict] | None:
     return secs, out
 
 
+_CHDB_PROCESS = """
+import sys, chdb.session
+s = chdb.session.Session(sys.argv[1])
+r = s.query(sys.argv[2], "JSONEachRow")
+print(len(r.bytes().decode().splitlines()))
+"""
+_DBXRAY_PROCESS = """
+import sys
+sys.path.insert(0, sys.argv[2])
+from parsers.clickhouse.quick import column_sizes
+print(len(column_sizes(sys.argv[1])))
+"""
+
+
+def process_seconds(code: str, *args: str, repeat: int = 3) -> tuple[float, str]:
+    """Best wall time of a fresh Python process running ``code`` (start-up included)."""
+    best, out = float("inf"), ""
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+        best = min(best, time.perf_counter() - t0)
+        out = p.stdout.strip()
+    return best, out
+
+
+def chdb_process_seconds(datadir: str, repeat: int = 3) -> tuple[float, str] | None:
+    """chdb from a fresh process (import, engine start, session, query) on a copy."""
+    try:
+        import chdb  # noqa: F401
+    except ImportError:
+        return None
+    tmp = tempfile.mkdtemp(prefix="dbxray_chdb_")
+    try:
+        copy = os.path.join(tmp, "datadir")
+        shutil.copytree(datadir, copy, symlinks=True)
+        return process_seconds(_CHDB_PROCESS, copy, SQL, repeat=repeat)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datadir", help="an existing ClickHouse data directory")
@@ -144,6 +184,12 @@ def main(argv=None) -> int:
         print("  differs:", k, "dbxray", mine.get(k), "engine", theirs[k])
     print(f"ratio, full scan: dbxray is {secs / ours:.1f}x as fast as chdb")
     print(f"ratio, sizes path: dbxray is {secs / quick:.1f}x as fast as chdb (target >= 20x)")
+    cold = chdb_process_seconds(datadir, args.repeat)
+    mine_p, n_mine = process_seconds(_DBXRAY_PROCESS, datadir, str(REPO), repeat=args.repeat)
+    if cold is not None:
+        print(f"fresh processes (interpreter, imports and engine start-up included): chdb {cold[0]:.3f} s "
+              f"({cold[1]} rows), dbxray sizes path {mine_p:.3f} s ({n_mine} part columns): "
+              f"{cold[0] / mine_p:.1f}x")
     print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return 0 if not mismatch and not missing else 1
 
