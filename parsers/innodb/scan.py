@@ -22,6 +22,9 @@ from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKS
 from .fil import FIL_PAGE_TYPE_ALLOCATED, KIND_PAGE_COMPRESSED_UNDECODED
 from .holes import expected_hole_per_page, hole_bytes_per_unit
 from .zip import zblob_chains
+from .fil import FIL_PAGE_COMPRESSED
+from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
+from .pagecomp import PageDecodeError, decode_mysql_page
 from .pagemap import PageMap, PageMapError, build_page_map
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
@@ -256,6 +259,7 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         changed = f.changed()
         if changed:
             entry.errors.append(changed)
+        lobs = read_lobs(f, pm, ctx.check) if pm.flavor == "mysql" else None
     for msg, off in pm.errors:
         entry.add_error(msg, off)
     for w in pm.warnings:
@@ -273,8 +277,37 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
                               f"payload lengths from the page headers, original page types unknown)")
     if pm.encrypted.any():
         entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (shown as encrypted, not decrypted)")
-    fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096)
+    fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096, lobs=lobs)
     return pm
+
+
+def read_lobs(f: ReadOnlyFile, pm: PageMap, check=None) -> list[Lob] | None:
+    """Follow every MySQL 8 LOB / ZLOB of the file from its first pages (None when it has none).
+    Pages are read as the engine sees them: MySQL COMPRESSION= pages decompressed; encrypted
+    and corrupt pages are not read (a LOB reaching one records an error)."""
+    unreadable = pm.encrypted | pm.corrupt
+    firsts = np.nonzero(np.isin(pm.kind, LOB_FIRST_TYPES) & ~unreadable)[0]
+    if not len(firsts):
+        return None
+    physical, logical = pm.physical, pm.logical
+
+    def read_page(p: int) -> bytes:
+        if unreadable[p]:
+            raise LobError(f"page {p} is {'encrypted' if pm.encrypted[p] else 'corrupt'}; not read")
+        raw = f.read_exact(p * physical, physical)
+        if pm.compressed[p] and int(pm.type[p]) == FIL_PAGE_COMPRESSED:
+            try:
+                return decode_mysql_page(raw, logical).page
+            except PageDecodeError as e:
+                raise LobError(f"page {p}: {e}") from None
+        return raw
+
+    out = []
+    for k, p in enumerate(firsts.tolist()):
+        if check is not None and k % 1024 == 0:
+            check()
+        out.append(follow_lob(read_page, p, pm.n_pages))
+    return out
 
 
 def _owner_codes(pm: PageMap) -> tuple[np.ndarray, dict[int, int]]:
@@ -300,7 +333,48 @@ def _owner_codes(pm: PageMap) -> tuple[np.ndarray, dict[int, int]]:
     return owner, codes
 
 
-def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) -> None:
+def _lob_facts(entry: FileEntry, pm: PageMap, lobs: list[Lob] | None):
+    """(per-page first page of its LOB, {index id: (lobs, pages)}, the file's "lobs" JSON)."""
+    n = pm.n_pages
+    lob_types = np.isin(pm.kind, LOB_TYPES)
+    if not lobs and not lob_types.any():
+        return None, {}, None
+    lobs = lobs or []
+    live = [lob for lob in lobs if not pm.free[lob.first_page]]
+    freed = [lob for lob in lobs if pm.free[lob.first_page]]
+    owner_page = page_lob_owner(live + freed, n)
+    per_index: dict[int, list[int]] = {}
+    for lob in live:
+        if pm.owned[lob.first_page]:
+            got = per_index.setdefault(int(pm.owner_index[lob.first_page]), [0, 0])
+            got[0] += 1
+            got[1] += lob.n_pages
+    unreached = lob_types & (owner_page < 0)
+    in_use = unreached & ~pm.free
+    errors = [e for lob in live for e in lob.errors]      # a freed first page's lists are stale
+    for msg in errors[:8]:
+        entry.warnings.append(f"{entry.path}: {msg}")
+    if len(errors) > 8:
+        entry.warnings.append(f"{entry.path}: {len(errors)} LOB chain problems in all")
+    if in_use.any():
+        pages = np.nonzero(in_use)[0]
+        entry.warnings.append(f"{entry.path}: {len(pages)} LOB page(s) in use that no LOB first page reaches "
+                              f"(pages {', '.join(str(int(i)) for i in pages[:8])}{', ...' if len(pages) > 8 else ''})")
+    facts = {
+        "count": len(live), "pages": sum(lob.n_pages for lob in live),
+        "bytes": sum(lob.length for lob in live),
+        "compressed": sum(1 for lob in live if lob.compressed),
+        "compressed_bytes": sum(lob.zlength for lob in live if lob.compressed),
+        "old_versions": sum(lob.versions for lob in live),
+        "freed": len(freed), "freed_pages": sum(lob.n_pages for lob in freed),
+        "unreached_pages": int(unreached.sum()), "unreached_in_use_pages": int(in_use.sum()),
+        "errors": len(errors),
+    }
+    return owner_page, per_index, facts
+
+
+def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
+               lobs: list[Lob] | None = None) -> None:
     """Units, kind/owner names, the JSON section and the view arrays of one file."""
     n, physical, logical = pm.n_pages, pm.physical, pm.logical
     units = empty_units(n)
@@ -345,6 +419,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
     index_names = naming.index_names
     table_label = naming.label() if entry.role == "tablespace" else None
 
+    lob_owner_page, lob_per_index, lob_json = _lob_facts(entry, pm, lobs)
     owner_names: dict[int, str] = {}
     indexes_json: list[dict[str, Any]] = []
     live_index = is_index & ~pm.free
@@ -371,6 +446,10 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
             "records": int(pm.n_recs[leaf].astype(np.int64).sum()),
             "fill_ratio": round(fill_ratio, 6) if fill_ratio is not None else None,
         })
+        if lob_json is not None:
+            n_lobs, n_lob_pages = lob_per_index.get(iid, (0, 0))
+            indexes_json[-1]["lobs"] = n_lobs
+            indexes_json[-1]["lob_pages"] = n_lob_pages
         code = codes.get(iid)
         if code is not None:
             owner_names[code] = f"{tname}.{iname}" if tname else iname
@@ -399,6 +478,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
                      "bad_pages": [int(i) for i in np.nonzero(~pm.checksum_ok)[0]] if pm.checksum_checked else []},
         "indexes": indexes_json,
     }
+    if lob_json is not None:
+        section["lobs"] = lob_json
     if entry.role == "tablespace":
         section["tablespace"] = {"name": naming.tablespace, "shared": naming.shared,
                                  "tables": naming.tables, "names_from": naming.source}
@@ -424,6 +505,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096) 
         "flavor": pm.flavor, "fsp_header": pm.fsp, "fsp_flags": pm.flags,
         "segments": pm.segments, "extent_map": pm.extent_map,
         "zblob_chains": zblob_chains(pm.kind, pm.next) if pm.flags.zip_size else [],
+        "lobs": lobs or [], "lob_first_page": lob_owner_page,
     }
 
 
