@@ -321,3 +321,21 @@ def test_sakila_80_staff_picture(sparse_fixtures):
     (prim,) = [i for i in f.sections["innodb"]["indexes"] if i["name"] == "PRIMARY"]
     assert (prim["table"], prim["lobs"], prim["lob_pages"]) == ("sakila.staff", 1, 3)
     assert f.sections["innodb"]["lobs"]["bytes"] == x.length
+
+
+def test_json_validates_against_the_schema(lob_files):
+    """The additive fields (lobs, per-index lobs/lob_pages, tablespace) as the schema describes."""
+    import jsonschema
+    from pathlib import Path
+    schema = json.loads((Path(__file__).resolve().parent.parent / "resources" / "scan.schema.json").read_text())
+    inno = schema["properties"]["files"]["items"]["properties"]["innodb"]
+    for label, f, _ in lob_files:
+        sec = json.loads(json.dumps(f.sections["innodb"]))
+        jsonschema.validate(sec, inno)
+        assert set(sec["lobs"]) == set(inno["properties"]["lobs"]["properties"]), label
+        for i in sec["indexes"]:
+            assert {"lobs", "lob_pages"} <= set(i)
+    bad = json.loads(json.dumps(lob_files[0][1].sections["innodb"]))
+    bad["lobs"]["count"] = "five"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, inno)
