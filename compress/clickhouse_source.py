@@ -134,6 +134,37 @@ def column_unitset(dataset, mod, ch, db: str, table: str, col: dict, default_cha
     return us, model, current
 
 
+def table_files(dataset, tb: dict) -> list:
+    """The file entries of a table's active parts (projections included)."""
+    prefixes = tuple(p["path"].rstrip("/") + "/" for p in tb.get("parts", [])
+                     if p.get("active") and p.get("state", "active") == "active" and p.get("path"))
+    if not prefixes:
+        return []
+    return [f for f in dataset.files if f.engine == "clickhouse" and f.path.startswith(prefixes)]
+
+
+def _raw_table_results(run, dataset, tb: dict, tt, codecs: list[Codec]) -> None:
+    """ZFS / btrfs compression of the table's files as they are (already
+    ClickHouse-compressed), as the comparison the issue asks for: what the
+    filesystem would still save under the engine's own compression."""
+    from .models import BtrfsExtents, ZFSRecords
+    from .sources import raw_records_many
+    from .whatif import _add_results, _pairs, _speeds
+    files = table_files(dataset, tb)
+    if not files:
+        return
+    raw = raw_records_many(files, 131072, f"{tt.target} (raw files of the active parts, 128 KiB records)")
+    pairs = _pairs(list(codecs), [ZFSRecords(), BtrfsExtents()], tt.notes)
+    if not pairs or not len(raw):
+        return
+    tt.info["raw_files"] = len(files)
+    tt.info["raw_file_bytes"] = int(raw.logical_bytes)
+    tt.info["raw_allocated_bytes"] = int(sum(int(f.allocated_bytes or 0) for f in files))
+    proj = run.project(raw, pairs, count=False)
+    speeds = _speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+    _add_results(tt, proj, speeds)
+
+
 def targets(run, dataset, codecs: list[Codec]) -> list:
     """Column targets (``db.table.column``) and table targets (``db.table``)."""
     from .whatif import Result, Target, _pairs, _speeds, combine
@@ -210,5 +241,7 @@ def targets(run, dataset, codecs: list[Codec]) -> list:
             else:
                 tt.results.append(Result(cname, "clickhouse_blocks", combine(ests),
                                          total / cs_w if cs_w else 0.0, total / ds_w if ds_w else 0.0))
+        if run.raw_models:
+            _raw_table_results(run, dataset, tb, tt, codecs)
         out.append(tt)
     return out

@@ -192,3 +192,26 @@ def raw_records(entry: FileEntry, record: int) -> UnitSet:
     return UnitSet(label=f"{entry.path} (raw {record // 1024} KiB records)", logical=logical,
                    strata=np.zeros(n, dtype=np.int64), payload=payload, zero=zero, order_key=starts,
                    meta={"entry": entry})
+
+
+def raw_records_many(entries: list[FileEntry], record: int, label: str) -> UnitSet:
+    """The bytes of several files (e.g. every file of a table's active
+    ClickHouse parts) cut in ``record``-byte records, each file on its own
+    (a filesystem compresses records of one file, the last one short), one
+    stratum per file."""
+    sets = [raw_records(e, record) for e in entries if e.apparent_bytes]
+    if not sets:
+        return UnitSet(label=label, logical=np.zeros(0, dtype=np.int64), strata=np.zeros(0, dtype=np.int64),
+                       payload=lambda k: b"", zero=np.zeros(0, dtype=bool), order_key=np.zeros(0, dtype=np.int64))
+    lens = np.array([len(u) for u in sets], dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    which = np.repeat(np.arange(len(sets), dtype=np.int64), lens)
+
+    def payload(k: int) -> bytes:
+        i = int(which[k])
+        return sets[i].payload(int(k - first[i]))
+
+    return UnitSet(label=label, logical=np.concatenate([u.logical for u in sets]), strata=which.copy(),
+                   payload=payload, zero=np.concatenate([u.zero for u in sets]),
+                   order_key=np.concatenate([u.order_key for u in sets]),
+                   meta={"entries": [u.meta["entry"] for u in sets]})
