@@ -134,7 +134,7 @@ def test_mysql_datadir_tablespace_names(datadir_names):
     checked = 0
     for zname, (root, members, files) in datadir_names.items():
         n = nm.resolve_names(files)
-        assert n.source == "SDI"
+        assert n.source == "SDI + mysql.ibd dictionary"
         top = root.name
         for m in members:
             o = m.get("observed") or {}

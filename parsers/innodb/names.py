@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import FileEntry
-from . import redo, sdi, sysdict, trxsys
+from . import ddtables, redo, sdi, sysdict, trxsys
 from .sysfile import FIL_PAGE_TYPE_FSP_HDR, PageError, SpaceFile, read_fil_header
 
 #: dict0dict.h / dict0boot.h (MySQL): change buffer index id = DICT_IBUF_ID_MIN + space id
@@ -61,6 +61,16 @@ class Names:
     shared: dict[int, str | None] = field(default_factory=dict)
     #: file path -> names from that file's own SDI
     by_file: dict[str, FileNames] = field(default_factory=dict)
+    #: directory of a mysql.ibd ("" for the root) -> what its dictionary tables say per space id
+    dd: dict[str, ddtables.DdNames] = field(default_factory=dict)
+
+    def dictionary_for(self, path: str) -> ddtables.DdNames | None:
+        """The mysql.ibd dictionary of the data directory holding ``path`` (nearest above it)."""
+        best = None
+        for d, dd in self.dd.items():
+            if (d == "" or path.startswith(d + "/")) and (best is None or len(d) > len(best[0])):
+                best = (d, dd)
+        return best[1] if best else None
 
 
 def decode_filename(name: str) -> str:
@@ -202,6 +212,12 @@ def resolve_names(files: list[FileEntry]) -> Names:
                 if fl is None or fl.full_crc32 or not fl.sdi:
                     continue
                 info = sdi.read_sdi(space)
+                if os.path.basename(f.path).lower() == "mysql.ibd" and info.records:
+                    # MySQL 8 data dictionary tables: names of files whose own SDI cannot be read
+                    dd = ddtables.read_dd_names(space, info)
+                    names.errors.extend(dd.errors)
+                    if dd.spaces:
+                        names.dd[os.path.dirname(f.path)] = dd
         except PageError as e:
             names.errors.append(str(e))
             continue
@@ -211,6 +227,8 @@ def resolve_names(files: list[FileEntry]) -> Names:
         names_from_sdi(infos, names)
         if any(i.records for i in infos):
             sources.append("SDI")
+    if names.dd:
+        sources.append("mysql.ibd dictionary")
     names.source = " + ".join(sources)
     return names
 

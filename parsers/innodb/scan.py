@@ -161,6 +161,26 @@ def _dictionary_name(entry: FileEntry, space_id: int | None, names) -> str | Non
     return full
 
 
+def _dd_space(entry: FileEntry, space_id: int | None, names):
+    """mysql.ibd's dictionary entry for this file's space id, when its tablespace name is this
+    file's (``db/table[#p#part]`` for file-per-table, the file name for general tablespaces)."""
+    if names is None or space_id is None or not hasattr(names, "dictionary_for"):
+        return None
+    dd = names.dictionary_for(entry.path)
+    ds = dd.spaces.get(space_id) if dd is not None else None
+    if ds is None:
+        return None
+    if entry.role != "tablespace":
+        return ds
+    parts = entry.path.split("/")
+    stem = _decode(_stem(entry.path))
+    name = _decode(ds.name)
+    if "/" in name:
+        db, table = name.split("/", 1)
+        return ds if len(parts) >= 2 and _decode(parts[-2]) == db and table == stem else None
+    return ds if name == stem else None
+
+
 def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool = False) -> FileNaming:
     """Names of one file: its own SDI first (MySQL 8), then the space-id-keyed dictionary
     maps (ibdata1 SYS_TABLES/SYS_INDEXES, every file's SDI), then the path.
@@ -180,6 +200,18 @@ def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool
                 fn.index_names[iid] = v
         if fn.index_names:
             fn.source = "own SDI"
+    # MySQL 8: the dictionary tables of the data directory's mysql.ibd, when they name this file
+    ddspace = _dd_space(entry, space_id, names)
+    if ddspace is not None:
+        fn.shared = fn.shared or ddspace.shared
+        fn.tablespace = fn.tablespace or ddspace.name
+        added = False
+        for iid, v in ddspace.indexes.items():
+            if iid not in fn.index_names:
+                fn.index_names[iid] = v
+                added = True
+        if added and fn.source == "path":
+            fn.source = "mysql.ibd"
     global_ok = False
     if names is not None and space_id is not None:
         if entry.role != "tablespace":
@@ -189,7 +221,7 @@ def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool
             # tablespace with the same space id is not this file
             tsname = dict_shared.get(space_id)
             global_ok = tsname is None or _decode(tsname.rsplit("/", 1)[-1]) == _decode(_stem(entry.path))
-        elif own is not None and own.tables:
+        elif (own is not None and own.tables) or (ddspace is not None and ddspace.tables):
             global_ok = False                 # the file's own SDI names it: another server's
         else:                                 # file with the same space id must not
             global_ok = _dictionary_name(entry, space_id, names) is not None
@@ -207,6 +239,8 @@ def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool
         fn.tables = sorted({t for t, _ in fn.index_names.values()})
         if own is not None:
             fn.tables = sorted(set(fn.tables) | set(own.tables))
+        if ddspace is not None:
+            fn.tables = sorted(set(fn.tables) | set(ddspace.tables))
         if len(fn.tables) == 1:
             fn.database, fn.table, fn.partition = _split_full(fn.tables[0])
         else:
@@ -216,6 +250,8 @@ def file_naming(entry: FileEntry, space_id: int | None, names, shared_flag: bool
     full = None
     if own is not None and len(own.tables) == 1:
         full = own.tables[0]
+    elif ddspace is not None and len(ddspace.tables) == 1:
+        full = ddspace.tables[0]
     elif global_ok:
         full = names.tables.get(space_id)
     if full and "." in full:
