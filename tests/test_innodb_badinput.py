@@ -321,3 +321,22 @@ def test_lzma_level9_page_decodes_but_huge_dictionary_is_refused():
     huge = lzma.compress(b"x" * 100, format=lzma.FORMAT_XZ, filters=filters)
     with pytest.raises(pagecomp.PageDecodeError, match="lzma"):
         pagecomp.decode_payload("lzma", huge, PS, None)
+
+
+def test_lzma_header_decode_gives_the_exact_payload_length():
+    """lzma pages are decoded by their headers only: an .xz stream ends in its
+    footer magic "YZ", so the zero fill behind it gives its exact length.  A
+    stream that does not end so (the legacy .lzma format, which may end in a
+    zero byte) gets the full decode, and still its exact length."""
+    import lzma
+    rng = np.random.default_rng(5)
+    page = bytes(rng.integers(0, 4, PS, dtype=np.uint8))
+    for fmt in (lzma.FORMAT_XZ, lzma.FORMAT_ALONE):
+        kw = {"check": lzma.CHECK_NONE} if fmt == lzma.FORMAT_XZ else {}
+        stream = lzma.compress(page, format=fmt, **kw)
+        data = stream + bytes(300) + b"\x01\x02\x03\x04"          # zero fill, then the page checksum
+        out, used = pagecomp.decode_payload("lzma", data, PS, None, prefix=128)
+        assert out == page[:128]
+        assert used == len(stream), (fmt, used, len(stream))
+        full, used_full = pagecomp.decode_payload("lzma", data, PS, None)
+        assert full == page and used_full == len(stream)

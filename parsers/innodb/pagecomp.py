@@ -224,7 +224,13 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
             raise PageDecodeError(f"{algorithm}: {e}") from None
         if len(out) < prefix:
             raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")
-        return out, exact_len if exact_len is not None else zero_trimmed_length(data)
+        if exact_len is not None:
+            return out, exact_len
+        used = zero_trimmed_length(data)
+        if algorithm == "lzma" and data[used - 2:used] != XZ_FOOTER_MAGIC:
+            # not an .xz stream ending in its footer: only the full decode knows its length
+            return out, _stream_lzma(data, out_size)[1]
+        return out, used
     try:
         if algorithm == "zlib":
             out, used = _stream_zlib(data, out_size)
@@ -254,11 +260,18 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
     return out, used
 
 
+#: the last two bytes of an .xz stream footer (xz-file-format.txt 2.1.2.4, "YZ");
+#: MariaDB's lzma pages are .xz streams (lzma_easy_buffer_encode in fil_page_compress),
+#: so their zero-trimmed length is exact: the stream never ends in a zero byte
+XZ_FOOTER_MAGIC = b"YZ"
+
+
 def zero_trimmed_length(data: bytes) -> int:
     """Payload length as the zero fill behind the stream shows it: MariaDB
     clears everything between the stream end and the 4-byte checksum
     (fil_page_compress_for_full_crc32).  Exact unless the stream itself ends
-    in zero bytes; the exact length needs the full decode."""
+    in zero bytes (zlib's Adler-32 may; an .xz footer never does); the exact
+    length then needs the full decode."""
     body = data[:-4] if len(data) > 4 else data
     return len(body.rstrip(b"\0"))
 

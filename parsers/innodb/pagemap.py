@@ -186,10 +186,12 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                    holes: list[tuple[int, int]] | None = None, header_reads: bool = False) -> PageMap:
     """Read the page map of the open file ``f`` (``path`` names it in errors).
 
-    ``exact_payload=False`` decodes only the headers of zlib / lzma
-    page_compressed pages (full_crc32 layout) and takes their payload length
-    from the zero fill behind the stream (exact unless the stream ends in a
-    zero byte); the default decodes every page in full."""
+    ``exact_payload=False`` decodes only the headers of zlib page_compressed
+    pages (full_crc32 layout) and takes their payload length from the zero
+    fill behind the stream (exact unless the Adler-32 ends in a zero byte);
+    the default decodes zlib pages in full.  lzma pages are always decoded
+    by their headers: an .xz stream ends in its footer magic, so the zero
+    fill gives its exact length."""
     size = f.size
     if size < 1024:
         raise PageMapError(f"{size} bytes is too small for an InnoDB page")
@@ -412,7 +414,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             todo.append((i, raw[:h.stored_bytes]))
         # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
         # not asked for): the headers first, the whole page only for INODE pages
-        fast = algo in _SLOW or (not exact_payload and algo in ("zlib", "lzma"))
+        # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
+        fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo == "zlib")
 
         def one(raw: bytes):
             try:
