@@ -228,26 +228,27 @@ def read_dd_names(space: SpaceFile, info: SdiInfo) -> DdNames:
 
     ts_by_dd: dict[int, DdSpace] = {}
     for row in rows["tablespaces"]:
-        se = parse_se_private_data(row.get("se_private_data") or "")
+        se_text = row.get("se_private_data")
+        se = parse_se_private_data(se_text if isinstance(se_text, str) else "")
         sid = _int(se.get("id"))
         if sid is None:
             continue
         flags = _int(se.get("flags")) or 0
         ds = DdSpace(sid, str(row.get("name") or ""), bool(flags >> FSP_FLAGS_POS_SHARED & 1))
-        ts_by_dd[row["id"]] = ds
+        ts_by_dd[row.get("id")] = ds
         out.spaces[sid] = ds
-    schemata = {row["id"]: row.get("name") for row in rows["schemata"]}
-    tables = {row["id"]: row for row in rows["tables"]}
-    parts = {row["id"]: row for row in rows["table_partitions"]}
+    schemata = {row.get("id"): row.get("name") for row in rows["schemata"]}
+    tables = {row.get("id"): row for row in rows["tables"]}
+    parts = {row.get("id"): row for row in rows["table_partitions"]}
 
     def full_name(table_id: int) -> str | None:
         t = tables.get(table_id)
-        if t is None or schemata.get(t.get("schema_id")) is None:
+        if t is None or not isinstance(schemata.get(t.get("schema_id")), str):
             return None
         return f"{schemata[t['schema_id']]}.{t.get('name')}"
 
-    def put(se_text: str | None, tname: str, iname: str) -> None:
-        se = parse_se_private_data(se_text or "")
+    def put(se_text, tname: str, iname: str) -> None:
+        se = parse_se_private_data(se_text if isinstance(se_text, str) else "")
         sid, iid = _int(se.get("space_id")), _int(se.get("id"))
         if sid is None or iid is None:
             return
@@ -258,9 +259,9 @@ def read_dd_names(space: SpaceFile, info: SdiInfo) -> DdNames:
         if tname not in ds.tables:
             ds.tables.append(tname)
 
-    index_rows = {row["id"]: row for row in rows["indexes"]}
+    index_rows = {row.get("id"): row for row in rows["indexes"]}
     for row in rows["indexes"]:
-        if (row.get("engine") or "").lower() != "innodb":
+        if not isinstance(row.get("engine"), str) or row["engine"].lower() != "innodb":
             continue
         tname = full_name(row.get("table_id"))
         if tname is not None:

@@ -214,10 +214,14 @@ def resolve_names(files: list[FileEntry]) -> Names:
                 info = sdi.read_sdi(space)
                 if os.path.basename(f.path).lower() == "mysql.ibd" and info.records:
                     # MySQL 8 data dictionary tables: names of files whose own SDI cannot be read
-                    dd = ddtables.read_dd_names(space, info)
-                    names.errors.extend(dd.errors)
-                    if dd.spaces:
-                        names.dd[os.path.dirname(f.path)] = dd
+                    try:
+                        dd = ddtables.read_dd_names(space, info)
+                    except (ddtables.DdError, ValueError, TypeError, KeyError, AttributeError) as e:
+                        names.errors.append(f"{f.path}: data dictionary tables not read: {e}")
+                    else:
+                        names.errors.extend(dd.errors)
+                        if dd.spaces:
+                            names.dd[os.path.dirname(f.path)] = dd
         except PageError as e:
             names.errors.append(str(e))
             continue

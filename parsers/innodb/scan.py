@@ -330,7 +330,10 @@ def read_lobs(f: ReadOnlyFile, pm: PageMap, check=None) -> list[Lob] | None:
     def read_page(p: int) -> bytes:
         if unreadable[p]:
             raise LobError(f"page {p} is {'encrypted' if pm.encrypted[p] else 'corrupt'}; not read")
-        raw = f.read_exact(p * physical, physical)
+        try:
+            raw = f.read_exact(p * physical, physical)
+        except FileReadError as e:
+            raise LobError(f"page {p}: {str(e).split(': ', 1)[-1]}") from None
         if pm.compressed[p] and int(pm.type[p]) == FIL_PAGE_COMPRESSED:
             try:
                 return decode_mysql_page(raw, logical).page
