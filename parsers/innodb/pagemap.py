@@ -185,18 +185,19 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
         pass
 
 
-def _decode_all(one, raws: list, threaded: bool) -> list:
-    """``one`` over every page, in order; on all cores (batches of pages per
-    task) when ``threaded`` and there are enough pages."""
+def _decode_all(one, raws: list, threaded: bool, check=lambda: None) -> list:
+    """``one`` over every page, in order, ``check`` (the cancel hook) between
+    batches of pages; on all cores when ``threaded`` and there are enough pages."""
+    def batch(k: int) -> list:
+        check()
+        return [one(r) for r in raws[k:k + _THREAD_BATCH]]
+    starts = range(0, len(raws), _THREAD_BATCH)
     workers = min(8, os.cpu_count() or 1)
     if not threaded or workers < 2 or len(raws) < 2 * _THREAD_BATCH:
-        return [one(r) for r in raws]
+        return [d for k in starts for d in batch(k)]
     from concurrent.futures import ThreadPoolExecutor
-
-    def batch(k: int) -> list:
-        return [one(r) for r in raws[k:k + _THREAD_BATCH]]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [d for part in pool.map(batch, range(0, len(raws), _THREAD_BATCH)) for d in part]
+        return [d for part in pool.map(batch, starts) for d in part]
 
 
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
@@ -444,7 +445,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             except PageDecodeError as e:
                 return e
 
-        for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], threaded=algo in _THREADED and not fast)):
+        for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], algo in _THREADED and not fast, check)):
             if isinstance(d, PageDecodeError):
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 if str(d).endswith("not decoded"):
