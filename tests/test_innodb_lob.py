@@ -361,3 +361,15 @@ def test_damaged_lob_page_is_named_and_the_rest_kept(fixtures_root, tmp_path):
            f"expected 24/23" in " ".join(f.warnings)
     assert lobs["pages"] == clean.sections["innodb"]["lobs"]["pages"] - 1
     assert f.sections["innodb"]["indexes"][0]["records"] == clean.sections["innodb"]["indexes"][0]["records"]
+
+
+def test_inspector_names_the_lob_of_a_page(lob_files):
+    from parsers.innodb.scan import inspect_page
+    label, f, _ = [x for x in lob_files if x[0] == "ibdninja/8.0/blob_external.ibd"][0]
+    pm = f.detail["innodb"]["page_map"]
+    (big,) = [x for x in f.detail["innodb"]["lobs"] if x.length == 65000]
+    for p in big.pages:
+        got = inspect_page(f, p)["lob"]
+        assert got == {"first_page": big.first_page, "length": 65000, "pages": 5, "compressed": False,
+                       "freed": False, "index_id": 194}
+    assert "lob" not in inspect_page(f, 4)          # the clustered index root

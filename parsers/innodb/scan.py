@@ -565,4 +565,12 @@ def inspect_page(entry: FileEntry, page_no: int) -> dict[str, Any]:
         out["segment"] = int(pm.seg_id[page_no])
         out["checksum_ok"] = bool(pm.checksum_ok[page_no])
         out["kind"] = entry.kind_names.get(int(pm.kind[page_no]), str(int(pm.kind[page_no])))
+        owner = det.get("lob_first_page")
+        if owner is not None and owner[page_no] >= 0:
+            first = int(owner[page_no])
+            lob = next((x for x in det.get("lobs") or [] if x.first_page == first), None)
+            if lob is not None:
+                out["lob"] = {"first_page": first, "length": lob.length, "pages": lob.n_pages,
+                              "compressed": lob.compressed, "freed": bool(pm.free[first]),
+                              "index_id": int(pm.owner_index[first]) if pm.owned[first] else None}
     return out
