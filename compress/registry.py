@@ -131,7 +131,7 @@ class Codec:
         if fam == "snappy":
             return g.snappy_decompress(blob, max_output)
         if fam == "brotli":
-            return g.brotli_decompress(blob, max_output)
+            return g.brotli_decompress(blob, max_output, size_hint=size)
         if fam == "quicklz":
             from parsers.codecs import quicklz
             return quicklz.decompress(blob, max_output, expected_size=size)
@@ -156,33 +156,14 @@ def _zlib(data: bytes, level: int | None) -> bytes:
     return g.zlib_compress(data, level)
 
 
-#: lz4.h LZ4_64Klimit: below it LZ4_compress_default uses a 16-bit hash table
-LZ4_64K_LIMIT = 65536 + 11
-
-
 def _lz4(data: bytes, level: int | None) -> bytes:
     """LZ4_compress_default, the call MariaDB (fil_page_compress_low) and ClickHouse
-    (CompressionCodecLZ4) make.  Below LZ4_64Klimit it uses a 16-bit hash
-    table that python-lz4's block API never uses (other bytes, other size), so
-    small inputs go through the codec layer's exact encoder; from the limit
-    on both give the same bytes and python-lz4, which releases the GIL, is
-    used (tested in tests/test_compress_registry.py)."""
-    if len(data) >= LZ4_64K_LIMIT:
-        return g.lz4_block_compress(data)
-    fn = _lz4_default()
-    return fn(data) if fn is not None else g.lz4_block_compress(data)
-
-
-_LZ4_DEFAULT: list = []
-
-
-def _lz4_default():
-    if not _LZ4_DEFAULT:
-        try:
-            _LZ4_DEFAULT.append(ch_block_module().lz4_compress_default)
-        except (CodecUnavailable, AttributeError):
-            _LZ4_DEFAULT.append(None)
-    return _LZ4_DEFAULT[0]
+    (CompressionCodecLZ4) make, at every size: the codec layer's encoder
+    (cramjam, which releases the GIL).  python-lz4's block API gives other
+    bytes below LZ4_64Klimit (64 KiB + 11: LZ4_compress_default's 16-bit hash
+    table there) and is not faster above it, so it is not used
+    (tests/test_compress_registry.py compares the bytes at both sides of the limit)."""
+    return g.lz4_block_compress(data)
 
 
 def _lz4hc(data: bytes, level: int | None) -> bytes:

@@ -205,10 +205,38 @@ def brotli_compress(data: bytes, level: int = 11) -> bytes:
     return bytes(cramjam.brotli.compress(data, level=level))
 
 
-def brotli_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
-    try:
-        out = bytes(cramjam.brotli.decompress(data))
-    except Exception as e:
-        raise DecodeError(f"brotli: {e}") from None
-    _check_cap(len(out), max_output, "brotli")
-    return out
+#: first output buffer for a brotli stream of unknown decoded size: this many
+#: times its compressed size (at least 64 KiB), doubled while it is too small
+_BROTLI_FIRST_GUESS = 8
+
+
+def brotli_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hint: int | None = None) -> bytes:
+    """Decode a brotli stream into a bounded buffer: never more than ``max_output`` bytes.
+
+    cramjam's ``decompress_into`` writes into a buffer we allocate and fails
+    ("failed to write whole buffer") as soon as the stream wants more room,
+    without decoding the rest, so a bomb costs at most the buffer.  The buffer
+    is ``size_hint + 1`` bytes when the caller knows the decoded size, else a
+    guess doubled while too small; it is never larger than ``max_output + 1``
+    (one byte more than the cap tells a stream that exactly fills the cap
+    from one that goes over it).  Each retry decodes from the start (at most
+    log2(cap / 64 KiB) retries); a corrupt or truncated stream fails at once."""
+    limit = max_output + 1
+    if size_hint is not None:
+        _check_cap(size_hint, max_output, "brotli")
+        size = min(size_hint + 1, limit)
+    else:
+        size = min(max(64 * 1024, _BROTLI_FIRST_GUESS * len(data)), limit)
+    while True:
+        buf = bytearray(size)
+        try:
+            n = cramjam.brotli.decompress_into(data, buf)
+        except Exception as e:          # cramjam raises its own error types
+            if "whole buffer" not in str(e):        # corrupt or truncated: no retry
+                raise DecodeError(f"brotli: {e}") from None
+            if size >= limit:
+                raise DecodeError(f"brotli: decodes to more than the cap of {max_output} bytes") from None
+            size = min(size * 2, limit)
+            continue
+        _check_cap(n, max_output, "brotli")
+        return bytes(memoryview(buf)[:n])
