@@ -185,6 +185,30 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
         pass
 
 
+def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -> np.ndarray:
+    """Which of the first ``n`` pages lie wholly in a hole (O(pages + holes))."""
+    if not holes:
+        return np.zeros(n, dtype=bool)
+    h = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
+    first = np.minimum(-(-h[:, 0] // physical), n)
+    last = np.minimum((h[:, 0] + h[:, 1]) // physical, n)
+    ok = last > first
+    if not ok.any():
+        return np.zeros(n, dtype=bool)
+    d = np.bincount(first[ok], minlength=n + 1) - np.bincount(last[ok], minlength=n + 1)
+    return np.cumsum(d[:n]) > 0
+
+
+def _data_runs(in_hole: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) runs of pages not in a hole."""
+    n = len(in_hole)
+    if not in_hole.any():
+        return [(0, n)]
+    data = (~in_hole).astype(np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], data, [0]])))
+    return list(zip(edges[0::2].tolist(), edges[1::2].tolist()))
+
+
 def _decode_all(one, raws: list, threaded: bool, check=lambda: None) -> list:
     """``one`` over every page, in order, ``check`` (the cancel hook) between
     batches of pages; on all cores when ``threaded`` and there are enough pages."""
@@ -261,9 +285,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         n = n_map
     if n == 0:
         raise PageMapError("no pages to map: the file is one hole" if data_end == 0 else "no pages to map")
-    starts = np.arange(n, dtype=np.int64) * physical
-    in_hole = hole_bytes_per_unit(holes, starts, physical) == physical if holes else np.zeros(n, dtype=bool)
-    del starts
+    in_hole = pages_in_holes(holes, n, physical)
     mm = f.mmap()
     if mm is None:
         if n * physical > _MAX_UNMAPPED:
@@ -278,13 +300,16 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # one pass over the pages copies the header block of each (pages in holes
     # stay zero, untouched); the fields are then read from that compact copy
     heads = np.zeros((n, _HEAD_BYTES), dtype=np.uint8)
-    data_idx = np.nonzero(~in_hole)[0] if in_hole.any() else None
-    for a in range(0, n, _HEAD_CHUNK):
-        b = min(n, a + _HEAD_CHUNK)
-        if data_idx is None:
-            heads[a:b] = pages[a:b, :_HEAD_BYTES]
-        else:
-            sel = data_idx[(data_idx >= a) & (data_idx < b)]
+    runs = _data_runs(in_hole)
+    if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
+        for a0, b0 in runs:
+            for a in range(a0, b0, _HEAD_CHUNK):
+                b = min(b0, a + _HEAD_CHUNK)
+                heads[a:b] = pages[a:b, :_HEAD_BYTES]
+    else:
+        data_idx = np.nonzero(~in_hole)[0]
+        for a in range(0, len(data_idx), _HEAD_CHUNK):
+            sel = data_idx[a:a + _HEAD_CHUNK]
             heads[sel] = pages[sel, :_HEAD_BYTES]
     hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
 
@@ -325,7 +350,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     counts: dict[str, int] = {}
 
     # -- flavour: which engine's names apply ----------------------------------
-    types_present = set(int(t) for t in np.unique(ptype))
+    types_present = set(np.flatnonzero(np.bincount(ptype, minlength=1)).tolist())
     if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
         flavor = "mariadb"
     elif flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
@@ -535,7 +560,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     # -- unknown page types -------------------------------------------------------------
     names = page_type_names(flavor)
-    known = np.isin(kind, np.fromiter(names.keys(), dtype=np.int64)) | undecided
+    known_table = np.zeros(1 << 16, dtype=bool)
+    known_table[[k for k in names if 0 <= k < (1 << 16)]] = True
+    known = known_table[kind.astype(np.intp) & 0xFFFF] | undecided
     unknown = np.nonzero(~known & ~corrupt)[0]
     if len(unknown):
         for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
@@ -604,7 +631,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         seg_index[top.seg_id] = iid
         seg_index[leaf.seg_id] = iid
     # indexes without a verified root: the highest-level live page stands in
-    ids = np.unique(index_id[live_index])
+    vals = index_id[live_index]
+    if len(vals) > 1:       # runs of one index first: unique() then sorts a few values, not every page
+        vals = vals[np.concatenate([[True], vals[1:] != vals[:-1]])]
+    ids = np.unique(vals)
     for iid in ids:
         iid = int(iid)
         if iid not in roots:
