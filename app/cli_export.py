@@ -12,9 +12,10 @@ def add_parser(sub) -> None:
                    help="sizes, extent-map, holes, columns, tokudb or whatif")
     e.add_argument("--target", help="file path, db.table or db.table.column to show")
     e.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
-    e.add_argument("--width", type=int, default=1400)
-    e.add_argument("--height", type=int, default=860)
-    e.add_argument("--dpi", type=int, default=96, help="PNG resolution (192 = 2x)")
+    e.add_argument("--width", type=int, default=1400, help="width of the exported view, logical pixels")
+    e.add_argument("--height", type=int, default=860, help="height of the exported view, logical pixels")
+    e.add_argument("--dpi", type=int, default=96,
+                   help="PNG resolution: the PNG is width x height x dpi/96 pixels (192 = 2x)")
     e.set_defaults(func=run_export)
     r = sub.add_parser("report", help="write one self-contained HTML report, headless")
     r.add_argument("path", help="data directory, part directory, file or saved scan")
@@ -40,6 +41,9 @@ def run_export(args) -> int:
     if not out.lower().endswith((".png", ".svg")):
         print("dbxray export: -o must end in .png or .svg", file=sys.stderr)
         return 2
+    if not (16 <= args.width <= 20000 and 16 <= args.height <= 20000 and 24 <= args.dpi <= 1200):
+        print("dbxray export: --width/--height must be 16..20000 and --dpi 24..1200", file=sys.stderr)
+        return 2
     from app.headless import ensure_app, make_view, view_ids
     ensure_app()
     if args.view not in view_ids():
@@ -58,9 +62,13 @@ def run_export(args) -> int:
     except KeyError as e:
         print(f"dbxray export: {e.args[0]}", file=sys.stderr)
         return 2
+    # the exported part of the view (e.g. the extent map without its toolbar) is laid out
+    # at exactly --width x --height, whatever the view around it
     widget = view.export_widget() if hasattr(view, "export_widget") else view
-    ok = export_svg(widget, out, title=f"dbxray {args.view}") if out.lower().endswith(".svg") \
-        else export_png(widget, out, dpi=args.dpi)
+    ok = export_svg(widget, out, args.width, args.height, title=f"dbxray {args.view}") \
+        if out.lower().endswith(".svg") else export_png(widget, out, args.width, args.height, dpi=args.dpi)
+    view.close()            # no window left behind (the CLI is also called in-process by tests)
+    view.deleteLater()
     if not ok:
         print(f"dbxray: {out}: cannot write", file=sys.stderr)
         return 1

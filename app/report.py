@@ -57,7 +57,7 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
                     settle()
                 widget = view.export_widget() if hasattr(view, "export_widget") else view
                 p = Path(tmp) / f"{vid}-{k}.png"
-                if export_png(widget, str(p)):
+                if export_png(widget, str(p), width, height):
                     out.append((caption, p.read_bytes()))
             view.close()
             view.deleteLater()

@@ -1,14 +1,67 @@
 """Qt item model over :mod:`parsers.tree`: name, apparent, allocated, holes,
-logical, errors; sortable through a proxy (numbers sort as numbers)."""
+logical, errors, and for ClickHouse parts and columns the compressed,
+uncompressed and marks bytes (``system.parts`` / ``system.parts_columns``);
+sortable through a proxy (numbers sort as numbers)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 
 from parsers.humanize import human_bytes
 from parsers.tree import Node
 
-COLUMNS = ("Name", "Apparent", "Allocated", "Holes", "Logical", "Errors")
+COLUMNS = ("Name", "Apparent", "Allocated", "Holes", "Logical", "Errors", "Compressed", "Uncompressed", "Marks")
+#: the model columns only ClickHouse parts and columns fill
+CH_COLUMNS = (6, 7, 8)
+
+
+def add_clickhouse_columns(root: Node, dataset) -> int:
+    """Column nodes under each ClickHouse part node (engine > database > table >
+    part > column), from the scan's ``clickhouse`` section; part nodes get the
+    part's figures.  Sizes are the engine's (``system.parts_columns``); Compact
+    parts, where the engine reports 0 per column, show the split computed from
+    the marks (flagged).  Returns the number of column nodes added."""
+    tables = ((getattr(dataset, "sections", None) or {}).get("clickhouse") or {}).get("tables") or []
+    eng = next((c for c in root.children if c.kind == "engine" and c.name == "ClickHouse"), None)
+    if eng is None or not tables:
+        return 0
+    added = 0
+    for t in tables:
+        db = next((c for c in eng.children if c.kind == "database" and c.name == t.get("database")), None)
+        tnode = next((c for c in db.children if c.kind == "table" and c.name == t.get("table")), None) \
+            if db is not None else None
+        if tnode is None:
+            continue
+        parts = {c.name: c for c in tnode.children if c.kind == "part"}
+        for p in t.get("parts") or []:
+            pnode = parts.get(p.get("name"))
+            if pnode is None:
+                continue
+            pnode.ch_sizes = (int(p.get("data_compressed_bytes") or 0), int(p.get("data_uncompressed_bytes") or 0),
+                              int(p.get("marks_bytes") or 0), False)
+            pnode.ref = {"part": p.get("name"), "table": f"{t.get('database')}.{t.get('table')}",
+                         "part_type": p.get("part_type"), "rows": p.get("rows"), "marks": p.get("marks"),
+                         "state": p.get("state"), "bytes_on_disk": p.get("bytes_on_disk")}
+            for c in p.get("columns") or []:
+                n = pnode.child(str(c.get("name")), "column")
+                comp = c.get("computed") if c.get("engine_reports_zero") else None
+                if comp:
+                    sizes = (int(comp.get("compressed_bytes") or 0), int(comp.get("uncompressed_bytes") or 0),
+                             int(comp.get("marks_bytes_uncompressed") or 0), True)
+                else:
+                    sizes = (int(c.get("compressed_bytes") or 0), int(c.get("uncompressed_bytes") or 0),
+                             int(c.get("marks_bytes") or 0), False)
+                n.ch_sizes = sizes
+                n.logical = sizes[1]
+                n.ref = {"column": c.get("name"), "type": c.get("type"), "part": p.get("name"),
+                         "part_type": p.get("part_type"), "table": f"{t.get('database')}.{t.get('table')}",
+                         "codecs": c.get("codecs") or (comp or {}).get("codecs") or {},
+                         "compressed_bytes": c.get("compressed_bytes"),
+                         "uncompressed_bytes": c.get("uncompressed_bytes"), "marks_bytes": c.get("marks_bytes"),
+                         "bytes_on_disk": c.get("bytes_on_disk"),
+                         "engine_reports_zero": bool(c.get("engine_reports_zero"))}
+                added += 1
+    return added
 SORT_ROLE = Qt.UserRole + 1
 NODE_ROLE = Qt.UserRole + 2
 
@@ -25,6 +78,10 @@ class DatasetTreeModel(QAbstractItemModel):
 
     def root(self) -> Node:
         return self._root
+
+    @staticmethod
+    def headers() -> tuple[str, ...]:
+        return COLUMNS
 
     # -- structure ------------------------------------------------------------
     def _node(self, index: QModelIndex) -> Node:
@@ -67,19 +124,46 @@ class DatasetTreeModel(QAbstractItemModel):
             return None
         node: Node = index.internalPointer()
         col = index.column()
-        values = (node.name, node.apparent, node.allocated, node.holes, node.logical, node.errors)
+        ch = getattr(node, "ch_sizes", None)
+        is_col = node.kind == "column"
+        values = (node.name, node.apparent, node.allocated, node.holes, node.logical, node.errors) + \
+            (tuple(ch[:3]) if ch else (None, None, None))
+        if is_col:      # a column is not a file: no apparent / allocated / holes of its own
+            values = (node.name, None, None, None, node.logical, 0) + values[6:]
         if role == Qt.DisplayRole:
             if col == 0:
                 return node.name
             if col == 5:
                 return str(node.errors) if node.errors else ""
-            return human_bytes(values[col])
+            v = values[col]
+            if v is None:
+                return ""
+            return ("≈ " if ch and ch[3] and col in CH_COLUMNS else "") + human_bytes(v)
         if role == SORT_ROLE:
-            return values[col] if col else node.name.lower()
+            if col == 0:
+                return node.name.lower()
+            v = values[col]
+            return -1 if v is None else v
+        if role == Qt.FontRole and is_col and ch and ch[3] and col in CH_COLUMNS:
+            f = QFont()
+            f.setItalic(True)
+            return f
         if role == NODE_ROLE:
             return node
         if role == Qt.TextAlignmentRole and col > 0:
             return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole and ch is not None:
+            c, u, m, computed = ch
+            tip = f"{node.kind}: {node.name}"
+            if is_col and isinstance(node.ref, dict):
+                tip += f" ({node.ref.get('type')})\npart {node.ref.get('part')} of {node.ref.get('table')}"
+            tip += f"\ncompressed {c:,} B\nuncompressed {u:,} B\nmarks {m:,} B"
+            if u and c:
+                tip += f"\nratio {u / c:.2f}×"
+            if computed:
+                tip += ("\nCompact part: system.parts_columns reports 0 B for each column;"
+                        "\nthese figures split data.bin by the column marks (computed by dbxray)")
+            return tip
         if role == Qt.ToolTipRole:
             tip = f"{node.kind}: {node.name}"
             if node.path:

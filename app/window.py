@@ -18,7 +18,7 @@ from parsers.model import Dataset
 from parsers.tree import Node, build_tree
 
 from app import __version__
-from app.treemodel import NODE_ROLE, DatasetTreeModel, TreeSortProxy
+from app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, TreeSortProxy, add_clickhouse_columns
 from app.workers import Job, scan_job
 from viz.registry import view_classes
 
@@ -57,8 +57,10 @@ class MainWindow(QMainWindow):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.Interactive)
         header.resizeSection(0, 230)
-        for c in range(1, 6):
+        for c in range(1, len(self.model.headers())):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        for c in CH_COLUMNS:
+            self.tree.setColumnHidden(c, True)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter (table, file, index)…")
@@ -83,23 +85,43 @@ class MainWindow(QMainWindow):
             if hasattr(view, "run_requested"):
                 view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
 
-        # inspector
-        self.inspector = QTextBrowser()
-        self.inspector.setOpenExternalLinks(False)
-        self.inspector.setMinimumWidth(260)
-
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.tabs)
-        split.addWidget(self.inspector)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 5)
-        split.setStretchFactor(2, 2)
-        split.setSizes([520, 600, 280])
+        split.setSizes([300, 700])
         split.setChildrenCollapsible(False)
-        left.setMinimumWidth(320)
+        left.setMinimumWidth(240)
         self.splitter = split
         self.setCentralWidget(split)
+
+        # inspector on the right, shared by every view: the selected node's facts on top,
+        # the clicked page (header fields, coloured hex) below
+        from viz.pageinspector import PageInspector
+        self.inspector = QTextBrowser()
+        self.inspector.setOpenExternalLinks(False)
+        self.page_inspector = PageInspector(orientation=Qt.Vertical)
+        self.inspector_split = QSplitter(Qt.Vertical)
+        self.inspector_split.addWidget(self.inspector)
+        self.inspector_split.addWidget(self.page_inspector)
+        self.inspector_split.setStretchFactor(0, 1)
+        self.inspector_split.setStretchFactor(1, 3)
+        self.inspector_split.setSizes([200, 520])
+        self.inspector_split.setChildrenCollapsible(False)
+        self.inspector_dock = QDockWidget("Inspector", self)
+        self.inspector_dock.setObjectName("inspector")
+        self.inspector_dock.setWidget(self.inspector_split)
+        self.inspector_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                                        | QDockWidget.DockWidgetClosable)
+        self.addDockWidget(Qt.RightDockWidgetArea, self.inspector_dock)
+        self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)     # inspector: full height
+        self.inspector_split.setMinimumWidth(300)
+        self._docks_sized = False
+        self.extent_map = next((v for v in self.views if getattr(v, "view_id", "") == "extent-map"), None)
+        if self.extent_map is not None:
+            self.extent_map.attach_inspector(self.page_inspector)
+            self.extent_map.page_clicked.connect(self._on_page_clicked)
 
         # errors
         self.errors = QListWidget()
@@ -109,7 +131,6 @@ class MainWindow(QMainWindow):
         self.errors_dock.setWidget(self.errors)
         self.errors_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
         self.addDockWidget(Qt.BottomDockWidgetArea, self.errors_dock)
-        self.resizeDocks([self.errors_dock], [120], Qt.Vertical)
 
         # status bar: message, progress, cancel
         self.status_label = QLabel("Open a data directory (Ctrl+O) or drop one here")
@@ -161,7 +182,21 @@ class MainWindow(QMainWindow):
         v = self.menuBar().addMenu("&View")
         self.find_action = QAction("&Find…", self, shortcut=QKeySequence.Find,
                                    triggered=lambda: self.filter_edit.setFocus())
-        v.addAction(self.find_action)
+        self.goto_page_action = QAction("&Go to Page…", self, shortcut=QKeySequence("Ctrl+G"),
+                                        triggered=self.go_to_page_prompt)
+        self.zoom_in_action = QAction("Zoom &In", self, triggered=lambda: self.zoom_current(1.25))
+        self.zoom_in_action.setShortcuts([QKeySequence(QKeySequence.ZoomIn), QKeySequence("Ctrl+=")])
+        self.zoom_out_action = QAction("Zoom &Out", self, triggered=lambda: self.zoom_current(0.8))
+        self.zoom_out_action.setShortcuts([QKeySequence(QKeySequence.ZoomOut), QKeySequence("Ctrl+_")])
+        self.zoom_reset_action = QAction("&Reset Zoom", self, shortcut=QKeySequence("Ctrl+0"),
+                                         triggered=lambda: self.zoom_current(None))
+        for a in (self.find_action, self.goto_page_action):
+            v.addAction(a)
+        v.addSeparator()
+        for a in (self.zoom_in_action, self.zoom_out_action, self.zoom_reset_action):
+            v.addAction(a)
+        v.addSeparator()
+        v.addAction(self.inspector_dock.toggleViewAction())
         v.addAction(self.errors_dock.toggleViewAction())
         self._refresh_recent()
 
@@ -255,12 +290,18 @@ class MainWindow(QMainWindow):
     def current_view(self):
         return self.tabs.currentWidget()
 
-    def export_view(self, path: str, dpi: int = 96) -> bool:
+    def export_widget(self):
+        view = self.current_view()
+        return view.export_widget() if hasattr(view, "export_widget") else view
+
+    def export_view(self, path: str, dpi: int = 96, width: int | None = None, height: int | None = None) -> bool:
+        """The current view to PNG (``width`` x ``height`` logical pixels at ``dpi``) or SVG;
+        without a size, at the size it has in the window."""
         from viz.export import export_png, export_svg
         view = self.current_view()
-        widget = view.export_widget() if hasattr(view, "export_widget") else view
-        ok = export_svg(widget, path, title=f"dbxray {view.title}") if path.lower().endswith(".svg") \
-            else export_png(widget, path, dpi=dpi)
+        widget = self.export_widget()
+        ok = export_svg(widget, path, width, height, title=f"dbxray {view.title}") \
+            if path.lower().endswith(".svg") else export_png(widget, path, width, height, dpi=dpi)
         self.status_label.setText(f"Exported {view.title} to {path}" if ok else f"Could not write {path}")
         return ok
 
@@ -270,14 +311,17 @@ class MainWindow(QMainWindow):
         flt = "PNG image (*.png)" if kind == "png" else "SVG vector image (*.svg)"
         path, _ = QFileDialog.getSaveFileName(self, f"Export {view.title}", name, flt)
         if path:
-            dpi = 96
-            if kind == "png":
-                from PySide6.QtWidgets import QInputDialog
-                dpi, ok = QInputDialog.getInt(self, "PNG resolution", "DPI (96 = screen, 192 = print):",
-                                              192, 48, 600, 48)
-                if not ok:
-                    return
-            self.export_view(path, dpi)
+            from viz.export import ExportOptionsDialog
+            w = self.export_widget()
+            dlg = ExportOptionsDialog(int(self.settings.value("export/width", w.width())),
+                                      int(self.settings.value("export/height", w.height())),
+                                      int(self.settings.value("export/dpi", 192)), png=(kind == "png"), parent=self)
+            if dlg.exec() != ExportOptionsDialog.Accepted:
+                return
+            width, height, dpi = dlg.values()
+            for k, v in (("width", width), ("height", height), ("dpi", dpi)):
+                self.settings.setValue(f"export/{k}", v)
+            self.export_view(path, dpi, width, height)
 
     def copy_view(self) -> None:
         from viz.export import copy_to_clipboard
@@ -404,7 +448,10 @@ class MainWindow(QMainWindow):
     def set_dataset(self, ds: Dataset) -> None:
         self.dataset = ds
         self.tree_root = build_tree(ds)
+        has_columns = add_clickhouse_columns(self.tree_root, ds) > 0
         self.model.set_root(self.tree_root)
+        for c in CH_COLUMNS:
+            self.tree.setColumnHidden(c, not has_columns)
         self.tree.sortByColumn(self.tree.header().sortIndicatorSection(), self.tree.header().sortIndicatorOrder())
         self.tree.expandToDepth(1)
         self.setWindowTitle(f"dbxray — {ds.root}")
@@ -456,6 +503,26 @@ class MainWindow(QMainWindow):
     def show_inspector(self, node: Node) -> None:
         self.inspector.setHtml(inspector_html(node))
 
+    def _on_page_clicked(self, page: int) -> None:
+        """A page was clicked in the map: the right dock shows it (the view filled the inspector)."""
+        self.inspector_dock.show()
+        self.inspector_dock.raise_()
+
+    # -- keyboard: go to page, zoom ---------------------------------------------------
+    def go_to_page_prompt(self) -> None:
+        """Ctrl+G: the extent map's page number field, focused and selected (type, Enter)."""
+        if self.extent_map is None:
+            return
+        self.tabs.setCurrentWidget(self.extent_map)
+        self.extent_map.focus_goto()
+
+    def zoom_current(self, factor: float | None) -> None:
+        """Zoom the current view in (factor > 1), out (< 1) or back to its fit (None)."""
+        from viz.zoom import zoom_view
+        view = self.current_view()
+        if view is not None:
+            zoom_view(view, factor)
+
     # -- lifetime ------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         if self.job is not None:
@@ -463,6 +530,13 @@ class MainWindow(QMainWindow):
             self.job.wait(5000)
         self.settings.setValue("window/geometry", self.saveGeometry())
         super().closeEvent(event)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:      # first show: the inspector a third of the width, errors short
+            self._docks_sized = True
+            self.resizeDocks([self.inspector_dock], [max(370, int(self.width() * 0.27))], Qt.Horizontal)
+            self.resizeDocks([self.errors_dock], [90], Qt.Vertical)
 
     def sizeHint(self) -> QSize:
         return QSize(1400, 860)
@@ -503,10 +577,23 @@ def inspector_html(node: Node) -> str:
                 for k, v in section.items():
                     if isinstance(v, (int, float, str, bool)) or v is None:
                         rows.append((f"{name}.{k}", f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
-    elif node.kind == "index" and isinstance(node.ref, dict):
+    elif node.kind in ("index", "part", "column") and isinstance(node.ref, dict):
+        if node.kind == "column":
+            rows = [("Kind", "column")]
+        ch = getattr(node, "ch_sizes", None)
+        if ch is not None:
+            c, u, m, computed = ch
+            note = " (computed from the marks: the engine reports 0 for Compact parts)" if computed else ""
+            rows += [("Compressed", f"{human_bytes(c)} ({c:,} B){note}"),
+                     ("Uncompressed", f"{human_bytes(u)} ({u:,} B)"),
+                     ("Marks", f"{human_bytes(m)} ({m:,} B)")]
+            if c and u:
+                rows.append(("Ratio", f"{u / c:.2f}×"))
         for k, v in node.ref.items():
-            if not isinstance(v, (list, dict)):
-                rows.append((k, str(v)))
+            if isinstance(v, dict) and k == "codecs":
+                rows.append(("codecs", ", ".join(f"{n}: {b} blocks" for n, b in v.items()) or "-"))
+            elif not isinstance(v, (list, dict)):
+                rows.append((k, f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
     body = "".join(f"<tr><td style='color:#757575;padding-right:12px'>{e(k)}</td><td>{e(str(v))}</td></tr>"
                    for k, v in rows)
     errs = ""

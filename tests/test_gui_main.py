@@ -135,3 +135,107 @@ def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path
     with qtbot.waitSignal(window.report_written, timeout=120000):
         window.export_report(str(tmp_path / "r.html"), whatif_sample=None)
     assert "data:image/png;base64," in (tmp_path / "r.html").read_text()
+
+
+def _open(window, qtbot, path):
+    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+        window.open_path(str(path))
+
+
+def _file_node(root, path):
+    return next(n for n in root.walk() if n.kind == "file" and n.path == path)
+
+
+def test_page_inspector_is_the_right_dock_and_selection_is_shared(window, qtbot, sparse_fixtures, artifacts_dir):
+    """Click a page: the right dock shows its header fields and coloured hex, and its index
+    is selected in the tree; pick another index in the tree: its pages are highlighted."""
+    _open(window, qtbot, sparse_fixtures / "innodb" / "16k")
+    em = window.extent_map
+    assert window.dockWidgetArea(window.inspector_dock) == Qt.RightDockWidgetArea
+    assert window.inspector_dock.isAncestorOf(window.page_inspector)
+    assert em.inspector is window.page_inspector and not em.isAncestorOf(window.page_inspector)
+    window.tabs.setCurrentWidget(em)
+    fnode = _file_node(window.tree_root, "fx/t_pc_zlib.ibd")
+    window.select_node(fnode)
+    qtbot.wait(50)
+    qtbot.mouseClick(em.glw.viewport(), Qt.LeftButton, pos=em.page_center_in_widget(4))
+    insp = window.page_inspector
+    assert insp.page_no == 4 and insp.field_value("FIL_PAGE_OFFSET") == "4"
+    assert insp.hex.region_at(0) == "FIL header" and insp.hex.region_at(16380) == "FIL trailer"
+    assert insp.isVisible() and insp.hex.width() > 300
+    cur = window.proxy.data(window.tree.currentIndex(), NODE_ROLE)
+    assert cur.kind == "index" and cur.parent is fnode
+    assert int(insp.field_value("PAGE_INDEX_ID").replace(",", "")) == cur.ref["index_id"]
+    assert em.highlight_owner == cur.ref["index_id"]
+    window.grab().save(str(artifacts_dir / "window_page_inspector.png"))
+    # another file's index picked in the tree: the map switches to its file and highlights its pages
+    other = next(n for n in _file_node(window.tree_root, "fx/t_dynamic.ibd").children if n.kind == "index")
+    window.select_node(other)
+    assert em.entry is other.parent.ref
+    assert em.highlighted_btree_count() == other.ref["pages"] > 0
+    assert "highlighted" in em.status.text()
+
+
+def test_keyboard_shortcuts(window, qtbot, sparse_fixtures, tmp_path, monkeypatch):
+    """Open (Ctrl+O), go to page (Ctrl+G), zoom in/out/reset (Ctrl++, Ctrl+-, Ctrl+0) and
+    export (Ctrl+E), as key presses on the real window."""
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QFileDialog
+
+    from viz.export import ExportOptionsDialog
+    window.activateWindow()
+    qtbot.waitActive(window)
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: str(sparse_fixtures / "innodb" / "16k")))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+        qtbot.keyClick(window, Qt.Key_O, Qt.ControlModifier)
+    em = window.extent_map
+    window.select_node(_file_node(window.tree_root, "fx/t_dynamic.ibd"))
+    # Ctrl+G: the extent map, its page field focused; type a page number and Enter
+    qtbot.keyClick(window, Qt.Key_G, Qt.ControlModifier)
+    assert window.tabs.currentWidget() is em
+    qtbot.waitUntil(lambda: em.goto.hasFocus(), timeout=2000)
+    qtbot.keyClicks(em.goto, "5")
+    qtbot.keyClick(em.goto, Qt.Key_Return)
+    assert em.selected_page == 5 and window.page_inspector.page_no == 5
+    # zoom on the current view (the extent map)
+    em.glw.setFocus()
+
+    def xspan():
+        (x0, x1), _ = em.vb.viewRange()
+        return x1 - x0
+
+    qtbot.wait(20)
+    fitted = xspan()
+    qtbot.keyClick(window, Qt.Key_Plus, Qt.ControlModifier)
+    one_in = xspan()
+    assert one_in < fitted * 0.9
+    qtbot.keyClick(window, Qt.Key_Plus, Qt.ControlModifier)
+    assert xspan() < one_in * 0.9
+    qtbot.keyClick(window, Qt.Key_Minus, Qt.ControlModifier)
+    assert abs(xspan() - one_in) < 1e-6
+    qtbot.keyClick(window, Qt.Key_0, Qt.ControlModifier)
+    assert abs(xspan() - fitted) < 1e-6
+    # zoom acts on whichever view is current: the sizes chart
+    sizes = window.views[0]
+    window.tabs.setCurrentWidget(sizes)
+    vb = sizes.plot_widget.getPlotItem().getViewBox()
+    qtbot.wait(20)
+    before = vb.viewRange()[0][1] - vb.viewRange()[0][0]
+    qtbot.keyClick(window, Qt.Key_Plus, Qt.ControlModifier)
+    assert vb.viewRange()[0][1] - vb.viewRange()[0][0] < before * 0.9
+    # Ctrl+E: export the current view at the size and DPI asked for
+    out = tmp_path / "exported.png"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+
+    def accept(dlg):
+        dlg.width_box.setValue(1000)
+        dlg.height_box.setValue(700)
+        dlg.dpi_box.setValue(192)
+        return ExportOptionsDialog.Accepted
+
+    monkeypatch.setattr(ExportOptionsDialog, "exec", accept)
+    window.tabs.setCurrentWidget(em)
+    qtbot.keyClick(window, Qt.Key_E, Qt.ControlModifier)
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (2000, 1400)

@@ -236,18 +236,23 @@ class ColumnSizesView(QWidget):
         self._resize_timer.timeout.connect(self._refit)
 
         # controls
+        # combos sized by a minimum contents length, not by their longest item, so the view
+        # fits beside the window's tree and inspector (items show in full in the popup)
         self.table_combo = QComboBox()
-        self.table_combo.setMinimumContentsLength(22)
+        self.table_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.table_combo.setMinimumContentsLength(16)
         self.table_combo.currentIndexChanged.connect(self._on_table)
         self.mode_combo = QComboBox()
         for m, label in MODES:
             self.mode_combo.addItem(label, m)
         self.mode_combo.currentIndexChanged.connect(self._on_mode)
         self.scope_combo = QComboBox()
-        self.scope_combo.setMinimumContentsLength(16)
+        self.scope_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.scope_combo.setMinimumContentsLength(12)
         self.scope_combo.currentIndexChanged.connect(self._on_scope)
         self.column_combo = QComboBox()
-        self.column_combo.setMinimumContentsLength(14)
+        self.column_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.column_combo.setMinimumContentsLength(10)
         self.column_combo.currentIndexChanged.connect(self._on_column_combo)
         self.page_bar = QTabBar()
         self.page_bar.addTab("Columns")
@@ -255,11 +260,24 @@ class ColumnSizesView(QWidget):
         self.page_bar.currentChanged.connect(self._on_page)
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 0)
-        for w in (QLabel("Table"), self.table_combo, QLabel("Show"), self.mode_combo, self.scope_combo,
-                  QLabel("Column"), self.column_combo):
+        for w in (QLabel("Table"), self.table_combo, QLabel("Show"), self.mode_combo, self.scope_combo):
             top.addWidget(w)
-        top.addStretch(1)
-        top.addWidget(self.page_bar)
+        # the column picker and the Columns/Treemap switch: on the first row when the view is
+        # wide, on a second row when it is narrow (beside the window's tree and inspector)
+        self.column_box = QWidget()
+        cb = QHBoxLayout(self.column_box)
+        cb.setContentsMargins(0, 0, 0, 0)
+        cb.addWidget(QLabel("Column"))
+        cb.addWidget(self.column_combo)
+        cb.addStretch(1)
+        cb.addWidget(self.page_bar)
+        self.top_row = top
+        top.addWidget(self.column_box, 1)
+        self.second_row = QWidget()
+        top2 = QHBoxLayout(self.second_row)
+        top2.setContentsMargins(6, 2, 6, 0)
+        self.second_row.setVisible(False)
+        self._two_rows = False
 
         # page 1: bars + histogram
         self.bars_page = QWidget()
@@ -322,6 +340,7 @@ class ColumnSizesView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(top)
+        lay.addWidget(self.second_row)
         lay.addWidget(self.stack, 1)
         self._show_empty()
 
@@ -367,6 +386,8 @@ class ColumnSizesView(QWidget):
             self.show_table(key, column=self.column if same else None)   # keep a column picked in the treemap
         elif node.kind == "part":
             self.show_table(key, mode="part", scope=node.name.split("/")[0])
+        elif node.kind == "column" and node.parent is not None and node.parent.kind == "part":
+            self.show_table(key, mode="part", scope=node.parent.name.split("/")[0], column=node.name)
         elif node.kind == "file":
             sec = (getattr(node.ref, "sections", None) or {}).get("clickhouse") or {}
             part = sec.get("parent_part") or sec.get("part")
@@ -507,7 +528,9 @@ class ColumnSizesView(QWidget):
         part = next((c for c in tnode.children if c.kind == "part" and c.name.split("/")[0] == self.scope_key), None)
         if part is None:
             return tnode
-        best = None
+        best = next((c for c in part.children if c.kind == "column" and c.name == column), None)
+        if best is not None:       # the window's tree has column nodes
+            return best
         for f in part.children:
             sec = (getattr(f.ref, "sections", None) or {}).get("clickhouse") or {}
             if f.kind == "file" and sec.get("column") == column:
@@ -737,8 +760,31 @@ class ColumnSizesView(QWidget):
                                        abs(self.plot.getViewBox().width() - getattr(self, "_fit_px", 0)) > 4):
             self._draw_bars()
 
+    #: below this width the toolbar takes two rows
+    TWO_ROWS_BELOW = 900
+
+    def _place_toolbar(self) -> None:
+        two = self.width() < self.TWO_ROWS_BELOW
+        if two == self._two_rows:
+            return
+        self._two_rows = two
+        if two:
+            self.top_row.removeWidget(self.column_box)
+            self.second_row.layout().addWidget(self.column_box)
+        else:
+            self.second_row.layout().removeWidget(self.column_box)
+            self.top_row.addWidget(self.column_box, 1)
+        self.second_row.setVisible(two)
+
+    def minimumSizeHint(self):
+        """Narrow enough for the two-row toolbar (the toolbar reflows below TWO_ROWS_BELOW)."""
+        h = super().minimumSizeHint()
+        h.setWidth(min(h.width(), 600))
+        return h
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._place_toolbar()
         if self.table is not None and self.rows:
             self._resize_timer.start(10)
 

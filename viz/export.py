@@ -2,10 +2,11 @@
 QSvgGenerator) or the clipboard, for reports."""
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox,
+                               QWidget)
 
 
 def _settle() -> None:
@@ -15,15 +16,19 @@ def _settle() -> None:
 
 def render_image(widget: QWidget, width: int | None = None, height: int | None = None,
                  scale: float = 1.0) -> QImage:
-    """The widget drawn at ``width`` x ``height`` logical pixels, ``scale`` device pixels each."""
+    """The widget drawn at ``width`` x ``height`` logical pixels, ``scale`` device pixels each:
+    the image is exactly ``round(width * scale)`` x ``round(height * scale)``.  A size below
+    the widget's minimum (its layout cannot shrink further) is drawn at the smallest size
+    the layout allows, then scaled down to fit, centred on the background colour."""
     old = widget.size()
     if width and height:
         widget.resize(width, height)
         _settle()
     size = widget.size()
-    img = QImage(int(size.width() * scale), int(size.height() * scale), QImage.Format_ARGB32)
+    bg = widget.palette().window().color()
+    img = QImage(round(size.width() * scale), round(size.height() * scale), QImage.Format_ARGB32)
     img.setDevicePixelRatio(scale)
-    img.fill(widget.palette().window().color())
+    img.fill(bg)
     painter = QPainter(img)
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setRenderHint(QPainter.TextAntialiasing)
@@ -32,6 +37,16 @@ def render_image(widget: QWidget, width: int | None = None, height: int | None =
     if width and height:
         widget.resize(old)
         _settle()
+        tw, th = round(width * scale), round(height * scale)
+        if (img.width(), img.height()) != (tw, th):
+            fitted = img.scaled(tw, th, Qt.KeepAspectRatio, Qt.SmoothTransformation)
+            out = QImage(tw, th, QImage.Format_ARGB32)
+            out.fill(bg)
+            p = QPainter(out)
+            p.drawImage((tw - fitted.width()) // 2, (th - fitted.height()) // 2, fitted)
+            p.end()
+            out.setDevicePixelRatio(scale)
+            img = out
     return img
 
 
@@ -55,7 +70,8 @@ def export_svg(widget: QWidget, path: str, width: int | None = None, height: int
     size = widget.size()
     gen = QSvgGenerator()
     gen.setFileName(path)
-    gen.setSize(QSize(size.width(), size.height()))
+    # the declared size is the one asked for (the view box is what the layout could do)
+    gen.setSize(QSize(width, height) if width and height else QSize(size.width(), size.height()))
     gen.setViewBox(QRect(0, 0, size.width(), size.height()))
     gen.setTitle(title)
     gen.setDescription("exported by dbxray")
@@ -68,6 +84,53 @@ def export_svg(widget: QWidget, path: str, width: int | None = None, height: int
         widget.resize(old)
         _settle()
     return True
+
+
+class ExportOptionsDialog(QDialog):
+    """Size (logical pixels) and resolution of a PNG export; SVG takes the size only."""
+
+    def __init__(self, width: int, height: int, dpi: int = 192, png: bool = True, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export PNG" if png else "Export SVG")
+        self.width_box = QSpinBox()
+        self.width_box.setRange(16, 20000)
+        self.width_box.setValue(width)
+        self.width_box.setSuffix(" px")
+        self.height_box = QSpinBox()
+        self.height_box.setRange(16, 20000)
+        self.height_box.setValue(height)
+        self.height_box.setSuffix(" px")
+        self.dpi_box = QSpinBox()
+        self.dpi_box.setRange(24, 1200)
+        self.dpi_box.setSingleStep(48)
+        self.dpi_box.setValue(dpi)
+        self.dpi_box.setSuffix(" dpi")
+        self.dpi_box.setToolTip("96 = screen (1 pixel per logical pixel), 192 = 2x for print")
+        self.pixels = QLabel()
+        form = QFormLayout(self)
+        form.addRow("Width:", self.width_box)
+        form.addRow("Height:", self.height_box)
+        if png:
+            form.addRow("Resolution:", self.dpi_box)
+            form.addRow("PNG size:", self.pixels)
+        for b in (self.width_box, self.height_box, self.dpi_box):
+            b.valueChanged.connect(self._update)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self._update()
+
+    def _update(self) -> None:
+        w, h = self.png_size()
+        self.pixels.setText(f"{w:,} × {h:,} pixels")
+
+    def values(self) -> tuple[int, int, int]:
+        return self.width_box.value(), self.height_box.value(), self.dpi_box.value()
+
+    def png_size(self) -> tuple[int, int]:
+        w, h, dpi = self.values()
+        return round(w * dpi / 96.0), round(h * dpi / 96.0)
 
 
 def copy_to_clipboard(widget: QWidget) -> None:

@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
+                               QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
 from parsers.humanize import human_bytes
@@ -693,7 +693,7 @@ class LegendTable(QTableWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in (1, 2, 3):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        self.setMinimumWidth(280)
+        self.setMinimumWidth(250)
         self.cats: list[int] = []
 
     def set_rows(self, res: ModeResult) -> None:
@@ -747,8 +747,8 @@ class ExtentMapView(QWidget):
 
         # toolbar
         self.file_combo = QComboBox()
-        self.file_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.file_combo.setMinimumContentsLength(24)
+        self.file_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.file_combo.setMinimumContentsLength(28)
         self.file_combo.currentIndexChanged.connect(self._on_file_combo)
         self.mode_combo = QComboBox()
         for mid, label in MODES:
@@ -773,18 +773,22 @@ class ExtentMapView(QWidget):
         self.goto.setToolTip("Go to a page number (Enter): scrolls to it and opens it in the inspector")
         self.goto.editingFinished.connect(lambda: self.go_to_page(self.goto.value()))
         self.status = QLabel("")
+        # long highlight texts must not widen the window: elided by the layout, full text as tooltip
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        # two rows, so the view stays narrow enough for the window's tree and inspector
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 4, 4, 0)
+        top.addWidget(QLabel("File:"))
+        top.addWidget(self.file_combo, 1)
         bar = QHBoxLayout()
-        bar.setContentsMargins(4, 4, 4, 0)
-        bar.addWidget(QLabel("File:"))
-        bar.addWidget(self.file_combo)
-        bar.addSpacing(12)
+        bar.setContentsMargins(4, 2, 4, 0)
         bar.addWidget(QLabel("Colour by:"))
         bar.addWidget(self.mode_combo)
         bar.addWidget(self.fill_height)
         bar.addSpacing(12)
         bar.addWidget(self.fit_button)
         bar.addWidget(self.whole_button)
-        bar.addSpacing(12)
+        bar.addSpacing(8)
         bar.addWidget(QLabel("Page:"))
         bar.addWidget(self.goto)
         bar.addSpacing(12)
@@ -852,19 +856,27 @@ class ExtentMapView(QWidget):
         self.report.setStretchFactor(1, 1)
         self.report.setSizes([700, 340])
 
-        self.inspector = PageInspector()
-        self.vsplit = QSplitter(Qt.Vertical)
-        self.vsplit.addWidget(self.report)
-        self.vsplit.addWidget(self.inspector)
-        self.vsplit.setStretchFactor(0, 3)
-        self.vsplit.setStretchFactor(1, 2)
-        self.vsplit.setSizes([520, 340])
+        # the page inspector is not part of this view's layout: the window shows it in its
+        # right dock (attach_inspector); a view on its own keeps one for click_page to fill
+        self.inspector = PageInspector(self)
+        self.inspector.hide()
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(top)
         lay.addLayout(bar)
-        lay.addWidget(self.vsplit, 1)
+        lay.addWidget(self.report, 1)
         self._show_empty("No InnoDB file scanned")
+
+    def _set_status(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setToolTip(text)
+
+    def attach_inspector(self, inspector: PageInspector) -> None:
+        """Fill ``inspector`` (the window's, in its right dock) when a page is clicked."""
+        if inspector is not self.inspector:
+            self.inspector.deleteLater()
+            self.inspector = inspector
 
     # -- view protocol ------------------------------------------------------------------
     def export_widget(self) -> QWidget:
@@ -978,7 +990,7 @@ class ExtentMapView(QWidget):
         self.plot.setTitle(msg, color=theme.foreground(), size="11pt")
         self.legend.setRowCount(0)
         self.legend_title.setText("")
-        self.status.setText("")
+        self._set_status("")
 
     def _update_title(self) -> None:
         d = self.data
@@ -992,10 +1004,15 @@ class ExtentMapView(QWidget):
         comp = sec.get("compression") or sec.get("compression_algorithm") or ""
         extra = ", ".join(x for x in (str(flav), f"page_compressed {comp}" if comp else "") if x)
         self.plot.setTitle(
-            f"<b>{e.path}</b> — {size} pages" + (f", {extra}" if extra else "") +
+            f"<b>{e.path}</b><br>{size} pages" + (f", {extra}" if extra else "") +
             f"<br>{d.n_pages:,} pages = {human_bytes(e.apparent_bytes)} apparent, "
             f"{human_bytes(e.allocated_bytes)} allocated",
             color=theme.foreground(), size="10pt")
+        # pyqtgraph fixes the title row at 30 px: room for the three lines
+        fm_h = self.fontMetrics().height()
+        h = 3 * int(fm_h * 1.15) + 6
+        self.plot.titleLabel.setMaximumHeight(h)
+        self.plot.layout.setRowFixedHeight(0, h)
         self.plot.setLabel("left", f"extent ({d.extent_pages} pages = {human_bytes(extent_bytes).replace('.0 ', ' ')})",
                            color=theme.foreground())
         self.plot.setLabel("bottom", "page in extent", color=theme.foreground())
@@ -1034,23 +1051,10 @@ class ExtentMapView(QWidget):
             self.fit()
 
     def fit(self) -> None:
-        """Whole map in view, square cells, extent 0 at the top (long files: the first extents).
-        A short map gives the space it does not need to the page inspector."""
+        """Whole map in view, square cells, extent 0 at the top (long files: the first extents)."""
         d = self.data
         if d is None:
             return
-        total = self.vsplit.height()
-        if total > 300:
-            w = max(100.0, float(self.vb.width() or 700))
-            cell = w / (d.extent_pages + 1)
-            chrome = self.report.height() - float(self.vb.height() or 0) if self.vb.height() else 110
-            want = int(d.rows * cell + chrome + 16)
-            legend_need = (self.legend.rowCount() + 1) * max(18, self.legend.verticalHeader().defaultSectionSize()) \
-                + self.legend_title.sizeHint().height() + self.hint.sizeHint().height() + 40
-            want = max(want, legend_need)
-            want = max(300, min(want, total - 160, int(total * 0.62)))
-            if abs(self.vsplit.sizes()[0] - want) > 8:
-                self.vsplit.setSizes([want, total - want])
         self._fit_range()
         self._fitted = True
         self._user_moved = False
@@ -1069,6 +1073,21 @@ class ExtentMapView(QWidget):
         self.vb.setLimits(xMin=-0.5, xMax=ext + 0.5, yMin=-0.5, yMax=max(d.rows + 0.5, yspan - 0.5),
                           minXRange=4, minYRange=2, maxXRange=ext + 1)
         self.vb.setRange(xRange=(-0.5, ext + 0.5), yRange=(-0.5, yspan - 0.5), padding=0)
+
+    def zoom(self, factor: float | None) -> None:
+        """Keyboard zoom about the centre of the view (factor > 1: in); None: back to Fit."""
+        if self.data is None:
+            return
+        if factor is None:
+            self.fit()
+            return
+        self._user_moved = True
+        self.vb.scaleBy((1.0 / factor, 1.0 / factor))
+
+    def focus_goto(self) -> None:
+        """Ctrl+G: the page number field focused with its text selected."""
+        self.goto.setFocus()
+        self.goto.selectAll()
 
     def show_extents(self, first: float, last: float) -> None:
         """Show extents [first, last) across the full width (stays put on resize)."""
@@ -1189,7 +1208,7 @@ class ExtentMapView(QWidget):
         nb = int(d.btree_mask(index_id).sum())
         name = d.index_names().get(code if code is not None else index_id, f"index {index_id}")
         extra = f" ({nb:,} B-tree pages, {n - nb:,} other pages of its segments)" if nb != n else ""
-        self.status.setText(f"highlighted: {name} — {n:,} page{'s' if n != 1 else ''}{extra}")
+        self._set_status(f"highlighted: {name} — {n:,} page{'s' if n != 1 else ''}{extra}")
         return n
 
     def highlighted_btree_count(self) -> int:
@@ -1202,10 +1221,10 @@ class ExtentMapView(QWidget):
         self.highlight_cat = cat
         self._redraw()
         if cat is None:
-            self.status.setText("")
+            self._set_status("")
             return 0
         n = int((self._mask()).sum())
-        self.status.setText(f"highlighted: {self.result.labels[cat]} — {n:,} page{'s' if n != 1 else ''}")
+        self._set_status(f"highlighted: {self.result.labels[cat]} — {n:,} page{'s' if n != 1 else ''}")
         return n
 
     def clear_highlight(self) -> None:
@@ -1215,7 +1234,7 @@ class ExtentMapView(QWidget):
         self.legend.blockSignals(True)
         self.legend.clearSelection()
         self.legend.blockSignals(False)
-        self.status.setText("")
+        self._set_status("")
         if self.data is not None:
             self._redraw()
 

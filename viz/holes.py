@@ -407,6 +407,7 @@ class HolesView(QWidget):
             _swatch(MISSING_COLOUR, "hole the engine should have punched, allocated")])
             + "<br><span style='color:#757575'>each pixel column is one slice of the file; its colours"
               " stack by the share of bytes in that slice</span>")
+        self.legend.setWordWrap(True)
         self.only_holes = QCheckBox("only files with holes or expected holes")
         self.only_holes.toggled.connect(lambda _: self._refresh())
         self.bars_by = QComboBox()
@@ -441,6 +442,7 @@ class HolesView(QWidget):
             _swatch(theme.APPARENT, "apparent size"), _swatch(DATA_COLOUR, "allocated"),
             _swatch(EXPECTED_COLOUR, "expected allocated (what the engine should leave after punching)")]))
         self.bar_legend.setContentsMargins(8, 2, 8, 2)
+        self.bar_legend.setWordWrap(True)
         self.bar_rows: list[tuple[str, int, int, int | None]] = []
 
         top = QWidget()

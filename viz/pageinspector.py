@@ -187,7 +187,8 @@ def _fallback_decode(entry, data, page_no, unit, logical, physical) -> PageDecod
 
 
 class HexView(QAbstractScrollArea):
-    """16 bytes a line, offset | hex | ASCII; each byte's background is its region's colour."""
+    """16 bytes a line (8 when the view is too narrow for 16, e.g. in a side dock),
+    offset | hex | ASCII; each byte's background is its region's colour."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -198,6 +199,7 @@ class HexView(QAbstractScrollArea):
         self.region_of = b""          # region index per byte
         self.regions: list[tuple[int, int, str]] = []
         self.colours: list[QColor] = []
+        self.bpl = 16                 # bytes per line
         self._metrics()
 
     def _metrics(self) -> None:
@@ -233,13 +235,18 @@ class HexView(QAbstractScrollArea):
         return None
 
     def n_lines(self) -> int:
-        return (len(self.data) + 15) // 16
+        return (len(self.data) + self.bpl - 1) // self.bpl
 
     def visible_lines(self) -> int:
         return max(1, self.viewport().height() // self.lh)
 
+    def line_width(self, bpl: int) -> int:
+        """Pixels a line of ``bpl`` bytes needs (offset, hex, gap, ASCII)."""
+        return self.cw * (8 + bpl * 3 + 2 + bpl) + self.cw
+
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
+        self.bpl = 16 if self.viewport().width() >= self.line_width(16) else 8
         self.verticalScrollBar().setRange(0, max(0, self.n_lines() - self.visible_lines()))
         self.verticalScrollBar().setPageStep(self.visible_lines())
 
@@ -247,7 +254,7 @@ class HexView(QAbstractScrollArea):
         return QSize(self.cw * 78 + 30, 300)
 
     def scroll_to(self, offset: int) -> None:
-        self.verticalScrollBar().setValue(max(0, offset // 16 - 2))
+        self.verticalScrollBar().setValue(max(0, offset // self.bpl - 2))
 
     def paintEvent(self, ev) -> None:
         p = QPainter(self.viewport())
@@ -257,20 +264,22 @@ class HexView(QAbstractScrollArea):
         n = self.visible_lines() + 1
         cw, lh = self.cw, self.lh
         x_hex = cw * 8
-        x_asc = x_hex + cw * (16 * 3 + 2)
+        bpl = self.bpl
+        half = bpl // 2
+        x_asc = x_hex + cw * (bpl * 3 + 2)
         grey, ink = QColor("#757575"), QColor("#212121")
         for li in range(first, min(self.n_lines(), first + n)):
             y = (li - first) * lh
-            base = li * 16
+            base = li * bpl
             p.setPen(grey)
             p.drawText(4, y + self.ascent + 1, f"{base:06X}")
-            chunk = self.data[base:base + 16]
+            chunk = self.data[base:base + bpl]
             for j, b in enumerate(chunk):
                 ri = self.region_of[base + j]
                 col = self.colours[ri]
-                xh = x_hex + j * 3 * cw + (cw if j >= 8 else 0)
-                gapw = cw * 4 if j == 7 and base + 8 < len(self.region_of) and \
-                    self.region_of[base + 8] == ri else cw * 3
+                xh = x_hex + j * 3 * cw + (cw if j >= half else 0)
+                gapw = cw * 4 if j == half - 1 and base + half < len(self.region_of) and \
+                    self.region_of[base + half] == ri else cw * 3
                 p.fillRect(QRect(xh - cw // 2, y, gapw, lh), col)
                 p.fillRect(QRect(x_asc + j * cw, y, cw, lh), col)
                 p.setPen(ink if b else grey)
@@ -282,9 +291,10 @@ class HexView(QAbstractScrollArea):
 class PageInspector(QWidget):
     """Header fields (table) + region legend + coloured hex view of one page."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, orientation=Qt.Horizontal):
         super().__init__(parent)
-        self.title = QLabel("<i>Click a page in the map to inspect it</i>")
+        self.title = QLabel("<i>Click a page in the extent map to inspect it</i>")
+        self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.note = QLabel("")
         self.note.setStyleSheet("color: #616161")
@@ -307,12 +317,13 @@ class PageInspector(QWidget):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.legend)
         rl.addWidget(self.hex, 1)
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(orientation)
         split.addWidget(self.fields)
         split.addWidget(right)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
-        split.setSizes([300, 560])
+        split.setSizes([300, 560] if orientation == Qt.Horizontal else [260, 420])
+        self.split = split
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
