@@ -114,17 +114,21 @@ def test_clickhouse_compact_part_with_empty_marks(sparse_fixtures, tmp_path):
     assert entry.errors or entry.warnings
 
 
+def _tokudb_dictionaries(root):
+    """(target, bytes, header slots whose checksum holds) of every fixture dictionary."""
+    from parsers.tokudb.header import read_header_slots
+    for t in hu.find_targets(root):
+        if t.abspath.endswith(".tokudb"):
+            with open(t.abspath, "rb") as f:
+                buf = f.read()
+            yield t, buf, [s for s in read_header_slots(buf).slots.values() if s is not None and s.checksum_ok]
+
+
 def test_tokudb_truncated_past_the_active_translation_table_keeps_the_older_checkpoint(sparse_fixtures, tmp_path):
     """Partial results: a dictionary cut before its active translation table is
     read through the other header slot's (older, still whole) table."""
     from parsers.scan import scan
-    from parsers.tokudb.header import read_header_slots
-    for t in hu.find_targets(sparse_fixtures):
-        if not t.abspath.endswith(".tokudb"):
-            continue
-        with open(t.abspath, "rb") as f:
-            buf = f.read()
-        slots = [s for s in read_header_slots(buf).slots.values() if s is not None and s.checksum_ok]
+    for t, buf, slots in _tokudb_dictionaries(sparse_fixtures):
         if len(slots) < 2:
             continue
         active = max(slots, key=lambda s: s.checkpoint_count)
@@ -151,14 +155,8 @@ def test_tokudb_without_any_translation_table_recovers_nodes_by_their_magic(spar
     sizes and partitions as the full file's translation table gives."""
     from parsers.scan import scan
     from parsers.tokudb.ftfile import read_ft_file
-    from parsers.tokudb.header import read_header_slots
     tried = 0
-    for t in hu.find_targets(sparse_fixtures):
-        if not t.abspath.endswith(".tokudb"):
-            continue
-        with open(t.abspath, "rb") as f:
-            buf = f.read()
-        slots = [s for s in read_header_slots(buf).slots.values() if s is not None and s.checksum_ok]
+    for t, buf, slots in _tokudb_dictionaries(sparse_fixtures):
         if not slots:
             continue
         cut = min(s.translation_offset for s in slots)

@@ -19,6 +19,7 @@ codec layer's job (``parsers.codecs.ch_block``).
 """
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from dataclasses import dataclass, field
@@ -214,28 +215,21 @@ def _follow_sizes(buf, size: int, max_blocks: int, fd: int | None) -> tuple[list
     last = DBMS_MAX_COMPRESSED_SIZE
     left = max_blocks
     u32 = _U32.unpack_from
+    if fd is not None:
+        read = functools.partial(os.pread, fd, _FAST_READ)     # read(offset): a C call, no Python frame
+    else:
+        def read(at: int) -> bytes:
+            return bytes(buf[at:at + _FAST_READ])
     try:
-        if fd is not None:
-            pread = os.pread
-            while pos <= limit and left:
-                hb = pread(fd, _FAST_READ, pos)
-                c, = u32(hb, 17)          # struct.error if the file shrank under us
-                if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
-                    break
-                add_off(pos)
-                add_rec(hb)
-                pos += CHECKSUM_SIZE + c
-                left -= 1
-        else:
-            while pos <= limit and left:
-                hb = bytes(buf[pos:pos + _FAST_READ])
-                c, = u32(hb, 17)
-                if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
-                    break
-                add_off(pos)
-                add_rec(hb)
-                pos += CHECKSUM_SIZE + c
-                left -= 1
+        while pos <= limit and left:
+            hb = read(pos)
+            c, = u32(hb, 17)          # struct.error if the file shrank under us
+            if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
+                break
+            add_off(pos)
+            add_rec(hb)
+            pos += CHECKSUM_SIZE + c
+            left -= 1
     except struct.error:
         pass
     return offs, recs, pos
