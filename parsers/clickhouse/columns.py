@@ -113,6 +113,11 @@ class SerializationInfo:
     version: int | None = None
     kinds: dict[str, str] = field(default_factory=dict)
     string_with_size_stream: bool | None = None
+    #: ``propagate_types_serialization_versions_to_nested_types``: Strings inside
+    #: Array/Tuple/Map use the same serialization version
+    propagate_to_nested: bool = False
+    #: per column: num_defaults (the engine's exact count when ``exact_num_defaults``)
+    num_defaults: dict[str, int] = field(default_factory=dict)
 
 
 def parse_serialization_json(data: bytes) -> SerializationInfo:
@@ -127,9 +132,12 @@ def parse_serialization_json(data: bytes) -> SerializationInfo:
     for col in doc.get("columns") or []:
         if isinstance(col, dict) and "name" in col:
             info.kinds[str(col["name"])] = str(col.get("kind", "Default"))
+            if isinstance(col.get("num_defaults"), int):
+                info.num_defaults[str(col["name"])] = col["num_defaults"]
     tsv = doc.get("types_serialization_versions")
     if isinstance(tsv, dict) and "string" in tsv:
         info.string_with_size_stream = str(tsv["string"]) in ("1", "with_size_stream")
+    info.propagate_to_nested = bool(doc.get("propagate_types_serialization_versions_to_nested_types", False))
     return info
 
 

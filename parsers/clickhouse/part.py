@@ -26,6 +26,7 @@ from .columns import (Column, ColumnsError, SerializationInfo, parse_columns_sub
 from .packed import PackedEntry, PackedError, read_packed_directory
 from .marks import Marks, MarksError, check_marks, marks_flavour, read_marks
 from .streams import StreamRef, map_streams
+from .subcolumns import ColumnSerialization, StringSerialization, enumerate_serialization
 
 # MergeTreePartInfo: <partition_id>_<min_block>_<max_block>_<level>[_<mutation>]
 PART_NAME_RE = re.compile(r"^(?P<partition>.+?)_(?P<min>\d+)_(?P<max>\d+)_(?P<level>\d+)(?:_(?P<mutation>\d+))?$")
@@ -130,6 +131,8 @@ class Part:
     skip_index_packed: list[PackedEntry] | None = None
     statistics_packed: list[PackedEntry] | None = None
     metadata_version: str | None = None
+    #: per column (columns.txt order): substreams and subcolumns as the engine enumerates them
+    serializations: list[ColumnSerialization] = field(default_factory=list)
 
     @property
     def partition_id(self) -> str | None:
@@ -306,6 +309,8 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
     if verify and part.checksums is not None:
         _verify_file_hashes(part)
 
+    _enumerate_serializations(part)
+
     # -- data ----------------------------------------------------------------
     mark_files = [f for f in part.files if marks_flavour(f)]
     if "data.bin" in part.files or any(f.startswith("data.") and marks_flavour(f) for f in mark_files):
@@ -339,6 +344,39 @@ def _verify_file_hashes(part: Part) -> None:
             continue
         if chained_file_hash(data) != ent.file_hash:
             part.problem(fname, "file hash does not match checksums.txt")
+
+
+def string_serialization(part: Part) -> StringSerialization:
+    """The part's String serialization: ``with_size_stream`` when serialization.json
+    says string version 1 (SerializationInfo.cpp), else ``single_stream``
+    (older parts, or no serialization.json)."""
+    info = part.serialization
+    if info is None or not info.string_with_size_stream:
+        return StringSerialization()
+    return StringSerialization(True, info.propagate_to_nested)
+
+
+def _enumerate_serializations(part: Part) -> None:
+    """Substreams and subcolumns of every column; checked against
+    columns_substreams.txt, which the engine writes from the same enumeration."""
+    strings = string_serialization(part)
+    kinds = _column_kinds(part)
+    for col in part.columns:
+        try:
+            cs = enumerate_serialization(col.name, col.type, kinds.get(col.name, "Default"), strings)
+        except ColumnsError as ex:
+            part.problem("columns.txt", f"column {col.name}: {ex}")
+            cs = ColumnSerialization(col.name, col.type, kinds.get(col.name, "Default"), [], None)
+        part.serializations.append(cs)
+        listed = (part.substreams or {}).get(col.name)
+        if listed is not None:
+            # Compact parts list a LowCardinality dictionary's prefix as a substream of
+            # its own ('<c>.dict_prefix', marked in data.cmrk4; FORMAT_NOTES.md section 3),
+            # which enumerateStreams and system.parts_columns do not show
+            listed = [s for s in listed if not (s.endswith(".dict_prefix") and s[:-7] in cs.substreams)]
+        if listed is not None and cs.subcolumns is not None and listed != cs.substreams:
+            part.problem("columns_substreams.txt", f"column {col.name}: lists substreams {listed}, its type and "
+                                                   f"serialization give {cs.substreams}")
 
 
 def _column_kinds(part: Part) -> dict[str, str]:

@@ -353,7 +353,14 @@ def _column_json(cs: ColumnSize, compact: bool, kind: str) -> dict:
     out = {"name": cs.name, "type": cs.type, "serialization_kind": kind, "compressed_bytes": cs.compressed_bytes,
            "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
            "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs),
-           "block_size_histogram": histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None)}
+           "block_size_histogram": histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None),
+           "column_position": cs.column_position, "substreams": list(cs.substreams),
+           "filenames": list(cs.filenames),
+           "subcolumns": None if cs.subcolumns is None else [
+               {"name": sc.name, "type": sc.type, "serialization": sc.serialization,
+                "bytes_on_disk": sc.bytes_on_disk, "compressed_bytes": sc.compressed_bytes,
+                "uncompressed_bytes": sc.uncompressed_bytes, "marks_bytes": sc.marks_bytes}
+               for sc in cs.subcolumns]}
     if compact:
         out["engine_reports_zero"] = True
         out["computed"] = cs.computed

@@ -16,6 +16,12 @@ MergeTreeDataPartWide::getColumnSizeImpl, FORMAT_NOTES.md section 8):
 * ``bytes_on_disk`` = sum of the sizes listed in checksums.txt (which leaves
   out checksums.txt, columns.txt, ...), so the folder's real size is given too.
 * Table (system.columns): sum over active parts.
+* Per column, the other system.parts_columns fields
+  (src/Storages/System/StorageSystemPartsColumns.cpp): ``column_position``
+  (1-based, columns.txt order), ``substreams`` and ``filenames`` (the file
+  stem of each substream when checksums.txt lists ``<stem>.bin``, else ''),
+  and per subcolumn the sizes of the checksums.txt entries of its own stream
+  (:mod:`.subcolumns`): no shared-stream rule there, and 0 in Compact parts.
 """
 from __future__ import annotations
 
@@ -26,9 +32,26 @@ import numpy as np
 from .blocks import BlockTable, engine_codec_name
 from .marks import marks_flavour
 from .part import Part, compact_block_owners
+from .subcolumns import stream_file_stem
 
 #: Block size histogram bin edges (bytes stored per block): powers of two from 32 B to 1 GiB.
 HIST_EDGES = [0] + [1 << k for k in range(5, 31)]
+
+
+@dataclass
+class SubcolumnSize:
+    """One subcolumn of one part column (system.parts_columns ``subcolumns.*``)."""
+
+    name: str
+    type: str
+    serialization: str
+    compressed_bytes: int = 0
+    uncompressed_bytes: int = 0
+    marks_bytes: int = 0
+
+    @property
+    def bytes_on_disk(self) -> int:
+        return self.compressed_bytes + self.marks_bytes
 
 
 @dataclass
@@ -45,6 +68,11 @@ class ColumnSize:
     block_sizes: list[np.ndarray] = field(default_factory=list)  # stored sizes, for histograms
     #: Compact parts: the real split computed from marks and blocks (engine reports 0)
     computed: dict | None = None
+    column_position: int = 0
+    substreams: list[str] = field(default_factory=list)
+    filenames: list[str] = field(default_factory=list)
+    #: None when the type's subcolumns are not modelled (see subcolumns.py)
+    subcolumns: list[SubcolumnSize] | None = field(default_factory=list)
 
     @property
     def bytes_on_disk(self) -> int:
@@ -138,6 +166,32 @@ def compact_split(part: Part) -> list[ColumnSize]:
     return out
 
 
+def fill_parts_columns_fields(part: Part, cols: list[ColumnSize]) -> None:
+    """column_position, substreams, filenames and subcolumns of each column,
+    as StorageSystemPartsColumns::processNextStorage computes them."""
+    listed = part.checksums.files if part.checksums is not None else {}
+    mark_ext = part.marks_extension or ""
+    for pos, (cs, ser) in enumerate(zip(cols, part.serializations), start=1):
+        cs.column_position = pos
+        cs.substreams = list(ser.substreams)
+        cs.filenames = [stream_file_stem(s, listed) or "" for s in ser.substreams]
+        if ser.subcolumns is None:
+            cs.subcolumns = None
+            continue
+        cs.subcolumns = []
+        for sc in ser.subcolumns:
+            sz = SubcolumnSize(sc.name, sc.type, sc.serialization)
+            stem = stream_file_stem(sc.stream, listed)
+            if stem is not None:
+                e = listed[stem + ".bin"]
+                sz.compressed_bytes = e.file_size
+                sz.uncompressed_bytes = e.uncompressed_size or 0
+                mk = listed.get(stem + mark_ext) if mark_ext else None
+                if mk is not None:
+                    sz.marks_bytes = mk.file_size
+            cs.subcolumns.append(sz)
+
+
 def secondary_index_sizes(part: Part) -> tuple[int, int, int]:
     """(compressed, uncompressed, marks) bytes of skip indices: ``skp_idx_*`` files
     (sizes from checksums.txt) or the entries of ``skp_idx.packed``."""
@@ -174,6 +228,7 @@ def part_sizes(part: Part) -> PartSizes:
         data_c = sum(c.compressed_bytes for c in cols)
         data_u = sum(c.uncompressed_bytes for c in cols)
         marks_b = sum(c.marks_bytes for c in cols)
+    fill_parts_columns_fields(part, cols)
     ck = part.checksums
     si = secondary_index_sizes(part)
     return PartSizes(
