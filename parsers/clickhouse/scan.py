@@ -6,6 +6,8 @@ as the engine does (:mod:`.sizes`) and fills
 
 * per ``.bin`` file: ``units`` (one record per compressed block), kind and
   owner names, database/table, a ``clickhouse`` JSON section, and ``detail``;
+* per compressed marks file (``.cmrk*``) and ``primary.cidx``: ``units`` too,
+  one per compressed block of its own walk;
 * per table: ``dataset.table("clickhouse", db, table)``;
 * ``dataset.sections["clickhouse"] = {"tables": [...]}`` with part and column
   fields named as system.parts / system.parts_columns / system.columns;
@@ -27,7 +29,8 @@ from .blocks import METHOD_NAMES, NONE, BlockTable
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
-from .part import PART_NAME_RE, Part, compact_block_owners, read_part
+from ..fileio import FileReadError
+from .part import PART_NAME_RE, Part, compact_block_owners, read_part, walk_file_blocks
 from .streams import unescape_for_file_name
 from .sizes import HIST_EDGES, ColumnSize, PartSizes, histogram, part_sizes
 
@@ -433,6 +436,46 @@ def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:
     return u
 
 
+def is_compressed_side_file(name: str) -> bool:
+    """Compressed files of a part besides the ``.bin`` streams: compressed marks
+    (``.cmrk``/``.cmrk2``/``.cmrk3``/``.cmrk4``: the marks bytes written through a
+    CompressedWriteBuffer, ``marks_compression_codec``) and ``primary.cidx``
+    (``primary_key_compression_codec``), both framed like ``.bin`` blocks
+    (FORMAT_NOTES.md sections 2, 4, 5)."""
+    flav = marks_flavour(name)
+    return (flav is not None and flav.compressed) or name == "primary.cidx"
+
+
+def _compressed_side_units(p: Part, entries: dict[str, FileEntry], oid) -> None:
+    """One unit per compressed block of each ``.cmrk*`` / ``primary.cidx`` file,
+    from its own block walk; owner = the column whose stream the marks file
+    belongs to (Wide), else none (Compact ``data.cmrk*``, primary index)."""
+    owner_of: dict[str, str] = {}
+    for sf in p.streams:
+        if sf.marks_name and sf.ref.counted:
+            owner_of.setdefault(sf.marks_name, sf.ref.column)
+    for name, e in entries.items():
+        if not is_compressed_side_file(name) or e.units is not None:
+            continue
+        try:
+            table, _ = walk_file_blocks(e.abspath)
+        except (FileReadError, OSError) as ex:
+            e.add_error(f"part {p.name}: {str(ex).split(': ', 1)[-1]}")
+            continue
+        for msg, off in table.errors:
+            e.add_error(f"part {p.name}: {msg}", off)
+        column = owner_of.get(name)
+        owner = oid(column) if column is not None else -1
+        e.units = _units_for(table, np.full(len(table), owner, dtype=np.int32))
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(table.methods)}
+        e.owner_names = {owner: column} if column is not None else {}
+        e.sections[ENGINE].update({"blocks": len(table), "compressed_bytes": e.apparent_bytes,
+                                   "uncompressed_bytes": table.uncompressed_bytes,
+                                   "codecs": table.codec_counts()})
+        if column is not None:
+            e.sections[ENGINE]["column"] = column
+
+
 def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_dir, entry_of, oid, reg,
                   table_errors: list, parent: Part | None = None) -> None:
     d = os.path.realpath(p.abspath)
@@ -485,6 +528,8 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
             "checksums_verified": sf.blocks.checksum_ok is not None})
         e.detail[ENGINE] = {"part": p, "stream": sf, "chains": sf.blocks.chain_names(),
                             "chain_ids": sf.blocks.chain_ids}
+    # units of the other compressed files: .cmrk* marks and primary.cidx
+    _compressed_side_units(p, entries, oid)
     # units of a Compact data.bin
     cd = p.compact
     if cd is not None and cd.blocks is not None and "data.bin" in entries:
