@@ -354,3 +354,20 @@ def test_older_header_layout_versions():
     s[8:12] = (25).to_bytes(4, "big")
     slots = read_header_slots(bytes(s) + bytes(4096))
     assert slots.active is None and "unknown layout version 25" in slots.errors[0][1]
+
+
+def test_node_search_skips_holes_and_works_through_a_pread_buffer():
+    """The magic search of the recovery path reads only the data ranges (a 1 TB
+    sparse file costs nothing) and accepts any sliceable buffer."""
+    from parsers.tokudb.ftfile import data_ranges_from_holes, find_node_offsets
+    orig = (TOKU / "datadir" / BLOBS_STATUS).read_bytes()
+
+    class Sliced:                      # like scan.py's pread fallback: slicing only
+        def __getitem__(self, s):
+            return orig[s]
+    full = find_node_offsets(orig, len(orig))
+    assert full and find_node_offsets(Sliced(), len(orig)) == full
+    ranges = data_ranges_from_holes([(0, 8192), (full[0], 512)], len(orig))
+    assert ranges[0][0] == 8192 and find_node_offsets(orig, len(orig), ranges) == full[1:]
+    assert data_ranges_from_holes([(0, 1 << 40)], 1 << 40) == []
+    assert find_node_offsets(b"", 1 << 40, []) == []

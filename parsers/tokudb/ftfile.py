@@ -43,11 +43,14 @@ class FtFile:
 
 
 def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
-                 check: Callable[[], None] | None = None) -> FtFile:
+                 check: Callable[[], None] | None = None,
+                 data_ranges: list[tuple[int, int]] | None = None) -> FtFile:
     """Read the headers of a fractal-tree file held in ``buf`` (mmap or bytes).
 
     Problems are collected in ``errors`` as (offset, message); reading goes on
     past every bad node.  ``check`` is called every 64 nodes (cancel hook).
+    ``data_ranges`` (the file minus its holes) bounds the search for nodes by
+    their magic when no translation table can be read.
     """
     slots = read_header_slots(buf)
     ft = FtFile(size=size, slots=slots)
@@ -55,7 +58,7 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
     h = slots.active
     if h is None:
         ft.errors.append((0, "no valid header slot"))
-        _recover_nodes(buf, size, ft, verify, entries, check)
+        _recover_nodes(buf, size, ft, verify, entries, check, data_ranges)
         return ft
     ft.header = h
     try:
@@ -78,7 +81,7 @@ def read_ft_file(buf, size: int, verify: bool = True, entries: bool = True,
             ft.header = older
             break
         if bt is None:
-            _recover_nodes(buf, size, ft, verify, entries, check)
+            _recover_nodes(buf, size, ft, verify, entries, check, data_ranges)
             return ft
     ft.block_table = bt
     if not bt.checksum_ok:
@@ -123,29 +126,57 @@ _NODE_SEARCH_STEP = 512
 _FIRST_NODE_OFFSET = 2 * 4096
 
 
-def find_node_offsets(buf, size: int) -> list[int]:
-    """Offsets (512-aligned, past the header slots) where a leaf or internal node
-    magic starts: the fallback when no translation table can be read."""
-    n = (size - 8 - _FIRST_NODE_OFFSET) // _NODE_SEARCH_STEP + 1
-    if n <= 0:
-        return []
-    arr = np.frombuffer(buf, dtype=np.uint8, count=size)
-    pos = _FIRST_NODE_OFFSET + np.arange(n, dtype=np.int64) * _NODE_SEARCH_STEP
-    heads = np.stack([arr[pos + i] for i in range(8)], axis=1)
-    hits = np.zeros(n, dtype=bool)
-    for magic in (LEAF_MAGIC, NONLEAF_MAGIC):
-        hits |= (heads == np.frombuffer(magic, dtype=np.uint8)).all(axis=1)
-    return pos[hits].tolist()
+#: bytes searched per step (copied from the map, so memory stays bounded)
+_SEARCH_CHUNK = 64 << 20
+
+
+def data_ranges_from_holes(holes: list[tuple[int, int]] | None, size: int) -> list[tuple[int, int]]:
+    """The [start, end) ranges of a file that are not holes."""
+    out, pos = [], 0
+    for off, ln in sorted(holes or []):
+        if off > pos:
+            out.append((pos, min(off, size)))
+        pos = max(pos, off + ln)
+    if pos < size:
+        out.append((pos, size))
+    return [(a, b) for a, b in out if b > a]
+
+
+def find_node_offsets(buf, size: int, data_ranges: list[tuple[int, int]] | None = None,
+                      check: Callable[[], None] | None = None) -> list[int]:
+    """Offsets (512-aligned, past the header slots, outside holes) where a leaf or
+    internal node magic starts: the fallback when no translation table can be
+    read.  Searches in bounded chunks; ``check`` (cancel hook) runs per chunk."""
+    magics = [np.frombuffer(m, dtype=np.uint8) for m in (LEAF_MAGIC, NONLEAF_MAGIC)]
+    out: list[int] = []
+    step = _NODE_SEARCH_STEP
+    for lo, hi in (data_ranges if data_ranges is not None else [(0, size)]):
+        start = -(-max(lo, _FIRST_NODE_OFFSET) // step) * step
+        hi = min(hi, size)
+        for c0 in range(start, hi - 7, _SEARCH_CHUNK):
+            if check is not None:
+                check()
+            c1 = min(hi, c0 + _SEARCH_CHUNK)
+            arr = np.frombuffer(bytes(buf[c0:min(c1 + 7, size)]), dtype=np.uint8)
+            rel = np.arange(0, min(c1 - c0, len(arr) - 7), step, dtype=np.int64)
+            if not len(rel):
+                continue
+            heads = arr[rel[:, None] + np.arange(8)]
+            hits = np.zeros(len(rel), dtype=bool)
+            for m in magics:
+                hits |= (heads == m).all(axis=1)
+            out.extend((rel[hits] + c0).tolist())
+    return out
 
 
 def _recover_nodes(buf, size: int, ft: FtFile, verify: bool, entries: bool,
-                   check: Callable[[], None] | None) -> None:
+                   check: Callable[[], None] | None, data_ranges: list[tuple[int, int]] | None) -> None:
     """Partial results without a translation table: read every node found by its
     magic, sized from its own partition table.  Block numbers are unknown; the
     node is keyed by its offset / 512."""
     found = 0
     end_prev = 0
-    for k, off in enumerate(find_node_offsets(buf, size)):
+    for k, off in enumerate(find_node_offsets(buf, size, data_ranges, check)):
         if check is not None and k % 64 == 0:
             check()
         if off < end_prev:

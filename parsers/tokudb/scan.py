@@ -38,7 +38,7 @@ from .content import logical_content
 from .directory import (ENGINE_FILES, ROLE_DICTIONARY, DictName,
                         directory_map, parse_dname, parse_iname)
 from .env import environment_values
-from .ftfile import FtFile, read_ft_file
+from .ftfile import FtFile, data_ranges_from_holes, read_ft_file
 from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
 from .nonleaf import buffer_memory_bytes
@@ -128,7 +128,8 @@ def _analyze_tree(entry: FileEntry, ctx: ScanContext, dnames: dict[str, str]) ->
         if buf is None:
             buf = _PreadBuffer(f)
         try:
-            ft = read_ft_file(buf, f.size, verify=ctx.verify_checksums, entries=True, check=ctx.check)
+            ft = read_ft_file(buf, f.size, verify=ctx.verify_checksums, entries=True, check=ctx.check,
+                              data_ranges=data_ranges_from_holes(entry.holes, f.size))
         except (FormatError, FileReadError, DecodeError) as e:
             entry.add_error(str(e), getattr(e, "offset", None))
             return None
