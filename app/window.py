@@ -393,11 +393,28 @@ class MainWindow(QMainWindow):
         self._scan_started = time.monotonic()
         job = scan_job(path)
         job.progress.connect(self._on_progress)
+        job.partial.connect(self._on_partial)
         job.finished.connect(self._on_scanned)
         job.failed.connect(self._on_failed)
         job.cancelled.connect(self._on_cancelled)
         self.job = job
         job.start()
+
+    def _on_partial(self, part: dict) -> None:
+        """Page headers read so far (progressive extent map): the map fills in as the
+        worker reads the file; the scan's dataset replaces it at the end."""
+        em = self.extent_map
+        if em is None or not isinstance(part, dict):
+            return
+        kind = part.get("kind")
+        if kind == "begin":
+            if self.current_path and os.path.isfile(self.current_path):
+                self.tabs.setCurrentWidget(em)        # one tablespace opened: its map is the point
+            em.begin_preview(part)
+        elif kind == "chunk":
+            em.add_preview_chunk(part)
+        elif kind == "end":
+            em.end_preview()
 
     def rescan(self) -> None:
         if self.current_path:
@@ -425,17 +442,23 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, message: str) -> None:
         self._end_job()
+        if self.extent_map is not None:
+            self.extent_map.clear_preview("Scan failed")
         self.status_label.setText(message.splitlines()[0])
         self.errors.addItem(message.splitlines()[0])
 
     def _on_cancelled(self) -> None:
         self._end_job()
+        if self.extent_map is not None:
+            self.extent_map.clear_preview("Scan cancelled")
         self.status_label.setText("Scan cancelled")
 
     def _on_scanned(self, ds: Dataset) -> None:
         self._end_job()
         if ds.cancelled:
             self.status_label.setText("Scan cancelled")
+            if self.extent_map is not None:
+                self.extent_map.clear_preview("Scan cancelled")
             return
         self.set_dataset(ds)
         if self.current_path and not self.current_path.startswith(demo_prefix()):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
@@ -58,7 +58,10 @@ TYPE_COLOURS = {
     "IBUF_FREE_LIST": "#B0BEC5", "TYPE_ALLOCATED": "#F0F0F0", "TYPE_UNUSED": "#EEEEEE",
     "PAGE_COMPRESSED": "#F0E442", "PAGE_COMPRESSED_ENCRYPTED": "#BCBD22", "ENCRYPTED": "#7B1FA2",
     "COMPRESSED": "#F0E442", "COMPRESSED_AND_ENCRYPTED": "#BCBD22", "TYPE_UNKNOWN": "#BDBDBD",
+    "not read yet": "#F3F5F7",
 }
+#: pseudo page type of the pages a progressive preview has not read yet
+NOT_READ_KEY = 0xFFFF
 FREE_COLOUR = "#DEDEDE"
 NO_INDEX_COLOUR = "#8C8C8C"
 NO_OWNER = -1
@@ -693,7 +696,7 @@ class LegendTable(QTableWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in (1, 2, 3):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        self.setMinimumWidth(250)
+        self.setMinimumWidth(280)
         self.cats: list[int] = []
 
     def set_rows(self, res: ModeResult) -> None:
@@ -719,6 +722,40 @@ class LegendTable(QTableWidget):
         self.resizeRowsToContents()
 
 
+class PreviewMap:
+    """A file's pages as a scan reads them (page type and LSN from the FIL headers,
+    chunk by chunk): a FileEntry whose unread pages have the pseudo type "not read
+    yet", so MapData draws it like any scanned file.  Free pages, owners, fill and
+    holes are only known once the scan proper has read the file."""
+
+    def __init__(self, info: dict):
+        from parsers.model import empty_units
+        n = int(info["n_pages"])
+        physical = int(info["physical"])
+        self.n_pages = n
+        self.read = 0
+        units = empty_units(n)
+        units["offset"] = np.arange(n, dtype=np.uint64) * np.uint64(physical)
+        units["stored"] = physical
+        units["logical"] = int(info.get("logical") or physical)
+        units["kind"] = NOT_READ_KEY
+        self.entry = FileEntry(path=str(info["path"]), abspath=str(info.get("abspath") or ""), engine="innodb",
+                               role="tablespace", apparent_bytes=int(info.get("apparent") or n * physical),
+                               allocated_bytes=0)
+        self.entry.units = units
+        self.entry.kind_names = {NOT_READ_KEY: "not read yet"}
+        self.entry.sections["innodb"] = {"page_size": int(info.get("logical") or physical),
+                                         "physical_page_size": physical, "pages": n}
+
+    def add(self, start: int, types: np.ndarray, lsn: np.ndarray, names: dict) -> None:
+        u = self.entry.units
+        end = min(self.n_pages, start + len(types))
+        u["kind"][start:end] = types[:end - start]
+        u["lsn"][start:end] = lsn[:end - start]
+        self.entry.kind_names.update({int(k): str(v) for k, v in names.items()})
+        self.read = max(self.read, end)
+
+
 class ExtentMapView(QWidget):
     """One row per extent, a cell per page; colour modes, legend, hover, click, highlight."""
 
@@ -726,6 +763,8 @@ class ExtentMapView(QWidget):
     view_id = "extent-map"
     node_selected = Signal(object)
     page_clicked = Signal(int)
+    #: a progressive preview was drawn (pages read so far)
+    preview_drawn = Signal(int)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -744,6 +783,10 @@ class ExtentMapView(QWidget):
         self.selected_page: int | None = None
         self._rgba: np.ndarray | None = None
         self._window: tuple[int, int, int] | None = None
+        self.preview: PreviewMap | None = None
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.timeout.connect(self._draw_preview)
 
         # toolbar
         self.file_combo = QComboBox()
@@ -900,7 +943,66 @@ class ExtentMapView(QWidget):
                             return
                 return
 
+    # -- progressive preview (while a scan reads the file) ----------------------------------
+    def begin_preview(self, info: dict) -> None:
+        """A scan starts reading an InnoDB file: show its extents, every page "not read yet"."""
+        self.preview = PreviewMap(info)
+        self.dataset = None
+        self.root = None
+        self.files = []
+        self.file_combo.blockSignals(True)
+        self.file_combo.clear()
+        self.file_combo.addItem(f"{info['path']}  (reading {int(info['n_pages']):,} pages…)", info["path"])
+        self.file_combo.setEnabled(False)
+        self.file_combo.blockSignals(False)
+        self.entry = None
+        self.mode_id = "type"
+        self.show_file(self.preview.entry)
+
+    def add_preview_chunk(self, chunk: dict) -> None:
+        """Page headers of a chunk read by the scan: drawn now if nothing is drawn yet,
+        else with the next repaint (chunks arriving faster are drawn together)."""
+        if self.preview is None:
+            return
+        self.preview.add(int(chunk["start"]), chunk["types"], chunk["lsn"], chunk.get("names") or {})
+        if self.preview.read == int(chunk["start"]) + len(chunk["types"]) and not self._preview_timer.isActive():
+            first = getattr(self, "_preview_drawn_pages", 0) == 0
+            self._preview_timer.start(0 if first else 60)
+
+    def clear_preview(self, message: str = "No InnoDB file scanned") -> None:
+        """The scan that fed the preview ended without a dataset (cancelled, failed)."""
+        if self.preview is not None:
+            self.preview = None
+            self._preview_timer.stop()
+            self._preview_drawn_pages = 0
+            self.file_combo.clear()
+            self._show_empty(message)
+
+    def end_preview(self) -> None:
+        if self.preview is not None:
+            self._preview_timer.stop()
+            self._draw_preview()
+
+    def _draw_preview(self) -> None:
+        p = self.preview
+        if p is None or self.entry is not p.entry:
+            return
+        self._recolour()
+        pct = 100.0 * p.read / max(1, p.n_pages)
+        self.legend_title.setText(f"<b>{dict(MODES)[self.mode_id]}</b> — read {p.read:,} of "
+                                  f"{p.n_pages:,} pages ({pct:.0f}%)<br><span style='color:#757575'>free "
+                                  f"pages, indexes and fill follow when the scan has read the file</span>")
+        self._set_status(f"reading page headers… {pct:.0f}%")
+        self._preview_drawn_pages = p.read
+        self.preview_drawn.emit(p.read)
+
     def set_dataset(self, dataset, root: Node) -> None:
+        if self.preview is not None:
+            self._set_status("")
+            self.entry = None           # the scanned file replaces the preview even when it is the same
+        self.preview = None
+        self._preview_timer.stop()
+        self._preview_drawn_pages = 0
         self.dataset = dataset
         self.root = root
         files = innodb_files(dataset)
