@@ -26,6 +26,8 @@ from .columns import (Column, ColumnsError, SerializationInfo, parse_columns_sub
 from .packed import PackedEntry, PackedError, read_packed_directory
 from .marks import Marks, MarksError, check_marks, marks_flavour, read_marks
 from .streams import StreamRef, map_streams
+from .statistics import ColumnStatisticsFile, StatisticsError, column_of_entry, read_column_statistics
+from .streams import unescape_for_file_name
 from .subcolumns import ColumnSerialization, StringSerialization, enumerate_serialization
 
 # MergeTreePartInfo: <partition_id>_<min_block>_<max_block>_<level>[_<mutation>]
@@ -131,6 +133,8 @@ class Part:
     skip_index_packed: list[PackedEntry] | None = None
     statistics_packed: list[PackedEntry] | None = None
     metadata_version: str | None = None
+    #: decoded column statistics: column -> (statistics, stored bytes)
+    column_statistics: dict[str, tuple[ColumnStatisticsFile, int]] = field(default_factory=dict)
     #: per column (columns.txt order): substreams and subcolumns as the engine enumerates them
     serializations: list[ColumnSerialization] = field(default_factory=list)
 
@@ -284,6 +288,14 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
             part.statistics_packed = read_packed_directory(data)[1]
         except PackedError as ex:
             part.problem("statistics.packed", str(ex), ex.offset)
+        else:
+            for e in part.statistics_packed:
+                _decode_statistics(part, "statistics.packed", e.name, data[e.offset:e.offset + e.size], e.offset)
+    for fname in sorted(part.files):
+        if column_of_entry(fname) is not None:          # statistics written as loose files
+            data = load(fname, required=False)
+            if data is not None:
+                _decode_statistics(part, fname, fname, data, 0)
     data = load("metadata_version.txt", required=False)
     if data is not None:
         part.metadata_version = data.decode("ascii", "replace").strip()
@@ -344,6 +356,24 @@ def _verify_file_hashes(part: Part) -> None:
             continue
         if chained_file_hash(data) != ent.file_hash:
             part.problem(fname, "file hash does not match checksums.txt")
+
+
+def _decode_statistics(part: Part, fname: str, entry: str, data: bytes, base: int) -> None:
+    """One ``statistics_<column>.stats`` stream: decompressed, then decoded
+    (:mod:`.statistics`); problems are named with the entry and its offset."""
+    col = column_of_entry(entry)
+    if col is None:
+        part.problem(fname, f"entry {entry} is not a statistics_<column>.stats file", base)
+        return
+    try:
+        raw = read_stream(data, 64 << 20)
+    except BlockError as ex:
+        part.problem(fname, f"entry {entry}: {ex}", base + (ex.offset or 0))
+        return
+    try:
+        part.column_statistics[unescape_for_file_name(col)] = (read_column_statistics(raw), len(data))
+    except StatisticsError as ex:
+        part.problem(fname, f"entry {entry}, byte {ex.offset} of its decompressed stream: {ex}", base)
 
 
 def string_serialization(part: Part) -> StringSerialization:

@@ -31,6 +31,7 @@ from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
 from ..fileio import FileReadError
 from .part import PART_NAME_RE, Part, compact_block_owners, read_part, walk_file_blocks
+from .statistics import summary as stats_summary
 from .streams import unescape_for_file_name
 from .sizes import HIST_EDGES, ColumnSize, PartSizes, histogram, part_sizes
 
@@ -411,6 +412,7 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
     out["columns"] = [_column_json(c, p.part_type == "Compact", kinds.get(c.name, "Default")) for c in s.columns]
     out["metadata_version"] = p.metadata_version
     out["statistics"] = [e.name for e in p.statistics_packed] if p.statistics_packed is not None else None
+    out["statistics_contents"] = {col: stats_summary(st, n) for col, (st, n) in sorted(p.column_statistics.items())}
     out["block_size_histogram"] = {"edges": HIST_EDGES, "counts": histogram(
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
