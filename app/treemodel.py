@@ -42,6 +42,7 @@ def add_clickhouse_columns(root: Node, dataset) -> int:
             pnode.ref = {"part": p.get("name"), "table": f"{t.get('database')}.{t.get('table')}",
                          "part_type": p.get("part_type"), "rows": p.get("rows"), "marks": p.get("marks"),
                          "state": p.get("state"), "bytes_on_disk": p.get("bytes_on_disk")}
+            _group_part_files(pnode)
             for c in p.get("columns") or []:
                 n = pnode.child(str(c.get("name")), "column")
                 comp = c.get("computed") if c.get("engine_reports_zero") else None
@@ -53,6 +54,7 @@ def add_clickhouse_columns(root: Node, dataset) -> int:
                              int(c.get("marks_bytes") or 0), False)
                 n.ch_sizes = sizes
                 n.logical = sizes[1]
+                n.apparent = sizes[0] + sizes[2]        # its bytes in the part's files
                 n.ref = {"column": c.get("name"), "type": c.get("type"), "part": p.get("name"),
                          "part_type": p.get("part_type"), "table": f"{t.get('database')}.{t.get('table')}",
                          "codecs": c.get("codecs") or (comp or {}).get("codecs") or {},
@@ -62,6 +64,21 @@ def add_clickhouse_columns(root: Node, dataset) -> int:
                          "engine_reports_zero": bool(c.get("engine_reports_zero"))}
                 added += 1
     return added
+
+
+def _group_part_files(pnode: Node) -> None:
+    """A part's files under one "files" node, so its columns are its direct children."""
+    files = [c for c in pnode.children if c.kind == "file"]
+    if not files or any(c.kind == "group" for c in pnode.children):
+        return
+    g = Node(name=f"files ({len(files)})", kind="group", parent=pnode)
+    for f in files:
+        f.parent = g
+    g.children = files
+    for attr in ("apparent", "allocated", "holes", "logical", "errors"):
+        setattr(g, attr, sum(getattr(f, attr) for f in files))
+    pnode.children = [c for c in pnode.children if c.kind != "file"] + [g]
+    pnode._index = {(c.name, c.kind): c for c in pnode.children}
 SORT_ROLE = Qt.UserRole + 1
 NODE_ROLE = Qt.UserRole + 2
 
@@ -128,8 +145,8 @@ class DatasetTreeModel(QAbstractItemModel):
         is_col = node.kind == "column"
         values = (node.name, node.apparent, node.allocated, node.holes, node.logical, node.errors) + \
             (tuple(ch[:3]) if ch else (None, None, None))
-        if is_col:      # a column is not a file: no apparent / allocated / holes of its own
-            values = (node.name, None, None, None, node.logical, 0) + values[6:]
+        if is_col:      # a column is not a file: its bytes in the part's files, no allocation of its own
+            values = (node.name, node.apparent, None, None, node.logical, 0) + values[6:]
         if role == Qt.DisplayRole:
             if col == 0:
                 return node.name

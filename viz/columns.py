@@ -843,7 +843,7 @@ def fit_xmax(ends: list[float], texts: list[str], font: QFont, width_px: float, 
     fm = QFontMetricsF(font)
     xmax = max(max(ends), 1e-9) * 1.02
     for end, txt in zip(ends, texts):
-        room = max(width_px - fm.horizontalAdvance(txt) - 12, width_px * 0.35)
+        room = max(width_px - fm.horizontalAdvance(txt) - 12, width_px * 0.25)
         xmax = max(xmax, end * width_px / room)
     return xmax
 

@@ -332,9 +332,14 @@ class PageInspector(QWidget):
         self.decoded: PageDecode | None = None
         self.page_no: int | None = None
         self.facts: dict = {}
+        self.split.setVisible(False)          # nothing to show until a page is clicked
+        self.legend.setVisible(False)
+        self.note.setVisible(False)
 
     def show_page(self, entry: FileEntry, page_no: int, unit=None, facts: dict | None = None) -> PageDecode:
         self.page_no = page_no
+        self.split.setVisible(True)
+        self.legend.setVisible(True)
         self.facts = dict(facts or {})
         dec = decode_page(entry, page_no, unit)
         self.decoded = dec

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from parsers.humanize import human_bytes
@@ -559,19 +559,28 @@ class TokuDBView(QWidget):
         bold.setBold(True)
         fg = theme.foreground()
         self.foot_labels = []
+        width_px = float(self.foot.getViewBox().width() or 0)
         for yy, r, rv, dv, uv in zip(y, rows, rep, disk, unc):
+            ratio = (f": {rv / r.allocated:.2f}×" if isinstance(r, TableRow) and r.allocated else "")
             if isinstance(r, TableRow):
-                txt = (f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported (Data "
-                       f"{human_bytes(r.data_length)} + Index {human_bytes(r.index_length)})"
-                       + (f": {rv / r.allocated:.2f}×" if r.allocated else ""))
+                variants = [f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported (Data "
+                            f"{human_bytes(r.data_length)} + Index {human_bytes(r.index_length)}){ratio}",
+                            f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported{ratio}"]
             else:
                 if r.reported is None:
-                    claim = "no header estimate"
+                    claim, short = "no header estimate", "no estimate"
                 elif r.in_table_status:
                     claim = f"reported {human_bytes(rv)}" + (f" ({rv / dv:.2f}× nodes on disk)" if dv else "")
+                    short = f"reported {human_bytes(rv)}"
                 else:
                     claim = f"header {human_bytes(rv)}, not in SHOW TABLE STATUS"
-                txt = f"nodes {human_bytes(dv)} on disk, {human_bytes(uv)} uncompressed · {claim}"
+                    short = f"header {human_bytes(rv)}"
+                variants = [f"nodes {human_bytes(dv)} on disk, {human_bytes(uv)} uncompressed · {claim}",
+                            f"{human_bytes(dv)} on disk · {short}"]
+            # the longest wording that leaves the bars 40% of the plot (narrow windows: the short one)
+            f_m = QFontMetricsF(bold if isinstance(r, TableRow) else font)
+            txt = next((v for v in variants if width_px < 100 or f_m.horizontalAdvance(v) + 16 <= width_px * 0.6),
+                       variants[-1])
             ti = pg.TextItem(txt, color=fg, anchor=(0, 0.5))
             ti.setFont(bold if isinstance(r, TableRow) else font)
             ti.setPos(max(rv, uv, dv) / scale + vmax / scale * 0.01, yy)
@@ -585,7 +594,7 @@ class TokuDBView(QWidget):
         left.setWidth(170)
         self.foot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
         key = " &nbsp;".join(f"<span style='color:{c}'>■</span> {lbl}" for _, c, _, _, lbl in items)
-        self.foot.setTitle(f"<b>On disk vs SHOW TABLE STATUS</b>: {key}", color=fg, size="9.5pt")
+        _set_title(self.foot, "<b>On disk vs SHOW TABLE STATUS</b>:", key, fg, "9.5pt")
         ends = [max(a, b, c) / scale for a, b, c in zip(rep, unc, disk)]
         self._fit_px = self.foot.getViewBox().width()
         xmax = fit_xmax(ends, self.foot_labels, bold, self._fit_px, vmax / scale * 2.2)
@@ -679,9 +688,9 @@ class TokuDBView(QWidget):
         left.setStyle(tickFont=font)
         left.setWidth(170)
         self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
-        self.frag.setTitle(f"Fragmentation: <span style='color:{USED}'>■</span> used "
-                           f"<span style='color:{UNUSED}'>■</span> unused (incl. header) "
-                           f"<span style='color:#90A4AE'>■</span> file tail", color=fg, size="9pt")
+        _set_title(self.frag, "Fragmentation:", f"<span style='color:{USED}'>■</span> used "
+                   f"<span style='color:{UNUSED}'>■</span> unused "
+                   f"<span style='color:#90A4AE'>■</span> file tail", fg, "9pt")
         labels = [f"{(100.0 * f / (u + f) if u + f else 0.0):.1f}% unused ({human_bytes(f)})"
                   for u, f in zip(used, unused)]
         xmax = fit_xmax(list(tot / scale), labels, font, self.frag.getViewBox().width(), tot.max() / scale * 1.45)
@@ -757,8 +766,7 @@ class TokuDBView(QWidget):
             parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
         if not any(((d.entry.detail or {}).get("tokudb") or {}).get("block_table") is not None for d in rows):
             parts = ["not in a saved scan (rescan the files to see the block table)"]
-        self.strip.setTitle("Blocks along the file: " + " &nbsp;".join(parts),
-                            color=fg, size="9pt")
+        _set_title(self.strip, "Blocks along the file:", " &nbsp;".join(parts), fg, "9pt")
         self.strip.setXRange(0, length / scale * 1.01, padding=0)
         self.strip.setYRange(-0.75, n - 0.3, padding=0)
 
@@ -785,3 +793,23 @@ def _unit(maxval: float) -> tuple[float, str]:
 
 
 __all__ = ["TokuDBView", "dictionaries", "table_rows", "strip_blocks", "Dictionary", "TableRow"]
+
+
+def _plain(html_text: str) -> str:
+    import re
+    return re.sub(r"<[^>]+>", "", html_text).replace("&nbsp;", " ")
+
+
+def _set_title(plot, head: str, legend: str, colour: str, size: str) -> None:
+    """``head legend`` on one line when it fits the plot's width, else the legend on
+    a second line (the title row grows to hold it): no clipped legends in narrow views."""
+    f = QFont()
+    f.setPointSizeF(float(size.rstrip("pt")))
+    fm = QFontMetricsF(f)
+    width = float(plot.width() or plot.getViewBox().width() or 0)
+    one = f"{head} {legend}"
+    two = width > 50 and fm.horizontalAdvance(_plain(one)) * 1.25 + 24 > width      # rendered text runs wider
+    plot.setTitle(f"{head}<br>{legend}" if two else one, color=colour, size=size)
+    h = int(fm.height() * (2 if two else 1) * 1.25) + 8
+    plot.titleLabel.setMaximumHeight(h)
+    plot.layout.setRowFixedHeight(0, h)
