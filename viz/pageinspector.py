@@ -329,6 +329,7 @@ class PageInspector(QWidget):
         lay.addWidget(self.title)
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
+        lay.addStretch(0)               # keeps the hint at the top while no page is shown
         self.decoded: PageDecode | None = None
         self.page_no: int | None = None
         self.facts: dict = {}

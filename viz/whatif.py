@@ -296,12 +296,14 @@ class WhatIfView(QWidget):
             sp.addItem(txt)
         if n:
             span = max(speed.max() - speed.min(), speed.max() * 0.1, 1.0)
-            sp.setXRange(max(0.0, speed.min() - 0.08 * span), speed.max() + 0.3 * span, padding=0)
+            sp.setXRange(max(0.0, speed.min() - 0.08 * span), speed.max() + 0.45 * span, padding=0)   # room for labels
             rspan = max(ratio.max() - ratio.min(), ratio.max() * 0.05, 0.01)
             sp.setYRange(ratio.min() - 0.1 * rspan, ratio.max() + 0.1 * rspan, padding=0)
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
-        sp.setTitle("ratio vs decode speed (dashed: Pareto front)", color=theme.foreground(), size="10pt")
+        sp.setTitle("ratio vs decode speed<br>(dashed: Pareto front)", color=theme.foreground(), size="10pt")
+        sp.titleLabel.setMaximumHeight(44)          # two lines: fits a narrow plot
+        sp.layout.setRowFixedHeight(0, 44)
         self.chart_title.setText(f"{t['target']} ({t['engine']}, model {model}): current {human_bytes(cur)}, "
                                  f"logical {human_bytes(logical)}")
 
