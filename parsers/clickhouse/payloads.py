@@ -48,13 +48,15 @@ def unit_payload(entry: FileEntry, i: int, max_output: int = DEFAULT_MAX_OUTPUT)
 
 def column_blocks(dataset: Dataset, db: str, table: str, column: str,
                   include_inactive: bool = False) -> list[tuple[FileEntry, int]]:
-    """Every (entry, block index) holding data of ``column`` in the table's
+    """Every (entry, block index) of a ``.bin`` file holding data of ``column`` in the table's
     active parts (projections, outdated and detached parts left out unless
     ``include_inactive``), in file then offset order."""
     out: list[tuple[FileEntry, int]] = []
     for f in dataset.files:
         if f.engine != ENGINE or f.database != db or f.table != table or f.units is None:
             continue
+        if f.role != "part_column_data":
+            continue          # compressed marks / primary.cidx units are owned by a column too
         sec = f.sections.get(ENGINE, {})
         if not include_inactive and (sec.get("part_state") != "active" or "parent_part" in sec):
             continue
