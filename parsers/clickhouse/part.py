@@ -399,6 +399,10 @@ def _enumerate_serializations(part: Part) -> None:
             cs = ColumnSerialization(col.name, col.type, kinds.get(col.name, "Default"), [], None)
         part.serializations.append(cs)
         listed = (part.substreams or {}).get(col.name)
+        if cs.dynamic and listed is not None:
+            # dynamic types: StorageSystemPartsColumns lists columns_substreams.txt's streams
+            cs.substreams = list(listed)
+            continue
         if listed is not None:
             # Compact parts list a LowCardinality dictionary's prefix as a substream of
             # its own ('<c>.dict_prefix', marked in data.cmrk4; FORMAT_NOTES.md section 3),

@@ -46,9 +46,10 @@ one stream (``single_stream``) without subcolumns.  Map(K, V) is serialized as
 Array(Tuple(keys K, values V)); a column ``n.x`` of a Nested ``n`` (an Array)
 keeps its level-0 sizes in the shared ``n.size0``.
 
-Types whose streams are not modelled here (Variant, Dynamic, JSON, Object,
-AggregateFunction states are single streams; LowCardinality(Nullable(...))
-subcolumns) give ``None`` for their subcolumns rather than a guess.
+Types whose streams are not modelled here (Variant, Dynamic, JSON, Object:
+the engine takes their substreams from columns_substreams.txt, and so does
+the caller) and LowCardinality(Nullable(...)) (streams known, subcolumns not)
+give ``None`` for their subcolumns rather than a guess.
 """
 from __future__ import annotations
 
@@ -111,6 +112,9 @@ class ColumnSerialization:
     kind: str
     substreams: list[str] = field(default_factory=list)
     subcolumns: list[Subcolumn] | None = field(default_factory=list)
+    #: a type with dynamic subcolumns (Variant, Dynamic, JSON, Object): its
+    #: substreams are the part's columns_substreams.txt list, not enumerated here
+    dynamic: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class _Enumerator:
     def __init__(self, strings: StringSerialization):
         self.strings = strings
         self.paths: list[list[PathElement]] = []
+        self.unknown_subcolumns = False
 
     def walk(self, t: TypeNode, path: list[PathElement], wraps: list[tuple[str, TypeNode | None]],
              level: int, top: bool, depth: int = 0) -> None:
@@ -142,8 +147,10 @@ class _Enumerator:
         if depth > 32:
             raise ColumnsError("type nested too deeply")
         name = t.name
-        if name in _UNMODELLED or (name == "LowCardinality" and t.args and t.args[0].name == "Nullable"):
+        if name in _UNMODELLED:
             raise SubcolumnsUnknown(name)
+        if name == "LowCardinality" and t.args and t.args[0].name == "Nullable":
+            self.unknown_subcolumns = True      # streams known, its null subcolumn's sizing is not
         if name == "Nullable" and t.args:
             self.paths.append(path + [PathElement(NULL_MAP, subcolumn=("null", self._wrapped("UInt8", wraps)))])
             inner = t.args[0]
@@ -233,11 +240,16 @@ def enumerate_serialization(column: str, type_text: str, kind: str = "Default",
     except SubcolumnsUnknown:
         out.substreams = [stream_name(column, [])]
         out.subcolumns = None
+        out.dynamic = True
         return out
+    if en.unknown_subcolumns:
+        out.subcolumns = None
     seen: set[tuple] = set()
     for path in en.paths:
         out.substreams.append(stream_name(column, [el for el in path if el.type != REGULAR]))
         for i, el in enumerate(path):
+            if out.subcolumns is None:
+                break
             if el.type != TUPLE_ELEMENT and el.subcolumn is None:
                 continue
             key = tuple((e.type, e.name) for e in path[:i + 1])
