@@ -137,6 +137,25 @@ def innodb_preview_target(path: str) -> str | None:
         return None
 
 
+#: files with more pages than this get no preview (the scan alone draws them)
+PREVIEW_MAX_PAGES = 16 << 20
+
+
+def _pages_to_map(f, physical: int) -> int:
+    """Pages up to the end of the data: a trailing hole (a sparse 1 TB file) is not
+    walked beyond the tablespace size page 0 states, as the scan does."""
+    n = f.size // physical
+    holes = f.holes()
+    if holes and holes[-1][0] + holes[-1][1] >= f.size:
+        last_data = -(-holes[-1][0] // physical)
+        head = f.pread(0, 64)
+        fsp_pages = int.from_bytes(head[38 + 8:38 + 12], "big") if len(head) >= 50 else 0   # FSP_SIZE
+        n = min(n, max(last_data, min(fsp_pages, n)))
+        if n > PREVIEW_MAX_PAGES:          # a header claiming a huge size over a hole: the data only
+            n = last_data
+    return n
+
+
 def _looks_innodb(path: str) -> bool:
     """Page 0 carries valid FSP flags (the preview needs the page size)."""
     return _fsp_flags(path) is not None
@@ -175,7 +194,9 @@ def innodb_header_preview(path: str, emit: Callable[[dict], None], is_cancelled:
     base = os.path.dirname(os.path.abspath(root)) if root and os.path.isfile(root) else (root or os.path.dirname(path))
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
     with ReadOnlyFile(path) as f:
-        n = f.size // physical
+        n = _pages_to_map(f, physical)
+        if n > PREVIEW_MAX_PAGES:
+            raise ValueError(f"{path}: {n:,} pages to map; no preview above {PREVIEW_MAX_PAGES:,}")
         emit({"kind": "begin", "path": rel, "abspath": os.path.abspath(path), "n_pages": n,
               "physical": physical, "logical": int(flags.logical_page_size), "flavor": flavor,
               "apparent": f.size})
