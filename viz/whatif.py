@@ -8,13 +8,15 @@ The view only draws the JSON that :func:`compress.whatif.run_whatif` returns
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
-                               QListWidgetItem, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from parsers.humanize import human_bytes
 
@@ -89,6 +91,8 @@ class WhatIfView(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         self.chart_title = QLabel("")
         self.chart_title.setStyleSheet("font-weight: bold; font-size: 13px")
+        self.chart_title.setWordWrap(True)          # a long file path wraps instead of widening the view
+        self.chart_title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         cl.addWidget(self.chart_title)
         row = QHBoxLayout()
         row.addWidget(self.bars, 3)
@@ -304,8 +308,11 @@ class WhatIfView(QWidget):
         sp.setTitle("ratio vs decode speed<br>(dashed: Pareto front)", color=theme.foreground(), size="10pt")
         sp.titleLabel.setMaximumHeight(44)          # two lines: fits a narrow plot
         sp.layout.setRowFixedHeight(0, 44)
-        self.chart_title.setText(f"{t['target']} ({t['engine']}, model {model}): current {human_bytes(cur)}, "
-                                 f"logical {human_bytes(logical)}")
+        breakable = html.escape(str(t["target"])).replace("/", "/\u200b").replace("_", "_\u200b")
+        self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, model {model}: "
+                                 f"current {human_bytes(cur)}, logical {human_bytes(logical)}</span>")
+        self.chart_title.setTextFormat(Qt.RichText)
+        self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model})")
 
     def _fill_table(self, targets: list[dict]) -> None:
         rows = [(t, r) for t in targets for r in t.get("results", [])]
