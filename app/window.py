@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.Interactive)
-        header.resizeSection(0, 230)
+        header.resizeSection(0, 170)        # the size column stays visible beside it in the left pane
         for c in range(1, len(self.model.headers())):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         for c in CH_COLUMNS:

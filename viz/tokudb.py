@@ -646,7 +646,7 @@ class TokuDBView(QWidget):
         self.heights.setTitle(f"Per tree height ({scope}): <span style='color:{ON_DISK}'>■</span> on disk "
                               f"<span style='color:{UNCOMP}'>■</span> uncompressed", color=fg, size="9pt")
         self.heights.setXRange(-0.6, len(hs) - 0.4, padding=0)
-        self.heights.setYRange(0, top * 1.35, padding=0)
+        self.heights.setYRange(0, top * 1.7, padding=0)        # room for the two-line labels above the bars
 
     def _scope_name(self) -> str:
         key = self.selection_key
@@ -690,7 +690,7 @@ class TokuDBView(QWidget):
         self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
         _set_title(self.frag, "Fragmentation:", f"<span style='color:{USED}'>■</span> used "
                    f"<span style='color:{UNUSED}'>■</span> unused "
-                   f"<span style='color:#90A4AE'>■</span> file tail", fg, "9pt")
+                   f"<span style='color:#90A4AE'>■</span> file tail", fg, "9pt", two_lines=True)
         labels = [f"{(100.0 * f / (u + f) if u + f else 0.0):.1f}% unused ({human_bytes(f)})"
                   for u, f in zip(used, unused)]
         xmax = fit_xmax(list(tot / scale), labels, font, self.frag.getViewBox().width(), tot.max() / scale * 1.45)
@@ -800,7 +800,7 @@ def _plain(html_text: str) -> str:
     return re.sub(r"<[^>]+>", "", html_text).replace("&nbsp;", " ")
 
 
-def _set_title(plot, head: str, legend: str, colour: str, size: str) -> None:
+def _set_title(plot, head: str, legend: str, colour: str, size: str, two_lines: bool = False) -> None:
     """``head legend`` on one line when it fits the plot's width, else the legend on
     a second line (the title row grows to hold it): no clipped legends in narrow views."""
     f = QFont()
@@ -808,7 +808,7 @@ def _set_title(plot, head: str, legend: str, colour: str, size: str) -> None:
     fm = QFontMetricsF(f)
     width = float(plot.width() or plot.getViewBox().width() or 0)
     one = f"{head} {legend}"
-    two = width > 50 and fm.horizontalAdvance(_plain(one)) * 1.25 + 24 > width      # rendered text runs wider
+    two = two_lines or (width > 50 and fm.horizontalAdvance(_plain(one)) * 1.25 + 24 > width)   # rendered text runs wider
     plot.setTitle(f"{head}<br>{legend}" if two else one, color=colour, size=size)
     h = int(fm.height() * (2 if two else 1) * 1.25) + 8
     plot.titleLabel.setMaximumHeight(h)
