@@ -105,7 +105,14 @@ class Codec:
         return _ENCODERS[self.family](data, self.level)
 
     def compressed_size(self, data: bytes) -> int:
-        """Bytes of the compressed form (lzma: without the xz check, as the engines write it)."""
+        """Bytes of the compressed form (lzma: without the xz check, as the engines write it).
+
+        lz4 and snappy count their output in a reused buffer instead of
+        building bytes (same encoder, same count; tests/test_compress_registry.py)."""
+        if self.chain is None:
+            sizer = _SIZERS.get(self.family)
+            if sizer is not None:
+                return sizer(data)
         n = len(self.compress(data))
         if self.family == "lzma":
             n -= XZ_CRC64_CHECK_BYTES
@@ -203,6 +210,12 @@ def _quicklz(data: bytes, level: int | None) -> bytes:
 _ENCODERS: dict[str, Callable[[bytes, int | None], bytes]] = {
     "none": _none, "zlib": _zlib, "lz4": _lz4, "lz4hc": _lz4hc, "zstd": _zstd,
     "lzma": _lzma, "bzip2": _bzip2, "snappy": _snappy, "brotli": _brotli, "quicklz": _quicklz,
+}
+
+
+#: families whose compressed size the codec layer counts without building the bytes
+_SIZERS: dict[str, Callable[[bytes], int]] = {
+    "lz4": g.lz4_block_compressed_size, "snappy": g.snappy_compressed_size,
 }
 
 

@@ -81,3 +81,33 @@ def test_registry_codecs_round_trip_through_measure(name):
     """Each codec's own encode/decode pair runs in the thread pool (a decode error would raise)."""
     s = measure(parse_codec(name), UNITS, max_bytes=10 ** 9, max_seconds=60.0, threads=2, rounds=2)
     assert s.bytes_measured == TOTAL and s.rounds == (2, 2)
+
+
+def test_codec_passes_first_bytes_then_sizes():
+    """Without ``encode``: the first pass builds the blobs (Codec.compress), the later passes only
+    count (Codec.compressed_size), every pass decodes what the first one built."""
+    from compress.registry import Codec
+    calls = {"compress": 0, "size": 0, "decompress": 0}
+    lock = threading.Lock()
+
+    class CountingCodec(Codec):
+        def compress(self, data):
+            with lock:
+                calls["compress"] += 1
+            return super().compress(data)
+
+        def compressed_size(self, data):
+            with lock:
+                calls["size"] += 1
+            return super().compressed_size(data)
+
+        def decompress(self, blob, size, max_output=1 << 30):
+            with lock:
+                calls["decompress"] += 1
+            out = super().decompress(blob, size, max_output)
+            assert len(out) == size
+            return out
+
+    s = measure(CountingCodec("lz4"), UNITS, max_bytes=10 ** 9, max_seconds=60.0, threads=2, rounds=4)
+    assert s.rounds == (4, 4)
+    assert calls == {"compress": len(UNITS), "size": 3 * len(UNITS), "decompress": 4 * len(UNITS)}

@@ -86,3 +86,13 @@ def test_lz4_is_lz4_compress_default(n):
     import cramjam
     data = (b"innodb page " * 20000)[:n // 2] + os.urandom(n - n // 2)
     assert parse_codec("lz4").compress(data) == bytes(cramjam.lz4.compress_block(data, store_size=False))
+
+
+@pytest.mark.parametrize("name", ["lz4", "snappy"])
+@pytest.mark.parametrize("n", [0, 1, 100, 16384, 65546, 65547, 200000, 3 << 20])
+def test_counted_size_equals_the_bytes(name, n):
+    """lz4/snappy count their output in a reused per-thread buffer: the same number as the bytes."""
+    data = (b"innodb page " * 300000)[:n // 2] + os.urandom(n - n // 2)
+    c = parse_codec(name)
+    assert c.compressed_size(data) == len(c.compress(data))
+    assert c.compressed_size(data[:n // 3]) == len(c.compress(data[:n // 3]))   # after a bigger one
