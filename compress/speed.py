@@ -45,6 +45,8 @@ class Speed:
     #: how many threads really ran at once (the codecs release the GIL; below
     #: ``threads`` means the scheduler gave this process fewer cores)
     parallelism: float = 0.0
+    #: threads of the fastest compress and decompress pass (``threads`` or 1, see :func:`measure`)
+    best_threads: tuple[int, int] = (1, 1)
 
 
 def _chunks(payloads: list[bytes], n: int) -> list[list[bytes]]:
@@ -68,14 +70,15 @@ def _bounded(payloads: list[bytes], max_bytes: int, piece: int | None = None) ->
     return out
 
 
-def _passes(ex, fn, shares, rounds: int, max_seconds: float) -> tuple[float, int, float]:
-    """Run ``fn`` over every share at once, ``rounds`` times at most and while the
-    budget lasts: (fastest wall seconds, passes run, thread CPU / wall of that pass)."""
+def _passes(run: Callable[[], float], rounds: int, max_seconds: float) -> tuple[float, int, float]:
+    """``run()`` (one pass over every unit, returning the threads' CPU seconds)
+    ``rounds`` times at most and while the budget lasts: (fastest wall seconds,
+    passes run, thread CPU / wall of that pass)."""
     best, cpu_best, done = float("inf"), 0.0, 0
     t_start = time.perf_counter()
-    while done < rounds:
+    while done < rounds and max_seconds > 0:
         t0 = time.perf_counter()
-        cpu = sum(ex.map(fn, shares))
+        cpu = run()
         dt = time.perf_counter() - t0
         done += 1
         if dt < best:
@@ -102,7 +105,12 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     snappy write into a reused buffer, as the CLI compresses into the same
     buffers again; the others build and drop their bytes), then up to
     ``rounds`` decompress passes; a pass is not started when it would end
-    past ``max_seconds``.  The first pass alone writes every output to fresh
+    past ``max_seconds``.  With more than one thread the repeat passes run
+    both spread over the threads and on one thread, and the faster counts
+    (:attr:`Speed.best_threads` says which): the codecs release the GIL but
+    take it back after every call, and for calls of a few microseconds (lz4
+    decoding 16 KiB pages: ~4 us) two threads handing the GIL over are
+    slower than one thread alone (measured 2600-3000 against 3900-4700 MB/s).  The first pass alone writes every output to fresh
     memory, which at 16 KiB units costs a quarter of the speed: measuring
     only that pass compared a cold pass with the CLI's best warm loop.
     ``encode`` / ``decode(blob, size)`` replace the codec's own calls
@@ -114,7 +122,7 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     data = _bounded(payloads, max_bytes, piece)
     n = threads or workers()
     if not data:
-        return Speed(0.0, 0.0, 0, n, (0, 0), 0.0)
+        return Speed(0.0, 0.0, 0, n, (0, 0), 0.0, (n, n))
     shares = _chunks(data, n)
     blobs: list[list[tuple[bytes, int]]] = [[] for _ in shares]
 
@@ -143,24 +151,39 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     own = pool is None
     ex = pool or ThreadPoolExecutor(max_workers=n)
     idx = list(range(len(shares)))
+
+    def spread(fn):            # every share on its own thread
+        return lambda: sum(ex.map(fn, idx))
+
+    def serial(fn):            # every share one after the other, on this thread
+        return lambda: sum(fn(i) for i in idx)
+
     try:
-        t0 = time.perf_counter()
-        cpu = sum(ex.map(first, idx))
-        t_comp = time.perf_counter() - t0
-        par = cpu / max(t_comp, 1e-9)
-        comp_rounds = 1
-        if rounds > 1 and t_comp < max_seconds:
-            t_more, more, par_more = _passes(ex, again, idx, rounds - 1, max_seconds - t_comp)
-            comp_rounds += more
-            if t_more < t_comp:
-                t_comp, par = t_more, par_more
-        t_dec, dec_rounds, _ = _passes(ex, decomp, idx, max(1, rounds), max_seconds)
+        t_start = time.perf_counter()
+        cpu = spread(first)()
+        t_comp = time.perf_counter() - t_start
+        par, comp_rounds, dec_rounds, best_threads = cpu / max(t_comp, 1e-9), 1, 0, [n, n]
+        t_dec = float("inf")
+        for nt, runner in ((n, spread), (1, serial)) if n > 1 else ((n, spread),):
+            if rounds > 1:
+                left = max_seconds - (time.perf_counter() - t_start)
+                t, done, p = _passes(runner(again), rounds - 1, left)
+                comp_rounds += done
+                if t < t_comp:
+                    t_comp, par, best_threads[0] = t, p, nt
+        t_start = time.perf_counter()
+        for nt, runner in ((n, spread), (1, serial)) if n > 1 else ((n, spread),):
+            left = max_seconds - (time.perf_counter() - t_start) if dec_rounds else max(max_seconds, 1e-9)
+            t, done, _ = _passes(runner(decomp), max(1, rounds), left)
+            dec_rounds += done
+            if t < t_dec:
+                t_dec, best_threads[1] = t, nt
     finally:
         if own:
             ex.shutdown()
     nbytes = sum(len(p) for i, share in enumerate(shares) for p in share[:len(blobs[i])])
     return Speed(nbytes / max(t_comp, 1e-9) / 1e6, nbytes / max(t_dec, 1e-9) / 1e6, nbytes, n,
-                 (comp_rounds, dec_rounds), par)
+                 (comp_rounds, dec_rounds), par, tuple(best_threads))
 
 
 def clickhouse_coders(codec: Codec, type_size: int | None = None, value_type: str | None = None):

@@ -181,36 +181,39 @@ def throughput(name: str, payloads: list[bytes], unit: int, repeats: int = 3, ma
     n = workers()
     print(f"throughput on {len(data) / 1e6:.1f} MB of decoded units, cut in the CLI's {unit} B blocks "
           f"({len(blocks)} blocks; the units themselves: {len(payloads)}), best of {repeats} interleaved runs, "
-          f"{n} threads (and 1), MB = 1e6 B:")
+          f"compress / decompress MB/s (MB = 1e6 B); ours: passes on {n} threads and on 1, the faster:")
     rows = []
     try:
         for cname, tool, level in codecs:
             c = parse_codec(cname)
             best = {"ours": [0.0, 0.0], "one": [0.0, 0.0], "units": [0.0, 0.0], "cli": [0.0, 0.0]}
-            par, loads = 0.0, [_load()]
+            par, used, loads = 0.0, [n, n], [_load()]
             for _ in range(repeats):
                 cli = _cli_speed(tool, level, blob, unit)
                 runs = {"ours": measure(c, blocks, max_bytes=len(data), max_seconds=max_seconds),
                         "one": measure(c, blocks, max_bytes=len(data), max_seconds=max_seconds, threads=1),
                         "units": measure(c, payloads, max_bytes=len(data), max_seconds=max_seconds)}
                 for k, s in runs.items():
-                    if s.compress_mb_s > best[k][0] and k == "ours":
-                        par = s.parallelism
+                    if k == "ours" and s.compress_mb_s > best[k][0]:
+                        par, used[0] = s.parallelism, s.best_threads[0]
+                    if k == "ours" and s.decompress_mb_s > best[k][1]:
+                        used[1] = s.best_threads[1]
                     best[k] = [max(best[k][0], s.compress_mb_s), max(best[k][1], s.decompress_mb_s)]
                 if cli is not None:
                     best["cli"] = [max(best["cli"][0], cli[0]), max(best["cli"][1], cli[1])]
                 loads.append(_load())
             o, one, u, k = best["ours"], best["one"], best["units"], best["cli"]
             row = {"codec": cname, "cli": f"{tool} -b{level} -B{unit}", "ours": o, "one_thread": one,
-                   "units": u, "peer": k, "parallelism": par, "load": (min(loads), max(loads))}
+                   "units": u, "peer": k, "parallelism": par, "threads_used": tuple(used),
+                   "load": (min(loads), max(loads))}
             rows.append(row)
             if not k[0]:
                 print(f"  {cname}: ours {o[0]:.0f} / {o[1]:.0f} MB/s; {tool} -b not available")
                 continue
             rc, rd, r1 = k[0] / o[0], k[1] / o[1], k[0] / one[0]
-            print(f"  {cname:7s} {tool} -b{level} -B{unit}: {k[0]:6.0f} / {k[1]:6.0f} MB/s | ours {n} threads "
-                  f"{o[0]:6.0f} / {o[1]:6.0f} (threads busy at once: {par:.2f}) | 1 thread {one[0]:6.0f} / "
-                  f"{one[1]:6.0f} | units {u[0]:6.0f} / {u[1]:6.0f}")
+            print(f"  {cname:7s} {tool} -b{level} -B{unit}: {k[0]:6.0f} / {k[1]:6.0f} MB/s | ours "
+                  f"{o[0]:6.0f} / {o[1]:6.0f} (fastest on {used[0]} / {used[1]} threads; threads busy at once "
+                  f"in it: {par:.2f}) | 1 thread only {one[0]:6.0f} / {one[1]:6.0f} | units {u[0]:6.0f} / {u[1]:6.0f}")
             print(f"          {tool}/ours compress {rc:.2f} (1 thread {r1:.2f}), decompress {rd:.2f}; "
                   f"target <= 1.2: {'OK' if rc <= 1.2 else 'ABOVE'}; load average {min(loads):.2f}-{max(loads):.2f}")
     finally:
