@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
+from parsers.scan import release_free_memory
 from parsers.humanize import human_bytes
 from parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
                            UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry)
@@ -147,9 +148,14 @@ def _lut(colours) -> np.ndarray:
     return np.array([_rgba(c) for c in colours], dtype=np.uint8).reshape(-1, 4)
 
 
-def _cmap_lut(name: str) -> np.ndarray:
+#: colour levels of a continuous mode: with the "n/a" colour and the map's empty
+#: cell they make 256 colours, so a page's colour code is one byte
+CONTINUOUS_LEVELS = 254
+
+
+def _cmap_lut(name: str, levels: int = 256) -> np.ndarray:
     cm = pg.colormap.get(name)
-    lut = cm.getLookupTable(0.0, 1.0, 256, alpha=True)
+    lut = cm.getLookupTable(0.0, 1.0, levels, alpha=True)
     return np.asarray(lut, dtype=np.uint8)
 
 
@@ -447,19 +453,20 @@ class MapData:
 
     def _continuous(self, values: np.ndarray, valid: np.ndarray, lo: float, hi: float, cmap: str,
                     bin_labels, na_label: str, cbar_label: str, bins: int = 5) -> ModeResult:
-        lut = _cmap_lut(cmap)
+        levels = CONTINUOUS_LEVELS
+        lut = _cmap_lut(cmap, levels)
         span = (hi - lo) or 1.0
-        t = (values - lo) * (256.0 / span)
-        np.clip(t, 0, 255.99, out=t)
-        t[~valid] = 256
-        cidx = t.astype(np.uint16)
+        t = (values - lo) * (levels / span)
+        np.clip(t, 0, levels - 0.01, out=t)
+        t[~valid] = levels
+        cidx = t.astype(np.uint8)
         del t
-        cat = (cidx.astype(np.uint16) * bins // 256).astype(np.uint8)
+        cat = (cidx.astype(np.uint16) * bins // levels).astype(np.uint8)
         cat[~valid] = bins
         full_lut = np.vstack([lut, np.array(_rgba(NA_COLOUR), dtype=np.uint8)[None, :]])
         colours = []
         for b in range(bins):
-            r, g, b_, a = lut[min(255, int((b + 0.5) / bins * 256))]
+            r, g, b_, a = lut[min(levels - 1, int((b + 0.5) / bins * levels))]
             colours.append(f"#{r:02X}{g:02X}{b_:02X}")
         colours.append(NA_COLOUR)
         counts = np.bincount(cat, minlength=bins + 1).astype(np.int64)
@@ -562,8 +569,11 @@ class MapData:
         return self._fixed(cat, cats)
 
     # -- image ----------------------------------------------------------------------
-    def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
-        """(rows, extent_pages, 4) uint8 image; pages not in ``mask`` are dimmed."""
+    def cell_codes(self, res: ModeResult, mask: np.ndarray | None = None,
+                   bg: str = "#FFFFFF") -> tuple[np.ndarray, np.ndarray]:
+        """(colour table (K, 4) uint8, (rows, extent_pages) codes into it): the image
+        before colouring, 1 byte a cell for up to 256 colours; pages not in ``mask``
+        get their colour dimmed."""
         lut = res.lut
         L = len(lut)
         empty = np.zeros((1, 4), dtype=np.uint8)
@@ -574,8 +584,10 @@ class MapData:
             dim = (lut.astype(np.float32) * 0.18 + b * 0.82).astype(np.uint8)
             dim[:, 3] = 255
             table = np.vstack([table, dim])
-            codes = np.where(mask, codes, codes + (L + 1))
-        dtype = np.uint16 if len(table) < 65535 else np.int32
+        dtype = np.uint8 if len(table) <= 256 else np.uint16 if len(table) < 65535 else np.int32
+        if mask is not None:        # dimmed colours follow the plain ones; stay in the small dtype
+            codes = codes.astype(dtype, copy=False)
+            codes = np.where(mask, codes, codes + dtype(L + 1))
         if self.contiguous:
             cells = np.empty(self.n_cells, dtype=dtype)
             cells[:len(codes)] = codes
@@ -583,7 +595,27 @@ class MapData:
         else:
             cells = np.full(self.n_cells, L, dtype=dtype)
             cells[self.page_no] = codes
-        return table[cells].reshape(self.rows, self.extent_pages, 4)
+        return table, cells.reshape(self.rows, self.extent_pages)
+
+    def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
+        """(rows, extent_pages, 4) uint8 image; pages not in ``mask`` are dimmed."""
+        table, cells = self.cell_codes(res, mask, bg)
+        return table[cells]
+
+
+class CodedImage:
+    """An RGBA image kept as 1-2 byte colour codes and coloured a slice at a time:
+    a 10M-page map holds 10 MB of codes instead of 40 MB of pixels."""
+
+    def __init__(self, table: np.ndarray, codes: np.ndarray):
+        self.table, self.codes = table, codes
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (*self.codes.shape, 4)
+
+    def __getitem__(self, rows) -> np.ndarray:
+        return self.table[self.codes[rows]]
 
 
 def _lsn_num(v: float) -> str:
@@ -781,7 +813,7 @@ class ExtentMapView(QWidget):
         self.last_tooltip = ""
         self.hover_page: int | None = None
         self.selected_page: int | None = None
-        self._rgba: np.ndarray | None = None
+        self._rgba: np.ndarray | CodedImage | None = None
         self._window: tuple[int, int, int] | None = None
         self.preview: PreviewMap | None = None
         self._preview_timer = QTimer(self)
@@ -1252,14 +1284,24 @@ class ExtentMapView(QWidget):
 
     def _redraw(self) -> None:
         d = self.data
-        rgba = d.rgba(self.result, self._mask(), theme.background())
-        if self.fill_height_active():
-            rgba = fill_height_image(rgba, d.cell_fill(), theme.background())
-        self._rgba = rgba
+        if self.fill_height_active() or d.rows <= CELL_LIMIT_ROWS:
+            rgba = d.rgba(self.result, self._mask(), theme.background())
+            if self.fill_height_active():
+                rgba = fill_height_image(rgba, d.cell_fill(), theme.background())
+            self._rgba = rgba
+        else:       # large maps: colour only the rows handed to the ImageItem
+            self._rgba = CodedImage(*d.cell_codes(self.result, self._mask(), theme.background()))
         if self.grid is not None:
             self.grid.setVisible(not self.fill_height_active())
         self._window = None
         self._update_window(force=True)
+        self._trim_if_large()
+
+    def _trim_if_large(self) -> None:
+        """After work on a large map, its temporaries go back to the system (RSS stays
+        near what the map holds: 1 byte of colour code a page)."""
+        if self.data is not None and self.data.rows > CELL_LIMIT_ROWS:
+            release_free_memory()
 
     def _on_range(self, *args) -> None:
         self._update_window()
@@ -1311,6 +1353,7 @@ class ExtentMapView(QWidget):
         name = d.index_names().get(code if code is not None else index_id, f"index {index_id}")
         extra = f" ({nb:,} B-tree pages, {n - nb:,} other pages of its segments)" if nb != n else ""
         self._set_status(f"highlighted: {name} — {n:,} page{'s' if n != 1 else ''}{extra}")
+        self._trim_if_large()
         return n
 
     def highlighted_btree_count(self) -> int:

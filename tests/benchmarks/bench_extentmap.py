@@ -43,6 +43,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 app = QApplication.instance() or QApplication([])
 
 from parsers.model import Dataset  # noqa: E402
+from parsers.scan import release_free_memory  # noqa: E402
 from parsers.tree import build_tree  # noqa: E402
 from synthetic_innodb import synthetic_entry  # noqa: E402
 from viz.extentmap import ExtentMapView, MapData  # noqa: E402
@@ -83,6 +84,7 @@ def bench(n: int) -> None:
     t_units = time.perf_counter() - t
     import gc
     gc.collect()
+    release_free_memory()           # as parsers.scan.scan() does once its parsers ran
     rss_units = cur_rss_mb()
     t = time.perf_counter()
     data = MapData(entry)
@@ -91,7 +93,8 @@ def bench(n: int) -> None:
     t = time.perf_counter()
     img = data.rgba(res)
     t_rgba = time.perf_counter() - t
-    del img
+    del img, res, data          # the view builds its own
+    release_free_memory()
 
     ds = Dataset(root="/bench", files=[entry])
     root = build_tree(ds)
@@ -103,26 +106,31 @@ def bench(n: int) -> None:
     view.set_dataset(ds, root)
     view.glw.grab()
     t_first = time.perf_counter() - t
+    rss_type = cur_rss_mb()
     t = time.perf_counter()
     view.set_mode("lsn")
     view.glw.grab()
     t_switch = time.perf_counter() - t
+    rss_lsn = cur_rss_mb()
     t = time.perf_counter()
     view.highlight_index(41)
     view.glw.grab()
     t_hl = time.perf_counter() - t
+    rss_hl = cur_rss_mb()
     view.clear_highlight()
     view.set_mode("type")
     fps_near = pan_fps(view, 64)
-    fps_far = pan_fps(view, float(data.rows), frames=30)
+    fps_far = pan_fps(view, float(view.data.rows), frames=30)
     rss_view = cur_rss_mb()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"{n:>11,} pages ({data.rows:,} extents): units {t_units:.2f}s (synthetic, not timed by the view) | "
+    print(f"{n:>11,} pages ({view.data.rows:,} extents): units {t_units:.2f}s (synthetic, not timed by the view) | "
           f"mode {t_mode * 1000:.0f} ms | RGBA image {t_rgba * 1000:.0f} ms | set_dataset to first grab "
           f"(units in memory) {t_first:.2f}s | "
           f"mode switch {t_switch:.2f}s | index highlight {t_hl:.2f}s | pan {fps_near:.0f} fps (64 extents in view), "
           f"{fps_far:.0f} fps (whole file) | RSS {rss_units:.0f} MB with the units "
-          f"({entry.units.nbytes / 2**20:.0f} MB of them), {rss_view:.0f} MB with the view; peak {rss_mb():.0f} MB")
+          f"({entry.units.nbytes / 2**20:.0f} MB of them); with the view: {rss_type:.0f} MB (page types), "
+          f"{rss_lsn:.0f} MB (LSN age), {rss_hl:.0f} MB (LSN age + an index highlighted), {rss_view:.0f} MB "
+          f"after panning in page types; peak {rss_mb():.0f} MB")
     view.close()
     view.deleteLater()
     app.processEvents()
