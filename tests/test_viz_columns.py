@@ -400,7 +400,7 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
     assert view.column == "s_zstd9" and view.table["table"] == "codecs"
 
 
-def test_saved_scan_bars_without_block_data(qtbot, ds, tmp_path, manifest):
+def test_saved_scan_bars_without_block_sizes(qtbot, ds, tmp_path, manifest):
     from app.savedscan import load_saved_scan
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
@@ -414,8 +414,11 @@ def test_saved_scan_bars_without_block_data(qtbot, ds, tmp_path, manifest):
     rows = {r.name: r for r in v.rows}
     for c in manifest["tables"]["codecs"]["system_columns"]:
         assert rows[c["name"]].compressed == c["data_compressed_bytes"]
-    assert "not available" in v.hist.titleLabel.text
-    assert len(v.hist_counts) == 0
+    # no block sizes in a saved scan: the histogram is the JSON's, as many blocks as the codecs count
+    blocks = sum(sum(r["codec_block_counts"].values()) for r in manifest["tables"]["codecs"]["codec_block_counts"]
+                 if r["column"] == "s_zstd9")
+    assert int(v.hist_counts.sum()) == blocks
+    assert "median in" in v.hist.titleLabel.text
 
 
 def test_report_targets(view):
@@ -466,3 +469,35 @@ def test_bar_click_selects_the_columns_file_in_the_tree(view, qtbot, manifest):
     # the window hands the node back: nothing changes
     view.select_node(node)
     assert view.column == "s_lz4" and view.mode == "part" and view.scope_key == part
+
+
+@pytest.mark.parametrize("column", ["s_zstd9", "n_str", "id"])
+def test_saved_scan_histogram_equals_the_live_one(qtbot, ds, sparse_fixtures, tmp_path, column, artifacts_dir):
+    """A saved scan has no block sizes, only the JSON's per-part power-of-two
+    histograms: the view sums those, and gets the live scan's counts on the same bins."""
+    from app.cli import main as cli_main
+    from app.savedscan import load_saved_scan
+    from viz.columns import block_histogram
+    out = tmp_path / "ch.dbxray.json"
+    assert cli_main(["scan", str(sparse_fixtures / "clickhouse" / "datadir"), "-o", str(out)]) == 0
+    saved = load_saved_scan(str(out))
+    live = ColumnSizesView()
+    qtbot.addWidget(live)
+    live.resize(W, H)
+    live.set_dataset(ds, build_tree(ds))
+    live.set_target(f"fx.codecs.{column}")
+    v = ColumnSizesView()
+    qtbot.addWidget(v)
+    v.resize(W, H)
+    v.show()
+    v.set_dataset(saved, build_tree(saved))
+    v.set_target(f"fx.codecs.{column}")
+    assert len(v.hist_edges) >= 7 and v.hist_counts.sum() > 0
+    sel = next(r for r in live.rows if r.name == column)
+    sizes = np.concatenate(sel.block_sizes)
+    assert v.hist_counts.tolist() == block_histogram(sizes, v.hist_edges).tolist()
+    all_sizes = np.concatenate([b for r in live.rows for b in r.block_sizes])
+    assert v.hist_all.tolist() == block_histogram(all_sizes, v.hist_edges).tolist()
+    assert "median in" in v.hist.titleLabel.text
+    if column == "s_zstd9":
+        shot(v, artifacts_dir, "columns_saved_scan_histogram")

@@ -8,7 +8,8 @@ The figures are the parser's (``dataset.sections["clickhouse"]``, named as
 system.parts_columns / system.columns).  Compact parts: the engine reports 0
 per column; the view draws the real split the parser computed from the marks
 and says so.  Block sizes for the histogram come from
-``dataset.detail["clickhouse"]`` (not in a saved scan).
+``dataset.detail["clickhouse"]``; a saved scan has only the JSON's per-part
+power-of-two histograms, which are summed instead.
 """
 from __future__ import annotations
 
@@ -54,6 +55,9 @@ class ColRow:
     computed: bool = False           # some figures from the compact-part split (engine reports 0)
     computed_bytes: int = 0          # part of ``compressed`` that comes from that split
     block_sizes: list = field(default_factory=list)
+    #: counts over ``hist_edges`` from the scan JSON (what a saved scan has instead of sizes)
+    hist: np.ndarray | None = None
+    hist_edges: np.ndarray | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -139,6 +143,7 @@ def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -
             for k, v in counts.items():
                 cc[k] = cc.get(k, 0) + int(v)
             r.block_sizes.extend(np.asarray(b) for b in blocks_of.get(name, []) if b is not None)
+            _add_json_hist(r, p, c)
     out = []
     for name in order:
         r = rows.get(name)
@@ -148,6 +153,51 @@ def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -
         r.codec = d or (f"default {_top_codec(codec_counts.get(name, {}))}".strip())
         out.append(r)
     return out
+
+
+def _add_json_hist(r: ColRow, part: dict, col: dict) -> None:
+    """Add a part column's block-size histogram from the scan JSON (fixed power-of-two
+    edges per part) to the row."""
+    counts = col.get("block_size_histogram")
+    edges = (part.get("block_size_histogram") or {}).get("edges")
+    if not counts or not edges or len(counts) != len(edges) - 1:
+        return
+    e = np.asarray(edges, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.int64)
+    if r.hist is None:
+        r.hist, r.hist_edges = c.copy(), e
+    elif r.hist_edges is not None and np.array_equal(r.hist_edges, e):
+        r.hist += c
+
+
+def json_histogram(rows: list[ColRow], sel: ColRow | None):
+    """(edges, counts of all rows, counts of ``sel``) from the JSON histograms, cut to the
+    occupied bins (at least 6); None when the rows have none."""
+    hs = [r for r in rows if r.hist is not None and r.hist_edges is not None]
+    if not hs:
+        return None
+    edges = hs[0].hist_edges
+    hs = [r for r in hs if np.array_equal(r.hist_edges, edges)]
+    total = np.sum([r.hist for r in hs], axis=0)
+    nz = np.nonzero(total)[0]
+    if not len(nz):
+        return None
+    lo, hi = int(nz[0]), int(nz[-1]) + 1
+    if hi - lo < 6:
+        lo = max(0, min(lo, len(total) - 6))
+        hi = min(len(total), lo + 6)
+    own = sel.hist if sel is not None and sel.hist is not None and np.array_equal(sel.hist_edges, edges) \
+        else np.zeros_like(total)
+    return edges[lo:hi + 1], total[lo:hi], own[lo:hi]
+
+
+def _median_bin(edges: np.ndarray, counts: np.ndarray) -> str:
+    """The bin holding the median block, as 'a–b'."""
+    n = int(counts.sum())
+    if not n:
+        return "-"
+    k = int(np.searchsorted(np.cumsum(counts), (n + 1) // 2))
+    return f"{human_bytes(float(edges[k]))}–{human_bytes(float(edges[k + 1]))}"
 
 
 def partitions_of(t: dict) -> list[str]:
@@ -795,32 +845,44 @@ class ColumnSizesView(QWidget):
         sel = next((r for r in self.rows if r.name == self.column), None)
         selv = np.concatenate(sel.block_sizes) if sel is not None and sel.block_sizes else np.zeros(0)
         fg = theme.foreground()
-        if not len(allv):
+        from_json = None if len(allv) else json_histogram(self.rows, sel)
+        if not len(allv) and from_json is None:
             self.hist_edges = np.zeros(0)
             self.hist_counts = self.hist_all = np.zeros(0, dtype=np.int64)
-            self.hist.setTitle("Block sizes: not available (saved scan without block data)", color=fg, size="9pt")
+            self.hist.setTitle("Block sizes: not available (no block data in this scan)", color=fg, size="9pt")
             return
-        edges = log2_edges(allv)
+        if from_json is not None:        # a saved scan: the per-part histograms of the JSON, summed
+            edges, self.hist_all, own = from_json
+            self.hist_counts = own if sel is not None else self.hist_all
+        else:
+            edges = log2_edges(allv)
+            self.hist_all = block_histogram(allv, edges)
+            self.hist_counts = block_histogram(selv, edges) if sel is not None else self.hist_all
         self.hist_edges = edges
-        self.hist_all = block_histogram(allv, edges)
-        self.hist_counts = block_histogram(selv, edges) if sel is not None else self.hist_all
         x = np.arange(len(edges) - 1, dtype=float)
         if sel is not None:
             b = pg.BarGraphItem(x=x, height=self.hist_counts, width=0.8, brush=theme.qcolor(COMPRESSED),
                                 pen=pg.mkPen(theme.qcolor(COMPRESSED).darker(130)))
             self.hist.addItem(b)
-            med = human_bytes(float(np.median(selv))) if len(selv) else "-"
-            title = (f"Compressed block sizes of <b>{sel.name}</b>: {len(selv)} blocks (median {med}, "
-                     f"largest {human_bytes(float(selv.max())) if len(selv) else '-'}); the table's "
-                     f"{len(self.rows)} columns have {len(allv)} blocks")
-            ymax = int(self.hist_counts.max()) if len(selv) else 1
+            if from_json is not None:
+                title = (f"Compressed block sizes of <b>{sel.name}</b>: {int(self.hist_counts.sum())} blocks "
+                         f"(median in {_median_bin(edges, self.hist_counts)}); the table's {len(self.rows)} "
+                         f"columns have {int(self.hist_all.sum())} blocks")
+            else:
+                med = human_bytes(float(np.median(selv))) if len(selv) else "-"
+                title = (f"Compressed block sizes of <b>{sel.name}</b>: {len(selv)} blocks (median {med}, "
+                         f"largest {human_bytes(float(selv.max())) if len(selv) else '-'}); the table's "
+                         f"{len(self.rows)} columns have {len(allv)} blocks")
+            ymax = max(1, int(self.hist_counts.max()) if len(self.hist_counts) else 1)
         else:
             a = pg.BarGraphItem(x=x, height=self.hist_all, width=0.8, brush=theme.qcolor(ALL_BLOCKS),
                                 pen=pg.mkPen(theme.qcolor(ALL_BLOCKS).darker(125)))
             self.hist.addItem(a)
             ymax = int(self.hist_all.max())
-            title = (f"Compressed block sizes, all columns: {len(allv)} blocks (median "
-                     f"{human_bytes(float(np.median(allv)))}); pick a column (click its bar) to see its own")
+            med = _median_bin(edges, self.hist_all) if from_json is not None else \
+                human_bytes(float(np.median(allv)))
+            title = (f"Compressed block sizes, all columns: {int(self.hist_all.sum())} blocks (median "
+                     f"{'in ' if from_json is not None else ''}{med}); pick a column (click its bar) to see its own")
         self.hist.setTitle(title, color=fg, size="9pt")
         ticks = [(float(i), _pow2(edges[i])) for i in range(len(edges) - 1)]
         bottom = self.hist.getAxis("bottom")
