@@ -8,14 +8,22 @@ buf_calc_page_new_checksum, buf_calc_page_old_checksum),
 (legacy big-endian variant); MariaDB ``buf/buf0buf.cc``
 (buf_page_is_corrupted, full_crc32 branch).
 
-Everything is vectorised over many pages at once: the CRC of each page is
-computed as independent 64-byte lanes (slicing-by-4 tables) which are then
-combined with the CRC shift operator, so no Python loop runs per page or
-per byte of a page.
+CRC-32C runs in the ``google_crc32c`` C extension when it is installed (the
+CPU's CRC32 instruction: ~5 GB/s, one call per page); otherwise vectorised
+over many pages at once in numpy: the CRC of each page is computed as
+independent 64-byte lanes (slicing-by-4 tables) which are then combined
+with the CRC shift operator (~100 MB/s, no Python loop per page or byte).
+Both give the same values (tests/test_innodb_checksum_paths.py).
 """
 from __future__ import annotations
 
 import numpy as np
+
+try:        # a C extension with hardware CRC-32C; the numpy path below is the fallback
+    import google_crc32c as _gcrc
+    _crc_one = _gcrc.value if getattr(_gcrc, "implementation", "") == "c" else None
+except ImportError:         # pragma: no cover - depends on the environment
+    _crc_one = None
 
 CRC32C_POLY_REFLECTED = 0x82F63B78
 UT_HASH_RANDOM_MASK = 1463735687
@@ -118,6 +126,21 @@ def _apply_shift(reg: np.ndarray, nbytes: int) -> np.ndarray:
 def crc32c_rows(rows: np.ndarray) -> np.ndarray:
     """Standard CRC-32C of every row of a 2-D uint8 array (one value per row)."""
     rows = np.ascontiguousarray(rows, dtype=np.uint8) if rows.dtype != np.uint8 else rows
+    if _crc_one is not None and rows.ndim == 2 and rows.shape[1] > 0 and rows.strides[1] == 1:
+        return crc32c_rows_c(rows)
+    return crc32c_rows_numpy(rows)
+
+
+def crc32c_rows_c(rows: np.ndarray) -> np.ndarray:
+    """CRC-32C of every row through the C extension (one call per row)."""
+    ro = rows.view()
+    ro.flags.writeable = False          # the extension takes read-only buffers
+    one = _crc_one
+    return np.fromiter((one(r) for r in ro), dtype=np.uint32, count=len(ro))
+
+
+def crc32c_rows_numpy(rows: np.ndarray) -> np.ndarray:
+    """CRC-32C of every row in numpy (64-byte lanes combined by the shift operator)."""
     n, length = rows.shape
     if n == 0:
         return np.zeros(0, dtype=np.uint32)
