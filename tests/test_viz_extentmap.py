@@ -426,3 +426,23 @@ def test_fill_as_height(qtbot, scanned16k):
     v.set_mode("type")
     v.fill_height.setChecked(False)
     assert v._rgba.shape[0] == d.rows
+
+
+def test_coded_image_colours_like_the_full_rgba_image():
+    """Large maps keep 1-byte colour codes (and the highlight mask as it is) and colour
+    only the rows handed to the image item: every row slice equals the full image's."""
+    from synthetic_innodb import synthetic_entry
+    from viz.extentmap import CodedImage, MapData
+    e = synthetic_entry(300_000, compressed=False)
+    d = MapData(e)
+    mask = np.random.default_rng(1).random(len(e.units)) < 0.3
+    for mode in ("type", "lsn", "fill"):
+        res = d.mode(mode)
+        for m in (None, mask):
+            full = d.rgba(res, m)
+            table, codes, cmask, dim = d.cell_codes(res, m, lazy_mask=True)
+            assert codes.dtype == np.uint8          # one byte a page
+            ci = CodedImage(table, codes, cmask, dim)
+            assert ci.shape == full.shape
+            for sl in (slice(0, None), slice(3, 900, 7), slice(100, 101)):
+                assert (ci[sl] == full[sl]).all(), (mode, sl)

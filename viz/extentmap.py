@@ -163,7 +163,7 @@ def _cmap_lut(name: str, levels: int = 256) -> np.ndarray:
 class ModeResult:
     """What a colour mode made of the units (all arrays one entry per unit)."""
 
-    cat: np.ndarray                 # legend category per unit (int)
+    cat: np.ndarray | None          # legend category per unit (int); None: see categories()
     cidx: np.ndarray                # index into lut per unit
     lut: np.ndarray                 # (M, 4) uint8
     labels: list[str]
@@ -173,6 +173,16 @@ class ModeResult:
     keys: list = field(default_factory=list)  # mode-specific key per category (page type, owner)
     colorbar: tuple | None = None   # (colormap name, lo, hi, label)
     keep_empty: bool = False        # show categories with 0 pages
+    #: continuous modes: ``cat`` is None and comes from ``cidx`` when asked (levels, bins)
+    cat_from_cidx: tuple | None = None
+
+    def categories(self) -> np.ndarray:
+        """Legend category per unit (computed from the colour codes for continuous modes,
+        which keep only those: one byte a page instead of two)."""
+        if self.cat is not None:
+            return self.cat
+        levels, bins = self.cat_from_cidx
+        return (self.cidx.astype(np.uint16) * bins // levels).astype(np.uint8)
 
 
 def _small_int(n: int):
@@ -461,8 +471,7 @@ class MapData:
         t[~valid] = levels
         cidx = t.astype(np.uint8)
         del t
-        cat = (cidx.astype(np.uint16) * bins // levels).astype(np.uint8)
-        cat[~valid] = bins
+        cat = (cidx.astype(np.uint16) * bins // levels).astype(np.uint8)     # NA (levels) -> bins
         full_lut = np.vstack([lut, np.array(_rgba(NA_COLOUR), dtype=np.uint8)[None, :]])
         colours = []
         for b in range(bins):
@@ -472,8 +481,10 @@ class MapData:
         counts = np.bincount(cat, minlength=bins + 1).astype(np.int64)
         sizes = self._sizes(cat, bins + 1)
         labels = [bin_labels(lo + span * b / bins, lo + span * (b + 1) / bins, b) for b in range(bins)] + [na_label]
-        return ModeResult(cat=cat, cidx=cidx, lut=full_lut, labels=labels, colours=colours, counts=counts,
-                          sizes=sizes, keys=list(range(bins + 1)), colorbar=(cmap, lo, hi, cbar_label))
+        del cat                 # kept as the colour codes only; categories() derives it
+        return ModeResult(cat=None, cidx=cidx, lut=full_lut, labels=labels, colours=colours, counts=counts,
+                          sizes=sizes, keys=list(range(bins + 1)), colorbar=(cmap, lo, hi, cbar_label),
+                          cat_from_cidx=(levels, bins))
 
     def _mode_fill(self) -> ModeResult:
         fill = self.units["fill"].astype(np.float32)
@@ -570,7 +581,7 @@ class MapData:
 
     # -- image ----------------------------------------------------------------------
     def cell_codes(self, res: ModeResult, mask: np.ndarray | None = None,
-                   bg: str = "#FFFFFF") -> tuple[np.ndarray, np.ndarray]:
+                   bg: str = "#FFFFFF", lazy_mask: bool = False):
         """(colour table (K, 4) uint8, (rows, extent_pages) codes into it): the image
         before colouring, 1 byte a cell for up to 256 colours; pages not in ``mask``
         get their colour dimmed."""
@@ -584,18 +595,37 @@ class MapData:
             dim = (lut.astype(np.float32) * 0.18 + b * 0.82).astype(np.uint8)
             dim[:, 3] = 255
             table = np.vstack([table, dim])
-        dtype = np.uint8 if len(table) <= 256 else np.uint16 if len(table) < 65535 else np.int32
-        if mask is not None:        # dimmed colours follow the plain ones; stay in the small dtype
-            codes = codes.astype(dtype, copy=False)
+        # codes index the plain colours; with a lazy mask the dimmed ones are added per row
+        # slice when coloured, so the codes stay one byte for up to 255 colours
+        n_codes = L + 1 if lazy_mask else len(table)
+        dtype = np.uint8 if n_codes <= 256 else np.uint16 if n_codes < 65535 else np.int32
+        codes = codes.astype(dtype, copy=False)
+        if mask is not None and not lazy_mask:  # dimmed colours follow the plain ones
             codes = np.where(mask, codes, codes + dtype(L + 1))
-        if self.contiguous:
+        if self.contiguous and len(codes) == self.n_cells and codes.dtype == dtype:
+            cells = codes               # whole extents, codes already small: a view, no copy
+        elif self.contiguous:
             cells = np.empty(self.n_cells, dtype=dtype)
             cells[:len(codes)] = codes
             cells[len(codes):] = L
         else:
             cells = np.full(self.n_cells, L, dtype=dtype)
             cells[self.page_no] = codes
-        return table, cells.reshape(self.rows, self.extent_pages)
+        cells = cells.reshape(self.rows, self.extent_pages)
+        if not lazy_mask:
+            return table, cells
+        cmask = None
+        if mask is not None:        # the mask laid out as the cells (a view when it can be)
+            if self.contiguous and len(mask) == self.n_cells:
+                cmask = mask.reshape(self.rows, self.extent_pages)
+            else:
+                cmask = np.ones(self.n_cells, dtype=bool)
+                if self.contiguous:
+                    cmask[:len(mask)] = mask
+                else:
+                    cmask[self.page_no] = mask
+                cmask = cmask.reshape(self.rows, self.extent_pages)
+        return table, cells, cmask, (L + 1 if cmask is not None else 0)
 
     def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
         """(rows, extent_pages, 4) uint8 image; pages not in ``mask`` are dimmed."""
@@ -607,15 +637,20 @@ class CodedImage:
     """An RGBA image kept as 1-2 byte colour codes and coloured a slice at a time:
     a 10M-page map holds 10 MB of codes instead of 40 MB of pixels."""
 
-    def __init__(self, table: np.ndarray, codes: np.ndarray):
-        self.table, self.codes = table, codes
+    def __init__(self, table: np.ndarray, codes: np.ndarray, mask: np.ndarray | None = None, dim=0):
+        self.table, self.codes, self.mask, self.dim = table, codes, mask, dim
 
     @property
     def shape(self) -> tuple[int, int, int]:
         return (*self.codes.shape, 4)
 
     def __getitem__(self, rows) -> np.ndarray:
-        return self.table[self.codes[rows]]
+        c = self.codes[rows]
+        if self.mask is not None:           # pages outside the highlight take the dimmed colours
+            if len(self.table) > np.iinfo(c.dtype).max + 1:
+                c = c.astype(np.uint16 if len(self.table) < 65535 else np.int32)
+            c = np.where(self.mask[rows], c, c + c.dtype.type(self.dim))
+        return self.table[c]
 
 
 def _lsn_num(v: float) -> str:
@@ -1272,7 +1307,7 @@ class ExtentMapView(QWidget):
 
     def _mask(self) -> np.ndarray | None:
         if self.highlight_cat is not None and self.result is not None:
-            m = self.result.cat == self.highlight_cat
+            m = self.result.categories() == self.highlight_cat
             if self.highlight_mask is not None:
                 m &= self.highlight_mask
             return m
@@ -1290,7 +1325,7 @@ class ExtentMapView(QWidget):
                 rgba = fill_height_image(rgba, d.cell_fill(), theme.background())
             self._rgba = rgba
         else:       # large maps: colour only the rows handed to the ImageItem
-            self._rgba = CodedImage(*d.cell_codes(self.result, self._mask(), theme.background()))
+            self._rgba = CodedImage(*d.cell_codes(self.result, self._mask(), theme.background(), lazy_mask=True))
         if self.grid is not None:
             self.grid.setVisible(not self.fill_height_active())
         self._window = None

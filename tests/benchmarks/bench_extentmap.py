@@ -50,7 +50,15 @@ from viz.extentmap import ExtentMapView, MapData  # noqa: E402
 
 
 def rss_mb() -> float:
-    """Peak resident set size of the process (MB)."""
+    """Peak resident set size of this process image (MB): VmHWM, which starts again at
+    exec (ru_maxrss carries the parent's peak into a child started by fork + exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -212,6 +220,7 @@ if __name__ == "__main__":
     ap.add_argument("--ibd", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-first-paint", action="store_true")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("sizes", nargs="*", type=int)
     args = ap.parse_args()
     if not args.no_first_paint:
@@ -220,5 +229,13 @@ if __name__ == "__main__":
             print("first paint: no tablespace (--ibd PATH; see the docstring for a 2 GB one)", file=sys.stderr)
         else:
             bench_first_paint(ibd, args.repeat)
-    for n in args.sizes or [1_000_000, 10_000_000]:
-        bench(n)
+    sizes = args.sizes or [1_000_000, 10_000_000]
+    if args.child or len(sizes) == 1 and args.no_first_paint:
+        for n in sizes:
+            bench(n)
+    else:
+        # each size in a fresh process: its RSS figures are then its own, not what an
+        # earlier scan or map left in this one
+        import subprocess
+        for n in sizes:
+            subprocess.run([sys.executable, __file__, "--child", "--no-first-paint", str(n)], check=False)
