@@ -57,6 +57,7 @@ class GuardedMap:
     #: (file offset of the faulting read, file size when it happened)
     faults: list[tuple[int, int]] = field(default_factory=list)
     patched_from: int | None = None     # offset from which the map now shows zeros
+    ref: object = None                  # weak reference to the map; its callback forgets the range
 
 
 class _Sigaction(ctypes.Structure):
@@ -146,13 +147,13 @@ def register(path: str, fd: int, mm: mmap.mmap) -> GuardedMap | None:
         return None
     import numpy as np
     view = np.frombuffer(mm, dtype=np.uint8, count=1)
-    base = int(view.ctypes.data)
+    base = int(view.__array_interface__["data"][0])
     del view                     # an exported buffer would keep mm from closing
     gm = GuardedMap(path=os.path.abspath(path), fd=fd, base=base, length=len(mm))
     with _lock:
         _maps[base] = gm
     # forget the range only once the map is really gone (numpy views may outlive close())
-    weakref.finalize(mm, _forget, base, gm)
+    gm.ref = weakref.ref(mm, lambda _r, base=base, gm=gm: _forget(base, gm))
     return gm
 
 

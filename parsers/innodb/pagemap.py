@@ -112,7 +112,7 @@ class PageMap:
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         types = INDEX_TYPES_MARIADB if self.flavor == "mariadb" else INDEX_TYPES_MYSQL
-        return np.isin(kinds, types)
+        return _any_of(kinds, types)
 
     def kind_names(self) -> dict[int, str]:
         names = page_type_names(self.flavor)
@@ -185,6 +185,14 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
         pass
 
 
+def _any_of(values: np.ndarray, wanted) -> np.ndarray:
+    """``np.isin`` for a handful of page types: a few comparisons, no sort."""
+    out = np.zeros(values.shape, dtype=bool)
+    for w in wanted:
+        out |= values == w
+    return out
+
+
 def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -> np.ndarray:
     """Which of the first ``n`` pages lie wholly in a hole (O(pages + holes))."""
     if not holes:
@@ -212,6 +220,9 @@ def _data_runs(in_hole: np.ndarray) -> list[tuple[int, int]]:
 def _decode_all(one, raws: list, threaded: bool, check=lambda: None) -> list:
     """``one`` over every page, in order, ``check`` (the cancel hook) between
     batches of pages; on all cores when ``threaded`` and there are enough pages."""
+    if not raws:
+        return []
+
     def batch(k: int) -> list:
         check()
         return [one(r) for r in raws[k:k + _THREAD_BATCH]]
@@ -238,7 +249,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     size = f.size
     if size < 1024:
         raise PageMapError(f"{size} bytes is too small for an InnoDB page")
-    head = f.pread(0, min(size, 65536))
+    head = f.pread(0, min(size, 4096))         # FIL and FSP headers; page 0 in full below
     errors: list[tuple[str, int | None]] = []
     fil0 = parse_fil_header(head, 0)
     fsp = parse_fsp_header(head, 0) if len(head) >= 150 else None
@@ -350,7 +361,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     counts: dict[str, int] = {}
 
     # -- flavour: which engine's names apply ----------------------------------
-    types_present = set(np.flatnonzero(np.bincount(ptype, minlength=1)).tolist())
+    types_present = set((np.flatnonzero(np.bincount(ptype)) if n > 65536 else np.unique(ptype)).tolist())
     if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
         flavor = "mariadb"
     elif flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
@@ -392,6 +403,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # -- MariaDB encryption (fil0crypt.cc): crypt data after the XDES array -----
     ext = extent_size_pages(logical)
     crypt_off = XDES_ARR_OFFSET + xdes_size(ext) * (physical // ext)
+    if len(head) < min(size, physical):
+        head = f.pread(0, min(size, physical))    # the crypt data lies behind page 0's XDES array
     if head[crypt_off:crypt_off + 6] == CRYPT_MAGIC:
         # crypt scheme byte follows the magic: 0 = unencrypted
         if len(head) > crypt_off + 6 and head[crypt_off + 6] != 0:
@@ -400,14 +413,14 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 key_version = checksum_field      # FIL_PAGE_FCRC32_KEY_VERSION = 0
             else:
                 key_version = (flush >> np.uint64(32)).astype(np.uint32)
-            enc = (key_version != 0) & (pno != 0) & ~zero & ~np.isin(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
+            enc = (key_version != 0) & (pno != 0) & ~zero & ~_any_of(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
             encrypted |= enc
     if flags.encryption:
         pm.encrypted_tablespace = True
 
     # -- MySQL encryption: FIL_PAGE_ENCRYPTED(_RTREE) keep the original type at 28
     if flavor == "mysql":
-        enc_idx = np.nonzero(np.isin(ptype, (FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
+        enc_idx = np.nonzero(_any_of(ptype, (FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
                                              FIL_PAGE_COMPRESSED_AND_ENCRYPTED)))[0]
         if len(enc_idx):
             encrypted[enc_idx] = True
@@ -482,7 +495,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             payload_len[i] = d.payload_len
             decoded[i] = d.page
         check()
-    legacy = np.nonzero(np.isin(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
+    legacy = np.nonzero(_any_of(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
         if flavor == "mariadb" and not flags.full_crc32 else np.zeros(0, np.int64)
     for i in legacy:
         i = int(i)
@@ -574,7 +587,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     free_limit = fsp.free_limit if (fsp and flags.valid and fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) else n
     desc_ok = np.zeros(n, dtype=bool)
     desc_pages = np.arange(0, n, physical)
-    desc_ok[desc_pages] = np.isin(ptype[desc_pages], (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)) & ~encrypted[desc_pages]
+    desc_ok[desc_pages] = _any_of(ptype[desc_pages], (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)) & ~encrypted[desc_pages]
     for d in desc_pages[~desc_ok[desc_pages]]:
         if d < free_limit and flags.valid:
             pm.errors.append((f"page {int(d)}: expected an extent descriptor page, found type {int(ptype[d])}; "
@@ -634,7 +647,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     vals = index_id[live_index]
     if len(vals) > 1:       # runs of one index first: unique() then sorts a few values, not every page
         vals = vals[np.concatenate([[True], vals[1:] != vals[:-1]])]
-    ids = np.unique(vals)
+    ids = sorted(set(vals.tolist())) if len(vals) < 4096 else np.unique(vals).tolist()
     for iid in ids:
         iid = int(iid)
         if iid not in roots:
