@@ -9,6 +9,8 @@ FIL_NULL when empty).
 """
 from __future__ import annotations
 
+import struct
+
 from dataclasses import dataclass, field
 
 from .fil import FIL_NULL, FIL_PAGE_DATA
@@ -62,12 +64,8 @@ def parse_inode(buf: bytes, offset: int, extent_pages: int, inode_page: int = 0,
     if seg_id == 0:
         return None
     magic = be(buf[offset + FSEG_MAGIC_N:offset + FSEG_MAGIC_N + 4], "big")
-    frags = []
-    base = offset + FSEG_FRAG_ARR
-    for i in range(extent_pages // 2):
-        p = be(buf[base + 4 * i:base + 4 * i + 4], "big")
-        if p != FIL_NULL:
-            frags.append(p)
+    n = extent_pages // 2          # FSEG_FRAG_ARR_N_SLOTS
+    frags = [p for p in struct.unpack_from(f">{n}I", buf, offset + FSEG_FRAG_ARR) if p != FIL_NULL]
     return Segment(seg_id, inode_page, inode_offset,
                    be(buf[offset + FSEG_NOT_FULL_N_USED:offset + FSEG_NOT_FULL_N_USED + 4], "big"),
                    parse_flst_base(buf, offset + FSEG_FREE), parse_flst_base(buf, offset + FSEG_NOT_FULL),
