@@ -13,6 +13,8 @@ import struct
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .fil import FIL_NULL, FIL_PAGE_DATA
 from .fsp import FLST_BASE_NODE_SIZE, FlstBase, parse_flst_base
 
@@ -75,12 +77,16 @@ def parse_inode(buf: bytes, offset: int, extent_pages: int, inode_page: int = 0,
 def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int) -> list[Segment]:
     """All used inodes of one FIL_PAGE_INODE page (``buf`` is the page)."""
     size = fseg_inode_size(extent_pages)
+    slots = inodes_per_page(physical, extent_pages)
+    slots = max(0, min(slots, (len(buf) - FSEG_ARR_OFFSET) // size))
+    if not slots:
+        return []
+    # used slots at once: FSEG_ID != 0 (an unused slot has id 0)
+    ids = np.frombuffer(buf, dtype=np.uint8, count=slots * size, offset=FSEG_ARR_OFFSET).reshape(slots, size)
+    used = np.flatnonzero(ids[:, FSEG_ID:FSEG_ID + 8].any(axis=1)).tolist()
     out = []
-    zero_id = bytes(8)
-    for i in range(inodes_per_page(physical, extent_pages)):
+    for i in used:
         off = FSEG_ARR_OFFSET + i * size
-        if buf[off + FSEG_ID:off + FSEG_ID + 8] == zero_id:      # unused slot
-            continue
         seg = parse_inode(buf, off, extent_pages, page_no, off)
         if seg is not None:
             out.append(seg)

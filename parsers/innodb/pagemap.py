@@ -24,7 +24,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from .holes import hole_bytes_per_unit
-from .index import PAGE_HEADER, fill_ratio, data_size
+from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, free_space_of_empty
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
@@ -193,10 +193,30 @@ def _any_of(values: np.ndarray, wanted) -> np.ndarray:
     return out
 
 
+#: up to this many holes, page ranges are set by slices (no pass over every page)
+_FEW_HOLES = 64
+
+
+def _hole_pages(holes: list[tuple[int, int]], n: int, physical: int) -> list[tuple[int, int]]:
+    """[first, last) page ranges wholly inside a hole, for a few holes."""
+    out = []
+    for off, ln in holes:
+        a = min(-(-off // physical), n)
+        b = min((off + ln) // physical, n)
+        if b > a:
+            out.append((a, b))
+    return out
+
+
 def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -> np.ndarray:
     """Which of the first ``n`` pages lie wholly in a hole (O(pages + holes))."""
     if not holes:
         return np.zeros(n, dtype=bool)
+    if len(holes) <= _FEW_HOLES:
+        out = np.zeros(n, dtype=bool)
+        for a, b in _hole_pages(holes, n, physical):
+            out[a:b] = True
+        return out
     h = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
     first = np.minimum(-(-h[:, 0] // physical), n)
     last = np.minimum((h[:, 0] + h[:, 1]) // physical, n)
@@ -207,9 +227,20 @@ def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -
     return np.cumsum(d[:n]) > 0
 
 
-def _data_runs(in_hole: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) runs of pages not in a hole."""
+def _data_runs(in_hole: np.ndarray, holes: list[tuple[int, int]] | None = None,
+               physical: int = 0) -> list[tuple[int, int]]:
+    """[start, end) runs of pages not in a hole (from the hole list when it is
+    short and given, else from ``in_hole``)."""
     n = len(in_hole)
+    if holes is not None and physical and len(holes) <= _FEW_HOLES:
+        runs, pos = [], 0
+        for a, b in sorted(_hole_pages(holes, n, physical)):
+            if a > pos:
+                runs.append((pos, a))
+            pos = max(pos, b)
+        if pos < n:
+            runs.append((pos, n))
+        return runs
     if not in_hole.any():
         return [(0, n)]
     data = (~in_hole).astype(np.int8)
@@ -311,7 +342,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # one pass over the pages copies the header block of each (pages in holes
     # stay zero, untouched); the fields are then read from that compact copy
     heads = np.zeros((n, _HEAD_BYTES), dtype=np.uint8)
-    runs = _data_runs(in_hole)
+    runs = _data_runs(in_hole, holes, physical)
     if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
@@ -617,9 +648,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 continue
             pm.segments[seg.seg_id] = seg
             by_place[(i, seg.inode_offset)] = seg
-            for p in seg.frag_pages:
-                if p < n:
-                    seg_of_page[p] = seg.seg_id
+            if seg.frag_pages:
+                fp = np.asarray(seg.frag_pages, dtype=np.int64)
+                seg_of_page[fp[fp < n]] = seg.seg_id
     pm.seg_id = seg_of_page
     check()
 
@@ -674,9 +705,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # -- fill --------------------------------------------------------------------------------
     ds = data_size(heap_top, n_heap, garbage)
     pm.data_size = np.where(is_index, ds, 0).astype(np.int32)
-    fill = np.full(n, np.nan, dtype=np.float32)
-    if is_index.any():
-        fill[is_index] = fill_ratio(heap_top[is_index], n_heap[is_index], garbage[is_index], logical)
+    # fill_ratio's figure (data size / free space of an empty page) from ds
+    cap = free_space_of_empty(logical, (n_heap & PAGE_HEAP_NO_COMPACT) != 0)
+    fill = np.clip(ds / cap, 0.0, 1.0).astype(np.float32)
+    fill[~is_index] = np.nan
     pm.fill = fill
 
     # -- zeroed pages that the extent map says are in use ------------------------------------------

@@ -99,13 +99,13 @@ def read_extent_map(pages: np.ndarray, n_pages: int, physical: int, extent_pages
         st = raw[:, XDES_STATE:XDES_STATE + 4].astype(np.uint32)
         state[first:first + count] = (st[:, 0] << 24) | (st[:, 1] << 16) | (st[:, 2] << 8) | st[:, 3]
         bitmap[first:first + count] = raw[:, XDES_BITMAP:]
-    pno = np.arange(n_pages)
-    ext = pno // extent_pages
-    bit = (pno % extent_pages) * XDES_BITS_PER_PAGE + XDES_FREE_BIT
-    free_bit = (bitmap[ext, bit // 8] >> (bit % 8)) & 1
-    est = state[ext]
-    page_free = (free_bit == 1) | (est == XDES_FREE) | (est == XDES_NOT_INITED) | (est > XDES_FSEG_FRAG)
-    page_free |= pno >= free_limit
-    fseg = (est == XDES_FSEG) | (est == XDES_FSEG_FRAG)
-    page_seg = np.where(fseg, seg[ext], np.uint64(0))
+    # per extent first, then spread over its pages: XDES_BITMAP holds 2 bits per
+    # page, low bit first (XDES_FREE_BIT = bit 0 of each pair)
+    bits = np.unpackbits(bitmap, axis=1, bitorder="little")[:, XDES_FREE_BIT:2 * extent_pages:XDES_BITS_PER_PAGE]
+    ext_free = (state == XDES_FREE) | (state == XDES_NOT_INITED) | (state > XDES_FSEG_FRAG)
+    ext_fseg = (state == XDES_FSEG) | (state == XDES_FSEG_FRAG)
+    page_free = (bits.astype(bool) | ext_free[:, None]).reshape(-1)[:n_pages]
+    if free_limit < n_pages:
+        page_free[max(free_limit, 0):] = True
+    page_seg = np.repeat(np.where(ext_fseg, seg, np.uint64(0)), extent_pages)[:n_pages]
     return ExtentMap(extent_pages, seg, state, page_free, page_seg)
