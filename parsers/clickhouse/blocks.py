@@ -177,13 +177,17 @@ def walk_blocks(buf, size: int | None = None, max_blocks: int = 50_000_000, fd: 
         size = len(buf) if size is None else size
     chains: list[tuple[int, ...]] = []
     chain_index: dict[tuple[int, ...], int] = {}
-    offs, recs, pos = _follow_sizes(buf, size, max_blocks, fd)
-    parts = _decode_headers(offs, recs, chains, chain_index)
+    recs, pos = _follow_sizes(buf, size, max_blocks, fd)
+    parts = _decode_headers(recs, chains, chain_index)
     if parts[7] is not None:
         pos = parts[7]
     tail = _walk_slow(buf, size, max_blocks, fd, pos, chains, chain_index, len(parts[0])) \
         if pos < size else ([], [], [], [], [], [], [], pos)
     o2, c2, u2, m2, k2, b2, e2, end = tail
+    if not o2:
+        return BlockTable(offsets=parts[0], compressed=parts[1], decompressed=parts[2], methods=parts[3],
+                          chains=chains, chain_ids=parts[4], size=size, end=end, errors=parts[6] + e2,
+                          bad=parts[5])
     return BlockTable(
         offsets=np.concatenate([parts[0], np.array(o2, dtype=np.uint64)]),
         compressed=np.concatenate([parts[1], np.array(c2, dtype=np.uint32)]),
@@ -204,16 +208,16 @@ _KNOWN = np.zeros(256, dtype=bool)
 _KNOWN[list(ENGINE_CODEC_NAMES)] = True
 
 
-def _follow_sizes(buf, size: int, max_blocks: int, fd: int | None) -> tuple[list[int], list[bytes], int]:
-    """The hot loop: (block offsets, their first 64 bytes, where it stopped).
-    Stops before the first block that the careful walk must look at."""
-    offs: list[int] = []
+def _follow_sizes(buf, size: int, max_blocks: int, fd: int | None) -> tuple[list[bytes], int]:
+    """The hot loop: (the first 64 bytes of each block, where it stopped).
+    Stops before the first block that the careful walk must look at; the
+    blocks lie back to back from offset 0, so their offsets follow from the
+    compressed sizes in the records."""
     recs: list[bytes] = []
-    add_off, add_rec = offs.append, recs.append
+    add_rec = recs.append
     pos = 0
-    limit = size - BLOCK_HEADER_SIZE
+    limit = size - BLOCK_HEADER_SIZE if max_blocks > 0 else -1
     last = DBMS_MAX_COMPRESSED_SIZE
-    left = max_blocks
     u32 = _U32.unpack_from
     if fd is not None:
         read = functools.partial(os.pread, fd, _FAST_READ)     # read(offset): a C call, no Python frame
@@ -221,18 +225,18 @@ def _follow_sizes(buf, size: int, max_blocks: int, fd: int | None) -> tuple[list
         def read(at: int) -> bytes:
             return bytes(buf[at:at + _FAST_READ])
     try:
-        while pos <= limit and left:
+        while pos <= limit:
             hb = read(pos)
             c, = u32(hb, 17)          # struct.error if the file shrank under us
             if c < COMPRESSED_BLOCK_HEADER_SIZE or c > last or pos + CHECKSUM_SIZE + c > size:
                 break
-            add_off(pos)
             add_rec(hb)
             pos += CHECKSUM_SIZE + c
-            left -= 1
+            if len(recs) >= max_blocks:
+                break
     except struct.error:
         pass
-    return offs, recs, pos
+    return recs, pos
 
 
 def _group_rows(key: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
@@ -248,7 +252,32 @@ def _group_rows(key: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
     return inv, distinct
 
 
-def _decode_headers(offs: list[int], recs: list[bytes], chains: list, chain_index: dict) -> tuple:
+def _chain_keys(raw: np.ndarray, method: np.ndarray, cnt: np.ndarray, list_ok: np.ndarray) -> tuple:
+    """(group per block, distinct chain keys): a key is the method, then (a
+    Multiple block with a readable list) n and the list, zero-padded.  Nearly
+    every file uses one chain for all its blocks: that case is a few
+    comparisons, no key per block."""
+    n = len(method)
+    m0 = int(method[0])
+    if (method == m0).all():
+        if m0 != Multiple:
+            return np.zeros(n, dtype=np.intp), [[m0, 0] + [0] * _FAST_MAX_CHAIN]
+        c0 = int(cnt[0])
+        if list_ok.all() and (cnt == c0).all() and c0 <= _FAST_MAX_CHAIN:
+            lists = raw[:, BLOCK_HEADER_SIZE + 1:BLOCK_HEADER_SIZE + 1 + c0]
+            if (lists == lists[0]).all():
+                return np.zeros(n, dtype=np.intp), [[m0, c0] + lists[0].tolist() + [0] * (_FAST_MAX_CHAIN - c0)]
+    key = np.zeros((n, 2 + _FAST_MAX_CHAIN), dtype=np.uint8)
+    key[:, 0] = method
+    sel = np.flatnonzero(list_ok)
+    if len(sel):
+        key[sel, 1] = cnt[sel]
+        lists = raw[sel, BLOCK_HEADER_SIZE + 1:BLOCK_HEADER_SIZE + 1 + _FAST_MAX_CHAIN]
+        key[sel, 2:] = np.where(np.arange(_FAST_MAX_CHAIN)[None, :] < cnt[sel][:, None], lists, 0)
+    return _group_rows(key)
+
+
+def _decode_headers(recs: list[bytes], chains: list, chain_index: dict) -> tuple:
     """Methods, sizes, chains and problems of the hot loop's headers, at once.
 
     Returns (offsets, compressed, decompressed, methods, chain ids, bad,
@@ -256,13 +285,16 @@ def _decode_headers(offs: list[int], recs: list[bytes], chains: list, chain_inde
     judge from 64 bytes (a decompressed size over the limit, a codec list
     longer than 38), from where the careful walk goes on; None when all were
     judged."""
-    n = len(offs)
+    n = len(recs)
     if n and (len(recs[-1]) != _FAST_READ or any(len(r) != _FAST_READ for r in recs[-4:])):
         recs = [r if len(r) == _FAST_READ else r.ljust(_FAST_READ, b"\0") for r in recs]
     raw = np.frombuffer(b"".join(recs), dtype=np.uint8).reshape(n, _FAST_READ)
     method = raw[:, CHECKSUM_SIZE].copy()
     csz = raw[:, 17:21].copy().view("<u4").ravel()
     usz = raw[:, 21:25].copy().view("<u4").ravel()
+    offs = np.zeros(n, dtype=np.uint64)         # back to back from 0
+    if n > 1:
+        np.cumsum(csz[:-1].astype(np.uint64) + np.uint64(CHECKSUM_SIZE), out=offs[1:])
     cnt = raw[:, BLOCK_HEADER_SIZE].astype(np.int64)
     payload = csz.astype(np.int64) - COMPRESSED_BLOCK_HEADER_SIZE
     is_multi = method == Multiple
@@ -271,23 +303,15 @@ def _decode_headers(offs: list[int], recs: list[bytes], chains: list, chain_inde
     resume = None
     if stop.any():
         k = int(np.argmax(stop))
-        resume = offs[k]
+        resume = int(offs[k])
         n = k
         raw, method, csz, usz, cnt, payload, is_multi, list_ok = (
             a[:k] for a in (raw, method, csz, usz, cnt, payload, is_multi, list_ok))
-    # chain key per block: the method, then (Multiple with a readable list) n and the list
-    key = np.zeros((n, 2 + _FAST_MAX_CHAIN), dtype=np.uint8)
-    key[:, 0] = method
-    sel = np.flatnonzero(list_ok)
-    if len(sel):
-        key[sel, 1] = cnt[sel]
-        lists = raw[sel, BLOCK_HEADER_SIZE + 1:BLOCK_HEADER_SIZE + 1 + _FAST_MAX_CHAIN]
-        key[sel, 2:] = np.where(np.arange(_FAST_MAX_CHAIN)[None, :] < cnt[sel][:, None], lists, 0)
     chain_ids = np.zeros(n, dtype=np.uint16)
     bad = np.zeros(n, dtype=bool)
     problems: list[tuple[int, str]] = []
     if n:
-        inv, ukeys = _group_rows(key)
+        inv, ukeys = _chain_keys(raw, method, cnt, list_ok)
         ids = np.zeros(len(ukeys), dtype=np.uint16)
         for u, k in enumerate(ukeys):         # in order of first appearance
             if k[0] == Multiple:
@@ -313,8 +337,8 @@ def _decode_headers(offs: list[int], recs: list[bytes], chains: list, chain_inde
     errors: list[tuple[str, int]] = []
     for i, msg in sorted(problems, key=lambda t: t[0]):
         bad[i] = True
-        errors.append((msg, offs[i]))
-    return (np.array(offs[:n], dtype=np.uint64), csz, usz, method, chain_ids, bad, errors, resume)
+        errors.append((msg, int(offs[i])))
+    return (offs[:n], csz, usz, method, chain_ids, bad, errors, resume)
 
 
 def _walk_slow(buf, size: int, max_blocks: int, fd: int | None, pos: int, chains: list, chain_index: dict,
