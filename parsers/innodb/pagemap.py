@@ -508,8 +508,11 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         def one(raw: bytes):
             try:
                 d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
-                if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
-                    d = decode_fcrc32_page(raw, physical, algo)
+                if d.original_type == FIL_PAGE_INODE:
+                    if len(d.page) < physical:
+                        d = decode_fcrc32_page(raw, physical, algo)
+                elif len(d.page) > _HEADER_PREFIX:
+                    d.page = d.page[:_HEADER_PREFIX]     # only the headers are read from here on
                 return d
             except PageDecodeError as e:
                 return e
@@ -558,7 +561,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 corrupt[i] = True
                 _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
             continue
-        decoded[i] = d.page
+        decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
     mysql_c = np.nonzero(ptype == FIL_PAGE_COMPRESSED)[0] if flavor == "mysql" else np.zeros(0, np.int64)
     for i in mysql_c:
         i = int(i)
