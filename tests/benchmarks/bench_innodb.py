@@ -147,6 +147,35 @@ def run_header_preads(files: list[Path], page_size: int = 16384, threads: int = 
             os.close(fd)
 
 
+def data_pages(files: list[Path], page_size: int) -> int:
+    """Pages not wholly inside a hole: the pages a header reader must fetch."""
+    from parsers.innodb.pagemap import pages_in_holes
+    n = 0
+    for p in files:
+        with ReadOnlyFile(str(p)) as f:
+            count = f.size // page_size
+            n += count - int(pages_in_holes(f.holes(), count, page_size).sum())
+    return n
+
+
+def device_iops(path: Path, fio: str | None, seconds: int = 3) -> int | None:
+    """4 KiB random reads per second the storage under ``path`` serves at
+    64 in flight (fio, io_uring, O_DIRECT: no page cache, no Python): the
+    ceiling of any reader that fetches each page's header with its own read."""
+    if not fio:
+        return None
+    r = subprocess.run([fio, "--name=iops", f"--filename={path}", "--readonly", "--rw=randread", "--bs=4k",
+                        "--direct=1", "--ioengine=io_uring", "--iodepth=64", f"--runtime={seconds}",
+                        "--time_based", "--output-format=json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    import json
+    try:
+        return int(json.loads(r.stdout)["jobs"][0]["read"]["iops"])
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
 def run_tool(cmd: list[str], files: list[Path]) -> tuple[int, int]:
     """Run ``cmd + [file]`` once per file; (#ok, #failed)."""
     ok = bad = 0
@@ -180,6 +209,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--innochecksum", default=shutil.which("innochecksum"))
     ap.add_argument("--inno", default=shutil.which("inno") or str(Path.home() / ".cargo/bin/inno"))
+    ap.add_argument("--fio", default=shutil.which("fio"), help="fio, to measure the device's random-read ceiling")
     args = ap.parse_args()
     files = find_files(args.root, args.page_size or None)
     if not files:
@@ -223,6 +253,15 @@ def main() -> int:
                 if name != base:
                     ratio = results[(name, mode)] / results[(base, mode)]
                     print(f"{mode}: {name} / dbxray page map = {ratio:.2f}x")
+        iops = device_iops(max(group, key=lambda p: p.stat().st_size), args.fio)
+        if iops and ("innochecksum -S", "cold") in results:
+            pages = data_pages(group, args.page_size) if args.page_size else 0
+            if pages:
+                floor = pages / iops
+                print(f"cold floor: the device serves {iops} random 4 KiB reads/s (fio, io_uring, 64 in flight, "
+                      f"O_DIRECT); one read per page for {pages} pages takes >= {floor:.3f} s, so no header-only "
+                      f"reader can be more than {results[('innochecksum -S', 'cold')] / floor:.2f}x as fast as "
+                      f"innochecksum -S cold here")
     return 0
 
 
