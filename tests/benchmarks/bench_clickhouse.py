@@ -60,6 +60,44 @@ def quick_sizes(datadir: str, walk: bool = True) -> tuple[float, dict]:
     return time.perf_counter() - t0, out
 
 
+def header_read_floor(datadir: str, repeat: int = 3) -> tuple[float, int]:
+    """(seconds, headers): one bare 64-byte pread per block header of every
+    stream the sizes path walks, offsets known in advance, nothing parsed:
+    the floor of any walker that reads each header with its own system call
+    from Python."""
+    import parsers.clickhouse.quick as q
+    from parsers.clickhouse.blocks import walk_blocks
+    walked: list[str] = []
+    real = q.header_walk
+
+    def spy(path):
+        walked.append(path)
+        return real(path)
+    q.header_walk = spy
+    try:
+        q.column_sizes(datadir)
+    finally:
+        q.header_walk = real
+    offsets = {}
+    for p in walked:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            offsets[p] = walk_blocks(None, fd=fd).offsets.tolist()
+        finally:
+            os.close(fd)
+    best = float("inf")
+    pread = os.pread
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        for p, offs in offsets.items():
+            fd = os.open(p, os.O_RDONLY)
+            for o in offs:
+                pread(fd, 64, o)
+            os.close(fd)
+        best = min(best, time.perf_counter() - t0)
+    return best, sum(len(v) for v in offsets.values())
+
+
 def chdb_sizes(datadir: str) -> tuple[float, dict] | None:
     """(seconds, sizes) through chdb on a copy of ``datadir``; None without chdb."""
     try:
@@ -168,6 +206,9 @@ def main(argv=None) -> int:
 
     nowalk = min(quick_sizes(datadir, walk=False)[0] for _ in range(max(1, args.repeat)))
     print(f"for reference, checksums.txt alone (no block walk): best {nowalk:.3f} s")
+    floor, headers = header_read_floor(datadir, args.repeat)
+    print(f"for reference, bare reads of the {headers} block headers (one pread each, offsets known, "
+          f"nothing parsed): best {floor:.3f} s")
 
     ch = chdb_sizes(datadir)
     if ch is None:
@@ -184,6 +225,9 @@ def main(argv=None) -> int:
         print("  differs:", k, "dbxray", mine.get(k), "engine", theirs[k])
     print(f"ratio, full scan: dbxray is {secs / ours:.1f}x as fast as chdb")
     print(f"ratio, sizes path: dbxray is {secs / quick:.1f}x as fast as chdb (target >= 20x)")
+    print(f"ceiling: checksums.txt alone + bare header reads = {nowalk + floor:.3f} s, "
+          f"{secs / (nowalk + floor):.1f}x chdb: the most a walker that reads each header with its own "
+          f"system call from Python can reach here")
     cold = chdb_process_seconds(datadir, args.repeat)
     mine_p, n_mine = process_seconds(_DBXRAY_PROCESS, datadir, str(REPO), repeat=args.repeat)
     if cold is not None:
