@@ -290,3 +290,30 @@ def test_scan_of_one_part_folder(fixtures_root, manifest):
     assert (p["name"], p["bytes_on_disk"], p["data_compressed_bytes"], p["marks_bytes"]) == \
         (mp["name"], mp["bytes_on_disk"], mp["data_compressed_bytes"], mp["marks_bytes"])
     assert [x["name"] for x in p["projection_parts"]] == sorted(mp["projections"])
+
+
+@pytest.mark.parametrize("in_c", [True, False])
+def test_checksum_budget_only_binds_the_pure_port(datadir, manifest, monkeypatch, in_c):
+    """With CityHash128 in C every block is verified whatever the data size;
+    with the pure Python port a data dir over the budget is not, and the scan
+    says so and how to lift it."""
+    import parsers.clickhouse.scan as chscan
+    from parsers.codecs import ch_cityhash
+    if in_c and not ch_cityhash.c_available():
+        pytest.skip("clickhouse-cityhash is not installed")
+    monkeypatch.setattr(chscan, "cityhash_in_c", lambda: in_c)
+    monkeypatch.setattr(chscan, "VERIFY_BUDGET", 1000)
+    pd = part_dir(datadir, manifest, "marks_mrk2", "202401_1_1_1")
+    g = pd / "nq_UInt32.bin"
+    data = bytearray(g.read_bytes())
+    data[40] ^= 1
+    g.write_bytes(bytes(data))
+    ds = _scan(str(datadir), ScanContext(verify_checksums=True))
+    errs = file_errors(ds, pd.relative_to(datadir).as_posix() + "/nq_UInt32.bin")
+    budget = [e for e in ds.errors if "verification budget" in str(e)]
+    if in_c:
+        assert any("CityHash128 checksum" in e for e in errs), errs
+        assert budget == []
+    else:
+        assert not any("CityHash128 checksum" in e for e in errs), errs
+        assert len(budget) == 1 and "clickhouse-cityhash" in str(budget[0])
