@@ -26,7 +26,12 @@ what the storage allows: reading every byte sequentially, and reading only
 the first 4 KiB of each page with 64 reads in flight (the floor of any
 header-only reader; when it is no faster than the sequential read, the disk
 is bound by operations, not bytes, and no header-only reader can be 2x
-faster than a full read cold).  A missing peer tool is reported and skipped.
+faster than a full read cold); with fio installed, the device's own random
+4 KiB read rate (io_uring, O_DIRECT) gives the hard floor for one read per
+page.  Warm figures are the best of --warm-repeat rounds in which every
+contender runs once, interleaved, so that a noisy moment or the CPU caches
+another tool left cold cost every contender alike; cold figures are the best
+of --repeat runs each.  A missing peer tool is reported and skipped.
 """
 from __future__ import annotations
 
@@ -188,14 +193,12 @@ def run_tool(cmd: list[str], files: list[Path]) -> tuple[int, int]:
     return ok, bad
 
 
-def timed(fn, files, cold: bool, repeat: int) -> tuple[float, object]:
+def timed_cold(fn, files, repeat: int) -> tuple[float, object]:
+    """Best of ``repeat`` runs, each after dropping the files from the page cache."""
     best = float("inf")
     result = None
-    if not cold:
-        result = fn(files)          # warm the cache
     for _ in range(repeat):
-        if cold:
-            drop_cache(files)
+        drop_cache(files)
         t = time.perf_counter()
         result = fn(files)
         best = min(best, time.perf_counter() - t)
@@ -206,7 +209,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", type=Path, help="directory holding the benchmark set")
     ap.add_argument("--page-size", type=int, default=16384, help="only files of this physical page size (0: all)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="cold runs per contender (best is reported)")
+    ap.add_argument("--warm-repeat", type=int, default=15,
+                    help="warm rounds, every contender once per round, interleaved (best is reported)")
     ap.add_argument("--innochecksum", default=shutil.which("innochecksum"))
     ap.add_argument("--inno", default=shutil.which("inno") or str(Path.home() / ".cargo/bin/inno"))
     ap.add_argument("--fio", default=shutil.which("fio"), help="fio, to measure the device's random-read ceiling")
@@ -243,11 +248,21 @@ def main() -> int:
         gsize = sum(p.stat().st_size for p in group)
         print(f"\n== {label}: {len(group)} files, {gsize / 1e9:.2f} GB ==")
         results: dict[tuple[str, str], float] = {}
-        for mode in ("warm", "cold"):
+        # warm: every contender once per round, rounds interleaved, best of each:
+        # a noisy moment then costs every contender alike, not the one it hit
+        outputs = {name: fn(group) for name, fn in contenders}      # warms the cache
+        for _ in range(args.warm_repeat):
             for name, fn in contenders:
-                t, res = timed(fn, group, mode == "cold", args.repeat)
-                results[(name, mode)] = t
-                print(f"{mode:5s} {name:32s} {t:8.3f} s   ({res})")
+                t0 = time.perf_counter()
+                outputs[name] = fn(group)
+                t = time.perf_counter() - t0
+                results[(name, "warm")] = min(t, results.get((name, "warm"), t))
+        for name, _ in contenders:
+            print(f"warm  {name:32s} {results[(name, 'warm')]:8.3f} s   ({outputs[name]})")
+        for name, fn in contenders:
+            t, res = timed_cold(fn, group, args.repeat)
+            results[(name, "cold")] = t
+            print(f"cold  {name:32s} {t:8.3f} s   ({res})")
         for mode in ("warm", "cold"):
             for name, _ in contenders:
                 if name != base:
