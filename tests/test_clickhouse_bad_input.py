@@ -294,9 +294,9 @@ def test_scan_of_one_part_folder(fixtures_root, manifest):
 
 @pytest.mark.parametrize("in_c", [True, False])
 def test_checksum_budget_only_binds_the_pure_port(datadir, manifest, monkeypatch, in_c):
-    """With CityHash128 in C every block is verified whatever the data size;
-    with the pure Python port a data dir over the budget is not, and the scan
-    says so and how to lift it."""
+    """With CityHash128 in C a data dir over the pure port's budget (here made
+    tiny) is still verified; with the pure Python port it is not, and the scan
+    says so and how to raise it."""
     import parsers.clickhouse.scan as chscan
     from parsers.codecs import ch_cityhash
     if in_c and not ch_cityhash.c_available():
@@ -317,3 +317,14 @@ def test_checksum_budget_only_binds_the_pure_port(datadir, manifest, monkeypatch
     else:
         assert not any("CityHash128 checksum" in e for e in errs), errs
         assert len(budget) == 1 and "clickhouse-cityhash" in str(budget[0])
+
+
+def test_checksum_budget_with_c_bounds_the_io(datadir, manifest, monkeypatch):
+    """With CityHash128 in C the budget still bounds what verifying reads:
+    over it, no block is hashed and the scan says why."""
+    import parsers.clickhouse.scan as chscan
+    monkeypatch.setattr(chscan, "cityhash_in_c", lambda: True)
+    monkeypatch.setattr(chscan, "VERIFY_BUDGET_C", 1000)
+    ds = _scan(str(datadir), ScanContext(verify_checksums=True))
+    budget = [str(e) for e in ds.errors if "verification budget of 1000 bytes" in str(e)]
+    assert len(budget) == 1 and "every payload" in budget[0]
