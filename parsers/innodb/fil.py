@@ -7,6 +7,8 @@ the 8-byte FIL trailer.  All multi-byte integers are big-endian.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,6 +194,7 @@ def parse_fil_trailer(buf: bytes, offset: int, page_size: int) -> FilTrailer:
     return FilTrailer(int.from_bytes(buf[end - 8:end - 4], "big"), int.from_bytes(buf[end - 4:end], "big"))
 
 
+@functools.lru_cache(maxsize=64)
 def header_dtype(page_size: int, with_trailer: bool = True) -> np.dtype:
     """A numpy record spanning one page that exposes the FIL header, INDEX page
     header and (optionally) FIL trailer fields, for vectorised reads over mmap."""

@@ -341,8 +341,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
     # one pass over the pages copies the header block of each (pages in holes
     # stay zero, untouched); the fields are then read from that compact copy
-    heads = np.zeros((n, _HEAD_BYTES), dtype=np.uint8)
     runs = _data_runs(in_hole, holes, physical)
+    # rows of pages in holes stay zero; with no such page every row is written below
+    heads = (np.empty if runs == [(0, n)] else np.zeros)((n, _HEAD_BYTES), dtype=np.uint8)
     if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
@@ -392,7 +393,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     counts: dict[str, int] = {}
 
     # -- flavour: which engine's names apply ----------------------------------
-    types_present = set((np.flatnonzero(np.bincount(ptype)) if n > 65536 else np.unique(ptype)).tolist())
+    # page types come in runs: the first of each run is enough to know which occur
+    types_present = set(ptype[np.concatenate(([True], ptype[1:] != ptype[:-1]))].tolist())
     if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
         flavor = "mariadb"
     elif flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
