@@ -8,6 +8,7 @@ decompressed) and only INODE pages are parsed one by one.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,8 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from .holes import hole_bytes_per_unit
-from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, free_space_of_empty
+from .index import (PAGE_HEADER, PAGE_HEAP_NO_COMPACT, PAGE_NEW_SUPREMUM_END, PAGE_OLD_SUPREMUM_END,
+                    free_space_of_empty)
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
@@ -183,6 +185,24 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
             advise(will, s, length)
     except (OSError, ValueError):
         pass
+
+
+@functools.lru_cache(maxsize=4)
+def _known_types(flavor: str) -> np.ndarray:
+    """Lookup table over all 65536 type values: a page type the flavour names."""
+    table = np.zeros(1 << 16, dtype=bool)
+    table[[k for k in page_type_names(flavor) if 0 <= k < (1 << 16)]] = True
+    table.flags.writeable = False
+    return table
+
+
+@functools.lru_cache(maxsize=4)
+def _index_kinds(flavor: str) -> np.ndarray:
+    """Lookup table over all 65536 type values: a B-tree page of the flavour."""
+    table = np.zeros(1 << 16, dtype=bool)
+    table[list(INDEX_TYPES_MARIADB if flavor == "mariadb" else INDEX_TYPES_MYSQL)] = True
+    table.flags.writeable = False
+    return table
 
 
 def _any_of(values: np.ndarray, wanted) -> np.ndarray:
@@ -380,8 +400,11 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     check()
 
     pno = np.arange(n, dtype=np.uint32)
-    zero = (ptype == 0) & (lsn == 0) & (page_no == 0) & (checksum_field == 0) & (space_id == 0) & (pno != 0)
-    zero |= in_hole
+    # all-zero FIL header: candidates by type first, the other fields on those only
+    zc = np.flatnonzero(ptype == 0)
+    zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (checksum_field[zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
+    zero = in_hole.copy()
+    zero[zc] = True
     pm_in_hole = in_hole
     kind = ptype.copy()
     stored = np.full(n, physical, dtype=np.uint32)
@@ -425,7 +448,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                     dblwr[b:b + ext0] = True
     pm.doublewrite = dblwr
     # -- header sanity ------------------------------------------------------------
-    misplaced = np.nonzero((page_no != pno) & ~zero & ~dblwr)[0]
+    misplaced = np.flatnonzero(page_no != pno)
+    misplaced = misplaced[~zero[misplaced] & ~dblwr[misplaced]]
     for i in misplaced[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: header says page number {int(page_no[i])} (misplaced, torn or corrupt page)",
                           int(i) * physical))
@@ -452,7 +476,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         pm.encrypted_tablespace = True
 
     # -- MySQL encryption: FIL_PAGE_ENCRYPTED(_RTREE) keep the original type at 28
-    if flavor == "mysql":
+    if flavor == "mysql" and types_present & {FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
+                                              FIL_PAGE_COMPRESSED_AND_ENCRYPTED}:
         enc_idx = np.nonzero(_any_of(ptype, (FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
                                              FIL_PAGE_COMPRESSED_AND_ENCRYPTED)))[0]
         if len(enc_idx):
@@ -475,7 +500,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     decoded: dict[int, bytes] = {}
     algo = flags.compression_algorithm if flags.full_crc32 else None
     if flags.full_crc32:
-        cand = np.nonzero((ptype & 0x8000) != 0)[0]
+        cand = np.nonzero((ptype & 0x8000) != 0)[0] if any(t & 0x8000 for t in types_present) \
+            else np.zeros(0, np.int64)
         if len(cand) and not flags.page_compressed:
             for i in cand[:MAX_ERRORS_PER_KIND]:
                 pm.errors.append((f"page {int(i)}: page_compressed marker in page type 0x{int(ptype[i]):04x} "
@@ -532,7 +558,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             decoded[i] = d.page
         check()
     legacy = np.nonzero(_any_of(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
-        if flavor == "mariadb" and not flags.full_crc32 else np.zeros(0, np.int64)
+        if flavor == "mariadb" and not flags.full_crc32 and \
+        types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED} else np.zeros(0, np.int64)
     for i in legacy:
         i = int(i)
         compressed[i] = True
@@ -564,7 +591,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
             continue
         decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
-    mysql_c = np.nonzero(ptype == FIL_PAGE_COMPRESSED)[0] if flavor == "mysql" else np.zeros(0, np.int64)
+    mysql_c = np.nonzero(ptype == FIL_PAGE_COMPRESSED)[0] \
+        if flavor == "mysql" and FIL_PAGE_COMPRESSED in types_present else np.zeros(0, np.int64)
     for i in mysql_c:
         i = int(i)
         compressed[i] = True
@@ -596,23 +624,24 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                           ("seg_leaf_page", seg_leaf_page), ("seg_leaf_offset", seg_leaf_off),
                           ("space_id", space_id)):
             arr[idx] = dh[name]
-    undecided = compressed & (kind == KIND_PAGE_COMPRESSED_UNDECODED)
+    any_compressed = bool(compressed.any())
+    undecided = compressed & (kind == KIND_PAGE_COMPRESSED_UNDECODED) if any_compressed else np.zeros(n, dtype=bool)
     decoded_mask = np.zeros(n, dtype=bool)
     if decoded:
         decoded_mask[idx] = True
     space0 = fil0.space_id
-    wrong_space = np.nonzero((space_id != space0) & ~zero & (page_no == pno) & ~dblwr & ~(compressed & ~decoded_mask))[0]
+    # (each test on the few pages the first one leaves)
+    wrong_space = np.flatnonzero(space_id != space0)
+    w = wrong_space
+    wrong_space = w[~zero[w] & (page_no[w] == pno[w]) & ~dblwr[w] & ~(compressed[w] & ~decoded_mask[w])]
     for i in wrong_space[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: space id {int(space_id[i])} differs from page 0's {space0}",
                           int(i) * physical + 34))
     corrupt[wrong_space] = True
 
     # -- unknown page types -------------------------------------------------------------
-    names = page_type_names(flavor)
-    known_table = np.zeros(1 << 16, dtype=bool)
-    known_table[[k for k in names if 0 <= k < (1 << 16)]] = True
-    known = known_table[kind.astype(np.intp) & 0xFFFF] | undecided
-    unknown = np.nonzero(~known & ~corrupt)[0]
+    unknown = np.flatnonzero(~_known_types(flavor)[kind])
+    unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
     if len(unknown):
         for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
             where = unknown[kind[unknown] == t]
@@ -631,13 +660,14 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     em = read_extent_map(pages, n, physical, ext, min(free_limit, n), desc_ok)
     pm.extent_map = em
     free = em.page_free.copy()
-    no_desc = ~desc_ok[(np.arange(n) // physical) * physical]
-    free[no_desc] = False
+    if not desc_ok[desc_pages].all():       # extents of a missing descriptor page: free unknown
+        free[np.repeat(~desc_ok[desc_pages], physical)[:n]] = False
     pm.free = free
     seg_of_page = em.page_seg.copy()
 
     # -- segments from INODE pages -----------------------------------------------------
-    inode_pages = np.nonzero((kind == FIL_PAGE_INODE) & ~free & ~encrypted & ~corrupt)[0]
+    inode_pages = np.flatnonzero(kind == FIL_PAGE_INODE)
+    inode_pages = inode_pages[~free[inode_pages] & ~encrypted[inode_pages] & ~corrupt[inode_pages]]
     by_place: dict[tuple[int, int], Segment] = {}
     for i in inode_pages:
         i = int(i)
@@ -660,11 +690,16 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     check()
 
     # -- B-tree pages, roots, owners ------------------------------------------------------
-    is_index = pm.is_index_kind(kind) & ~encrypted & ~corrupt & ~undecided
+    is_index = _index_kinds(flavor)[kind]
+    unusable = encrypted | corrupt | undecided
+    if unusable.any():
+        is_index &= ~unusable
     live_index = is_index & ~free
     roots: dict[int, int] = {}
     seg_index: dict[int, int] = {}
-    cand = np.nonzero(live_index & (seg_top_page != 0) & (seg_top_page < n) & (seg_top_off != 0))[0]
+    # root candidates: pages whose PAGE_BTR_SEG_TOP names an inode (zero elsewhere)
+    cand = np.flatnonzero(seg_top_off != 0)
+    cand = cand[live_index[cand] & (seg_top_page[cand] != 0) & (seg_top_page[cand] < n)]
     for i in cand:
         i = int(i)
         top = by_place.get((int(seg_top_page[i]), int(seg_top_off[i])))
@@ -708,16 +743,19 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pm.owned = owned
 
     # -- fill --------------------------------------------------------------------------------
-    ds = data_size(heap_top, n_heap, garbage)
+    # page_get_data_size and fill_ratio's figure (data size / free space of an
+    # empty page), the record format's constants picked once per page
+    compact = (n_heap & PAGE_HEAP_NO_COMPACT) != 0
+    ds = heap_top.astype(np.int64) - np.where(compact, PAGE_NEW_SUPREMUM_END, PAGE_OLD_SUPREMUM_END) - garbage
     pm.data_size = np.where(is_index, ds, 0).astype(np.int32)
-    # fill_ratio's figure (data size / free space of an empty page) from ds
-    cap = free_space_of_empty(logical, (n_heap & PAGE_HEAP_NO_COMPACT) != 0)
+    cap = np.where(compact, int(free_space_of_empty(logical, True)), int(free_space_of_empty(logical, False)))
     fill = np.clip(ds / cap, 0.0, 1.0).astype(np.float32)
     fill[~is_index] = np.nan
     pm.fill = fill
 
     # -- zeroed pages that the extent map says are in use ------------------------------------------
-    zero_used = np.nonzero(zero & ~free & ~dblwr & (pno < free_limit))[0]
+    zero_used = np.flatnonzero(zero)
+    zero_used = zero_used[~free[zero_used] & ~dblwr[zero_used] & (zero_used < free_limit)]
     pm.zero_in_use = zero_used
 
     # -- checksums -----------------------------------------------------------------------------------

@@ -28,7 +28,10 @@ header-only reader; when it is no faster than the sequential read, the disk
 is bound by operations, not bytes, and no header-only reader can be 2x
 faster than a full read cold); with fio installed, the device's own random
 4 KiB read rate (io_uring, O_DIRECT) gives the hard floor for one read per
-page.  Warm figures are the best of --warm-repeat rounds in which every
+page.  Warm runs start from files cached by one sequential read (dropped
+first): how the cache was filled changes mmap fault costs several-fold (4 KiB
+folios from random reads against large folios from streaming reads).  Warm
+figures are the best of --warm-repeat rounds in which every
 contender runs once, interleaved, so that a noisy moment or the CPU caches
 another tool left cold cost every contender alike; cold figures are the best
 of --repeat runs each.  A missing peer tool is reported and skipped.
@@ -250,7 +253,13 @@ def main() -> int:
         results: dict[tuple[str, str], float] = {}
         # warm: every contender once per round, rounds interleaved, best of each:
         # a noisy moment then costs every contender alike, not the one it hit
-        outputs = {name: fn(group) for name, fn in contenders}      # warms the cache
+        # warm means cached by one sequential read of every file (what cp, a backup or
+        # innochecksum leave): the page cache then holds large folios, which mmap
+        # faults map far faster than the 4 KiB ones that random 4 KiB reads leave
+        # (the cold runs below, or the previous group's), so the state is set first
+        drop_cache(group)
+        run_sequential_read(group)
+        outputs = {name: fn(group) for name, fn in contenders}
         for _ in range(args.warm_repeat):
             for name, fn in contenders:
                 t0 = time.perf_counter()
