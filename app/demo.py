@@ -6,12 +6,13 @@ there (never in the shipped copy)."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import hashlib
 import json
 import os
 import shutil
 from pathlib import Path
+
+from parsers.libc import libc as load_libc
 
 FALLOC_FL_KEEP_SIZE = 0x01
 FALLOC_FL_PUNCH_HOLE = 0x02
@@ -27,7 +28,9 @@ def demo_cache_root() -> Path:
 
 
 def _punch(path: Path, offset: int, length: int) -> bool:
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc = load_libc()
+    if libc is None:
+        return False
     libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
     fd = os.open(path, os.O_RDWR)
     try:

@@ -23,7 +23,6 @@ reads through maps are unguarded.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import mmap
 import os
 import platform
@@ -31,6 +30,8 @@ import signal
 import threading
 import weakref
 from dataclasses import dataclass, field
+
+from .libc import libc as load_libc
 
 PAGE = mmap.PAGESIZE
 
@@ -123,7 +124,9 @@ def install() -> bool:
         ok = False
         if _supported():
             try:
-                libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+                libc = load_libc()
+                if libc is None:
+                    raise OSError("no C library")
                 libc.mmap.restype = ctypes.c_void_p
                 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                       ctypes.c_int, ctypes.c_long]

@@ -80,15 +80,10 @@ def release_free_memory() -> None:
     """Hand the heap memory the scan's temporaries freed back to the system
     (glibc keeps freed large blocks for reuse otherwise: tens of MB after a
     10M-page scan).  A no-op where ``malloc_trim`` does not exist."""
-    try:
-        import ctypes
-        import ctypes.util
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = getattr(libc, "malloc_trim", None)
-        if trim is not None:
-            trim(0)
-    except OSError:
-        pass
+    from .libc import libc
+    trim = getattr(libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
 
 
 def load_engine(engine: str):

@@ -113,8 +113,8 @@ class PageMap:
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
-        types = INDEX_TYPES_MARIADB if self.flavor == "mariadb" else INDEX_TYPES_MYSQL
-        return _any_of(kinds, types)
+        """B-tree page kinds of this file's flavour (one lookup per page)."""
+        return _index_kinds(self.flavor)[np.asarray(kinds, dtype=np.uint16)]
 
     def kind_names(self) -> dict[int, str]:
         names = page_type_names(self.flavor)
@@ -690,7 +690,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     check()
 
     # -- B-tree pages, roots, owners ------------------------------------------------------
-    is_index = _index_kinds(flavor)[kind]
+    is_index = pm.is_index_kind(kind)
     unusable = encrypted | corrupt | undecided
     if unusable.any():
         is_index &= ~unusable
