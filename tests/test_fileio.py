@@ -176,3 +176,24 @@ def test_fiemap_batches_agree_and_tile_the_file(tmp_path, ops, size):
             assert any(e.kind == "unwritten" for e in ext)
     finally:
         os.close(fd)
+
+
+def test_holes_fall_back_when_fiemap_misses_data(tmp_path, monkeypatch):
+    """A range FIEMAP maps to nothing but SEEK_DATA finds data in (extents of a
+    file written a moment ago, not yet listed): the holes come from SEEK_DATA /
+    SEEK_HOLE, and the extent map is dropped rather than trusted."""
+    import parsers.fileio as fio
+    p = tmp_path / "fresh.frm"
+    p.write_bytes(b"x" * 3616)
+    monkeypatch.setattr(fio, "fiemap", lambda fd, size, batch=512: [fio.Extent(0, size, "hole")])
+    with ReadOnlyFile(str(p)) as f:
+        assert f.holes() == []
+        assert f.fiemap() is None and f.unwritten() == []
+    # a true hole FIEMAP reports is kept
+    q = tmp_path / "sparse.bin"
+    with open(q, "wb") as fh:
+        fh.truncate(1 << 20)
+        fh.write(b"y" * 4096)
+    with ReadOnlyFile(str(q)) as f:
+        holes = f.holes()
+    assert holes == [(4096, (1 << 20) - 4096)]
