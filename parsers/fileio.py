@@ -7,7 +7,6 @@ from the FIEMAP ioctl where the filesystem has it.
 """
 from __future__ import annotations
 
-import array
 import errno
 import fcntl
 import mmap
@@ -29,6 +28,7 @@ FIEMAP_EXTENT_LAST = 0x0001
 FIEMAP_EXTENT_UNWRITTEN = 0x0800
 _FIEMAP_HDR = struct.Struct("=QQIIII")          # fm_start, fm_length, fm_flags, fm_mapped_extents, fm_extent_count, fm_reserved
 _FIEMAP_EXTENT = struct.Struct("=QQQQQIIII")    # fe_logical, fe_physical, fe_length, 2 reserved, fe_flags, 3 reserved
+_FIEMAP_FIRST_BATCH = 32
 
 
 class FileReadError(Exception):
@@ -247,7 +247,6 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
     """
     out: list[Extent] = []
     start = 0
-    buf_len = _FIEMAP_HDR.size + batch * _FIEMAP_EXTENT.size
 
     def add(offset: int, length: int, kind: str) -> None:
         if length <= 0:
@@ -258,21 +257,23 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
             out.append(Extent(offset, length, kind))
 
     pos = 0
+    # most files have a few extents: a small first request, the full batch after
+    ask = min(batch, _FIEMAP_FIRST_BATCH)
     while start < size:
-        buf = array.array("B", bytes(buf_len))
+        buf = bytearray(_FIEMAP_HDR.size + ask * _FIEMAP_EXTENT.size)
         # no FIEMAP_FLAG_SYNC: we never cause writes; delayed-allocation extents count as data
-        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, 0, 0, batch, 0)
+        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, 0, 0, ask, 0)
+        count, ask = ask, batch
         try:
             fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
         except OSError:
             return None
-        mapped = _FIEMAP_HDR.unpack_from(buf, 0)[3]
+        mapped = min(_FIEMAP_HDR.unpack_from(buf, 0)[3], count)
         if mapped == 0:
             break
         last = False
-        for i in range(mapped):
-            logical, _phys, length, _r1, _r2, flags, _a, _b, _c = _FIEMAP_EXTENT.unpack_from(
-                buf, _FIEMAP_HDR.size + i * _FIEMAP_EXTENT.size)
+        body = memoryview(buf)[_FIEMAP_HDR.size:_FIEMAP_HDR.size + mapped * _FIEMAP_EXTENT.size]
+        for logical, _phys, length, _r1, _r2, flags, _a, _b, _c in _FIEMAP_EXTENT.iter_unpack(body):
             if logical > pos:
                 add(pos, logical - pos, "hole")
             end = min(logical + length, size)

@@ -7,6 +7,8 @@ PAGE_COMPRESSION bit 16) and ``fil0fil.h`` (``fil_space_t::full_crc32``).
 """
 from __future__ import annotations
 
+import struct
+
 from dataclasses import dataclass, asdict
 
 from .fil import FIL_PAGE_DATA
@@ -163,11 +165,18 @@ class FspHeader:
     seg_inodes_free: FlstBase
 
 
+# FLST_BASE_NODE (fut0lst.h): FLST_LEN(4), FLST_FIRST (page 4, boffset 2), FLST_LAST (6)
+_FLST_BASE = struct.Struct(">IIHIH")
+# the FSP header (fsp0fsp.h): FSP_SPACE_ID, FSP_NOT_USED, FSP_SIZE, FSP_FREE_LIMIT,
+# FSP_SPACE_FLAGS, FSP_FRAG_N_USED, FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG,
+# FSP_SEG_ID (8), FSP_SEG_INODES_FULL, FSP_SEG_INODES_FREE
+_FSP_HEADER = struct.Struct(">6I" + "IIHIH" * 3 + "Q" + "IIHIH" * 2)
+assert _FSP_HEADER.size == FSP_HEADER_SIZE
+
+
 def parse_flst_base(buf: bytes, offset: int) -> FlstBase:
     """Read an FLST_BASE_NODE (fut0lst.h): len(4) first(page 4, boffset 2) last(6)."""
-    be = int.from_bytes
-    b = buf[offset:offset + FLST_BASE_NODE_SIZE]
-    return FlstBase(be(b[0:4], "big"), be(b[4:8], "big"), be(b[8:10], "big"), be(b[10:14], "big"), be(b[14:16], "big"))
+    return FlstBase(*_FLST_BASE.unpack_from(buf, offset))
 
 
 def parse_fsp_header(buf: bytes, offset: int = 0) -> FspHeader:
@@ -175,15 +184,11 @@ def parse_fsp_header(buf: bytes, offset: int = 0) -> FspHeader:
     o = offset + FSP_HEADER_OFFSET
     if len(buf) < o + FSP_HEADER_SIZE:
         raise ValueError(f"FSP header needs {FSP_HEADER_SIZE} bytes at offset {o}")
-    be = int.from_bytes
+    v = _FSP_HEADER.unpack_from(buf, o)
     return FspHeader(
-        space_id=be(buf[o:o + 4], "big"), size_pages=be(buf[o + 8:o + 12], "big"),
-        free_limit=be(buf[o + 12:o + 16], "big"), flags=be(buf[o + 16:o + 20], "big"),
-        frag_n_used=be(buf[o + 20:o + 24], "big"), free=parse_flst_base(buf, o + FSP_FREE),
-        free_frag=parse_flst_base(buf, o + FSP_FREE_FRAG), full_frag=parse_flst_base(buf, o + FSP_FULL_FRAG),
-        seg_id_next=be(buf[o + FSP_SEG_ID:o + FSP_SEG_ID + 8], "big"),
-        seg_inodes_full=parse_flst_base(buf, o + FSP_SEG_INODES_FULL),
-        seg_inodes_free=parse_flst_base(buf, o + FSP_SEG_INODES_FREE))
+        space_id=v[0], size_pages=v[2], free_limit=v[3], flags=v[4], frag_n_used=v[5],
+        free=FlstBase(*v[6:11]), free_frag=FlstBase(*v[11:16]), full_frag=FlstBase(*v[16:21]),
+        seg_id_next=v[21], seg_inodes_full=FlstBase(*v[22:27]), seg_inodes_free=FlstBase(*v[27:32]))
 
 
 def extent_size_pages(logical_page_size: int) -> int:

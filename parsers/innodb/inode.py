@@ -12,11 +12,12 @@ from __future__ import annotations
 import struct
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from .fil import FIL_NULL, FIL_PAGE_DATA
-from .fsp import FLST_BASE_NODE_SIZE, FlstBase, parse_flst_base
+from .fsp import FLST_BASE_NODE_SIZE, FlstBase
 
 FSEG_INODE_PAGE_NODE = FIL_PAGE_DATA
 FLST_NODE_SIZE = 12
@@ -59,19 +60,23 @@ class Segment:
     magic_ok: bool = True
 
 
+@lru_cache(maxsize=8)
+def _inode_struct(extent_pages: int) -> struct.Struct:
+    """An inode as one struct: FSEG_ID, FSEG_NOT_FULL_N_USED, FSEG_FREE,
+    FSEG_NOT_FULL, FSEG_FULL (FLST base nodes), FSEG_MAGIC_N, FSEG_FRAG_ARR."""
+    st = struct.Struct(">QI" + "IIHIH" * 3 + f"I{extent_pages // 2}I")
+    assert st.size == fseg_inode_size(extent_pages)
+    return st
+
+
 def parse_inode(buf: bytes, offset: int, extent_pages: int, inode_page: int = 0, inode_offset: int = 0) -> Segment | None:
     """Read one inode at ``offset``; None when the slot is unused (FSEG_ID 0)."""
-    be = int.from_bytes
-    seg_id = be(buf[offset + FSEG_ID:offset + FSEG_ID + 8], "big")
-    if seg_id == 0:
+    v = _inode_struct(extent_pages).unpack_from(buf, offset)
+    if v[0] == 0:
         return None
-    magic = be(buf[offset + FSEG_MAGIC_N:offset + FSEG_MAGIC_N + 4], "big")
-    n = extent_pages // 2          # FSEG_FRAG_ARR_N_SLOTS
-    frags = [p for p in struct.unpack_from(f">{n}I", buf, offset + FSEG_FRAG_ARR) if p != FIL_NULL]
-    return Segment(seg_id, inode_page, inode_offset,
-                   be(buf[offset + FSEG_NOT_FULL_N_USED:offset + FSEG_NOT_FULL_N_USED + 4], "big"),
-                   parse_flst_base(buf, offset + FSEG_FREE), parse_flst_base(buf, offset + FSEG_NOT_FULL),
-                   parse_flst_base(buf, offset + FSEG_FULL), frags, magic == FSEG_MAGIC_N_VALUE)
+    frags = [p for p in v[18:] if p != FIL_NULL]      # FSEG_FRAG_ARR_N_SLOTS = extent_pages / 2
+    return Segment(v[0], inode_page, inode_offset, v[1], FlstBase(*v[2:7]), FlstBase(*v[7:12]),
+                   FlstBase(*v[12:17]), frags, v[17] == FSEG_MAGIC_N_VALUE)
 
 
 def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int) -> list[Segment]:

@@ -205,6 +205,12 @@ def _index_kinds(flavor: str) -> np.ndarray:
     return table
 
 
+@functools.lru_cache(maxsize=8)
+def _head_block_dtype(physical: int) -> np.dtype:
+    """A page as a record whose one field is its first _HEAD_BYTES bytes."""
+    return np.dtype({"names": ["h"], "formats": [f"V{_HEAD_BYTES}"], "offsets": [0], "itemsize": physical})
+
+
 def _any_of(values: np.ndarray, wanted) -> np.ndarray:
     """``np.isin`` for a handful of page types: a few comparisons, no sort."""
     out = np.zeros(values.shape, dtype=bool)
@@ -364,16 +370,20 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     runs = _data_runs(in_hole, holes, physical)
     # rows of pages in holes stay zero; with no such page every row is written below
     heads = (np.empty if runs == [(0, n)] else np.zeros)((n, _HEAD_BYTES), dtype=np.uint8)
+    # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
+    src = np.frombuffer(buf, dtype=_head_block_dtype(physical), count=n)["h"]
+    dst = heads.view(f"V{_HEAD_BYTES}").reshape(n)
     if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
                 b = min(b0, a + _HEAD_CHUNK)
-                heads[a:b] = pages[a:b, :_HEAD_BYTES]
+                dst[a:b] = src[a:b]
     else:
         data_idx = np.nonzero(~in_hole)[0]
         for a in range(0, len(data_idx), _HEAD_CHUNK):
             sel = data_idx[a:a + _HEAD_CHUNK]
-            heads[sel] = pages[sel, :_HEAD_BYTES]
+            dst[sel] = src[sel]
+    del src
     hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
 
     def col(name, dtype):
@@ -669,6 +679,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     inode_pages = np.flatnonzero(kind == FIL_PAGE_INODE)
     inode_pages = inode_pages[~free[inode_pages] & ~encrypted[inode_pages] & ~corrupt[inode_pages]]
     by_place: dict[tuple[int, int], Segment] = {}
+    frag_at: list[np.ndarray] = []          # pages whose segment comes from an inode's fragment array
     for i in inode_pages:
         i = int(i)
         raw = decoded.get(i)
@@ -685,7 +696,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             by_place[(i, seg.inode_offset)] = seg
             if seg.frag_pages:
                 fp = np.asarray(seg.frag_pages, dtype=np.int64)
-                seg_of_page[fp[fp < n]] = seg.seg_id
+                fp = fp[fp < n]
+                seg_of_page[fp] = seg.seg_id
+                frag_at.append(fp)
     pm.seg_id = seg_of_page
     check()
 
@@ -733,9 +746,22 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         idxs = np.fromiter(seg_index.values(), dtype=np.uint64)
         order = np.argsort(segs)
         segs, idxs = segs[order], idxs[order]
-        pos = np.clip(np.searchsorted(segs, seg_of_page), 0, len(segs) - 1)
-        hit = (segs[pos] == seg_of_page) & (seg_of_page != 0) & ~free
-        owner[hit] = idxs[pos[hit]]
+
+        def index_of(seg_ids):
+            """(known, index id) of each segment id."""
+            pos = np.clip(np.searchsorted(segs, seg_ids), 0, len(segs) - 1)
+            known = (segs[pos] == seg_ids) & (seg_ids != 0)
+            return known, np.where(known, idxs[pos], np.uint64(0))
+        # segment ids are per extent (page_seg repeats them) except fragment pages:
+        # look up one id per extent, spread it, then the fragment pages
+        known_e, owner_e = index_of(em.page_seg[::em.extent_pages])
+        hit = np.repeat(known_e, em.extent_pages)[:n]
+        owner = np.repeat(owner_e, em.extent_pages)[:n]
+        if frag_at:
+            fp = np.concatenate(frag_at)
+            hit[fp], owner[fp] = index_of(seg_of_page[fp])
+        hit &= ~free
+        np.multiply(owner, hit, out=owner)
         owned |= hit
     owner[live_index] = index_id[live_index]
     owned |= live_index

@@ -10,6 +10,7 @@ page: XDES_FREE_BIT, XDES_CLEAN_BIT).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -72,6 +73,13 @@ class ExtentMap:
     page_seg: np.ndarray      # u8 per page: owning segment id of FSEG extents, 0 otherwise
 
 
+@lru_cache(maxsize=8)
+def _entry_dtype(size: int) -> np.dtype:
+    """An XDES entry's XDES_ID and XDES_STATE as big-endian fields."""
+    return np.dtype({"names": ["id", "state"], "formats": [">u8", ">u4"],
+                     "offsets": [XDES_ID, XDES_STATE], "itemsize": size})
+
+
 def read_extent_map(pages: np.ndarray, n_pages: int, physical: int, extent_pages: int,
                     free_limit: int, readable: np.ndarray | None = None) -> ExtentMap:
     """Vectorised read of the descriptors of all ``n_pages``.
@@ -93,12 +101,11 @@ def read_extent_map(pages: np.ndarray, n_pages: int, physical: int, extent_pages
         count = min(per_page, n_ext - first)
         if count <= 0:
             break
-        raw = pages[d, XDES_ARR_OFFSET:XDES_ARR_OFFSET + count * size].reshape(count, size)
-        s = raw[:, XDES_ID:XDES_ID + 8].astype(np.uint64)
-        seg[first:first + count] = (s * (np.uint64(1) << (np.arange(7, -1, -1, dtype=np.uint64) * np.uint64(8)))).sum(axis=1)
-        st = raw[:, XDES_STATE:XDES_STATE + 4].astype(np.uint32)
-        state[first:first + count] = (st[:, 0] << 24) | (st[:, 1] << 16) | (st[:, 2] << 8) | st[:, 3]
-        bitmap[first:first + count] = raw[:, XDES_BITMAP:]
+        flat = pages[d, XDES_ARR_OFFSET:XDES_ARR_OFFSET + count * size]
+        entries = flat.view(_entry_dtype(size))
+        seg[first:first + count] = entries["id"]
+        state[first:first + count] = entries["state"]
+        bitmap[first:first + count] = flat.reshape(count, size)[:, XDES_BITMAP:]
     # per extent first, then spread over its pages: XDES_BITMAP holds 2 bits per
     # page, low bit first (XDES_FREE_BIT = bit 0 of each pair)
     bits = np.unpackbits(bitmap, axis=1, bitorder="little")[:, XDES_FREE_BIT:2 * extent_pages:XDES_BITS_PER_PAGE]
