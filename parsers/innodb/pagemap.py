@@ -205,6 +205,19 @@ def _index_kinds(flavor: str) -> np.ndarray:
     return table
 
 
+#: page_get_data_size's supremum end by PAGE_HEAP_NO_COMPACT (0: REDUNDANT, 1: COMPACT)
+_SUPREMUM_END = np.array([PAGE_OLD_SUPREMUM_END, PAGE_NEW_SUPREMUM_END], dtype=np.int32)
+_SUPREMUM_END.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=8)
+def _empty_free_space(logical: int) -> np.ndarray:
+    """page_get_free_space_of_empty for REDUNDANT and COMPACT pages, by PAGE_HEAP_NO_COMPACT."""
+    table = np.array([free_space_of_empty(logical, False), free_space_of_empty(logical, True)], dtype=np.float64)
+    table.flags.writeable = False
+    return table
+
+
 @functools.lru_cache(maxsize=8)
 def _head_block_dtype(physical: int) -> np.dtype:
     """A page as a record whose one field is its first _HEAD_BYTES bytes."""
@@ -393,8 +406,6 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     page_no = col("page_no", np.uint32)
     space_id = col("space_id", np.uint32)
     lsn = col("lsn", np.uint64)
-    checksum_field = col("checksum", np.uint32)
-    flush = col("flush_lsn", np.uint64)
     prev = col("prev", np.uint32)
     nxt = col("next", np.uint32)
     level = col("level", np.uint16)
@@ -403,16 +414,20 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     n_heap = col("n_heap", np.uint16)
     heap_top = col("heap_top", np.uint16)
     garbage = col("garbage", np.uint16)
-    seg_top_page = col("seg_top_page", np.uint32)
     seg_top_off = col("seg_top_offset", np.uint16)
-    seg_leaf_page = col("seg_leaf_page", np.uint32)
-    seg_leaf_off = col("seg_leaf_offset", np.uint16)
+    # the other PAGE_BTR_SEG_* fields matter on root candidates only (seg_top_off != 0):
+    # read there, unless decoded pages overwrite them (then as whole columns)
+    seg_cols: dict[str, np.ndarray] = {}
+
+    def seg_field(name, dtype, idx):
+        return seg_cols[name][idx] if name in seg_cols else hdr[name][idx].astype(dtype)
     check()
 
     pno = np.arange(n, dtype=np.uint32)
     # all-zero FIL header: candidates by type first, the other fields on those only
     zc = np.flatnonzero(ptype == 0)
-    zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (checksum_field[zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
+    if len(zc):
+        zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (hdr["checksum"][zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
     zero = in_hole.copy()
     zero[zc] = True
     pm_in_hole = in_hole
@@ -459,7 +474,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pm.doublewrite = dblwr
     # -- header sanity ------------------------------------------------------------
     misplaced = np.flatnonzero(page_no != pno)
-    misplaced = misplaced[~zero[misplaced] & ~dblwr[misplaced]]
+    if len(misplaced):
+        misplaced = misplaced[~zero[misplaced] & ~dblwr[misplaced]]
     for i in misplaced[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: header says page number {int(page_no[i])} (misplaced, torn or corrupt page)",
                           int(i) * physical))
@@ -477,9 +493,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         if len(head) > crypt_off + 6 and head[crypt_off + 6] != 0:
             pm.encrypted_tablespace = True
             if flags.full_crc32:
-                key_version = checksum_field      # FIL_PAGE_FCRC32_KEY_VERSION = 0
+                key_version = col("checksum", np.uint32)      # FIL_PAGE_FCRC32_KEY_VERSION = 0
             else:
-                key_version = (flush >> np.uint64(32)).astype(np.uint32)
+                key_version = (col("flush_lsn", np.uint64) >> np.uint64(32)).astype(np.uint32)
             enc = (key_version != 0) & (pno != 0) & ~zero & ~_any_of(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
             encrypted |= enc
     if flags.encryption:
@@ -630,10 +646,12 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         original_type[idx] = dh["type"]
         for name, arr in (("level", level), ("n_recs", n_recs), ("index_id", index_id), ("n_heap", n_heap),
                           ("heap_top", heap_top), ("garbage", garbage), ("prev", prev), ("next", nxt),
-                          ("seg_top_page", seg_top_page), ("seg_top_offset", seg_top_off),
-                          ("seg_leaf_page", seg_leaf_page), ("seg_leaf_offset", seg_leaf_off),
+                          ("seg_top_offset", seg_top_off),
                           ("space_id", space_id)):
             arr[idx] = dh[name]
+        for name, dtype in (("seg_top_page", np.uint32), ("seg_leaf_page", np.uint32), ("seg_leaf_offset", np.uint16)):
+            seg_cols[name] = col(name, dtype)
+            seg_cols[name][idx] = dh[name]
     any_compressed = bool(compressed.any())
     undecided = compressed & (kind == KIND_PAGE_COMPRESSED_UNDECODED) if any_compressed else np.zeros(n, dtype=bool)
     decoded_mask = np.zeros(n, dtype=bool)
@@ -643,7 +661,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # (each test on the few pages the first one leaves)
     wrong_space = np.flatnonzero(space_id != space0)
     w = wrong_space
-    wrong_space = w[~zero[w] & (page_no[w] == pno[w]) & ~dblwr[w] & ~(compressed[w] & ~decoded_mask[w])]
+    if len(w):
+        wrong_space = w[~zero[w] & (page_no[w] == pno[w]) & ~dblwr[w] & ~(compressed[w] & ~decoded_mask[w])]
     for i in wrong_space[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: space id {int(space_id[i])} differs from page 0's {space0}",
                           int(i) * physical + 34))
@@ -651,7 +670,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     # -- unknown page types -------------------------------------------------------------
     unknown = np.flatnonzero(~_known_types(flavor)[kind])
-    unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
+    if len(unknown):
+        unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
     if len(unknown):
         for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
             where = unknown[kind[unknown] == t]
@@ -712,11 +732,14 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     seg_index: dict[int, int] = {}
     # root candidates: pages whose PAGE_BTR_SEG_TOP names an inode (zero elsewhere)
     cand = np.flatnonzero(seg_top_off != 0)
-    cand = cand[live_index[cand] & (seg_top_page[cand] != 0) & (seg_top_page[cand] < n)]
-    for i in cand:
-        i = int(i)
-        top = by_place.get((int(seg_top_page[i]), int(seg_top_off[i])))
-        leaf = by_place.get((int(seg_leaf_page[i]), int(seg_leaf_off[i])))
+    top_page = seg_field("seg_top_page", np.uint32, cand)
+    keep = live_index[cand] & (top_page != 0) & (top_page < n)
+    cand, top_page = cand[keep], top_page[keep]
+    for i, tp, to, lp, lo in zip(cand.tolist(), top_page.tolist(), seg_top_off[cand].tolist(),
+                                 seg_field("seg_leaf_page", np.uint32, cand).tolist(),
+                                 seg_field("seg_leaf_offset", np.uint16, cand).tolist()):
+        top = by_place.get((tp, to))
+        leaf = by_place.get((lp, lo))
         if top is None or leaf is None:
             continue
         if i not in top.frag_pages and seg_of_page[i] != top.seg_id:
@@ -749,7 +772,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
         def index_of(seg_ids):
             """(known, index id) of each segment id."""
-            pos = np.clip(np.searchsorted(segs, seg_ids), 0, len(segs) - 1)
+            pos = np.minimum(np.searchsorted(segs, seg_ids), len(segs) - 1)
             known = (segs[pos] == seg_ids) & (seg_ids != 0)
             return known, np.where(known, idxs[pos], np.uint64(0))
         # segment ids are per extent (page_seg repeats them) except fragment pages:
@@ -771,17 +794,23 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # -- fill --------------------------------------------------------------------------------
     # page_get_data_size and fill_ratio's figure (data size / free space of an
     # empty page), the record format's constants picked once per page
-    compact = (n_heap & PAGE_HEAP_NO_COMPACT) != 0
-    ds = heap_top.astype(np.int64) - np.where(compact, PAGE_NEW_SUPREMUM_END, PAGE_OLD_SUPREMUM_END) - garbage
-    pm.data_size = np.where(is_index, ds, 0).astype(np.int32)
-    cap = np.where(compact, int(free_space_of_empty(logical, True)), int(free_space_of_empty(logical, False)))
-    fill = np.clip(ds / cap, 0.0, 1.0).astype(np.float32)
+    # (PAGE_N_HEAP's top bit, PAGE_HEAP_NO_COMPACT, picks the row of each table)
+    fmt = n_heap >> (PAGE_HEAP_NO_COMPACT.bit_length() - 1)
+    ds = heap_top.astype(np.int32)
+    ds -= _SUPREMUM_END[fmt]
+    ds -= garbage
+    pm.data_size = np.where(is_index, ds, np.int32(0))
+    fill = ds / _empty_free_space(logical)[fmt]
+    np.maximum(fill, 0.0, out=fill)          # np.clip, without its per-call overhead
+    np.minimum(fill, 1.0, out=fill)
+    fill = fill.astype(np.float32)
     fill[~is_index] = np.nan
     pm.fill = fill
 
     # -- zeroed pages that the extent map says are in use ------------------------------------------
     zero_used = np.flatnonzero(zero)
-    zero_used = zero_used[~free[zero_used] & ~dblwr[zero_used] & (zero_used < free_limit)]
+    if len(zero_used):
+        zero_used = zero_used[~free[zero_used] & ~dblwr[zero_used] & (zero_used < free_limit)]
     pm.zero_in_use = zero_used
 
     # -- checksums -----------------------------------------------------------------------------------
