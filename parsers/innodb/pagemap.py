@@ -114,7 +114,7 @@ class PageMap:
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         """B-tree page kinds of this file's flavour (one lookup per page)."""
-        return _index_kinds(self.flavor)[np.asarray(kinds, dtype=np.uint16)]
+        return np.take(_index_kinds(self.flavor), np.asarray(kinds, dtype=np.uint16))
 
     def kind_names(self) -> dict[int, str]:
         names = page_type_names(self.flavor)
@@ -205,17 +205,10 @@ def _index_kinds(flavor: str) -> np.ndarray:
     return table
 
 
-#: page_get_data_size's supremum end by PAGE_HEAP_NO_COMPACT (0: REDUNDANT, 1: COMPACT)
-_SUPREMUM_END = np.array([PAGE_OLD_SUPREMUM_END, PAGE_NEW_SUPREMUM_END], dtype=np.int32)
-_SUPREMUM_END.flags.writeable = False
-
-
 @functools.lru_cache(maxsize=8)
-def _empty_free_space(logical: int) -> np.ndarray:
-    """page_get_free_space_of_empty for REDUNDANT and COMPACT pages, by PAGE_HEAP_NO_COMPACT."""
-    table = np.array([free_space_of_empty(logical, False), free_space_of_empty(logical, True)], dtype=np.float64)
-    table.flags.writeable = False
-    return table
+def _empty_free_space(logical: int) -> tuple[float, float]:
+    """page_get_free_space_of_empty of a REDUNDANT and of a COMPACT page."""
+    return float(free_space_of_empty(logical, False)), float(free_space_of_empty(logical, True))
 
 
 @functools.lru_cache(maxsize=8)
@@ -381,8 +374,13 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # one pass over the pages copies the header block of each (pages in holes
     # stay zero, untouched); the fields are then read from that compact copy
     runs = _data_runs(in_hole, holes, physical)
-    # rows of pages in holes stay zero; with no such page every row is written below
-    heads = (np.empty if runs == [(0, n)] else np.zeros)((n, _HEAD_BYTES), dtype=np.uint8)
+    heads = np.empty((n, _HEAD_BYTES), dtype=np.uint8)
+    if runs != [(0, n)]:                       # rows of pages in holes are zero, never read
+        if len(runs) <= max(16, n // 64):
+            for a, b in zip([0] + [e for _, e in runs], [s for s, _ in runs] + [n]):
+                heads[a:b] = 0
+        else:
+            heads[in_hole] = 0
     # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
     src = np.frombuffer(buf, dtype=_head_block_dtype(physical), count=n)["h"]
     dst = heads.view(f"V{_HEAD_BYTES}").reshape(n)
@@ -669,7 +667,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     corrupt[wrong_space] = True
 
     # -- unknown page types -------------------------------------------------------------
-    unknown = np.flatnonzero(~_known_types(flavor)[kind])
+    unknown = np.flatnonzero(~np.take(_known_types(flavor), kind))     # (take: uint16 fancy indexing is 3x slower)
     if len(unknown):
         unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
     if len(unknown):
@@ -794,13 +792,18 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # -- fill --------------------------------------------------------------------------------
     # page_get_data_size and fill_ratio's figure (data size / free space of an
     # empty page), the record format's constants picked once per page
-    # (PAGE_N_HEAP's top bit, PAGE_HEAP_NO_COMPACT, picks the row of each table)
-    fmt = n_heap >> (PAGE_HEAP_NO_COMPACT.bit_length() - 1)
+    # (PAGE_N_HEAP's top bit, PAGE_HEAP_NO_COMPACT: the record format; each
+    # constant as REDUNDANT's plus the COMPACT difference times that bit)
+    compact = n_heap >= PAGE_HEAP_NO_COMPACT
     ds = heap_top.astype(np.int32)
-    ds -= _SUPREMUM_END[fmt]
     ds -= garbage
-    pm.data_size = np.where(is_index, ds, np.int32(0))
-    fill = ds / _empty_free_space(logical)[fmt]
+    ds -= PAGE_OLD_SUPREMUM_END
+    ds += compact * np.int32(PAGE_OLD_SUPREMUM_END - PAGE_NEW_SUPREMUM_END)
+    pm.data_size = ds * is_index
+    cap_old, cap_new = _empty_free_space(logical)
+    cap = compact * (cap_new - cap_old)
+    cap += cap_old
+    fill = ds / cap
     np.maximum(fill, 0.0, out=fill)          # np.clip, without its per-call overhead
     np.minimum(fill, 1.0, out=fill)
     fill = fill.astype(np.float32)
