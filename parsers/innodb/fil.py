@@ -8,6 +8,7 @@ the 8-byte FIL trailer.  All multi-byte integers are big-endian.
 from __future__ import annotations
 
 import functools
+import struct
 
 from dataclasses import dataclass
 
@@ -174,16 +175,16 @@ class FilTrailer:
     lsn_low32: int
 
 
+# FIL_PAGE_SPACE_OR_CHKSUM, FIL_PAGE_OFFSET, FIL_PAGE_PREV, FIL_PAGE_NEXT, FIL_PAGE_LSN,
+# FIL_PAGE_TYPE, FIL_PAGE_FILE_FLUSH_LSN (key version), FIL_PAGE_SPACE_ID (fil0types.h)
+_FIL_HEADER = struct.Struct(">IIIIQHQI")
+
+
 def parse_fil_header(buf: bytes, offset: int = 0) -> FilHeader:
     """Read the FIL header (fil0types.h) of the page starting at ``offset``."""
     if len(buf) < offset + FIL_PAGE_DATA:
         raise ValueError(f"FIL header needs {FIL_PAGE_DATA} bytes at offset {offset}, have {len(buf) - offset}")
-    b = memoryview(buf)[offset:offset + FIL_PAGE_DATA]
-    be = int.from_bytes
-    return FilHeader(
-        checksum=be(b[0:4], "big"), page_no=be(b[4:8], "big"), prev=be(b[8:12], "big"),
-        next=be(b[12:16], "big"), lsn=be(b[16:24], "big"), page_type=be(b[24:26], "big"),
-        flush_lsn_or_key_version=be(b[26:34], "big"), space_id=be(b[34:38], "big"))
+    return FilHeader(*_FIL_HEADER.unpack_from(buf, offset))
 
 
 def parse_fil_trailer(buf: bytes, offset: int, page_size: int) -> FilTrailer:

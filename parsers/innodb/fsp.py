@@ -7,6 +7,7 @@ PAGE_COMPRESSION bit 16) and ``fil0fil.h`` (``fil_space_t::full_crc32``).
 """
 from __future__ import annotations
 
+import functools
 import struct
 
 from dataclasses import dataclass, asdict
@@ -68,7 +69,7 @@ def ssize_to_size(ssize: int) -> int:
     return (UNIV_ZIP_SIZE_MIN >> 1) << ssize
 
 
-@dataclass
+@dataclass(frozen=True)
 class FspFlags:
     """Decoded FSP_SPACE_FLAGS."""
 
@@ -99,7 +100,11 @@ class FspFlags:
 
 def decode_fsp_flags(flags: int) -> FspFlags:
     """Decode FSP_SPACE_FLAGS in the MariaDB full_crc32 or the MySQL/MariaDB layout."""
-    flags &= 0xFFFFFFFF
+    return _decode_fsp_flags(flags & 0xFFFFFFFF)
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_fsp_flags(flags: int) -> FspFlags:
     if flags & FSP_FLAGS_FCRC32_MASK_MARKER:
         # MariaDB full_crc32 (fil_space_t::full_crc32); in the other layout bit 4
         # is the top bit of ZIP_SSIZE, which can never exceed 5

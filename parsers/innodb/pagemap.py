@@ -225,6 +225,11 @@ def _any_of(values: np.ndarray, wanted) -> np.ndarray:
     return out
 
 
+#: stands for the arrays build_page_map fills further down (data size, fill,
+#: free, segment, owner), so that none is allocated twice
+_SET_BELOW = np.zeros(0, dtype=np.uint8)
+_SET_BELOW.flags.writeable = False
+
 #: up to this many holes, page ranges are set by slices (no pass over every page)
 _FEW_HOLES = 64
 
@@ -451,9 +456,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         flavor = "mysql"
     pm = PageMap(path, n, physical, logical, flavor, fsp, flags, trailing,
                  page_no, space_id, prev, nxt, lsn, ptype, kind, level, n_recs, index_id, n_heap, heap_top,
-                 garbage, np.zeros(n, np.int32), np.full(n, np.nan, np.float32), stored, payload_len,
-                 compressed, encrypted, corrupt, zero, np.zeros(n, bool), np.zeros(n, np.uint64),
-                 np.zeros(n, np.uint64), np.zeros(n, bool), np.ones(n, bool))
+                 garbage, _SET_BELOW, _SET_BELOW, stored, payload_len,
+                 compressed, encrypted, corrupt, zero, _SET_BELOW, _SET_BELOW,
+                 _SET_BELOW, _SET_BELOW, np.ones(n, bool))
     pm.errors = errors
     pm.in_hole = pm_in_hole
     pm.original_type = original_type
@@ -760,8 +765,6 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             roots[iid] = int(sel[np.argmax(level[sel])])
     pm.roots = roots
     pm.seg_index = seg_index
-    owner = np.zeros(n, dtype=np.uint64)
-    owned = np.zeros(n, dtype=bool)
     if seg_index:
         segs = np.fromiter(seg_index.keys(), dtype=np.uint64)
         idxs = np.fromiter(seg_index.values(), dtype=np.uint64)
@@ -775,17 +778,20 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             return known, np.where(known, idxs[pos], np.uint64(0))
         # segment ids are per extent (page_seg repeats them) except fragment pages:
         # look up one id per extent, spread it, then the fragment pages
-        known_e, owner_e = index_of(em.page_seg[::em.extent_pages])
-        hit = np.repeat(known_e, em.extent_pages)[:n]
-        owner = np.repeat(owner_e, em.extent_pages)[:n]
-        if frag_at:
-            fp = np.concatenate(frag_at)
-            hit[fp], owner[fp] = index_of(seg_of_page[fp])
+        ext_ids = em.page_seg[::em.extent_pages]
+        fp = np.concatenate(frag_at) if frag_at else np.zeros(0, np.int64)
+        known, owner_of = index_of(np.concatenate((ext_ids, seg_of_page[fp])))
+        ne = len(ext_ids)
+        hit = np.repeat(known[:ne], em.extent_pages)[:n]
+        owner = np.repeat(owner_of[:ne], em.extent_pages)[:n]
+        hit[fp], owner[fp] = known[ne:], owner_of[ne:]
         hit &= ~free
         np.multiply(owner, hit, out=owner)
-        owned |= hit
-    owner[live_index] = index_id[live_index]
-    owned |= live_index
+        owned = hit | live_index
+    else:
+        owner = np.zeros(n, dtype=np.uint64)
+        owned = live_index.copy()
+    np.copyto(owner, index_id, where=live_index)
     pm.owner_index = owner
     pm.owned = owned
 
