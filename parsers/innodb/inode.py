@@ -79,6 +79,12 @@ def parse_inode(buf: bytes, offset: int, extent_pages: int, inode_page: int = 0,
                    FlstBase(*v[12:17]), frags, v[17] == FSEG_MAGIC_N_VALUE)
 
 
+@lru_cache(maxsize=8)
+def _id_dtype(size: int) -> np.dtype:
+    """FSEG_ID of each inode slot of ``size`` bytes."""
+    return np.dtype({"names": ["id"], "formats": [">u8"], "offsets": [FSEG_ID], "itemsize": size})
+
+
 def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int) -> list[Segment]:
     """All used inodes of one FIL_PAGE_INODE page (``buf`` is the page)."""
     size = fseg_inode_size(extent_pages)
@@ -87,8 +93,8 @@ def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int)
     if not slots:
         return []
     # used slots at once: FSEG_ID != 0 (an unused slot has id 0)
-    ids = np.frombuffer(buf, dtype=np.uint8, count=slots * size, offset=FSEG_ARR_OFFSET).reshape(slots, size)
-    used = np.flatnonzero(ids[:, FSEG_ID:FSEG_ID + 8].any(axis=1)).tolist()
+    ids = np.frombuffer(buf, dtype=_id_dtype(size), count=slots, offset=FSEG_ARR_OFFSET)["id"]
+    used = np.flatnonzero(ids).tolist()
     out = []
     for i in used:
         off = FSEG_ARR_OFFSET + i * size
