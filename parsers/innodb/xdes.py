@@ -111,7 +111,7 @@ def read_extent_map(pages: np.ndarray, n_pages: int, physical: int, extent_pages
     bits = np.unpackbits(bitmap, axis=1, bitorder="little")[:, XDES_FREE_BIT:2 * extent_pages:XDES_BITS_PER_PAGE]
     ext_free = (state == XDES_FREE) | (state == XDES_NOT_INITED) | (state > XDES_FSEG_FRAG)
     ext_fseg = (state == XDES_FSEG) | (state == XDES_FSEG_FRAG)
-    page_free = (bits.astype(bool) | ext_free[:, None]).reshape(-1)[:n_pages]
+    page_free = np.logical_or(bits.view(bool), ext_free[:, None]).reshape(-1)[:n_pages]    # bits are 0/1
     if free_limit < n_pages:
         page_free[max(free_limit, 0):] = True
     page_seg = np.repeat(np.where(ext_fseg, seg, np.uint64(0)), extent_pages)[:n_pages]
