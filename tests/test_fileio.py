@@ -178,6 +178,41 @@ def test_fiemap_batches_agree_and_tile_the_file(tmp_path, ops, size):
         os.close(fd)
 
 
+def test_holes_fall_back_when_cached_data_sits_on_unwritten_extents(tmp_path, monkeypatch):
+    """New data in the page cache over extents FIEMAP still calls unwritten (a
+    file rewritten a moment ago; seen in CI): non-zero cached bytes there can
+    only be new data, so the holes come from SEEK_DATA / SEEK_HOLE. A truly
+    unwritten (fallocated) range, even cached as zeros after a read, stays a hole."""
+    import parsers.fileio as fio
+    p = tmp_path / "rewritten.tokudb"
+    p.write_bytes(bytes(range(256)) * 128)          # 32 KiB, cached
+    p.read_bytes()
+    real = fio.fiemap
+    monkeypatch.setattr(fio, "fiemap", lambda fd, size, batch=512: [fio.Extent(0, size, "unwritten")])
+    with ReadOnlyFile(str(p)) as f:
+        assert f.holes() == []
+        assert f.unwritten() == []
+    # only some pages cached and non-zero: still found
+    q = tmp_path / "partly.bin"
+    q.write_bytes(bytes(64 << 10) + b"z" * 4096 + bytes(60 << 10))
+    with ReadOnlyFile(str(q)) as f:
+        assert f.holes() == []
+    monkeypatch.setattr(fio, "fiemap", real)
+    u = tmp_path / "fallocated.bin"
+    with open(u, "wb") as fh:
+        try:
+            os.posix_fallocate(fh.fileno(), 0, 1 << 20)
+        except OSError:
+            pytest.skip("no fallocate here")
+    u.read_bytes()                                   # zero pages now cached over the unwritten extent
+    with ReadOnlyFile(str(u)) as f:
+        ext = f.fiemap()
+        if not ext or ext[0].kind != "unwritten":
+            pytest.skip("this filesystem does not report unwritten extents")
+        assert f.holes() == [(0, 1 << 20)]
+        assert f.unwritten() == [(0, 1 << 20)]
+
+
 def test_holes_fall_back_when_fiemap_misses_data(tmp_path, monkeypatch):
     """A range FIEMAP maps to nothing but SEEK_DATA finds data in (extents of a
     file written a moment ago, not yet listed): the holes come from SEEK_DATA /
