@@ -13,6 +13,7 @@ import fcntl
 import mmap
 import os
 import struct
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,8 @@ _FIEMAP_HDR = struct.Struct("=QQIIII")          # fm_start, fm_length, fm_flags,
 _FIEMAP_EXTENT = struct.Struct("=QQQQQIIII")    # fe_logical, fe_physical, fe_length, 2 reserved, fe_flags, 3 reserved
 _FIEMAP_FIRST_BATCH = 32
 _MINCORE_SPAN = 1 << 30          # mincore asked about at most this many bytes at once
+#: files changed this recently may hold data not yet written back over unwritten extents
+_FRESH_SECONDS = 900
 
 
 class FileReadError(Exception):
@@ -181,9 +184,14 @@ class ReadOnlyFile:
             # (which, for those, ignores what the page cache holds): a file written a
             # moment ago can have its extents missing from FIEMAP while they are allocated;
             # and its new data can sit in the page cache over extents FIEMAP still calls
-            # unwritten (seen in CI on a file just rewritten): then SEEK_DATA/SEEK_HOLE decide
+            # unwritten (seen in CI on a file just rewritten): then SEEK_DATA/SEEK_HOLE decide.
+            # Only a recently changed file can have such data (writeback converts the
+            # extents within dirty_expire_centisecs, 30 s by default), so older files skip
+            # reading what the cache holds over their unwritten ranges
+            fresh = time.time() - max(self.stat.st_mtime, self.stat.st_ctime) < _FRESH_SECONDS
             if not _data_in(self.fd, [(e.offset, e.length) for e in extents if e.kind == "hole"]) \
-                    and not self._written_over([(e.offset, e.length) for e in extents if e.kind == "unwritten"]):
+                    and not (fresh and self._written_over(
+                        [(e.offset, e.length) for e in extents if e.kind == "unwritten"])):
                 return merge_ranges((e.offset, e.length) for e in extents if e.kind != "data")
             self._fiemap = None
         return list_holes(self.fd, self.size)
@@ -215,7 +223,7 @@ class ReadOnlyFile:
                 res = np.concatenate(([0], vec & 1, [0])).astype(np.int8)
                 edges = np.flatnonzero(np.diff(res))
                 for r0, r1 in zip(edges[0::2].tolist(), edges[1::2].tolist()):
-                    if view[a + r0 * page:min(a + r1 * page, b)].any():
+                    if np.count_nonzero(view[a + r0 * page:min(a + r1 * page, b)]):
                         return True
         return False
 
