@@ -94,7 +94,7 @@ def parse_inode_page(buf: bytes, physical: int, extent_pages: int, page_no: int)
         return []
     # used slots at once: FSEG_ID != 0 (an unused slot has id 0)
     ids = np.frombuffer(buf, dtype=_id_dtype(size), count=slots, offset=FSEG_ARR_OFFSET)["id"]
-    used = np.flatnonzero(ids).tolist()
+    used = ids.nonzero()[0].tolist()
     out = []
     for i in used:
         off = FSEG_ARR_OFFSET + i * size

@@ -45,6 +45,7 @@ _THREAD_BATCH = 64
 #: bytes of each page holding the FIL header and the INDEX page header (PAGE_DATA = 94)
 _HEAD_BYTES = 96
 _HEAD_CHUNK = 1 << 18
+_HEAD_ITEM = np.dtype(f"V{_HEAD_BYTES}")       # one page's header block as an opaque item
 #: trailing all-hole pages beyond the data mapped at most (a sparse terabyte is 2^26 pages)
 _MAX_TRAILING_HOLE_PAGES = 1 << 20
 #: largest file read into memory when it cannot be mapped
@@ -114,7 +115,7 @@ class PageMap:
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         """B-tree page kinds of this file's flavour (one lookup per page)."""
-        return np.take(_index_kinds(self.flavor), np.asarray(kinds, dtype=np.uint16))
+        return _index_kinds(self.flavor).take(np.asarray(kinds, dtype=np.uint16))
 
     def kind_names(self) -> dict[int, str]:
         names = page_type_names(self.flavor)
@@ -388,7 +389,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             heads[in_hole] = 0
     # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
     src = np.frombuffer(buf, dtype=_head_block_dtype(physical), count=n)["h"]
-    dst = heads.view(f"V{_HEAD_BYTES}").reshape(n)
+    dst = heads.view(_HEAD_ITEM).reshape(n)
     if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
@@ -428,7 +429,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     pno = np.arange(n, dtype=np.uint32)
     # all-zero FIL header: candidates by type first, the other fields on those only
-    zc = np.flatnonzero(ptype == 0)
+    zc = (ptype == 0).nonzero()[0]
     if len(zc):
         zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (hdr["checksum"][zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
     zero = in_hole.copy()
@@ -476,7 +477,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                     dblwr[b:b + ext0] = True
     pm.doublewrite = dblwr
     # -- header sanity ------------------------------------------------------------
-    misplaced = np.flatnonzero(page_no != pno)
+    misplaced = (page_no != pno).nonzero()[0]
     if len(misplaced):
         misplaced = misplaced[~zero[misplaced] & ~dblwr[misplaced]]
     for i in misplaced[:MAX_ERRORS_PER_KIND]:
@@ -662,7 +663,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         decoded_mask[idx] = True
     space0 = fil0.space_id
     # (each test on the few pages the first one leaves)
-    wrong_space = np.flatnonzero(space_id != space0)
+    wrong_space = (space_id != space0).nonzero()[0]
     w = wrong_space
     if len(w):
         wrong_space = w[~zero[w] & (page_no[w] == pno[w]) & ~dblwr[w] & ~(compressed[w] & ~decoded_mask[w])]
@@ -672,7 +673,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     corrupt[wrong_space] = True
 
     # -- unknown page types -------------------------------------------------------------
-    unknown = np.flatnonzero(np.take(_unknown_types(flavor), kind))     # (take: uint16 fancy indexing is 3x slower)
+    # (methods, not np.* functions: no Python wrappers; take: uint16 fancy indexing is 3x slower)
+    unknown = _unknown_types(flavor).take(kind).nonzero()[0]
     if len(unknown):
         unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
     if len(unknown):
@@ -699,7 +701,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     seg_of_page = em.page_seg.copy()
 
     # -- segments from INODE pages -----------------------------------------------------
-    inode_pages = np.flatnonzero(kind == FIL_PAGE_INODE)
+    inode_pages = (kind == FIL_PAGE_INODE).nonzero()[0]
     inode_pages = inode_pages[~free[inode_pages] & ~encrypted[inode_pages] & ~corrupt[inode_pages]]
     by_place: dict[tuple[int, int], Segment] = {}
     frag_at: list[np.ndarray] = []          # pages whose segment comes from an inode's fragment array
@@ -734,7 +736,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     roots: dict[int, int] = {}
     seg_index: dict[int, int] = {}
     # root candidates: pages whose PAGE_BTR_SEG_TOP names an inode (zero elsewhere)
-    cand = np.flatnonzero(seg_top_off != 0)
+    cand = (seg_top_off != 0).nonzero()[0]
     top_page = seg_field("seg_top_page", np.uint32, cand)
     keep = live_index[cand] & (top_page != 0) & (top_page < n)
     cand, top_page = cand[keep], top_page[keep]
@@ -782,8 +784,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         fp = np.concatenate(frag_at) if frag_at else np.zeros(0, np.int64)
         known, owner_of = index_of(np.concatenate((ext_ids, seg_of_page[fp])))
         ne = len(ext_ids)
-        hit = np.repeat(known[:ne], em.extent_pages)[:n]
-        owner = np.repeat(owner_of[:ne], em.extent_pages)[:n]
+        hit = known[:ne].repeat(em.extent_pages)[:n]
+        owner = owner_of[:ne].repeat(em.extent_pages)[:n]
         hit[fp], owner[fp] = known[ne:], owner_of[ne:]
         hit &= ~free
         np.multiply(owner, hit, out=owner)
@@ -817,7 +819,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pm.fill = fill
 
     # -- zeroed pages that the extent map says are in use ------------------------------------------
-    zero_used = np.flatnonzero(zero)
+    zero_used = zero.nonzero()[0]
     if len(zero_used):
         zero_used = zero_used[~free[zero_used] & ~dblwr[zero_used] & (zero_used < free_limit)]
     pm.zero_in_use = zero_used

@@ -114,5 +114,5 @@ def read_extent_map(pages: np.ndarray, n_pages: int, physical: int, extent_pages
     page_free = np.logical_or(bits.view(bool), ext_free[:, None]).reshape(-1)[:n_pages]    # bits are 0/1
     if free_limit < n_pages:
         page_free[max(free_limit, 0):] = True
-    page_seg = np.repeat(np.where(ext_fseg, seg, np.uint64(0)), extent_pages)[:n_pages]
+    page_seg = np.where(ext_fseg, seg, np.uint64(0)).repeat(extent_pages)[:n_pages]
     return ExtentMap(extent_pages, seg, state, page_free, page_seg)
