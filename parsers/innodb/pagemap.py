@@ -25,8 +25,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from .holes import hole_bytes_per_unit
-from .index import (PAGE_HEADER, PAGE_HEAP_NO_COMPACT, PAGE_NEW_SUPREMUM_END, PAGE_OLD_SUPREMUM_END,
-                    free_space_of_empty)
+from .index import PAGE_HEADER, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
@@ -207,15 +206,9 @@ def _index_kinds(flavor: str) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _empty_free_space(logical: int) -> tuple[float, float]:
-    """page_get_free_space_of_empty of a REDUNDANT and of a COMPACT page."""
-    return float(free_space_of_empty(logical, False)), float(free_space_of_empty(logical, True))
-
-
-@functools.lru_cache(maxsize=8)
 def _head_block_dtype(physical: int) -> np.dtype:
     """A page as a record whose one field is its first _HEAD_BYTES bytes."""
-    return np.dtype({"names": ["h"], "formats": [f"V{_HEAD_BYTES}"], "offsets": [0], "itemsize": physical})
+    return np.dtype({"names": ["h"], "formats": [_HEAD_ITEM], "offsets": [0], "itemsize": physical})
 
 
 def _any_of(values: np.ndarray, wanted) -> np.ndarray:
@@ -381,8 +374,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # stay zero, untouched); the fields are then read from that compact copy
     runs = _data_runs(in_hole, holes, physical)
     heads = np.empty((n, _HEAD_BYTES), dtype=np.uint8)
+    few_runs = len(runs) <= max(16, n // 64)   # few runs of data pages: plain slices
     if runs != [(0, n)]:                       # rows of pages in holes are zero, never read
-        if len(runs) <= max(16, n // 64):
+        if few_runs:
             for a, b in zip([0] + [e for _, e in runs], [s for s, _ in runs] + [n]):
                 heads[a:b] = 0
         else:
@@ -390,7 +384,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
     src = np.frombuffer(buf, dtype=_head_block_dtype(physical), count=n)["h"]
     dst = heads.view(_HEAD_ITEM).reshape(n)
-    if len(runs) <= max(16, n // 64):          # few runs of data pages: plain slices
+    if few_runs:
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
                 b = min(b0, a + _HEAD_CHUNK)
@@ -798,23 +792,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pm.owned = owned
 
     # -- fill --------------------------------------------------------------------------------
-    # page_get_data_size and fill_ratio's figure (data size / free space of an
-    # empty page), the record format's constants picked once per page
-    # (PAGE_N_HEAP's top bit, PAGE_HEAP_NO_COMPACT: the record format; each
-    # constant as REDUNDANT's plus the COMPACT difference times that bit)
-    compact = n_heap >= PAGE_HEAP_NO_COMPACT
-    ds = heap_top.astype(np.int32)
-    ds -= garbage
-    ds -= PAGE_OLD_SUPREMUM_END
-    ds += compact * np.int32(PAGE_OLD_SUPREMUM_END - PAGE_NEW_SUPREMUM_END)
+    # page_get_data_size and fill_ratio's figure (data size / free space of an empty page)
+    ds = data_size(heap_top, n_heap, garbage)
     pm.data_size = ds * is_index
-    cap_old, cap_new = _empty_free_space(logical)
-    cap = compact * (cap_new - cap_old)
-    cap += cap_old
-    fill = ds / cap
-    np.maximum(fill, 0.0, out=fill)          # np.clip, without its per-call overhead
-    np.minimum(fill, 1.0, out=fill)
-    fill = fill.astype(np.float32)
+    fill = fill_ratio(heap_top, n_heap, garbage, logical, ds=ds)
     fill[~is_index] = np.nan
     pm.fill = fill
 
