@@ -174,6 +174,11 @@ def test_click_page_opens_inspector_and_selects_index(qtbot, scanned16k, artifac
     assert insp.hex.region_at(16380) == "FIL trailer"
     assert int(insp.field_value("PAGE_INDEX_ID").replace(",", "")) == node.ref["index_id"]
     v.grab().save(str(artifacts_dir / "extentmap_inspector.png"))
+    # the inspector lives in the window's dock; here it stands alone, so give it a size first
+    if not insp.isVisible():
+        insp.resize(1100, 900)
+        insp.show()
+        qtbot.waitExposed(insp)
     insp.grab().save(str(artifacts_dir / "pageinspector.png"))
 
 
