@@ -1,3 +1,3 @@
-from app.main import main
+from dbxray.app.main import main
 
 main()

@@ -16,13 +16,13 @@ import json
 import os
 import sys
 
-from parsers.humanize import human_bytes
+from dbxray.parsers.humanize import human_bytes
 
 #: subcommand -> module providing add_parser(subparsers) and run(args) -> int
 SUBCOMMAND_MODULES = {
-    "whatif": "app.cli_whatif",
-    "export": "app.cli_export",
-    "report": "app.cli_export",
+    "whatif": "dbxray.app.cli_whatif",
+    "export": "dbxray.app.cli_export",
+    "report": "dbxray.app.cli_export",
 }
 
 
@@ -91,8 +91,8 @@ def human_table(data: dict) -> str:
 
 
 def cmd_scan(args) -> int:
-    from parsers.model import ScanContext
-    from parsers.scan import scan
+    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.scan import scan
 
     if not os.path.lexists(args.path):
         print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
@@ -175,5 +175,5 @@ def main(argv: list[str] | None = None) -> int:
     if args.path is not None and not os.path.lexists(args.path):
         print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
         return 1
-    from app.gui import run_gui
+    from dbxray.app.gui import run_gui
     return run_gui(args.path, screenshot=args.screenshot, view=args.view)

@@ -28,8 +28,8 @@ def add_parser(sub) -> None:
 
 
 def _load(path: str):
-    from app.savedscan import is_saved_scan, load_saved_scan
-    from parsers.scan import scan
+    from dbxray.app.savedscan import is_saved_scan, load_saved_scan
+    from dbxray.parsers.scan import scan
     return load_saved_scan(path) if is_saved_scan(path) else scan(path)
 
 
@@ -44,18 +44,18 @@ def run_export(args) -> int:
     if not (16 <= args.width <= 20000 and 16 <= args.height <= 20000 and 24 <= args.dpi <= 1200):
         print("dbxray export: --width/--height must be 16..20000 and --dpi 24..1200", file=sys.stderr)
         return 2
-    from app.headless import ensure_app, make_view, view_ids
+    from dbxray.app.headless import ensure_app, make_view, view_ids
     ensure_app()
     if args.view not in view_ids():
         print(f"dbxray export: unknown view {args.view!r}; available: {', '.join(sorted(view_ids()))}",
               file=sys.stderr)
         return 2
-    from parsers.tree import build_tree
-    from viz.export import export_png, export_svg
+    from dbxray.parsers.tree import build_tree
+    from dbxray.viz.export import export_png, export_svg
     ds = _load(args.path)
     whatif = None
     if args.view == "whatif":
-        from app.report import run_default_whatif
+        from dbxray.app.report import run_default_whatif
         whatif = run_default_whatif(ds, "0.05")
     try:
         view = make_view(args.view, ds, build_tree(ds), args.width, args.height, args.target, whatif)
@@ -80,9 +80,9 @@ def run_report(args) -> int:
     if not os.path.lexists(args.path):
         print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
         return 1
-    from app.headless import ensure_app
+    from dbxray.app.headless import ensure_app
     ensure_app()
-    from app.report import write_report
+    from dbxray.app.report import write_report
     ds = _load(args.path)
     try:
         write_report(ds, args.output, whatif_sample=args.sample if args.whatif else None)

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from parsers.humanize import human_bytes
+from dbxray.parsers.humanize import human_bytes
 
 
 def add_parser(subparsers) -> None:
@@ -102,11 +102,11 @@ def human_table(result: dict) -> str:
 
 def run(args) -> int:
     """Run ``dbxray whatif``; returns the exit code."""
-    from compress.registry import UnknownCodec, parse_codec
-    from compress.sampling import SampleSpecError, parse_sample
-    from compress.whatif import run_whatif
-    from parsers.model import ScanContext
-    from parsers.scan import scan
+    from dbxray.compress.registry import UnknownCodec, parse_codec
+    from dbxray.compress.sampling import SampleSpecError, parse_sample
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.scan import scan
 
     codecs = []
     for item in args.codecs or []:

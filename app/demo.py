@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from parsers.libc import libc as load_libc
+from dbxray.parsers.libc import libc as load_libc
 
 FALLOC_FL_KEEP_SIZE = 0x01
 FALLOC_FL_PUNCH_HOLE = 0x02

@@ -26,11 +26,11 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     app.setApplicationName("dbxray")
     app.setOrganizationName("dbxray")
 
-    from app.window import MainWindow
+    from dbxray.app.window import MainWindow
 
     win = MainWindow()
     if path is None:
-        from app.demo import prepare_demo
+        from dbxray.app.demo import prepare_demo
         path, _sparse = prepare_demo()
     win.open_path(str(path))
     if screenshot:

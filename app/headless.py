@@ -16,7 +16,7 @@ def ensure_app():
 
 
 def view_ids() -> dict[str, type]:
-    from viz.registry import view_classes
+    from dbxray.viz.registry import view_classes
     return {cls.view_id: cls for cls in view_classes()}
 
 
@@ -39,7 +39,7 @@ def find_node(root, target: str):
 def make_view(view_id: str, dataset, root, width: int, height: int, target: str | None = None,
               whatif: dict | None = None):
     """An instance of the view, laid out at the size, showing the dataset (and target)."""
-    from viz.theme import pg  # noqa: F401  (pyqtgraph configured before any view)
+    from dbxray.viz.theme import pg  # noqa: F401  (pyqtgraph configured before any view)
     ids = view_ids()
     if view_id not in ids:
         raise KeyError(f"unknown view {view_id!r}; available: {', '.join(sorted(ids))}")

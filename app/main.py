@@ -1,7 +1,7 @@
 """Entry point of the ``dbxray`` command."""
 import sys
 
-from app.cli import main as _main
+from dbxray.app.cli import main as _main
 
 
 def main() -> None:

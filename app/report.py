@@ -10,11 +10,11 @@ import importlib
 import tempfile
 from pathlib import Path
 
-from parsers.humanize import human_bytes, percent
-from parsers.model import Dataset
-from parsers.tree import build_tree
+from dbxray.parsers.humanize import human_bytes, percent
+from dbxray.parsers.model import Dataset
+from dbxray.parsers.tree import build_tree
 
-from app import __version__
+from dbxray.app import __version__
 
 #: view id -> engine it needs (None: any dataset)
 VIEW_ENGINE = {"sizes": None, "holes": None, "extent-map": "innodb", "columns": "clickhouse",
@@ -24,7 +24,7 @@ VIEW_ENGINE = {"sizes": None, "holes": None, "extent-map": "innodb", "columns": 
 def run_default_whatif(ds: Dataset, sample: str = "0.05") -> dict | None:
     """What-if projections with the compressor layer's default codecs, or None when it is absent."""
     try:
-        whatif = importlib.import_module("compress.whatif")
+        whatif = importlib.import_module("dbxray.compress.whatif")
     except ModuleNotFoundError:
         return None
     return whatif.run_whatif(ds, None, sample=sample, seed=0)
@@ -37,8 +37,8 @@ def _img_tag(png: bytes, alt: str) -> str:
 
 def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760) -> list[tuple[str, bytes]]:
     """(title, PNG bytes) of every view that has something to show for this dataset."""
-    from app.headless import make_view, settle, view_ids
-    from viz.export import export_png
+    from dbxray.app.headless import make_view, settle, view_ids
+    from dbxray.viz.export import export_png
     root = build_tree(ds)
     out = []
     engines = set(ds.engines)

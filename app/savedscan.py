@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from parsers.model import Dataset, FileEntry, TableEntry
+from dbxray.parsers.model import Dataset, FileEntry, TableEntry
 
 
 def is_saved_scan(path: str) -> bool:

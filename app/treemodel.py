@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from parsers.humanize import human_bytes
-from parsers.tree import Node
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.tree import Node
 
 COLUMNS = ("Name", "Apparent", "Allocated", "Holes", "Logical", "Errors", "Compressed", "Uncompressed", "Marks")
 #: the model columns only ClickHouse parts and columns fill

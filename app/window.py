@@ -13,14 +13,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHea
                                QLineEdit, QListWidget, QMainWindow, QProgressBar, QPushButton,
                                QSplitter, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout, QWidget)
 
-from parsers.humanize import human_bytes, percent
-from parsers.model import Dataset
-from parsers.tree import Node, build_tree
+from dbxray.parsers.humanize import human_bytes, percent
+from dbxray.parsers.model import Dataset
+from dbxray.parsers.tree import Node, build_tree
 
-from app import __version__
-from app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, TreeSortProxy, add_clickhouse_columns
-from app.workers import Job, scan_job
-from viz.registry import view_classes
+from dbxray.app import __version__
+from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, TreeSortProxy, add_clickhouse_columns
+from dbxray.app.workers import Job, scan_job
+from dbxray.viz.registry import view_classes
 
 MAX_RECENT = 10
 
@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
 
         # inspector on the right, shared by every view: the selected node's facts on top,
         # the clicked page (header fields, coloured hex) below
-        from viz.pageinspector import PageInspector
+        from dbxray.viz.pageinspector import PageInspector
         self.inspector = QTextBrowser()
         self.inspector.setOpenExternalLinks(False)
         self.page_inspector = PageInspector(orientation=Qt.Vertical)
@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
         """Re-encode a sample in a worker; the view draws the result."""
         if self.dataset is None or self.job is not None:
             return
-        from compress.whatif import run_whatif
+        from dbxray.compress.whatif import run_whatif
         ds = self.dataset
         self._whatif_view = view
         job = Job(lambda progress, cancelled: run_whatif(ds, codecs, sample=sample, seed=0,
@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
     def export_view(self, path: str, dpi: int = 96, width: int | None = None, height: int | None = None) -> bool:
         """The current view to PNG (``width`` x ``height`` logical pixels at ``dpi``) or SVG;
         without a size, at the size it has in the window."""
-        from viz.export import export_png, export_svg
+        from dbxray.viz.export import export_png, export_svg
         view = self.current_view()
         widget = self.export_widget()
         ok = export_svg(widget, path, width, height, title=f"dbxray {view.title}") \
@@ -311,7 +311,7 @@ class MainWindow(QMainWindow):
         flt = "PNG image (*.png)" if kind == "png" else "SVG vector image (*.svg)"
         path, _ = QFileDialog.getSaveFileName(self, f"Export {view.title}", name, flt)
         if path:
-            from viz.export import ExportOptionsDialog
+            from dbxray.viz.export import ExportOptionsDialog
             w = self.export_widget()
             dlg = ExportOptionsDialog(int(self.settings.value("export/width", w.width())),
                                       int(self.settings.value("export/height", w.height())),
@@ -324,7 +324,7 @@ class MainWindow(QMainWindow):
             self.export_view(path, dpi, width, height)
 
     def copy_view(self) -> None:
-        from viz.export import copy_to_clipboard
+        from dbxray.viz.export import copy_to_clipboard
         view = self.current_view()
         copy_to_clipboard(view.export_widget() if hasattr(view, "export_widget") else view)
         self.status_label.setText(f"Copied {view.title} to the clipboard")
@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
 
     def export_report(self, path: str, whatif_sample: str | None = "0.05") -> None:
         """What-if projections in a worker, then the views rendered and the HTML written."""
-        from app.report import run_default_whatif
+        from dbxray.app.report import run_default_whatif
         ds = self.dataset
         self._report_path = path
         job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample) if whatif_sample else None,
@@ -356,7 +356,7 @@ class MainWindow(QMainWindow):
         job.start()
 
     def _on_report_whatif(self, whatif) -> None:
-        from app.report import report_html, render_views
+        from dbxray.app.report import report_html, render_views
         self._end_job()
         images = render_views(self.dataset, whatif)
         with open(self._report_path, "w", encoding="utf-8") as fh:
@@ -481,7 +481,7 @@ class MainWindow(QMainWindow):
         self.errors.clear()
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
             [w for f in ds.files for w in f.warnings]
-        from viz.registry import VIEW_ERRORS
+        from dbxray.viz.registry import VIEW_ERRORS
         msgs = [f"view not available: {v}" for v in VIEW_ERRORS] + msgs
         for e in msgs[:5000]:
             self.errors.addItem(e)
@@ -541,7 +541,7 @@ class MainWindow(QMainWindow):
 
     def zoom_current(self, factor: float | None) -> None:
         """Zoom the current view in (factor > 1), out (< 1) or back to its fit (None)."""
-        from viz.zoom import zoom_view
+        from dbxray.viz.zoom import zoom_view
         view = self.current_view()
         if view is not None:
             zoom_view(view, factor)
@@ -576,7 +576,7 @@ class MainWindow(QMainWindow):
 
 
 def demo_prefix() -> str:
-    from app.demo import demo_cache_root
+    from dbxray.app.demo import demo_cache_root
     return str(demo_cache_root())
 
 

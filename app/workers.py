@@ -74,11 +74,11 @@ def scan_job(path: str, preview: bool = True) -> Job:
     header by header in growing chunks, each emitted as ``partial`` (see
     :func:`innodb_header_preview`), so the extent map fills in while the pages are
     read; the full scan then reads them warm and replaces the preview."""
-    from parsers.model import ScanContext
-    from parsers.scan import scan
+    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.scan import scan
 
     def fn(progress, is_cancelled):
-        from app.savedscan import is_saved_scan, load_saved_scan
+        from dbxray.app.savedscan import is_saved_scan, load_saved_scan
         if is_saved_scan(path):
             return load_saved_scan(path)
         if preview:
@@ -162,8 +162,8 @@ def _looks_innodb(path: str) -> bool:
 
 
 def _fsp_flags(path: str):
-    from parsers.fileio import ReadOnlyFile
-    from parsers.innodb.fsp import decode_fsp_flags, parse_fsp_header
+    from dbxray.parsers.fileio import ReadOnlyFile
+    from dbxray.parsers.innodb.fsp import decode_fsp_flags, parse_fsp_header
     with ReadOnlyFile(path) as f:
         if f.size < 16384 // 4:
             return None
@@ -184,8 +184,8 @@ def innodb_header_preview(path: str, emit: Callable[[dict], None], is_cancelled:
     pages in holes read as zeros without I/O.  Returns the pages read."""
     import numpy as np
 
-    from parsers.fileio import ReadOnlyFile
-    from parsers.innodb.fil import page_type_names
+    from dbxray.parsers.fileio import ReadOnlyFile
+    from dbxray.parsers.innodb.fil import page_type_names
     flags = _fsp_flags(path)
     if flags is None:
         raise ValueError(f"{path}: no valid FSP header on page 0")

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from parsers.model import Cancelled
+from dbxray.parsers.model import Cancelled
 
 from .estimate import Estimate, StratumSample, ratio_estimate
 from .models import Model

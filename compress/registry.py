@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from parsers.codecs import general as g
+from dbxray.parsers.codecs import general as g
 
 #: family -> (min level, max level, default level); None: no level
 LEVELS: dict[str, tuple[int, int, int] | None] = {
@@ -140,7 +140,7 @@ class Codec:
         if fam == "brotli":
             return g.brotli_decompress(blob, max_output, size_hint=size)
         if fam == "quicklz":
-            from parsers.codecs import quicklz
+            from dbxray.parsers.codecs import quicklz
             return quicklz.decompress(blob, max_output, expected_size=size)
         raise UnknownCodec(self.name)
 
@@ -203,7 +203,7 @@ def _none(data: bytes, level: int | None) -> bytes:
 
 def _quicklz(data: bytes, level: int | None) -> bytes:
     """QuickLZ level 3 (pure Python: slow, about 0.3-0.5 MB/s; sizes within 0.3% of the engine's)."""
-    from parsers.codecs import quicklz
+    from dbxray.parsers.codecs import quicklz
     return quicklz.compress(data)
 
 
@@ -222,9 +222,9 @@ _SIZERS: dict[str, Callable[[bytes], int]] = {
 def ch_block_module():
     """:mod:`parsers.codecs.ch_block`, or CodecUnavailable while it is not written."""
     try:
-        return importlib.import_module("parsers.codecs.ch_block")
+        return importlib.import_module("dbxray.parsers.codecs.ch_block")
     except ModuleNotFoundError as e:
-        if e.name == "parsers.codecs.ch_block":
+        if e.name == "dbxray.parsers.codecs.ch_block":
             raise CodecUnavailable("ClickHouse codec chains need parsers/codecs/ch_block.py "
                                    "(the ClickHouse parser's encoders), which is not there yet") from None
         raise
@@ -245,7 +245,7 @@ _CH_ITEM = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\(\s*([-0-9,\s]*)\s*\))?
 
 def _split_chain(text: str) -> list[str]:
     """Commas outside parentheses (the codec layer's splitter)."""
-    from parsers.codecs.ch_encode import split_chain
+    from dbxray.parsers.codecs.ch_encode import split_chain
     return [item for item in split_chain(text) if item]
 
 

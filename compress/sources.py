@@ -20,8 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from parsers.fileio import ReadOnlyFile
-from parsers.model import FileEntry
+from dbxray.parsers.fileio import ReadOnlyFile
+from dbxray.parsers.model import FileEntry
 
 #: decoded units larger than this are refused (decompression bombs)
 MAX_UNIT_BYTES = 64 * 1024 * 1024
@@ -33,7 +33,7 @@ class SourceUnavailable(RuntimeError):
 
 def payload_module(engine: str):
     """``parsers.<engine>.payloads`` or SourceUnavailable naming what is missing."""
-    name = f"parsers.{engine}.payloads"
+    name = f"dbxray.parsers.{engine}.payloads"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:

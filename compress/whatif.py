@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from parsers.model import Cancelled, Dataset, FileEntry
+from dbxray.parsers.model import Cancelled, Dataset, FileEntry
 
 from . import advisor
 from .estimate import Estimate, t975

@@ -1,7 +1,7 @@
 """Entry point of the frozen bundle."""
 import sys
 
-from app.cli import main
+from dbxray.app.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,9 +19,9 @@ from .fileio import FileReadError, ReadOnlyFile, fs_block_size
 from .model import Cancelled, Dataset, FileEntry, ScanContext
 
 ENGINE_MODULES = {
-    "innodb": "parsers.innodb.scan",
-    "clickhouse": "parsers.clickhouse.scan",
-    "tokudb": "parsers.tokudb.scan",
+    "innodb": "dbxray.parsers.innodb.scan",
+    "clickhouse": "dbxray.parsers.clickhouse.scan",
+    "tokudb": "dbxray.parsers.tokudb.scan",
 }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parsers.model import FileEntry, empty_units
+from dbxray.parsers.model import FileEntry, empty_units
 
 FIL_PAGE_INDEX = 17855
 PAGE_KIND_NAMES = {0: "FIL_PAGE_TYPE_ALLOCATED", 8: "FIL_PAGE_TYPE_FSP_HDR", 9: "FIL_PAGE_TYPE_XDES",

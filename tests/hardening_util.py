@@ -76,7 +76,7 @@ def _is_part_dir(d: str) -> bool:
 
 def find_targets(root: str | Path) -> list[Target]:
     """Every non-empty engine file under the fixture folders of ``root``."""
-    from parsers.detect import detect
+    from dbxray.parsers.detect import detect
     root = str(root)
     out: list[Target] = []
     for folder in FIXTURE_FOLDERS:
@@ -260,7 +260,7 @@ def plan_mutations(target: Target, size: int, units, head: bytes, full: bool,
     # -- unit structure ----------------------------------------------------
     ulist: list[tuple[int, int, int, bool]] = []   # (index, offset, stored, compressed)
     if units is not None and len(units):
-        from parsers.model import UNIT_COMPRESSED
+        from dbxray.parsers.model import UNIT_COMPRESSED
         for i in range(len(units)):
             off, st = int(units["offset"][i]), int(units["stored"][i])
             if st and off + st <= size:
@@ -400,14 +400,14 @@ def check_dataset(ds, target_rel: str) -> tuple[list[str], dict]:
 
 def _payload_module(engine: str):
     import importlib
-    return importlib.import_module(f"parsers.{engine}.payloads")
+    return importlib.import_module(f"dbxray.parsers.{engine}.payloads")
 
 
 def check_payloads(entry, engine: str, unit: int, limit: int = 3) -> tuple[list[str], int]:
     """Decode a few units of the mutated entry; only the engine's documented
     errors may come out, and they must name the file."""
-    from parsers.codecs.general import DecodeError
-    from parsers.fileio import FileReadError
+    from dbxray.parsers.codecs.general import DecodeError
+    from dbxray.parsers.fileio import FileReadError
     mod = _payload_module(engine)
     allowed = (mod.PayloadError, DecodeError, FileReadError)
     if entry.units is None or not len(entry.units):
@@ -434,7 +434,7 @@ def check_payloads(entry, engine: str, unit: int, limit: int = 3) -> tuple[list[
 
 def run_case(target: Target, mut: Mutation, pristine: str, work: str, do_payloads: bool) -> dict:
     """Copy the pristine context, mutate the target in it, scan, check."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     case_dir = os.path.join(work, "case")
     shutil.rmtree(case_dir, ignore_errors=True)
     os.makedirs(case_dir)
@@ -483,7 +483,7 @@ def run_case(target: Target, mut: Mutation, pristine: str, work: str, do_payload
 
 def plan_target(target: Target, work: str, full: bool) -> tuple[str, list[Mutation]]:
     """Make the pristine copy (file or part dir) and plan its mutations."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     pristine_root = os.path.join(work, "pristine")
     shutil.rmtree(pristine_root, ignore_errors=True)
     os.makedirs(pristine_root)
@@ -748,7 +748,7 @@ def probe_scan(path: str) -> dict:
     """Scan ``path`` and measure it: peak RSS before/after (KiB), page faults,
     bytes read through read(2)/pread(2) (rchar) and from the device."""
     import resource
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     r0, io0 = resource.getrusage(resource.RUSAGE_SELF), _proc_io()
     t0 = time.monotonic()
     ds = scan(path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING,
+from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING,
                            UNIT_LEAF, Dataset, FileEntry, empty_units)
 
 NAMES = {0: "FIL_PAGE_TYPE_ALLOCATED", 2: "FIL_PAGE_UNDO_LOG", 3: "FIL_PAGE_INODE", 5: "FIL_PAGE_IBUF_BITMAP",

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.codecs.ch_block import scan_blocks, verify_checksums
-from parsers.codecs.ch_cityhash import (chained_file_hash, chained_file_hash_many, cityhash128,
+from dbxray.parsers.codecs.ch_block import scan_blocks, verify_checksums
+from dbxray.parsers.codecs.ch_cityhash import (chained_file_hash, chained_file_hash_many, cityhash128,
                                         cityhash128_many, cityhash128_with_seed,
                                         cityhash128_with_seed_many)
 
@@ -59,7 +59,7 @@ def test_stored_block_checksums(fixtures_root):
 def test_file_hashes_in_checksums_txt(fixtures_root):
     """checksums.txt's per-file hash is the chained CityHash128WithSeed over 2048-byte pieces
     (FORMAT_NOTES §6): recompute it for every file a part lists and compare with the stored one."""
-    from parsers.codecs.ch_block import decompress_block, parse_block_header
+    from dbxray.parsers.codecs.ch_block import decompress_block, parse_block_header
     man = json.loads((fixtures_root / "clickhouse" / "manifest.json").read_text())
     part = man["tables"]["marks_mrk2"]["system_parts"][0]
     pdir = fixtures_root / "clickhouse" / "datadir" / part["rel_path"]
@@ -111,7 +111,7 @@ def test_c_wheel_and_pure_port_agree(msgs, seed):
     stored checksums above."""
     import pytest
 
-    import parsers.codecs.ch_cityhash as ch
+    import dbxray.parsers.codecs.ch_cityhash as ch
     if ch._C_CITY128 is None:
         pytest.skip("clickhouse-cityhash is not installed")
     rng = np.random.default_rng(seed)

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.codecs.ch_block import (CHECKSUM_SIZE, chain_of, compress_block, decompress_block,
+from dbxray.parsers.codecs.ch_block import (CHECKSUM_SIZE, chain_of, compress_block, decompress_block,
                                      parse_block_header, walk_blocks)
-from parsers.codecs.ch_cityhash import cityhash128
-from parsers.codecs.general import DecodeError
+from dbxray.parsers.codecs.ch_cityhash import cityhash128
+from dbxray.parsers.codecs.general import DecodeError
 
 RAW = (np.cumsum(np.random.default_rng(3).integers(0, 9, size=8192)) * 7).astype("<u8").tobytes()
 CHAINS = ["NONE", "LZ4", "ZSTD(1)", "Delta,ZSTD(1)", "DoubleDelta", "DoubleDelta,LZ4", "Gorilla",
@@ -143,7 +143,7 @@ def test_bomb_inside_a_chain_is_refused_before_decoding():
 
 
 def test_scan_blocks_agrees_with_walk_and_refuses_overruns():
-    from parsers.codecs.ch_block import scan_blocks
+    from dbxray.parsers.codecs.ch_block import scan_blocks
     data = b"".join(BLOCKS[c] for c in CHAINS)
     arr = scan_blocks(data)
     walked = list(walk_blocks(data))
@@ -160,7 +160,7 @@ def test_scan_blocks_agrees_with_walk_and_refuses_overruns():
 
 
 def test_nested_multiple_decodes_and_deep_nesting_is_refused():
-    from parsers.codecs.ch_block import encode_chain
+    from dbxray.parsers.codecs.ch_block import encode_chain
 
     def wrap(inner: bytes) -> bytes:
         payload = bytes([1, 0x91]) + inner

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.codecs.ch_block import decompress_block, encode_chain
+from dbxray.parsers.codecs.ch_block import decompress_block, encode_chain
 
 EXPECTED = {
     "Int8": (

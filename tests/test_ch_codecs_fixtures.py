@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.codecs import ch_methods as M
-from parsers.codecs.ch_block import (CHECKSUM_SIZE, chain_of, compress_block, decompress_block,
+from dbxray.parsers.codecs import ch_methods as M
+from dbxray.parsers.codecs.ch_block import (CHECKSUM_SIZE, chain_of, compress_block, decompress_block,
                                      method_chain, parse_chain, reencode_params, verify_checksum,
                                      walk_blocks)
 
@@ -179,7 +179,7 @@ def test_compressed_marks_equal_the_uncompressed_twin(ch_root, manifest):
     decoded .cmrk2 streams have the .mrk2 layout and the same row counts per granule."""
     import numpy as np
 
-    from parsers.codecs.ch_block import decompress_stream
+    from dbxray.parsers.codecs.ch_block import decompress_stream
     datadir = ch_root / "datadir"
     a = manifest["tables"]["marks_default"]["system_parts"]
     b = manifest["tables"]["marks_mrk2"]["system_parts"]
@@ -196,6 +196,6 @@ def test_compressed_marks_equal_the_uncompressed_twin(ch_root, manifest):
             assert int(rows_a.sum()) == pa["rows"]
             checked += 1
     assert checked >= 10
-    from parsers.codecs.general import DecodeError
+    from dbxray.parsers.codecs.general import DecodeError
     with pytest.raises(DecodeError, match="over the cap"):
         decompress_stream(cm.read_bytes(), max_output=10)

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.codecs import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
-from parsers.codecs.ch_block import (chain_of, compress_block, decompress_block, encode_chain,
+from dbxray.parsers.codecs import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
+from dbxray.parsers.codecs.ch_block import (chain_of, compress_block, decompress_block, encode_chain,
                                      exact_chain, method_chain,
                                      parse_block_header, parse_chain, reencode_params, verify_checksum)
-from parsers.codecs.ch_cityhash import cityhash128, cityhash128_with_seed
+from dbxray.parsers.codecs.ch_cityhash import cityhash128, cityhash128_with_seed
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WIDTHS = st.sampled_from([1, 2, 4, 8])

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from parsers.codecs.ch_block import (compress_block, decompress_block, encode_chain, verify_checksum,
+from dbxray.parsers.codecs.ch_block import (compress_block, decompress_block, encode_chain, verify_checksum,
                                      walk_blocks)
 
 INT_CHAINS = ["LZ4", "ZSTD(1)", "Delta,ZSTD(1)", "DoubleDelta,LZ4", "T64,ZSTD(1)", "T64('bit'),LZ4",

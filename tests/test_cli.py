@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from app.cli import main
+from dbxray.app.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "resources" / "scan.schema.json").read_text())
@@ -85,7 +85,7 @@ def test_gui_mode_missing_path_exit_1(tmp_path, capsys):
 def test_console_script_runs(sparse_fixtures, tmp_path):
     """The installed entry point, as a user types it."""
     exe = Path(sys.executable).parent / "dbxray"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "app"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dbxray.app"]
     r = subprocess.run(cmd + ["scan", str(sparse_fixtures / "innodb" / "4k"), "--json"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.model import UNIT_CORRUPT, ScanContext
-from parsers.scan import scan as _scan
+from dbxray.parsers.model import UNIT_CORRUPT, ScanContext
+from dbxray.parsers.scan import scan as _scan
 
 
 def scan(path):
@@ -273,7 +273,7 @@ def test_file_hash_mismatch_found_when_verifying(datadir, manifest):
     errs = file_errors(ds, rel + "/nq_UInt32.bin")
     assert any("CityHash128 checksum" in e and "@ offset 0" in e for e in errs), errs
     entry = next(x for x in ds.files if x.path == rel + "/nq_UInt32.bin")
-    from parsers.model import UNIT_BAD_CHECKSUM
+    from dbxray.parsers.model import UNIT_BAD_CHECKSUM
     assert [bool(f & UNIT_BAD_CHECKSUM) for f in entry.units["flags"]] == [True]
     other = next(x for x in ds.files if x.path == rel + "/nq_UInt64.bin")
     assert not any(f & UNIT_BAD_CHECKSUM for f in other.units["flags"]) and other.errors == []
@@ -297,8 +297,8 @@ def test_checksum_budget_only_binds_the_pure_port(datadir, manifest, monkeypatch
     """With CityHash128 in C a data dir over the pure port's budget (here made
     tiny) is still verified; with the pure Python port it is not, and the scan
     says so and how to raise it."""
-    import parsers.clickhouse.scan as chscan
-    from parsers.codecs import ch_cityhash
+    import dbxray.parsers.clickhouse.scan as chscan
+    from dbxray.parsers.codecs import ch_cityhash
     if in_c and not ch_cityhash.c_available():
         pytest.skip("clickhouse-cityhash is not installed")
     monkeypatch.setattr(chscan, "cityhash_in_c", lambda: in_c)
@@ -322,7 +322,7 @@ def test_checksum_budget_only_binds_the_pure_port(datadir, manifest, monkeypatch
 def test_checksum_budget_with_c_bounds_the_io(datadir, manifest, monkeypatch):
     """With CityHash128 in C the budget still bounds what verifying reads:
     over it, no block is hashed and the scan says why."""
-    import parsers.clickhouse.scan as chscan
+    import dbxray.parsers.clickhouse.scan as chscan
     monkeypatch.setattr(chscan, "cityhash_in_c", lambda: True)
     monkeypatch.setattr(chscan, "VERIFY_BUDGET_C", 1000)
     ds = _scan(str(datadir), ScanContext(verify_checksums=True))

@@ -9,12 +9,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.clickhouse.blocks import BLOCK_HEADER_SIZE, BlockError, read_block_header, read_stream, walk_blocks
-from parsers.clickhouse.checksums import ChecksumsError, parse_checksums
-from parsers.clickhouse.columns import ColumnsError, parse_columns_substreams, parse_columns_txt
-from parsers.clickhouse.ddl import DDLError, parse_table_sql
-from parsers.clickhouse.marks import MarksError, marks_flavour, read_marks
-from parsers.clickhouse.packed import PackedError, read_packed_directory
+from dbxray.parsers.clickhouse.blocks import BLOCK_HEADER_SIZE, BlockError, read_block_header, read_stream, walk_blocks
+from dbxray.parsers.clickhouse.checksums import ChecksumsError, parse_checksums
+from dbxray.parsers.clickhouse.columns import ColumnsError, parse_columns_substreams, parse_columns_txt
+from dbxray.parsers.clickhouse.ddl import DDLError, parse_table_sql
+from dbxray.parsers.clickhouse.marks import MarksError, marks_flavour, read_marks
+from dbxray.parsers.clickhouse.packed import PackedError, read_packed_directory
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from parsers.clickhouse.streams import hashed_file_name
-from parsers.model import ScanContext
-from parsers.scan import scan
+from dbxray.parsers.clickhouse.streams import hashed_file_name
+from dbxray.parsers.model import ScanContext
+from dbxray.parsers.scan import scan
 
 DATA = Path(__file__).resolve().parent / "data" / "clickhouse_longname"
 

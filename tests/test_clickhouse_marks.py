@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from parsers.clickhouse.part import read_primary_index
-from parsers.clickhouse.primary import key_expressions, key_types, read_primary_index as decode_index
-from parsers.scan import scan
+from dbxray.parsers.clickhouse.part import read_primary_index
+from dbxray.parsers.clickhouse.primary import key_expressions, key_types, read_primary_index as decode_index
+from dbxray.parsers.scan import scan
 
 
 @pytest.fixture(scope="module")

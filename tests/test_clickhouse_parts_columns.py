@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from parsers.clickhouse.subcolumns import StringSerialization, enumerate_serialization
-from parsers.scan import scan
+from dbxray.parsers.clickhouse.subcolumns import StringSerialization, enumerate_serialization
+from dbxray.parsers.scan import scan
 
 SUBCOLUMN_FIELDS = {                     # manifest array -> our per-subcolumn key
     "subcolumns.names": "name",
@@ -111,7 +111,7 @@ def _stem_for(c, sc):
 def test_columns_substreams_file_agrees(tables, sparse_fixtures):
     """The enumeration equals the part's own columns_substreams.txt, which the engine
     wrote (Compact LowCardinality '.dict_prefix' aside)."""
-    from parsers.clickhouse.columns import parse_columns_substreams
+    from dbxray.parsers.clickhouse.columns import parse_columns_substreams
     root = sparse_fixtures / "clickhouse" / "datadir"
     n = 0
     for t in tables.values():

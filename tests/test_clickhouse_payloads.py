@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-pytest.importorskip("parsers.codecs.ch_block")
+pytest.importorskip("dbxray.parsers.codecs.ch_block")
 
-from parsers.clickhouse.payloads import PayloadError, column_blocks, unit_payload  # noqa: E402
-from parsers.scan import scan  # noqa: E402
+from dbxray.parsers.clickhouse.payloads import PayloadError, column_blocks, unit_payload  # noqa: E402
+from dbxray.parsers.scan import scan  # noqa: E402
 
 WIDTH = {"UInt64": 8, "UInt32": 4, "Int32": 4, "Date": 2, "DateTime": 4, "DateTime64(3)": 8, "Float64": 8,
          "Float32": 4, "FixedString(16)": 16, "Decimal(18, 4)": 8, "Decimal(38, 10)": 16, "UUID": 16,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from parsers.clickhouse.checksums import parse_checksums
-from parsers.model import UNIT_COMPRESSED
-from parsers.scan import scan
+from dbxray.parsers.clickhouse.checksums import parse_checksums
+from dbxray.parsers.model import UNIT_COMPRESSED
+from dbxray.parsers.scan import scan
 
 
 @pytest.fixture(scope="module")

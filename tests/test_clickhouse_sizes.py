@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from parsers.scan import scan
+from dbxray.parsers.scan import scan
 
 PART_FIELDS = ("part_type", "active", "rows", "marks", "bytes_on_disk", "data_compressed_bytes",
                "data_uncompressed_bytes", "marks_bytes", "primary_key_size", "files",
@@ -205,7 +205,7 @@ def test_json_validates_against_schema(ds):
 @pytest.mark.parametrize("walk", [True, False])
 def test_quick_sizes_path(fixtures_root, manifest, walk):
     """The benchmark's sizes path (checksums.txt + block headers) gives system.parts_columns exactly."""
-    from parsers.clickhouse.quick import column_sizes
+    from dbxray.parsers.clickhouse.quick import column_sizes
     got = column_sizes(str(fixtures_root / "clickhouse" / "datadir"), walk=walk)
     exp = {(manifest["database"], name, r["part_name"], r["column"]):
            (r["column_data_compressed_bytes"], r["column_data_uncompressed_bytes"], r["column_marks_bytes"])

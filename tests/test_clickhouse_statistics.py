@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parsers.clickhouse.blocks import read_stream
-from parsers.clickhouse.packed import read_packed_directory
-from parsers.clickhouse.statistics import (LARGE, StatisticsError, read_column_statistics)
-from parsers.clickhouse.streams import unescape_for_file_name
-from parsers.codecs.ch_block import decompress_stream
-from parsers.scan import scan
+from dbxray.parsers.clickhouse.blocks import read_stream
+from dbxray.parsers.clickhouse.packed import read_packed_directory
+from dbxray.parsers.clickhouse.statistics import (LARGE, StatisticsError, read_column_statistics)
+from dbxray.parsers.clickhouse.streams import unescape_for_file_name
+from dbxray.parsers.codecs.ch_block import decompress_stream
+from dbxray.parsers.scan import scan
 
 HLL_TOLERANCE = 4 * 1.04 / 4096 ** 0.5
 NUMERIC = {"UInt8": "<u1", "UInt16": "<u2", "UInt32": "<u4", "UInt64": "<u8", "Int8": "<i1", "Int16": "<i2",

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from fixtures_util import fixtures_dir
-from parsers.clickhouse import blocks
-from parsers.clickhouse.blocks import BlockTable, walk_blocks
+from dbxray.parsers.clickhouse import blocks
+from dbxray.parsers.clickhouse.blocks import BlockTable, walk_blocks
 
 
 def careful(data: bytes, max_blocks: int = 50_000_000) -> BlockTable:
@@ -84,7 +84,7 @@ def test_corrupted_copies_walk_the_same(seed):
 
 
 def test_long_codec_list_and_huge_decompressed_size_go_to_the_careful_walk():
-    from parsers.codecs.ch_methods import LZ4, Multiple, NONE
+    from dbxray.parsers.codecs.ch_methods import LZ4, Multiple, NONE
     def block(method: int, payload: bytes, usize: int) -> bytes:
         c = 9 + len(payload)
         return bytes(16) + bytes([method]) + c.to_bytes(4, "little") + usize.to_bytes(4, "little") + payload

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from compress.registry import parse_codec
-from parsers.codecs import general
-from parsers.codecs.general import DecodeError
+from dbxray.compress.registry import parse_codec
+from dbxray.parsers.codecs import general
+from dbxray.parsers.codecs.general import DecodeError
 
 SIZES = [0, 1, 1000, 65535, 65536, 65537, 300_000]
 

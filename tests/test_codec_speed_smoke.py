@@ -10,8 +10,8 @@ import zlib
 
 import pytest
 
-from compress.registry import parse_codec
-from compress.speed import Speed, measure
+from dbxray.compress.registry import parse_codec
+from dbxray.compress.speed import Speed, measure
 
 UNITS = [os.urandom(300) + bytes(700 + 37 * i) for i in range(24)]
 TOTAL = sum(len(u) for u in UNITS)
@@ -90,7 +90,7 @@ def test_registry_codecs_round_trip_through_measure(name):
 def test_codec_passes_first_bytes_then_sizes():
     """Without ``encode``: the first pass builds the blobs (Codec.compress), the later passes only
     count (Codec.compressed_size), every pass decodes what the first one built."""
-    from compress.registry import Codec
+    from dbxray.compress.registry import Codec
     calls = {"compress": 0, "size": 0, "decompress": 0}
     lock = threading.Lock()
 

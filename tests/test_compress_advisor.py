@@ -1,7 +1,7 @@
 """The advisor: smallest, fastest to decode within 5%, current, and the DDL."""
-from compress.advisor import advise, available, ddl_for
-from compress.estimate import Estimate
-from compress.whatif import Result, Target
+from dbxray.compress.advisor import advise, available, ddl_for
+from dbxray.compress.estimate import Estimate
+from dbxray.compress.whatif import Result, Target
 
 
 def _r(codec, model, size, dec):

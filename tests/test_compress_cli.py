@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from app.cli import main
+from dbxray.app.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from fixtures_util import fixtures_dir
-from parsers.scan import scan
-from compress.whatif import run_whatif
+from dbxray.parsers.scan import scan
+from dbxray.compress.whatif import run_whatif
 
 TABLE = "seed_nq_mostly1"
 

@@ -11,10 +11,10 @@ import zlib
 import numpy as np
 import pytest
 
-from compress.estimate import StratumSample, ratio_estimate, t975
-from compress.models import InnoDBPageCompressed
-from compress.registry import parse_codec
-from compress.sampling import stratify
+from dbxray.compress.estimate import StratumSample, ratio_estimate, t975
+from dbxray.compress.models import InnoDBPageCompressed
+from dbxray.compress.registry import parse_codec
+from dbxray.compress.sampling import stratify
 
 
 def _estimate(owners, x, y, fixed, seed, frac, granularity=1):

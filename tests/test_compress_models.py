@@ -6,10 +6,10 @@ import zlib
 import numpy as np
 import pytest
 
-from compress.models import (CH_FRAMING, BtrfsExtents, ClickHouseBlocks, InnoDBPageCompressed,
+from dbxray.compress.models import (CH_FRAMING, BtrfsExtents, ClickHouseBlocks, InnoDBPageCompressed,
                              InnoDBRowCompressedEstimate, TokuDBPartitions, ZFSRecords, clickhouse_block_sizes,
                              ext4_extent_tree_bytes)
-from compress.registry import Codec, parse_codec
+from dbxray.compress.registry import Codec, parse_codec
 
 ALGO_CODEC = {"zlib": Codec("zlib", 6), "lz4": Codec("lz4"), "lzma": Codec("lzma", 6),
               "bzip2": Codec("bzip2", 1), "snappy": Codec("snappy")}

@@ -12,15 +12,15 @@ from collections import Counter
 
 import pytest
 
-from compress.whatif import result_for, run_whatif, targets_by_name
-from parsers.model import Dataset
+from dbxray.compress.whatif import result_for, run_whatif, targets_by_name
+from dbxray.parsers.model import Dataset
 
 SEED_CODECS = ["LZ4", "ZSTD(1)", "Delta,ZSTD(1)", "T64,ZSTD(1)", "Gorilla"]
 
 
 @pytest.fixture(scope="module")
 def dataset(sparse_fixtures):
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "clickhouse" / "datadir"))
     assert (ds.sections.get("clickhouse") or {}).get("tables"), f"the ClickHouse parser found no tables: {ds.errors}"
     return ds

@@ -8,9 +8,9 @@ block included).
 """
 import pytest
 
-from compress.whatif import result_for, run_whatif, targets_by_name
+from dbxray.compress.whatif import result_for, run_whatif, targets_by_name
 from compress_util import allocated_size, innodb_manifest, innodb_raw_entry, raw_payload_module
-from parsers.model import Dataset
+from dbxray.parsers.model import Dataset
 
 TWINS = {"t_pc_zlib": "zlib:6", "t_pc_lz4": "lz4", "t_pc_lzma": "lzma:6", "t_pc_bzip2": "bzip2:1",
          "t_pc_snappy": "snappy", "t_pc_zlib_l9": "zlib:9"}
@@ -39,7 +39,7 @@ def _check(result, rel, manifest, twins, tolerance=0.03):
 
 def test_model_on_raw_pages_matches_twins(fixtures_root, manifest, monkeypatch):
     """The storage model alone (pages cut from the file here): independent of the InnoDB parser."""
-    import compress.sources as sources
+    import dbxray.compress.sources as sources
     monkeypatch.setattr(sources, "payload_module", lambda engine: raw_payload_module())
     rel = "16k/fx/t_dynamic.ibd"
     e = innodb_raw_entry(fixtures_root / "innodb" / rel, rel)
@@ -50,7 +50,7 @@ def test_model_on_raw_pages_matches_twins(fixtures_root, manifest, monkeypatch):
 
 @pytest.fixture(scope="module")
 def scanned_t_dynamic(sparse_fixtures):
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_dynamic.ibd"))
     e = ds.files[0]
     assert e.units is not None, f"the InnoDB parser listed no pages for t_dynamic.ibd: {ds.errors} {e.errors}"
@@ -68,7 +68,7 @@ def test_end_to_end_t_dynamic_to_twins(scanned_t_dynamic, manifest):
 
 @pytest.mark.parametrize("rel,page,twin,codec", OTHER_PAGE_SIZES)
 def test_end_to_end_other_page_sizes(sparse_fixtures, manifest, rel, page, twin, codec):
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "innodb" / rel))
     assert ds.files[0].units is not None, f"no pages listed for {rel}: {ds.errors}"
     res = run_whatif(ds, [codec], sample="all", filesystem="ext4", raw_models=False, larger_pages=False)
@@ -89,7 +89,7 @@ def test_sampled_interval_covers_the_full_reencode(scanned_t_dynamic):
 
 def test_page_compressed_twin_reprojects_its_own_allocation(sparse_fixtures, manifest):
     """Decoding a real page-compressed file and re-encoding with its own codec gives its own size."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd"))
     res = run_whatif(ds, ["zlib:6"], sample="all", filesystem="ext4", raw_models=False, larger_pages=False)
     t = res["targets"][0]
@@ -108,7 +108,7 @@ def test_row_compressed_estimate_is_near_the_real_zip8(scanned_t_dynamic, manife
 
 def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
     """Zip pages are zlib streams the parser does not inflate: no page projection from them, said so."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_zip8.ibd"))
     res = run_whatif(ds, ["zlib:6"], sample="all", raw_models=True)
     t = res["targets"][0]
@@ -119,10 +119,10 @@ def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
 def test_mysql_transparent_compression_layout(sparse_fixtures):
     """MySQL 8.0.23 COMPRESSION='zlib' (type-14 pages): re-encoding each page with the MySQL layout
     gives the payload length MySQL wrote, and the file projects to its own page blocks."""
-    from compress.models import InnoDBPageCompressed
-    from compress.registry import Codec
-    from parsers.innodb.payloads import page_bytes, unit_payload
-    from parsers.scan import scan
+    from dbxray.compress.models import InnoDBPageCompressed
+    from dbxray.compress.registry import Codec
+    from dbxray.parsers.innodb.payloads import page_bytes, unit_payload
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "innodb-mysql" / "mysql-std_data" / "import_compression_8_0_23" / "t1.ibd"))
     e = ds.files[0]
     model = InnoDBPageCompressed(page_size=16384, fs_block=4096, layout="mysql")

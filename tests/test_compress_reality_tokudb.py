@@ -12,15 +12,15 @@ import lzma
 import numpy as np
 import pytest
 
-from compress.whatif import result_for, run_whatif, targets_by_name
-from parsers.model import Dataset
+from dbxray.compress.whatif import result_for, run_whatif, targets_by_name
+from dbxray.parsers.model import Dataset
 
 MAIN = "_fx_orders_main_5_1_1d_B_0.tokudb"
 
 
 @pytest.fixture(scope="module")
 def dataset(sparse_fixtures):
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     ds = scan(str(sparse_fixtures / "tokudb" / "datadir"))
     assert any(f.engine == "tokudb" and f.units is not None for f in ds.files), \
         f"the TokuDB parser listed no partitions: {ds.errors}"
@@ -92,7 +92,7 @@ def test_big_quicklz_dictionary_on_a_sample(dataset):
 
 
 def test_orders_main_lzma_agrees_with_real_lzma(dataset):
-    from parsers.tokudb.payloads import unit_payload
+    from dbxray.parsers.tokudb.payloads import unit_payload
     e = next(f for f in dataset.files if f.path.endswith(MAIN))
     real = 0
     for i in range(len(e.units)):

@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from compress.registry import (LEVELS, Codec, UnknownCodec, all_codec_names, normalize_ch_chain,
+from dbxray.compress.registry import (LEVELS, Codec, UnknownCodec, all_codec_names, normalize_ch_chain,
                                parse_codec)
-from parsers.codecs.general import DecodeError
+from dbxray.parsers.codecs.general import DecodeError
 
 DATA = (b"dbxray " * 700) + os.urandom(3000) + bytes(5000)
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from compress.sampling import SampleSpecError, parse_sample, stratify, uniform
+from dbxray.compress.sampling import SampleSpecError, parse_sample, stratify, uniform
 
 
 def test_parse_sample():

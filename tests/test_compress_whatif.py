@@ -5,11 +5,11 @@ import zlib
 import numpy as np
 import pytest
 
-import compress.sources as sources
-from compress.registry import UnknownCodec
-from compress.whatif import result_for, run_whatif
+import dbxray.compress.sources as sources
+from dbxray.compress.registry import UnknownCodec
+from dbxray.compress.whatif import result_for, run_whatif
 from compress_util import innodb_raw_entry, raw_payload_module
-from parsers.model import Cancelled, Dataset
+from dbxray.parsers.model import Cancelled, Dataset
 
 P = 16384
 

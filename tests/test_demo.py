@@ -2,8 +2,8 @@
 import json
 from pathlib import Path
 
-from app.demo import demo_source, prepare_demo
-from parsers.scan import scan
+from dbxray.app.demo import demo_source, prepare_demo
+from dbxray.parsers.scan import scan
 
 
 def test_demo_is_small_and_real(fixtures_root):

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from parsers.detect import detect
-from parsers.scan import scan
+from dbxray.parsers.detect import detect
+from dbxray.parsers.scan import scan
 
 
 def roles(found, engine=None):

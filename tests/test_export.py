@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 
 from PySide6.QtGui import QImage
 
-from app.cli import main
+from dbxray.app.cli import main
 
 
 def test_export_png_and_svg(sparse_fixtures, tmp_path, capsys, qapp):
@@ -76,7 +76,7 @@ def test_export_rejects_silly_sizes(sparse_fixtures, tmp_path, capsys, qapp):
 
 
 def test_export_options_dialog(qapp):
-    from viz.export import ExportOptionsDialog
+    from dbxray.viz.export import ExportOptionsDialog
     d = ExportOptionsDialog(1000, 600, 192)
     assert d.png_size() == (2000, 1200)
     d.width_box.setValue(800)

@@ -6,8 +6,8 @@ import time
 import numpy as np
 import pytest
 
-from parsers.fileio import FileReadError, ReadOnlyFile, fiemap, file_facts, fs_block_size, list_holes, merge_ranges
-from parsers.model import UNIT_DTYPE, empty_units
+from dbxray.parsers.fileio import FileReadError, ReadOnlyFile, fiemap, file_facts, fs_block_size, list_holes, merge_ranges
+from dbxray.parsers.model import UNIT_DTYPE, empty_units
 
 
 def _manifest(root, name):
@@ -183,7 +183,7 @@ def test_holes_fall_back_when_cached_data_sits_on_unwritten_extents(tmp_path, mo
     file rewritten a moment ago; seen in CI): non-zero cached bytes there can
     only be new data, so the holes come from SEEK_DATA / SEEK_HOLE. A truly
     unwritten (fallocated) range, even cached as zeros after a read, stays a hole."""
-    import parsers.fileio as fio
+    import dbxray.parsers.fileio as fio
     p = tmp_path / "rewritten.tokudb"
     p.write_bytes(bytes(range(256)) * 128)          # 32 KiB, cached
     p.read_bytes()
@@ -222,7 +222,7 @@ def test_holes_fall_back_when_fiemap_misses_data(tmp_path, monkeypatch):
     """A range FIEMAP maps to nothing but SEEK_DATA finds data in (extents of a
     file written a moment ago, not yet listed): the holes come from SEEK_DATA /
     SEEK_HOLE, and the extent map is dropped rather than trusted."""
-    import parsers.fileio as fio
+    import dbxray.parsers.fileio as fio
     p = tmp_path / "fresh.frm"
     p.write_bytes(b"x" * 3616)
     monkeypatch.setattr(fio, "fiemap", lambda fd, size, batch=512: [fio.Extent(0, size, "hole")])

@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from app.demo import prepare_demo
-from app.treemodel import NODE_ROLE
-from app.window import MainWindow
+from dbxray.app.demo import prepare_demo
+from dbxray.app.treemodel import NODE_ROLE
+from dbxray.app.window import MainWindow
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_sorting_by_allocated(window, qtbot, sparse_fixtures):
 
 def test_cancel_midway(window, qtbot, sparse_fixtures, monkeypatch):
     """A scan blocked in a parser is cancelled from the button; the window stays usable."""
-    import parsers.scan as scanmod
+    import dbxray.parsers.scan as scanmod
     gate = threading.Event()
     real = scanmod.read_facts
 
@@ -118,7 +118,7 @@ def test_screenshot_command(tmp_path, monkeypatch):
     import sys
     out = tmp_path / "shot.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=str(tmp_path / "cache"))
-    r = subprocess.run([sys.executable, "-m", "app", "--screenshot", str(out)], env=env,
+    r = subprocess.run([sys.executable, "-m", "dbxray.app", "--screenshot", str(out)], env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     data = out.read_bytes()
@@ -182,7 +182,7 @@ def test_keyboard_shortcuts(window, qtbot, sparse_fixtures, tmp_path, monkeypatc
     from PySide6.QtGui import QImage
     from PySide6.QtWidgets import QFileDialog
 
-    from viz.export import ExportOptionsDialog
+    from dbxray.viz.export import ExportOptionsDialog
     window.activateWindow()
     qtbot.waitActive(window)
     monkeypatch.setattr(QFileDialog, "getExistingDirectory",

@@ -5,9 +5,9 @@ import time
 import numpy as np
 from PySide6.QtCore import QSettings
 
-import app.workers as workers
-from app.window import MainWindow
-from parsers.scan import scan
+import dbxray.app.workers as workers
+from dbxray.app.window import MainWindow
+from dbxray.parsers.scan import scan
 
 
 def test_header_preview_equals_the_scan(sparse_fixtures):

@@ -6,11 +6,11 @@ import json
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from app.treemodel import CH_COLUMNS, COLUMNS, NODE_ROLE, DatasetTreeModel, add_clickhouse_columns
-from app.window import MainWindow
-from parsers.humanize import human_bytes
-from parsers.scan import scan
-from parsers.tree import build_tree
+from dbxray.app.treemodel import CH_COLUMNS, COLUMNS, NODE_ROLE, DatasetTreeModel, add_clickhouse_columns
+from dbxray.app.window import MainWindow
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tree import build_tree
 
 
 @pytest.fixture(scope="module")

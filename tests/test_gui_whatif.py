@@ -2,8 +2,8 @@
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.window import MainWindow
-from viz.whatif import WhatIfView, pareto_front
+from dbxray.app.window import MainWindow
+from dbxray.viz.whatif import WhatIfView, pareto_front
 
 
 @pytest.fixture

@@ -19,13 +19,13 @@ import pytest
 import zstandard
 
 import hardening_util as hu
-from parsers.codecs import ch_block, general, quicklz
-from parsers.codecs import ch_methods as M
-from parsers.codecs.ch_encode import compress_block, encode_chain
-from parsers.codecs.general import DecodeError
-from parsers.innodb import pagecomp
-from parsers.scan import scan
-from parsers.tokudb import methods as toku_methods
+from dbxray.parsers.codecs import ch_block, general, quicklz
+from dbxray.parsers.codecs import ch_methods as M
+from dbxray.parsers.codecs.ch_encode import compress_block, encode_chain
+from dbxray.parsers.codecs.general import DecodeError
+from dbxray.parsers.innodb import pagecomp
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tokudb import methods as toku_methods
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -103,7 +103,7 @@ def test_clickhouse_stream_total_capped():
 
 def test_clickhouse_bin_file_claiming_gigabytes(sparse_fixtures, tmp_path):
     """Through the scan and the payload decoder of a real part."""
-    from parsers.clickhouse import payloads
+    from dbxray.parsers.clickhouse import payloads
     t = next(t for t in hu.find_targets(sparse_fixtures)
              if t.engine == "clickhouse" and t.abspath.endswith(".bin") and os.path.getsize(t.abspath) > 64)
     part = tmp_path / os.path.basename(t.context)
@@ -163,7 +163,7 @@ def test_innodb_lz4_page_claiming_more_than_the_page():
 
 def test_innodb_unit_payload_of_a_bombed_page(sparse_fixtures, tmp_path):
     """A legacy page_compressed tablespace whose page now holds a zlib bomb."""
-    from parsers.innodb import payloads
+    from dbxray.parsers.innodb import payloads
     for t in hu.find_targets(sparse_fixtures):
         if t.engine != "innodb" or t.role != "tablespace":
             continue
@@ -217,7 +217,7 @@ def test_quicklz_header_claiming_gigabytes():
 
 
 def test_tokudb_file_partition_claiming_gigabytes(sparse_fixtures, tmp_path):
-    from parsers.tokudb import payloads
+    from dbxray.parsers.tokudb import payloads
     t = next(t for t in hu.find_targets(sparse_fixtures)
              if t.engine == "tokudb" and t.abspath.endswith(".tokudb"))
     dst = tmp_path / os.path.basename(t.abspath)

@@ -24,9 +24,9 @@ import types
 import pytest
 
 import hardening_util as hu
-import parsers.scan as scan_mod
-from parsers import fileio
-from parsers.scan import scan
+import dbxray.parsers.scan as scan_mod
+from dbxray.parsers import fileio
+from dbxray.parsers.scan import scan
 
 CHANGE_WARNING_BUG = (
     "no warning when a file changes after its facts were read: parsers/scan.py checks "
@@ -132,8 +132,8 @@ def test_change_while_facts_are_read_is_warned(how, targets, tmp_path, monkeypat
 _MAPPED_TRUNCATE = textwrap.dedent("""
     import json, os, sys, traceback
     sys.path.insert(0, sys.argv[4])
-    from parsers import fileio
-    from parsers.scan import scan
+    from dbxray.parsers import fileio
+    from dbxray.parsers.scan import scan
     path, target, how = sys.argv[1], sys.argv[2], sys.argv[3]
     orig = fileio.ReadOnlyFile.mmap
     state = {"done": False}

@@ -34,7 +34,7 @@ def _corrupt_tree(root, dst) -> None:
 
 
 def _run(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dbxray.app", *args], capture_output=True, text=True,
                           timeout=300, cwd=str(hu.REPO), env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
 
 

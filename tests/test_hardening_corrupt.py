@@ -16,7 +16,7 @@ import os
 import pytest
 
 import hardening_util as hu
-from parsers.model import Dataset, FileEntry
+from dbxray.parsers.model import Dataset, FileEntry
 
 FULL = os.environ.get("DBXRAY_HARDENING_FULL") == "1"
 
@@ -102,7 +102,7 @@ def test_corrupt_matrix_full(sparse_fixtures, artifacts_dir):
 def test_clickhouse_compact_part_with_empty_marks(sparse_fixtures, tmp_path):
     """The full matrix's only failures (12 of ~33,000 cases) until part.py
     compact_block_owners returned no owners for a part without marks."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     t = next(t for t in hu.find_targets(sparse_fixtures)
              if t.engine == "clickhouse" and os.path.basename(t.abspath) in ("data.cmrk3", "data.cmrk4", "data.mrk3"))
     part = tmp_path / os.path.basename(t.context)
@@ -116,7 +116,7 @@ def test_clickhouse_compact_part_with_empty_marks(sparse_fixtures, tmp_path):
 
 def _tokudb_dictionaries(root):
     """(target, bytes, header slots whose checksum holds) of every fixture dictionary."""
-    from parsers.tokudb.header import read_header_slots
+    from dbxray.parsers.tokudb.header import read_header_slots
     for t in hu.find_targets(root):
         if t.abspath.endswith(".tokudb"):
             with open(t.abspath, "rb") as f:
@@ -127,7 +127,7 @@ def _tokudb_dictionaries(root):
 def test_tokudb_truncated_past_the_active_translation_table_keeps_the_older_checkpoint(sparse_fixtures, tmp_path):
     """Partial results: a dictionary cut before its active translation table is
     read through the other header slot's (older, still whole) table."""
-    from parsers.scan import scan
+    from dbxray.parsers.scan import scan
     for t, buf, slots in _tokudb_dictionaries(sparse_fixtures):
         if len(slots) < 2:
             continue
@@ -153,8 +153,8 @@ def test_tokudb_without_any_translation_table_recovers_nodes_by_their_magic(spar
     table (a single-slot file, or both tables past the cut) still shows the nodes
     that lie whole before the cut, found by their magic, with the same offsets,
     sizes and partitions as the full file's translation table gives."""
-    from parsers.scan import scan
-    from parsers.tokudb.ftfile import read_ft_file
+    from dbxray.parsers.scan import scan
+    from dbxray.parsers.tokudb.ftfile import read_ft_file
     tried = 0
     for t, buf, slots in _tokudb_dictionaries(sparse_fixtures):
         if not slots:

@@ -76,7 +76,7 @@ def test_terabyte_sparse_ibd(tmp_path, sparse_fixtures, variant):
 def test_terabyte_sparse_file_facts_only(tmp_path):
     """The shared layer alone (what `read_facts` does): a handful of syscalls."""
     import resource
-    from parsers.fileio import ReadOnlyFile
+    from dbxray.parsers.fileio import ReadOnlyFile
     p = _sparse(tmp_path, "facts.ibd", None)
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     with ReadOnlyFile(p) as f:

@@ -15,7 +15,7 @@ import os
 import pytest
 
 import hardening_util as hu
-from parsers.scan import scan
+from dbxray.parsers.scan import scan
 
 
 def _deny(monkeypatch, denied: set[str], dirs: set[str] = frozenset()) -> None:

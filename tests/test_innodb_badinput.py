@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from parsers.model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT
-from parsers.scan import scan
-from parsers.fileio import ReadOnlyFile
-from parsers.innodb import pagecomp
-from parsers.innodb.fil import FIL_PAGE_INDEX, parse_fil_header
-from parsers.innodb.fsp import decode_fsp_flags, parse_fsp_header
-from parsers.innodb.index import parse_index_header
-from parsers.innodb.inode import parse_inode_page
-from parsers.innodb.lzo import lzo1x_decompress_safe
-from parsers.innodb.pagemap import PageMapError, build_page_map
+from dbxray.parsers.model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT
+from dbxray.parsers.scan import scan
+from dbxray.parsers.fileio import ReadOnlyFile
+from dbxray.parsers.innodb import pagecomp
+from dbxray.parsers.innodb.fil import FIL_PAGE_INDEX, parse_fil_header
+from dbxray.parsers.innodb.fsp import decode_fsp_flags, parse_fsp_header
+from dbxray.parsers.innodb.index import parse_index_header
+from dbxray.parsers.innodb.inode import parse_inode_page
+from dbxray.parsers.innodb.lzo import lzo1x_decompress_safe
+from dbxray.parsers.innodb.pagemap import PageMapError, build_page_map
 
 PS = 16384
 
@@ -272,7 +272,7 @@ def test_fuzz_page_map_on_damaged_files(fixtures_root, tmp_path_factory, damage)
 
 def test_unmappable_file_is_read_or_refused(fixtures_root, tmp_path, monkeypatch):
     """Without mmap the file is read with pread, but never more than the cap."""
-    from parsers.innodb import pagemap
+    from dbxray.parsers.innodb import pagemap
     p = copy_fixture(fixtures_root, "innodb/16k/fx/t_dynamic.ibd", tmp_path)
     monkeypatch.setattr(ReadOnlyFile, "mmap", lambda self: None)
     with ReadOnlyFile(str(p)) as f:

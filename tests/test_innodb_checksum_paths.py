@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parsers.innodb import checksum as ck
+from dbxray.parsers.innodb import checksum as ck
 
 def _reference(data: bytes) -> int:
     """Bitwise CRC-32C (Castagnoli, reflected), independent of both paths."""

@@ -15,9 +15,9 @@ import zipfile
 
 import pytest
 
-from parsers.detect import detect
-from parsers.innodb import ddtables as ddt
-from parsers.innodb import names as nm
+from dbxray.parsers.detect import detect
+from dbxray.parsers.innodb import ddtables as ddt
+from dbxray.parsers.innodb import names as nm
 
 DATADIR_ZIPS = ("data_80016.zip", "mysql_inplace_upgrade84_lctn0.zip", "wl12261_upgrade_80013.zip")
 

@@ -20,12 +20,12 @@ import zipfile
 
 import pytest
 
-from parsers.innodb import names as nm
-from parsers.innodb import scan as iscan
-from parsers.innodb import sdi, sysdict
-from parsers.innodb.sysfile import SpaceFile
-from parsers.model import FileEntry
-from parsers.scan import scan
+from dbxray.parsers.innodb import names as nm
+from dbxray.parsers.innodb import scan as iscan
+from dbxray.parsers.innodb import sdi, sysdict
+from dbxray.parsers.innodb.sysfile import SpaceFile
+from dbxray.parsers.model import FileEntry
+from dbxray.parsers.scan import scan
 
 FSP_FLAGS_MASK_SHARED = 1 << 11          # fsp0types.h FSP_FLAGS_POS_SHARED
 IT_SPATIAL = 5                           # sql/dd/types/index.h enum_index_type

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from parsers.innodb.pagemap import _FEW_HOLES, _data_runs, pages_in_holes
+from dbxray.parsers.innodb.pagemap import _FEW_HOLES, _data_runs, pages_in_holes
 
 
 def _reference(holes, n, physical):

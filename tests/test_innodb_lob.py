@@ -28,13 +28,13 @@ import zipfile
 import numpy as np
 import pytest
 
-from parsers.fileio import ReadOnlyFile
-from parsers.innodb import lob as L
-from parsers.innodb.fil import (FIL_PAGE_INDEX, FIL_PAGE_TYPE_LOB_DATA, FIL_PAGE_TYPE_LOB_FIRST,
+from dbxray.parsers.fileio import ReadOnlyFile
+from dbxray.parsers.innodb import lob as L
+from dbxray.parsers.innodb.fil import (FIL_PAGE_INDEX, FIL_PAGE_TYPE_LOB_DATA, FIL_PAGE_TYPE_LOB_FIRST,
                                 FIL_PAGE_TYPE_LOB_INDEX, FIL_PAGE_TYPE_ZLOB_DATA, FIL_PAGE_TYPE_ZLOB_FIRST,
                                 FIL_PAGE_TYPE_ZLOB_FRAG, FIL_PAGE_TYPE_ZLOB_FRAG_ENTRY,
                                 FIL_PAGE_TYPE_ZLOB_INDEX)
-from parsers.scan import scan
+from dbxray.parsers.scan import scan
 
 LOB_CODES = {"22", "23", "24", "25", "26", "27", "28", "29"}
 # lob0lob.h ref_t / btr0types.h: BTR_EXTERN_SPACE_ID 0, _PAGE_NO 4, _OFFSET 8, _LEN 12 (8 bytes,
@@ -364,7 +364,7 @@ def test_damaged_lob_page_is_named_and_the_rest_kept(fixtures_root, tmp_path):
 
 
 def test_inspector_names_the_lob_of_a_page(lob_files):
-    from parsers.innodb.scan import inspect_page
+    from dbxray.parsers.innodb.scan import inspect_page
     label, f, _ = [x for x in lob_files if x[0] == "ibdninja/8.0/blob_external.ibd"][0]
     pm = f.detail["innodb"]["page_map"]
     (big,) = [x for x in f.detail["innodb"]["lobs"] if x.length == 65000]

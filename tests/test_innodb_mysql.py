@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parsers.model import UNIT_COMPRESSED, UNIT_ENCRYPTED
-from parsers.scan import scan
-from parsers.innodb.fil import MYSQL_PAGE_TYPES
-from parsers.innodb.scan import inspect_page
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_ENCRYPTED
+from dbxray.parsers.scan import scan
+from dbxray.parsers.innodb.fil import MYSQL_PAGE_TYPES
+from dbxray.parsers.innodb.scan import inspect_page
 
 _CODE = {v: k for k, v in MYSQL_PAGE_TYPES.items()}
 

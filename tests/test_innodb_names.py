@@ -10,9 +10,9 @@ import zipfile
 
 import pytest
 
-from parsers.detect import detect
-from parsers.innodb import names as nm
-from parsers.model import FileEntry
+from dbxray.parsers.detect import detect
+from dbxray.parsers.innodb import names as nm
+from dbxray.parsers.model import FileEntry
 
 DATADIR_ZIPS = ("data_80016.zip", "mysql_inplace_upgrade84_lctn0.zip", "wl12261_upgrade_80013.zip")
 MYSQL_DD_SPACE_ID = 4294967294          # dict0dd.h dict_sys_t::s_dd_space_id

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parsers.model import UNIT_COMPRESSED, UNIT_FREE, UNIT_HOLE_MISSING, UNIT_LEAF
-from parsers.scan import scan
-from parsers.innodb import checksum as ck
-from parsers.innodb.fil import FIL_PAGE_INDEX, MARIADB_PAGE_TYPES
-from parsers.innodb.payloads import unit_payload, page_bytes
-from parsers.innodb.scan import inspect_page
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_FREE, UNIT_HOLE_MISSING, UNIT_LEAF
+from dbxray.parsers.scan import scan
+from dbxray.parsers.innodb import checksum as ck
+from dbxray.parsers.innodb.fil import FIL_PAGE_INDEX, MARIADB_PAGE_TYPES
+from dbxray.parsers.innodb.payloads import unit_payload, page_bytes
+from dbxray.parsers.innodb.scan import inspect_page
 
 INSTANCES = ("16k", "4k", "64k", "datadir16k")
 
@@ -353,7 +353,7 @@ def test_zblob_chains(manifest, scanned):
 
 
 def test_zblob_chain_loop_is_bounded():
-    from parsers.innodb.zip import zblob_chains
+    from dbxray.parsers.innodb.zip import zblob_chains
     kind = np.array([11, 12, 12], dtype=np.uint16)
     nxt = np.array([1, 2, 1], dtype=np.uint32)         # 2 -> 1 loops
     (c,) = zblob_chains(kind, nxt)
@@ -390,8 +390,8 @@ def test_header_decode_mode_equals_full_decode(manifest, fixtures_root):
     """build_page_map(exact_payload=False) decodes only the headers of zlib/lzma
     pages and reads the payload length from the zero fill: on every such page
     of the fixtures it gives the manifest's payload length and original type."""
-    from parsers.fileio import ReadOnlyFile
-    from parsers.innodb.pagemap import build_page_map
+    from dbxray.parsers.fileio import ReadOnlyFile
+    from dbxray.parsers.innodb.pagemap import build_page_map
     n = 0
     for mf in paged_files(manifest):
         pcs = mf["pages"].get("page_compressed_pages") or []

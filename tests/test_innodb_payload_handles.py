@@ -12,10 +12,10 @@ import shutil
 
 import pytest
 
-from parsers.innodb import payloads
-from parsers.innodb.scan import analyze_file
-from parsers.detect import detect
-from parsers.model import ScanContext
+from dbxray.parsers.innodb import payloads
+from dbxray.parsers.innodb.scan import analyze_file
+from dbxray.parsers.detect import detect
+from dbxray.parsers.model import ScanContext
 
 
 @pytest.fixture()

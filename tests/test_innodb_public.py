@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from parsers.scan import scan
-from parsers.innodb.fil import MYSQL_PAGE_TYPES
+from dbxray.parsers.scan import scan
+from dbxray.parsers.innodb.fil import MYSQL_PAGE_TYPES
 
 #: B-tree / R-tree indexes of each sakila table in the public schema
 SAKILA_INDEXES = {

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from parsers.innodb import redo
+from dbxray.parsers.innodb import redo
 
 DATADIR_ZIPS = ("data_80016.zip", "mysql_inplace_upgrade84_lctn0.zip", "wl12261_upgrade_80013.zip")
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.innodb import records as rec
-from parsers.innodb import sdi
-from parsers.innodb.sysfile import FIL_PAGE_COMPRESSED, FIL_PAGE_SDI, FIL_PAGE_SDI_BLOB, PageError, SpaceFile
+from dbxray.parsers.innodb import records as rec
+from dbxray.parsers.innodb import sdi
+from dbxray.parsers.innodb.sysfile import FIL_PAGE_COMPRESSED, FIL_PAGE_SDI, FIL_PAGE_SDI_BLOB, PageError, SpaceFile
 
 P = 16384
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.innodb import records as rec
-from parsers.innodb import sysdict
-from parsers.innodb.sysfile import PageError, SpaceFile
+from dbxray.parsers.innodb import records as rec
+from dbxray.parsers.innodb import sysdict
+from dbxray.parsers.innodb.sysfile import PageError, SpaceFile
 
 P = 16384
 

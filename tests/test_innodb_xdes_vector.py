@@ -2,9 +2,9 @@
 XDES entry one by one with parse_xdes_entry, on every fixture tablespace."""
 import numpy as np
 
-from parsers.fileio import ReadOnlyFile
-from parsers.innodb.fsp import decode_fsp_flags, extent_size_pages, parse_fsp_header
-from parsers.innodb.xdes import (XDES_ARR_OFFSET, XDES_FREE, XDES_FSEG, XDES_FSEG_FRAG, XDES_NOT_INITED,
+from dbxray.parsers.fileio import ReadOnlyFile
+from dbxray.parsers.innodb.fsp import decode_fsp_flags, extent_size_pages, parse_fsp_header
+from dbxray.parsers.innodb.xdes import (XDES_ARR_OFFSET, XDES_FREE, XDES_FSEG, XDES_FSEG_FRAG, XDES_NOT_INITED,
                                  parse_xdes_entry, read_extent_map, xdes_size)
 
 

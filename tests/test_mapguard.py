@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from parsers import mapguard
+from dbxray.parsers import mapguard
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -20,8 +20,8 @@ CHILD = textwrap.dedent("""
     import json, os, sys, tempfile, threading
     sys.path.insert(0, sys.argv[1])
     import numpy as np
-    from parsers.fileio import ReadOnlyFile
-    from parsers import mapguard
+    from dbxray.parsers.fileio import ReadOnlyFile
+    from dbxray.parsers import mapguard
     mode = sys.argv[2]
     p = os.path.join(tempfile.mkdtemp(), "t.ibd")
     data = np.random.default_rng(1).integers(1, 255, 1 << 22, dtype=np.uint8)  # no zero bytes
@@ -77,8 +77,8 @@ def test_scan_warns_with_file_and_offset(tmp_path):
     code = textwrap.dedent("""
         import json, os, sys, traceback
         sys.path.insert(0, sys.argv[1])
-        from parsers import fileio
-        from parsers.scan import scan
+        from dbxray.parsers import fileio
+        from dbxray.parsers.scan import scan
         target = sys.argv[2]
         orig = fileio.ReadOnlyFile.mmap
         def mm(self):

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.codecs import quicklz
-from parsers.codecs.general import DecodeError
-from parsers.tokudb.ftfile import read_ft_file
-from parsers.tokudb.x1764 import x1764
+from dbxray.parsers.codecs import quicklz
+from dbxray.parsers.codecs.general import DecodeError
+from dbxray.parsers.tokudb.ftfile import read_ft_file
+from dbxray.parsers.tokudb.x1764 import x1764
 from test_tokudb_manifest import file_bytes, tree_files
 
 

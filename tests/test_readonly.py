@@ -32,9 +32,9 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_scan_whatif_report_never_write(folder, sparse_fixtures, tmp_path, monkeypatch, qapp):
-    from app.report import write_report
-    from compress.whatif import run_whatif
-    from parsers.scan import scan
+    from dbxray.app.report import write_report
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
 
     root = str(sparse_fixtures / folder)
     before = _state(root)

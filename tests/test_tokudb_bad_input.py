@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.codecs.general import DecodeError
-from parsers.model import UNIT_BAD_CHECKSUM, UNIT_CORRUPT
-from parsers.scan import scan
-from parsers.tokudb.ftfile import read_ft_file
-from parsers.tokudb.header import read_header_slots
-from parsers.tokudb.node import read_node
-from parsers.tokudb.payloads import PayloadError, unit_payload
-from parsers.tokudb.wire import FormatError
-from parsers.tokudb.x1764 import x1764
+from dbxray.parsers.codecs.general import DecodeError
+from dbxray.parsers.model import UNIT_BAD_CHECKSUM, UNIT_CORRUPT
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tokudb.ftfile import read_ft_file
+from dbxray.parsers.tokudb.header import read_header_slots
+from dbxray.parsers.tokudb.node import read_node
+from dbxray.parsers.tokudb.payloads import PayloadError, unit_payload
+from dbxray.parsers.tokudb.wire import FormatError
+from dbxray.parsers.tokudb.x1764 import x1764
 from test_tokudb_manifest import TOKU, file_bytes, manifest
 
 EVENTS_MAIN = "_fx_events_main_8_1_1d.tokudb"
@@ -90,7 +90,7 @@ def test_both_slots_bad(tmp_path):
     assert any("@ offset 8" in x and "unknown layout version 99" in x for x in e.errors)
     assert any("no valid header slot" in x for x in e.errors)
     # partial results: the nodes are still found by their magic, as the intact file's table has them
-    from parsers.tokudb.ftfile import read_ft_file
+    from dbxray.parsers.tokudb.ftfile import read_ft_file
     orig = (TOKU / "datadir" / BLOBS_STATUS).read_bytes()
     good = read_ft_file(orig, len(orig))
     assert good.nodes
@@ -283,7 +283,7 @@ def test_huge_claims_are_refused_unread(tmp_path):
 
 
 def _raw_partitions():
-    from parsers.tokudb.content import read_partition
+    from dbxray.parsers.tokudb.content import read_partition
     b = file_bytes(_m(EVENTS_MAIN))
     ft = read_ft_file(b, len(b), verify=False, entries=False)
     leaf = next(n for n in ft.nodes.values() if n.is_leaf and n.n_children > 1)
@@ -300,8 +300,8 @@ _LEAF_RAW, _BUF_RAW = _raw_partitions()
 @given(st.booleans(), st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(1, 255)), min_size=1, max_size=6),
        st.integers(0, 64))
 def test_leaf_and_buffer_decoder_fuzz(leaf, flips, cut):
-    from parsers.tokudb.leaf import read_basement
-    from parsers.tokudb.nonleaf import read_message_buffer
+    from dbxray.parsers.tokudb.leaf import read_basement
+    from dbxray.parsers.tokudb.nonleaf import read_message_buffer
     raw = _mutate(_LEAF_RAW if leaf else _BUF_RAW, flips)
     raw = raw[:len(raw) - cut] if cut else raw
     try:
@@ -319,7 +319,7 @@ def test_hole_punched_into_a_node(tmp_path):
     """A hole inside a node (bytes read back as zeros): the units there are flagged
     UNIT_HOLE, their checksums fail, every other node is still read."""
     from fixtures_util import punch_hole
-    from parsers.model import UNIT_HOLE
+    from dbxray.parsers.model import UNIT_HOLE
     _, p = _copy(tmp_path, BLOBS_MAIN)
     node = next(n for n in _m(BLOBS_MAIN)["engine_nodes"] if n["height"] == 0 and n["size"] > 100000)
     start = (node["offset"] + 65536) // 4096 * 4096
@@ -359,7 +359,7 @@ def test_older_header_layout_versions():
 def test_node_search_skips_holes_and_works_through_a_pread_buffer():
     """The magic search of the recovery path reads only the data ranges (a 1 TB
     sparse file costs nothing) and accepts any sliceable buffer."""
-    from parsers.tokudb.ftfile import data_ranges_from_holes, find_node_offsets
+    from dbxray.parsers.tokudb.ftfile import data_ranges_from_holes, find_node_offsets
     orig = (TOKU / "datadir" / BLOBS_STATUS).read_bytes()
 
     class Sliced:                      # like scan.py's pread fallback: slicing only

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.tokudb.content import logical_content, read_partition
-from parsers.tokudb.ftfile import read_ft_file
-from parsers.tokudb.leaf import read_basement
-from parsers.tokudb.nonleaf import read_message_buffer
+from dbxray.parsers.tokudb.content import logical_content, read_partition
+from dbxray.parsers.tokudb.ftfile import read_ft_file
+from dbxray.parsers.tokudb.leaf import read_basement
+from dbxray.parsers.tokudb.nonleaf import read_message_buffer
 from test_tokudb_manifest import dictionary_files, file_bytes, ids, tree_files
 
 TREES = tree_files()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.tokudb.directory import DictName, directory_map, parse_dname, parse_iname
+from dbxray.parsers.tokudb.directory import DictName, directory_map, parse_dname, parse_iname
 from test_tokudb_manifest import manifest
 
 ROLE_OF = {"main (clustered PK)": "main", "status/metadata": "status"}

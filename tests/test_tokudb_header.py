@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.tokudb.blocktable import read_block_table, read_descriptor
-from parsers.tokudb.header import HEADER_SLOTS, read_header_slots
-from parsers.tokudb.x1764 import x1764
+from dbxray.parsers.tokudb.blocktable import read_block_table, read_descriptor
+from dbxray.parsers.tokudb.header import HEADER_SLOTS, read_header_slots
+from dbxray.parsers.tokudb.x1764 import x1764
 from test_tokudb_manifest import file_bytes, ids, tree_files
 
 TREES = tree_files()

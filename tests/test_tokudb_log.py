@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.tokudb.log import read_log
+from dbxray.parsers.tokudb.log import read_log
 from test_tokudb_manifest import TOKU, logprint_lines, manifest
 
 PUBLIC = sorted((TOKU / "public" / "perconaft-upgrade-recovery-logs").glob("*/log*.tokulog*"))

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from parsers.tokudb.ftfile import read_ft_file
-from parsers.tokudb.nonleaf import buffer_memory_bytes
-from parsers.tokudb.scan import per_height
+from dbxray.parsers.tokudb.ftfile import read_ft_file
+from dbxray.parsers.tokudb.nonleaf import buffer_memory_bytes
+from dbxray.parsers.tokudb.scan import per_height
 from test_tokudb_manifest import file_bytes, ids, tree_files
 
 TREES = tree_files()
@@ -102,7 +102,7 @@ def test_per_height_equals_tokuftdump_summary(f, parsed):
 @pytest.mark.parametrize("f", TREES, ids=ids(TREES))
 def test_header_only_read_touches_no_payload(f, monkeypatch):
     """Without entry counts and checksum checks, no decoder runs at all for leaves."""
-    import parsers.tokudb.node as node_mod
+    import dbxray.parsers.tokudb.node as node_mod
     calls = []
     monkeypatch.setattr(node_mod, "decompress_prefix", lambda *a, **k: calls.append(a) or b"")
     b = file_bytes(f)

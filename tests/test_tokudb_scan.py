@@ -9,10 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from parsers.model import UNIT_COMPRESSED, UNIT_LEAF
-from parsers.scan import scan
-from parsers.tokudb.payloads import unit_payload
-from parsers.tokudb.x1764 import x1764
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_LEAF
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tokudb.payloads import unit_payload
+from dbxray.parsers.tokudb.x1764 import x1764
 from test_tokudb_manifest import manifest, tree_files
 
 FIELDS = ["layout_version", "checkpoint_count", "nodesize", "basementnodesize", "fanout",

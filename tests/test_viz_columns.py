@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 
-from parsers.scan import scan
-from parsers.tree import build_tree
-from viz.columns import ColumnSizesView, column_rows, treemap_tree
-from viz.export import export_png, export_svg
-from viz.treemap import TreeBox, TreemapItem, squarify
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tree import build_tree
+from dbxray.viz.columns import ColumnSizesView, column_rows, treemap_tree
+from dbxray.viz.export import export_png, export_svg
+from dbxray.viz.treemap import TreeBox, TreemapItem, squarify
 
 W, H = 1400, 860
 
@@ -56,7 +56,7 @@ def drawn(view, name):
 
 
 def settle():
-    from app.headless import settle as _settle
+    from dbxray.app.headless import settle as _settle
     _settle()
 
 
@@ -367,7 +367,7 @@ def test_small_window_sums_the_smallest_columns(view, manifest, qtbot):
 
 
 def test_full_view_screenshot(view, artifacts_dir):
-    from viz.export import export_png as ep
+    from dbxray.viz.export import export_png as ep
     view.set_target("fx.seed_unmerged")
     settle()
     assert ep(view, str(artifacts_dir / "columns_view.png"))
@@ -380,8 +380,8 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
 
     from PySide6.QtCore import QSettings
 
-    from app.treemodel import NODE_ROLE
-    from app.window import MainWindow
+    from dbxray.app.treemodel import NODE_ROLE
+    from dbxray.app.window import MainWindow
     s = QSettings(tempfile.mktemp(suffix=".ini"), QSettings.IniFormat)
     w = MainWindow(s)
     qtbot.addWidget(w)
@@ -401,7 +401,7 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
 
 
 def test_saved_scan_bars_without_block_sizes(qtbot, ds, tmp_path, manifest):
-    from app.savedscan import load_saved_scan
+    from dbxray.app.savedscan import load_saved_scan
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
     saved = load_saved_scan(str(p))
@@ -445,7 +445,7 @@ def test_treemap_outlines_the_current_table_or_column(view, qtbot, artifacts_dir
 def test_cli_export_columns(sparse_fixtures, tmp_path, qapp):
     from PySide6.QtGui import QImage
 
-    from app.cli import main
+    from dbxray.app.cli import main
     png, svg = tmp_path / "cols.png", tmp_path / "tree.svg"
     ch = str(sparse_fixtures / "clickhouse" / "datadir")
     assert main(["export", ch, "--view", "columns", "--target", "fx.codecs.s_zstd9", "-o", str(png)]) == 0
@@ -475,9 +475,9 @@ def test_bar_click_selects_the_columns_file_in_the_tree(view, qtbot, manifest):
 def test_saved_scan_histogram_equals_the_live_one(qtbot, ds, sparse_fixtures, tmp_path, column, artifacts_dir):
     """A saved scan has no block sizes, only the JSON's per-part power-of-two
     histograms: the view sums those, and gets the live scan's counts on the same bins."""
-    from app.cli import main as cli_main
-    from app.savedscan import load_saved_scan
-    from viz.columns import block_histogram
+    from dbxray.app.cli import main as cli_main
+    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.viz.columns import block_histogram
     out = tmp_path / "ch.dbxray.json"
     assert cli_main(["scan", str(sparse_fixtures / "clickhouse" / "datadir"), "-o", str(out)]) == 0
     saved = load_saved_scan(str(out))

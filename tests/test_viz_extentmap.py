@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from parsers.model import UNIT_FREE
-from parsers.scan import scan
-from parsers.tree import build_tree
+from dbxray.parsers.model import UNIT_FREE
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tree import build_tree
 from PySide6.QtGui import QColor
 
 from synthetic_innodb import synthetic_dataset
-from viz import theme
-from viz.extentmap import MODES, ExtentMapView, MapData
+from dbxray.viz import theme
+from dbxray.viz.extentmap import MODES, ExtentMapView, MapData
 
 
 def _settle(qtbot, view):
@@ -299,7 +299,7 @@ def test_large_synthetic_map_windowing(qtbot):
 def test_go_to_page_and_export(qtbot, sparse_fixtures, tmp_path):
     from PySide6.QtGui import QImage
 
-    from viz.export import export_png, export_svg
+    from dbxray.viz.export import export_png, export_svg
     ds = synthetic_dataset(200_000)
     v = _view(qtbot, ds, build_tree(ds))
     qtbot.wait(30)
@@ -396,8 +396,8 @@ def test_level_mode_csv_and_headless_target(qtbot, scanned16k, tmp_path):
     assert len(v.highlighted_pages()) == int(res.counts[v.legend.cats[0]])
 
     # dbxray export --view extent-map --target FILE:INDEX (headless path)
-    from app.headless import make_view
-    from viz.export import export_png
+    from dbxray.app.headless import make_view
+    from dbxray.viz.export import export_png
     view = make_view("extent-map", ds, root, 1200, 800, target="fx/t_blob.ibd:index 33")
     qtbot.addWidget(view)
     assert view.entry.path == "fx/t_blob.ibd"
@@ -437,7 +437,7 @@ def test_coded_image_colours_like_the_full_rgba_image():
     """Large maps keep 1-byte colour codes (and the highlight mask as it is) and colour
     only the rows handed to the image item: every row slice equals the full image's."""
     from synthetic_innodb import synthetic_entry
-    from viz.extentmap import CodedImage, MapData
+    from dbxray.viz.extentmap import CodedImage, MapData
     e = synthetic_entry(300_000, compressed=False)
     d = MapData(e)
     mask = np.random.default_rng(1).random(len(e.units)) < 0.3

@@ -9,10 +9,10 @@ import shutil
 import numpy as np
 from PySide6.QtCore import QPoint, Qt
 
-from parsers.scan import scan
-from parsers.tree import build_tree
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tree import build_tree
 from synthetic_innodb import synthetic_dataset
-from viz.holes import HolesView, as_ranges, covered_per_bin, file_holes, nice_ticks
+from dbxray.viz.holes import HolesView, as_ranges, covered_per_bin, file_holes, nice_ticks
 
 
 def _view(qtbot, ds, size=(1300, 950)):

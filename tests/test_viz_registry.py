@@ -1,4 +1,4 @@
-from viz.registry import VIEW_CLASSES, VIEW_ERRORS, view_classes
+from dbxray.viz.registry import VIEW_CLASSES, VIEW_ERRORS, view_classes
 
 
 def test_every_registered_view_loads_and_follows_the_protocol(qapp):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from parsers.scan import scan
-from parsers.tree import build_tree
-from viz.export import export_png, export_svg
-from viz.tokudb import TableRow, TokuDBView, block_at, dictionaries, strip_blocks
+from dbxray.parsers.scan import scan
+from dbxray.parsers.tree import build_tree
+from dbxray.viz.export import export_png, export_svg
+from dbxray.viz.tokudb import TableRow, TokuDBView, block_at, dictionaries, strip_blocks
 
 W, H = 1400, 860
 
@@ -47,7 +47,7 @@ def view(qtbot, ds, root):
 
 
 def settle():
-    from app.headless import settle as _settle
+    from dbxray.app.headless import settle as _settle
     _settle()
 
 
@@ -96,7 +96,7 @@ def test_every_dictionary_has_a_row_equal_to_tokuftdump(view, manifest, artifact
 def test_drawn_bar_widths_are_the_values(view):
     widths = drawn_widths(view)
     assert len(widths) == 3
-    from viz.tokudb import _unit
+    from dbxray.viz.tokudb import _unit
     bv = view.bar_values
     scale, _ = _unit(max(bv["reported"].max(), bv["uncompressed"].max(), bv["disk"].max(), bv["allocated"].max()))
     for w, key in zip(widths, ("reported", "uncompressed", "disk")):
@@ -223,7 +223,7 @@ def test_full_view_screenshot(view, artifacts_dir):
 
 
 def test_saved_scan_shows_what_the_json_holds(qtbot, ds, tmp_path, manifest):
-    from app.savedscan import load_saved_scan
+    from dbxray.app.savedscan import load_saved_scan
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
     saved = load_saved_scan(str(p))
@@ -252,7 +252,7 @@ def test_report_targets(view):
 def test_cli_export_tokudb(sparse_fixtures, tmp_path, qapp):
     from PySide6.QtGui import QImage
 
-    from app.cli import main
+    from dbxray.app.cli import main
     png = tmp_path / "t.png"
     tk = str(sparse_fixtures / "tokudb" / "datadir")
     assert main(["export", tk, "--view", "tokudb", "--target", "fx.orders", "-o", str(png)]) == 0
@@ -263,8 +263,8 @@ def test_cli_export_tokudb(sparse_fixtures, tmp_path, qapp):
 def test_saved_scan_reports_what_a_live_scan_reports(qtbot, ds, root, tmp_path, manifest):
     """The header estimates (what information_schema adds up) travel in the JSON:
     a saved and reopened scan shows the same 'reported' figures as the live scan."""
-    from app.savedscan import load_saved_scan
-    from viz.tokudb import table_rows
+    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.viz.tokudb import table_rows
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
     saved = load_saved_scan(str(p))

@@ -22,8 +22,8 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QTabBar,
                                QVBoxLayout, QWidget)
 
-from parsers.humanize import human_bytes
-from parsers.tree import Node
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.tree import Node
 
 from . import theme
 from .treemap import TreeBox, TreemapWidget

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
-from parsers.scan import release_free_memory
-from parsers.humanize import human_bytes
-from parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
+from dbxray.parsers.scan import release_free_memory
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
                            UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry)
-from parsers.tree import Node
+from dbxray.parsers.tree import Node
 
 from . import theme
 from .pageinspector import PageInspector
@@ -274,7 +274,7 @@ class MapData:
             if arr is not None:
                 self._hole_in_page = arr
                 return arr
-            from parsers.innodb.holes import hole_bytes_per_unit
+            from dbxray.parsers.innodb.holes import hole_bytes_per_unit
             self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
                                                      self.physical)
         return self._hole_in_page
@@ -296,7 +296,7 @@ class MapData:
         arr = self._detail_array("hole_bytes")
         if arr is not None:
             return int(arr[i])
-        from parsers.innodb.holes import hole_bytes_per_unit
+        from dbxray.parsers.innodb.holes import hole_bytes_per_unit
         return int(hole_bytes_per_unit(self.entry.holes, np.array([int(self.units["offset"][i])]), self.physical)[0])
 
     def index_names(self) -> dict[int, str]:
@@ -796,7 +796,7 @@ class PreviewMap:
     holes are only known once the scan proper has read the file."""
 
     def __init__(self, info: dict):
-        from parsers.model import empty_units
+        from dbxray.parsers.model import empty_units
         n = int(info["n_pages"])
         physical = int(info["physical"])
         self.n_pages = n

@@ -23,9 +23,9 @@ from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
                                QSplitter, QToolTip, QVBoxLayout, QWidget)
 
-from parsers.humanize import human_bytes, percent
-from parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
-from parsers.tree import Node, place
+from dbxray.parsers.humanize import human_bytes, percent
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
+from dbxray.parsers.tree import Node, place
 
 from . import theme
 
@@ -145,14 +145,14 @@ def missing_ranges(entry: FileEntry) -> np.ndarray:
     if exp is not None and len(exp) == len(u):
         expected = np.asarray(exp, dtype=np.int64)[sel]
     else:
-        from parsers.innodb.holes import expected_hole_per_page
+        from dbxray.parsers.innodb.holes import expected_hole_per_page
         expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
                             expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
     starts_all = u["offset"][sel].astype(np.int64)
     if real is not None and len(real) == len(u):
         there = np.asarray(real, dtype=np.int64)[sel]
     else:
-        from parsers.innodb.holes import hole_bytes_per_unit
+        from dbxray.parsers.innodb.holes import hole_bytes_per_unit
         there = hole_bytes_per_unit(entry.holes, starts_all, size)
     miss = expected - np.minimum(there, expected)
     starts = starts_all + size - expected

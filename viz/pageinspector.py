@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QFontDatabase, QFontMetrics, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHeaderView, QLabel,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from parsers.humanize import human_bytes
-from parsers.model import UNIT_COMPRESSED, FileEntry
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.model import UNIT_COMPRESSED, FileEntry
 
 REGION_COLOURS = {
     "FIL header": "#90CAF9",
@@ -58,7 +58,7 @@ class PageDecode:
 
 def read_page_bytes(entry: FileEntry, offset: int, size: int) -> bytes:
     try:
-        from parsers.fileio import ReadOnlyFile
+        from dbxray.parsers.fileio import ReadOnlyFile
         with ReadOnlyFile(entry.abspath) as f:
             return bytes(f.pread(offset, size))
     except Exception:
@@ -85,7 +85,7 @@ _NOT_FIELDS = ("regions", "data", "raw")
 def parser_decoder():
     """The InnoDB parser's one-page inspector (``inspect_page(entry, page_no)``), if present."""
     try:
-        m = importlib.import_module("parsers.innodb.scan")
+        m = importlib.import_module("dbxray.parsers.innodb.scan")
     except ImportError:
         return None
     f = getattr(m, "inspect_page", None)
@@ -104,7 +104,7 @@ def _fmt(v) -> str:
 
 def _logical_bytes(entry: FileEntry, page_no: int, raw: bytes) -> bytes:
     try:
-        from parsers.innodb.payloads import unit_payload
+        from dbxray.parsers.innodb.payloads import unit_payload
         return unit_payload(entry, page_no)
     except Exception:
         return raw
@@ -143,7 +143,7 @@ def decode_page(entry: FileEntry, page_no: int, unit=None) -> PageDecode:
 def _fallback_decode(entry, data, page_no, unit, logical, physical) -> PageDecode:
     """FIL header/trailer, and the INDEX page header for B-tree pages, with the
     parser's field readers (used until the parser exposes its own inspector)."""
-    from parsers.innodb import fil, index
+    from dbxray.parsers.innodb import fil, index
     out = PageDecode(data=data)
     if len(data) < fil.FIL_PAGE_DATA:
         out.note = "page is truncated"

@@ -20,12 +20,12 @@ import importlib
 
 #: (module, class) in tab order; a module that is not there yet is skipped
 VIEW_CLASSES = [
-    ("viz.sizebars", "SizeBarsView"),
-    ("viz.extentmap", "ExtentMapView"),
-    ("viz.holes", "HolesView"),
-    ("viz.columns", "ColumnSizesView"),
-    ("viz.tokudb", "TokuDBView"),
-    ("viz.whatif", "WhatIfView"),
+    ("dbxray.viz.sizebars", "SizeBarsView"),
+    ("dbxray.viz.extentmap", "ExtentMapView"),
+    ("dbxray.viz.holes", "HolesView"),
+    ("dbxray.viz.columns", "ColumnSizesView"),
+    ("dbxray.viz.tokudb", "TokuDBView"),
+    ("dbxray.viz.whatif", "WhatIfView"),
 ]
 
 

@@ -7,8 +7,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from parsers.humanize import human_bytes
-from parsers.tree import Node
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.tree import Node
 
 from . import theme
 

@@ -20,8 +20,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from parsers.humanize import human_bytes
-from parsers.tree import Node
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.tree import Node
 
 from . import theme
 from .columns import _band, fit_xmax, patch_title

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from parsers.humanize import human_bytes
+from dbxray.parsers.humanize import human_bytes
 
 from . import theme
 

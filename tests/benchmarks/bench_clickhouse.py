@@ -26,8 +26,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from parsers.model import ScanContext  # noqa: E402
-from parsers.scan import scan  # noqa: E402
+from dbxray.parsers.model import ScanContext  # noqa: E402
+from dbxray.parsers.scan import scan  # noqa: E402
 
 MAKE_FIXTURES = REPO.parent / "shared" / "fixtures" / "clickhouse" / "make_fixtures.py"
 SQL = ("SELECT database, table, part_name, column, column_data_compressed_bytes AS c, "
@@ -53,8 +53,8 @@ def dbxray_sizes(datadir: str) -> tuple[float, dict]:
 
 
 def quick_sizes(datadir: str, walk: bool = True) -> tuple[float, dict]:
-    """(seconds, sizes) from parsers.clickhouse.quick: checksums.txt + block headers only."""
-    from parsers.clickhouse.quick import column_sizes
+    """(seconds, sizes) from dbxray.parsers.clickhouse.quick: checksums.txt + block headers only."""
+    from dbxray.parsers.clickhouse.quick import column_sizes
     t0 = time.perf_counter()
     out = column_sizes(datadir, walk)
     return time.perf_counter() - t0, out
@@ -65,8 +65,8 @@ def header_read_floor(datadir: str, repeat: int = 3) -> tuple[float, int]:
     stream the sizes path walks, offsets known in advance, nothing parsed:
     the floor of any walker that reads each header with its own system call
     from Python."""
-    import parsers.clickhouse.quick as q
-    from parsers.clickhouse.blocks import walk_blocks
+    import dbxray.parsers.clickhouse.quick as q
+    from dbxray.parsers.clickhouse.blocks import walk_blocks
     walked: list[str] = []
     real = q.header_walk
 
@@ -134,7 +134,7 @@ print(len(r.bytes().decode().splitlines()))
 _DBXRAY_PROCESS = """
 import sys
 sys.path.insert(0, sys.argv[2])
-from parsers.clickhouse.quick import column_sizes
+from dbxray.parsers.clickhouse.quick import column_sizes
 print(len(column_sizes(sys.argv[1])))
 """
 

@@ -42,11 +42,11 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 app = QApplication.instance() or QApplication([])
 
-from parsers.model import Dataset  # noqa: E402
-from parsers.scan import release_free_memory  # noqa: E402
-from parsers.tree import build_tree  # noqa: E402
+from dbxray.parsers.model import Dataset  # noqa: E402
+from dbxray.parsers.scan import release_free_memory  # noqa: E402
+from dbxray.parsers.tree import build_tree  # noqa: E402
 from synthetic_innodb import synthetic_entry  # noqa: E402
-from viz.extentmap import ExtentMapView, MapData  # noqa: E402
+from dbxray.viz.extentmap import ExtentMapView, MapData  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -165,7 +165,7 @@ def first_paint(path: Path, cold: bool) -> tuple[float, int, float, float]:
     """(first paint s, pages on it, complete map s, scan s) for one open of ``path`` in the window."""
     from PySide6.QtCore import QSettings
 
-    from app.window import MainWindow
+    from dbxray.app.window import MainWindow
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         w = MainWindow(settings=QSettings(os.path.join(tmp, "s.ini"), QSettings.IniFormat))

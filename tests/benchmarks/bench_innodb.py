@@ -52,8 +52,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from parsers.fileio import ReadOnlyFile  # noqa: E402
-from parsers.innodb.pagemap import build_page_map  # noqa: E402
+from dbxray.parsers.fileio import ReadOnlyFile  # noqa: E402
+from dbxray.parsers.innodb.pagemap import build_page_map  # noqa: E402
 
 
 def find_files(root: Path, page_size: int | None) -> list[Path]:
@@ -72,7 +72,7 @@ def find_files(root: Path, page_size: int | None) -> list[Path]:
 
 def is_page_compressed(p: Path) -> bool:
     """From the FSP flags on page 0: MariaDB page_compressed (either layout)."""
-    from parsers.innodb.fsp import decode_fsp_flags
+    from dbxray.parsers.innodb.fsp import decode_fsp_flags
     with open(p, "rb") as f:
         head = f.read(58)
     return len(head) == 58 and decode_fsp_flags(int.from_bytes(head[54:58], "big")).page_compressed
@@ -169,7 +169,7 @@ def run_header_preads(files: list[Path], page_size: int = 16384, threads: int = 
 
 def data_pages(files: list[Path], page_size: int) -> int:
     """Pages not wholly inside a hole: the pages a header reader must fetch."""
-    from parsers.innodb.pagemap import pages_in_holes
+    from dbxray.parsers.innodb.pagemap import pages_in_holes
     n = 0
     for p in files:
         with ReadOnlyFile(str(p)) as f:

@@ -28,12 +28,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from parsers.fileio import ReadOnlyFile  # noqa: E402
-from parsers.model import ScanContext  # noqa: E402
-from parsers.scan import scan  # noqa: E402
-from parsers.tokudb.content import read_partition  # noqa: E402
-from parsers.tokudb.ftfile import read_ft_file  # noqa: E402
-from parsers.tokudb.scan import per_height  # noqa: E402
+from dbxray.parsers.fileio import ReadOnlyFile  # noqa: E402
+from dbxray.parsers.model import ScanContext  # noqa: E402
+from dbxray.parsers.scan import scan  # noqa: E402
+from dbxray.parsers.tokudb.content import read_partition  # noqa: E402
+from dbxray.parsers.tokudb.ftfile import read_ft_file  # noqa: E402
+from dbxray.parsers.tokudb.scan import per_height  # noqa: E402
 
 TOKUFTDUMP_SUMMARY_SECONDS = 1.24       # issue 5: tokuftdump --summary, 9 dictionaries, 2 cores
 TARGET = 20.0

@@ -36,10 +36,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from compress.registry import parse_codec  # noqa: E402
-from compress.speed import measure, workers  # noqa: E402
-from compress.whatif import result_for, run_whatif, targets_by_name  # noqa: E402
-from parsers.scan import scan  # noqa: E402
+from dbxray.compress.registry import parse_codec  # noqa: E402
+from dbxray.compress.speed import measure, workers  # noqa: E402
+from dbxray.compress.whatif import result_for, run_whatif, targets_by_name  # noqa: E402
+from dbxray.parsers.scan import scan  # noqa: E402
 
 FIXTURES = REPO.parent / "shared" / "fixtures"
 WORK = Path("/tmp/dbxray_bench")

@@ -25,21 +25,21 @@ for p in (str(REPO), str(HERE.parent)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from parsers.clickhouse import blocks as ch_blocks  # noqa: E402
-from parsers.clickhouse import checksums as ch_checksums  # noqa: E402
-from parsers.clickhouse import columns as ch_columns  # noqa: E402
-from parsers.clickhouse import marks as ch_marks  # noqa: E402
-from parsers.clickhouse import packed as ch_packed  # noqa: E402
-from parsers.clickhouse import primary as ch_primary  # noqa: E402
-from parsers.clickhouse.varint import VarintError  # noqa: E402
-from parsers.codecs import (ch_block, ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla,  # noqa: E402
+from dbxray.parsers.clickhouse import blocks as ch_blocks  # noqa: E402
+from dbxray.parsers.clickhouse import checksums as ch_checksums  # noqa: E402
+from dbxray.parsers.clickhouse import columns as ch_columns  # noqa: E402
+from dbxray.parsers.clickhouse import marks as ch_marks  # noqa: E402
+from dbxray.parsers.clickhouse import packed as ch_packed  # noqa: E402
+from dbxray.parsers.clickhouse import primary as ch_primary  # noqa: E402
+from dbxray.parsers.clickhouse.varint import VarintError  # noqa: E402
+from dbxray.parsers.codecs import (ch_block, ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla,  # noqa: E402
                             ch_t64, quicklz)
-from parsers.codecs.general import DecodeError  # noqa: E402
-from parsers.fileio import FileReadError  # noqa: E402
-from parsers.innodb import fil, fsp, inode, pagecomp, records, redo, sdi, sysfile, trxsys, xdes  # noqa: E402
-from parsers.tokudb import blocktable, header, leaf, log, node, nonleaf  # noqa: E402
-from parsers.tokudb import methods as toku_methods  # noqa: E402
-from parsers.tokudb.wire import FormatError  # noqa: E402
+from dbxray.parsers.codecs.general import DecodeError  # noqa: E402
+from dbxray.parsers.fileio import FileReadError  # noqa: E402
+from dbxray.parsers.innodb import fil, fsp, inode, pagecomp, records, redo, sdi, sysfile, trxsys, xdes  # noqa: E402
+from dbxray.parsers.tokudb import blocktable, header, leaf, log, node, nonleaf  # noqa: E402
+from dbxray.parsers.tokudb import methods as toku_methods  # noqa: E402
+from dbxray.parsers.tokudb.wire import FormatError  # noqa: E402
 
 #: the errors decoders document; anything else escaping a decoder is a finding
 ALLOWED = (DecodeError, FileReadError, pagecomp.PageDecodeError, sdi.SdiError, redo.RedoError,
@@ -274,9 +274,9 @@ def _toku(pattern: str, off: int = 0, n: int = 8192) -> list[bytes]:
 def _toku_parts() -> dict[str, list[bytes]]:
     """Block tables, nodes, sub-blocks, decoded partitions and QuickLZ streams
     cut from real dictionaries at the offsets the parser itself found."""
-    from parsers.scan import scan
-    from parsers.tokudb.ftfile import read_ft_file
-    from parsers.tokudb.payloads import unit_payload
+    from dbxray.parsers.scan import scan
+    from dbxray.parsers.tokudb.ftfile import read_ft_file
+    from dbxray.parsers.tokudb.payloads import unit_payload
     out: dict[str, list[bytes]] = {"bt": [], "node": [], "sub": [], "part": [], "qlz": []}
     for p in _seed_files("tokudb/datadir/*.tokudb", 4):
         with open(p, "rb") as f:
