@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
 
 
 def _load(path: str):
-    from dbxray.app.savedscan import is_saved_scan, load_saved_scan
+    from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
     from dbxray.parsers.scan import scan
     return load_saved_scan(path) if is_saved_scan(path) else scan(path)
 

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-#: Roles a file can play.  Later issues may add roles, never rename these.
+#: Roles a file can play (each engine names those it uses: ``Engine.roles``).
+#: Later issues may add roles, never rename these.
 ROLES = (
     "tablespace",          # InnoDB per-table / general tablespace
     "system_tablespace",   # ibdata*, mysql.ibd
@@ -32,8 +33,6 @@ ROLES = (
     "engine_environment",  # tokudb.environment, lock files
     "other",
 )
-
-ENGINES = ("innodb", "clickhouse", "tokudb")
 
 #: One record per unit (page, block, node) inside a file: 36 bytes.
 UNIT_DTYPE = np.dtype([
@@ -152,11 +151,17 @@ class Dataset:
     #: engine objects kept for the views (not serialised)
     detail: dict[str, Any] = field(default_factory=dict)
     cancelled: bool = False
+    #: engine names in display order (parsers/engines.py NAMES); the model knows no engine
+    engine_order: tuple[str, ...] = ()
 
     @property
     def engines(self) -> list[str]:
+        """Names of the engines that claimed a file, in ``engine_order`` (the
+        registry's, set by the scan and by saved scans), else by name."""
         found = {f.engine for f in self.files if f.engine}
-        return [e for e in ENGINES if e in found]
+        if self.engine_order:
+            return [e for e in self.engine_order if e in found]
+        return sorted(found)
 
     def file(self, path: str) -> FileEntry | None:
         for f in self.files:

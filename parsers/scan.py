@@ -1,29 +1,23 @@
 """One scan: detect files under a path, read their on-disk facts, let each
 engine parser read what it owns.
 
-Engine parsers plug in through :data:`ENGINE_MODULES`: each module has
-``analyze(dataset, files, ctx)`` that fills the given :class:`FileEntry`
+Engine parsers plug in through the registry (parsers/engines.py): each
+engine's ``analyze(dataset, files, ctx)`` fills the given :class:`FileEntry`
 objects (units, sections, errors) and may add tables and top-level sections to
 the dataset.  A parser failure is caught here and recorded against the files;
 it never ends the scan.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import traceback
 
 from . import mapguard
+from . import engines
 from .detect import detect
+from .engine import Engine
 from .fileio import FileReadError, ReadOnlyFile, fs_block_size
 from .model import Cancelled, Dataset, FileEntry, ScanContext
-
-ENGINE_MODULES = {
-    "innodb": "dbxray.parsers.innodb.scan",
-    "clickhouse": "dbxray.parsers.clickhouse.scan",
-    "tokudb": "dbxray.parsers.tokudb.scan",
-}
-
 
 def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
     """Fill apparent / allocated bytes and holes of one file (never reads data)."""
@@ -86,17 +80,9 @@ def release_free_memory() -> None:
         trim(0)
 
 
-def load_engine(engine: str):
-    """The engine's parser module, or None while that engine has no parser."""
-    name = ENGINE_MODULES.get(engine)
-    if not name:
-        return None
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name == name:
-            return None
-        raise
+def load_engine(engine: str) -> Engine | None:
+    """The registered engine called ``engine``, or None."""
+    return engines.get(engine)
 
 
 def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
@@ -105,7 +91,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{path}: no such file or directory")
     found = detect(path)
-    ds = Dataset(root=found.root, files=found.files, errors=list(found.errors))
+    ds = Dataset(root=found.root, files=found.files, errors=list(found.errors), engine_order=engines.names())
     total = len(ds.files)
     try:
         for i, entry in enumerate(ds.files):
@@ -114,7 +100,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                 ctx.report(i, total * 2, f"reading {entry.path}")
             read_facts(entry, ctx.fs_block)
         done = total
-        for engine in ("innodb", "clickhouse", "tokudb"):
+        for engine in engines.names():
             files = ds.files_of(engine)
             if not files:
                 continue

@@ -6,15 +6,11 @@ report can walk it too.  Sizes roll up from the leaves.
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import engines
 from .model import Dataset, FileEntry
-
-ENGINE_LABELS = {"innodb": "InnoDB", "clickhouse": "ClickHouse", "tokudb": "TokuDB", None: "Other files"}
-_PART_RE = re.compile(r"^.+?_\d+_\d+_\d+(?:_\d+)?$")
-_TOKU_RE = re.compile(r"^_(?P<db>[^_]+)_(?P<table>.+?)_(?P<kind>main|status|key_.+?)_[0-9a-f]+_\d+_[0-9a-f]+(?:_B_\d+)?\.tokudb$")
 
 
 @dataclass
@@ -68,46 +64,20 @@ def logical_bytes(entry: FileEntry) -> int:
 
 
 def place(entry: FileEntry) -> tuple[str, str | None, str | None]:
-    """(database, table, part) a file belongs to: from its parser, else from its path."""
-    db, table, part = entry.database, entry.table, None
-    parts = entry.path.split("/")
-    if entry.engine == "clickhouse":
-        for i in range(len(parts) - 1, -1, -1):
-            if _PART_RE.match(parts[i]) and i < len(parts) - 1:
-                part = "/".join(parts[i:-1])
-                if db is None and i >= 1:
-                    db, table = "(unnamed)", parts[i - 1]
-                break
-        if db is None:
-            db = "(metadata)"
-    elif entry.engine == "innodb":
-        if db is None:
-            if entry.role == "tablespace" and len(parts) >= 2:
-                db = parts[-2]
-            elif entry.role == "tablespace":
-                db = "(files)"
-            else:
-                db = "(system)"
-        if table is None and entry.role == "tablespace":
-            stem = parts[-1].rsplit(".", 1)[0]
-            table = stem.split("#P#")[0].split("#p#")[0]
-    elif entry.engine == "tokudb":
-        if db is None:
-            m = _TOKU_RE.match(parts[-1])
-            if m:
-                db, table = m.group("db"), m.group("table")
-            else:
-                db = "(environment)"
-    else:
-        db = posixpath.dirname(entry.path) or "."
-    return db, table, part
+    """(database, table, part) a file belongs to: from its engine (its parser, else
+    its path); a file of no engine sits under its directory."""
+    engine = engines.get(entry.engine)
+    if engine is None:
+        return posixpath.dirname(entry.path) or ".", entry.table, None
+    return engine.place(entry)
 
 
 def build_tree(ds: Dataset) -> Node:
     """The tree of a dataset; file nodes carry their FileEntry in ``ref``."""
     root = Node(name=ds.root, kind="root")
     for entry in ds.files:
-        eng = root.child(ENGINE_LABELS.get(entry.engine, str(entry.engine)), "engine")
+        engine = engines.get(entry.engine)
+        eng = root.child(engines.label(entry.engine), "engine")
         db, table, part = place(entry)
         parent = eng.child(db, "database")
         if table:
@@ -122,13 +92,10 @@ def build_tree(ds: Dataset) -> Node:
         leaf.holes = entry.hole_bytes
         leaf.logical = logical_bytes(entry)
         leaf.errors = len(entry.errors)
-        inno = entry.sections.get("innodb") or {}
-        page = int(inno.get("physical_page_size") or inno.get("page_size") or 0)
-        for ix in inno.get("indexes", []) or []:
-            name = ix.get("name") or f"index {ix.get('index_id')}"
+        for name, ref, allocated, logical in (engine.file_children(entry) if engine is not None else ()):
             n = leaf.child(name, "index")
-            n.ref = ix
-            n.apparent = n.allocated = int(ix.get("pages", 0)) * page
-            n.logical = int(ix.get("pages", 0)) * int(inno.get("page_size") or page)
+            n.ref = ref
+            n.apparent = n.allocated = allocated
+            n.logical = logical
     root.roll_up()
     return root

@@ -401,7 +401,7 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
 
 
 def test_saved_scan_bars_without_block_sizes(qtbot, ds, tmp_path, manifest):
-    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.parsers.savedscan import load_saved_scan
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
     saved = load_saved_scan(str(p))
@@ -476,7 +476,7 @@ def test_saved_scan_histogram_equals_the_live_one(qtbot, ds, sparse_fixtures, tm
     """A saved scan has no block sizes, only the JSON's per-part power-of-two
     histograms: the view sums those, and gets the live scan's counts on the same bins."""
     from dbxray.app.cli import main as cli_main
-    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.parsers.savedscan import load_saved_scan
     from dbxray.viz.columns import block_histogram
     out = tmp_path / "ch.dbxray.json"
     assert cli_main(["scan", str(sparse_fixtures / "clickhouse" / "datadir"), "-o", str(out)]) == 0

@@ -223,7 +223,7 @@ def test_full_view_screenshot(view, artifacts_dir):
 
 
 def test_saved_scan_shows_what_the_json_holds(qtbot, ds, tmp_path, manifest):
-    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.parsers.savedscan import load_saved_scan
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))
     saved = load_saved_scan(str(p))
@@ -263,7 +263,7 @@ def test_cli_export_tokudb(sparse_fixtures, tmp_path, qapp):
 def test_saved_scan_reports_what_a_live_scan_reports(qtbot, ds, root, tmp_path, manifest):
     """The header estimates (what information_schema adds up) travel in the JSON:
     a saved and reopened scan shows the same 'reported' figures as the live scan."""
-    from dbxray.app.savedscan import load_saved_scan
+    from dbxray.parsers.savedscan import load_saved_scan
     from dbxray.viz.tokudb import table_rows
     p = tmp_path / "scan.dbxray.json"
     p.write_text(json.dumps(ds.to_json()))

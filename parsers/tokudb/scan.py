@@ -35,13 +35,14 @@ from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE
                      FileEntry, ScanContext, empty_units)
 from ..codecs.general import DecodeError
 from .content import logical_content
-from .directory import (ENGINE_FILES, ROLE_DICTIONARY, DictName,
+from .directory import (ENGINE_FILES, DictName,
                         directory_map, parse_dname, parse_iname)
 from .env import environment_values
 from .ftfile import FtFile, data_ranges_from_holes, read_ft_file
 from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
 from .nonleaf import buffer_memory_bytes
+from .tables import table_info
 from .wire import FormatError
 
 
@@ -87,16 +88,13 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     logs = [e for e in files if e not in trees and _is_log(e)]
     total = len(files)
     done = 0
-    results: dict[str, FtFile] = {}
     # tokudb.directory first: it names the others
     trees.sort(key=lambda e: posixpath.basename(e.path) != "tokudb.directory")
     dnames: dict[str, str] = {}           # relative path of a dictionary file -> dname
     for entry in trees:
         ctx.check()
         ctx.report(done, total, f"reading {entry.path}")
-        ft = _analyze_tree(entry, ctx, dnames)
-        if ft is not None:
-            results[entry.path] = ft
+        _analyze_tree(entry, ctx, dnames)
         done += 1
     for entry in logs:
         ctx.check()
@@ -107,7 +105,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         if entry not in trees and entry not in logs and entry.role == "engine_environment":
             entry.sections["tokudb"] = {"role": "lock_file" if "lock_dont_delete_me" in entry.path
                                         else "environment", "table": None}
-    _group_tables(dataset, trees, results)
+    _group_tables(dataset, trees)
     ctx.report(total, total, "tokudb done")
 
 
@@ -350,7 +348,7 @@ def _analyze_log(entry: FileEntry) -> None:
 
 # -- tables --------------------------------------------------------------------------------
 
-def _group_tables(dataset: Dataset, trees: list[FileEntry], results: dict[str, FtFile]) -> None:
+def _group_tables(dataset: Dataset, trees: list[FileEntry]) -> None:
     groups: dict[tuple[str, str], list[FileEntry]] = defaultdict(list)
     for e in trees:
         if e.table and e.database:
@@ -358,35 +356,4 @@ def _group_tables(dataset: Dataset, trees: list[FileEntry], results: dict[str, F
     for (db, name), entries in sorted(groups.items()):
         t = dataset.table("tokudb", db, name)
         t.files = [e.path for e in entries]
-        roles = {e.path: e.sections.get("tokudb", {}).get("role", ROLE_DICTIONARY) for e in entries}
-        info = {
-            "roles": roles,
-            "apparent_bytes": sum(e.apparent_bytes for e in entries),
-            "allocated_bytes": sum(e.allocated_bytes for e in entries),
-            "bytes_in_use": sum(e.sections.get("tokudb", {}).get("bytes_in_use", 0) for e in entries),
-            "disk_bytes": sum(e.sections.get("tokudb", {}).get("disk_bytes", 0) for e in entries),
-            "uncompressed_bytes": sum(e.sections.get("tokudb", {}).get("uncompressed_bytes", 0)
-                                      for e in entries),
-        }
-        # what SHOW TABLE STATUS / information_schema.TABLES report: the header
-        # estimates (ha_tokudb::info -> DB->stat64: bt_nkeys, bt_dsize), data from
-        # the main dictionary, index from the secondary keys
-        claimed_rows = claimed_data = claimed_index = 0
-        for e in entries:
-            ft = results.get(e.path)
-            if ft is None or ft.header is None:
-                continue
-            r = roles[e.path]
-            if r == "main":
-                claimed_rows = ft.header.on_disk_numrows
-                claimed_data = ft.header.on_disk_numbytes
-                info["records_on_disk"] = e.sections["tokudb"]["records"]
-            elif r == "secondary_index":
-                claimed_index += ft.header.on_disk_numbytes
-        info["information_schema"] = {"table_rows": claimed_rows, "data_length": claimed_data,
-                                      "index_length": claimed_index,
-                                      "total_length": claimed_data + claimed_index}
-        info["real_footprint_bytes"] = info["allocated_bytes"]
-        claimed = claimed_data + claimed_index
-        info["claimed_vs_real"] = round(claimed / info["allocated_bytes"], 3) if info["allocated_bytes"] else None
-        t.info = info
+        t.info = table_info(entries)

@@ -1,0 +1,106 @@
+"""The engine protocol: what one storage engine contributes to the parser layer.
+
+An engine is one package under ``parsers/`` (``parsers/<name>/``) whose
+``engine.py`` holds an :class:`Engine` instance named ``ENGINE``; the
+registry (``parsers/engines.py``) lists those instances, one line each.
+Everything above the parsers (the scan, detection, the tree, saved scans,
+what-if sampling, the views) reaches an engine only through this protocol:
+
+* identity: ``name`` (the JSON ``engine`` value), ``label`` (the tree's
+  engine row), ``roles`` (the ``role`` values its files take);
+* detection: :meth:`Engine.enter_dir` keeps per-directory state while the
+  walk descends (a ClickHouse data path, a part folder), :meth:`Engine.claim_name`
+  gives a role by a file's name and place, :meth:`Engine.claim_bytes` by its
+  first and last bytes (head and tail, so formats known by a footer count);
+* :meth:`Engine.analyze`: read the engine's files of a dataset into their
+  units, sections and errors (and the dataset's tables);
+* :meth:`Engine.place`: (database, table, part) of a file for the tree, and
+  :meth:`Engine.file_children`: rows below a file (InnoDB indexes);
+* :meth:`Engine.preview_target` / :meth:`Engine.preview`: unit headers read in
+  chunks before the scan ends (the map's progressive first paint);
+* :meth:`Engine.unit_payload`: the decoded bytes of one unit (what-if sampling);
+* :meth:`Engine.restore`: a saved scan's derived figures rebuilt from its
+  JSON sections (the saved-scan round trip).
+
+The compressor layer adds what-if targets, storage models and DDL per engine
+(``compress/engines/``), the view layer the engine's own views
+(``viz/registry.py``); both are keyed by ``name`` and optional: an engine with
+only this part is detected, scanned, drawn in the generic views (sizes, holes,
+unit map) and projected with the filesystem models.
+
+No Qt, no compressor imports here (parsers/ is the bottom layer).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import Dataset, FileEntry, ScanContext
+
+
+class Engine:
+    """Base of every engine: defaults that claim nothing and add nothing."""
+
+    #: JSON ``engine`` value and registry key
+    name: str = ""
+    #: label of the engine's row in the tree
+    label: str = ""
+    #: roles the engine's files take (``model.ROLES`` lists them all)
+    roles: tuple[str, ...] = ()
+    #: order of name claims: lower first (engines that claim by place before name rules)
+    claim_order: int = 100
+    #: bytes of a lone file's start and end that :meth:`claim_bytes` needs (0: none)
+    head_bytes: int = 0
+    tail_bytes: int = 0
+
+    # -- detection ---------------------------------------------------------
+    def enter_dir(self, reldir: str, dirname: str, names: set[str], state: Any) -> Any:
+        """This engine's walk state for directory ``reldir`` (``dirname``: its own
+        name, ``names``: its entries), given the parent directory's state (None at
+        the root)."""
+        return state
+
+    def claim_name(self, rel: str, state: Any) -> str | None:
+        """Role of the file at ``rel`` (relative to the scan root) by its name and
+        place (``state``: :meth:`enter_dir`'s value for its directory), or None."""
+        return None
+
+    def claim_bytes(self, head: bytes, tail: bytes) -> str | None:
+        """Role of a file no engine claimed by name, from its first ``head_bytes``
+        and last ``tail_bytes`` bytes, or None."""
+        return None
+
+    # -- scan ----------------------------------------------------------------
+    def analyze(self, dataset: "Dataset", files: list["FileEntry"], ctx: "ScanContext") -> None:
+        """Read ``files`` (this engine's files of ``dataset``)."""
+
+    # -- tree ------------------------------------------------------------------
+    def place(self, entry: "FileEntry") -> tuple[str, str | None, str | None]:
+        """(database, table, part) of a file: from its parser, else from its path."""
+        return entry.database or "(files)", entry.table, None
+
+    def file_children(self, entry: "FileEntry") -> list[tuple[str, Any, int, int]]:
+        """Rows below a file's tree row: (name, ref, allocated bytes, logical bytes)."""
+        return []
+
+    # -- progressive first paint ------------------------------------------------
+    def preview_target(self, path: str) -> str | None:
+        """The file under ``path`` whose units can be shown before the scan ends, or None."""
+        return None
+
+    def preview(self, path: str, emit, is_cancelled, root: str | None = None) -> int:
+        """Read ``path``'s unit headers in chunks, ``emit`` each (``{"kind": "begin"|"chunk"|"end", ...}``);
+        returns the units read."""
+        raise NotImplementedError(f"{self.name}: no preview")
+
+    # -- what-if sampling ----------------------------------------------------------
+    def unit_payload(self, entry: "FileEntry", i: int, max_output: int) -> bytes:
+        """Decoded bytes of unit ``i`` of ``entry`` (at most ``max_output``)."""
+        raise NotImplementedError(f"{self.name}: units cannot be decoded")
+
+    # -- saved scans -------------------------------------------------------------
+    def restore(self, dataset: "Dataset") -> None:
+        """Rebuild what a live scan derives (table figures) from a saved scan's sections."""
+
+    def __repr__(self) -> str:
+        return f"<engine {self.name}>"

@@ -1,0 +1,96 @@
+"""InnoDB behind the engine protocol (parsers/engine.py): file names and page 0
+for detection, the scan, the tree (indexes below their file), page payloads.
+
+File names follow the server's own: ``ibdata<N>`` (srv_sys_space), ``mysql.ibd``
+(dict0dd: the MySQL 8 data dictionary tablespace), ``ib_logfile<N>`` / ``#ib_redo<N>``
+(log0files), ``undo_<NNN>`` / ``*.ibu`` (srv0start), ``#ib_<page>_<n>.dblwr``
+(buf0dblwr, MySQL 8.0.20+).
+"""
+from __future__ import annotations
+
+import re
+
+from ..engine import Engine
+from ..model import FileEntry
+from . import preview
+from .fil import FIL_PAGE_OFFSET, FIL_PAGE_TYPE, FIL_PAGE_TYPE_FSP_HDR
+
+INNODB_REDO_RE = re.compile(r"^(ib_logfile\d+|#ib_redo\d+(_tmp)?|ib_redo\d+)$")
+INNODB_UNDO_RE = re.compile(r"^(undo_?\d+|.*\.ibu)$")
+
+
+class InnoDB(Engine):
+    name = "innodb"
+    label = "InnoDB"
+    roles = ("tablespace", "system_tablespace", "redo_log", "undo", "doublewrite")
+    claim_order = 20
+    head_bytes = 38        # FIL_PAGE_DATA: the FIL header of page 0
+
+    def claim_name(self, rel, state):
+        name = rel.rsplit("/", 1)[-1]
+        lower = name.lower()
+        parts = rel.split("/")
+        if re.match(r"^ibdata\d+$", lower) or lower == "mysql.ibd":
+            return "system_tablespace"
+        if lower in ("ibtmp1",):
+            return "tablespace"
+        if INNODB_REDO_RE.match(name) or (len(parts) >= 2 and parts[-2] == "#innodb_redo"):
+            return "redo_log"
+        if lower.endswith(".ibu") or re.match(r"^undo_\d+$", lower) or re.match(r"^undo\d{3}$", lower):
+            return "undo"
+        if re.match(r"^#ib_\d+_\d+\.dblwr$", lower) or lower == "ib_doublewrite":
+            return "doublewrite"
+        if lower.endswith(".ibd") or lower.endswith(".ibt"):
+            return "tablespace"
+        return None
+
+    def claim_bytes(self, head, tail):
+        # page 0 of a tablespace: page number 0, type FSP_HDR
+        if len(head) >= self.head_bytes:
+            page_no = int.from_bytes(head[FIL_PAGE_OFFSET:FIL_PAGE_OFFSET + 4], "big")
+            page_type = int.from_bytes(head[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big")
+            if page_no == 0 and page_type == FIL_PAGE_TYPE_FSP_HDR:
+                return "tablespace"
+        return None
+
+    def analyze(self, dataset, files, ctx):
+        from .scan import analyze
+        analyze(dataset, files, ctx)
+
+    def place(self, entry: FileEntry):
+        db, table = entry.database, entry.table
+        parts = entry.path.split("/")
+        if db is None:
+            if entry.role == "tablespace" and len(parts) >= 2:
+                db = parts[-2]
+            elif entry.role == "tablespace":
+                db = "(files)"
+            else:
+                db = "(system)"
+        if table is None and entry.role == "tablespace":
+            stem = parts[-1].rsplit(".", 1)[0]
+            table = stem.split("#P#")[0].split("#p#")[0]
+        return db, table, None
+
+    def file_children(self, entry: FileEntry):
+        inno = entry.sections.get("innodb") or {}
+        page = int(inno.get("physical_page_size") or inno.get("page_size") or 0)
+        logical = int(inno.get("page_size") or page)
+        out = []
+        for ix in inno.get("indexes", []) or []:
+            pages = int(ix.get("pages", 0))
+            out.append((ix.get("name") or f"index {ix.get('index_id')}", ix, pages * page, pages * logical))
+        return out
+
+    def preview_target(self, path):
+        return preview.preview_target(path)
+
+    def preview(self, path, emit, is_cancelled, root=None):
+        return preview.header_preview(path, emit, is_cancelled, root=root)
+
+    def unit_payload(self, entry, i, max_output):
+        from .payloads import unit_payload
+        return unit_payload(entry, i, max_output=max_output)
+
+
+ENGINE = InnoDB()
