@@ -16,11 +16,11 @@ All general encoders and decoders go through :mod:`parsers.codecs.general`
 """
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 from typing import Callable
 
+from dbxray.parsers.codecs import ch_block
 from dbxray.parsers.codecs import general as g
 
 #: family -> (min level, max level, default level); None: no level
@@ -150,8 +150,7 @@ class Codec:
         chain = self.ch_chain
         if chain is None:
             raise CodecUnavailable(f"{self.name}: ClickHouse has no such codec")
-        ch = ch_block_module()
-        return ch.compress_block(raw, chain, type_size=type_size, value_type=value_type)
+        return ch_block.compress_block(raw, chain, type_size=type_size, value_type=value_type)
 
     def ch_block_size(self, raw: bytes, type_size: int | None = None, value_type: str | None = None) -> int:
         """Bytes of the full ClickHouse block :meth:`compress_ch_block` makes, without
@@ -219,17 +218,6 @@ _SIZERS: dict[str, Callable[[bytes], int]] = {
 }
 
 
-def ch_block_module():
-    """:mod:`parsers.codecs.ch_block`, or CodecUnavailable while it is not written."""
-    try:
-        return importlib.import_module("dbxray.parsers.codecs.ch_block")
-    except ModuleNotFoundError as e:
-        if e.name == "dbxray.parsers.codecs.ch_block":
-            raise CodecUnavailable("ClickHouse codec chains need parsers/codecs/ch_block.py "
-                                   "(the ClickHouse parser's encoders), which is not there yet") from None
-        raise
-
-
 def ch_block_body(raw: bytes, chain: str, type_size: int | None = None, value_type: str | None = None) -> bytes:
     """A ClickHouse block without its 16-byte checksum: header + payload (Multiple for chains).
 
@@ -237,7 +225,7 @@ def ch_block_body(raw: bytes, chain: str, type_size: int | None = None, value_ty
     only the size matters here, and CityHash128 in Python would cost more
     than the codecs; the block takes ``16 + len(result)`` bytes on disk.
     """
-    return ch_block_module().encode_chain(raw, chain, type_size=type_size, value_type=value_type)
+    return ch_block.encode_chain(raw, chain, type_size=type_size, value_type=value_type)
 
 
 _CH_ITEM = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\(\s*([-0-9,\s]*)\s*\))?\s*$")

@@ -5,8 +5,8 @@ A :class:`UnitSet` is a population of units with their logical sizes, strata
 kinds exist:
 
 * the engine's own units of a file (:func:`engine_units`): InnoDB pages,
-  ClickHouse blocks, TokuDB partitions, decoded by the engine parser's
-  ``parsers/<engine>/payloads.py`` ``unit_payload(entry, i, max_output=...)``;
+  ClickHouse blocks, TokuDB partitions, decoded by the engine's
+  ``unit_payload(entry, i, max_output)`` (the engine protocol, parsers/engine.py);
 * groups of consecutive units of the same owner (:func:`grouped_units`):
   the larger-InnoDB-pages approximation;
 * raw records of a file as it is on disk (:func:`raw_records`): the
@@ -14,12 +14,13 @@ kinds exist:
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from dbxray.parsers import engines
+from dbxray.parsers.engine import Engine
 from dbxray.parsers.fileio import ReadOnlyFile
 from dbxray.parsers.model import FileEntry
 
@@ -28,19 +29,18 @@ MAX_UNIT_BYTES = 64 * 1024 * 1024
 
 
 class SourceUnavailable(RuntimeError):
-    """The engine parser that decodes these units is not there (yet)."""
+    """No engine decodes these units."""
 
 
-def payload_module(engine: str):
-    """``parsers.<engine>.payloads`` or SourceUnavailable naming what is missing."""
-    name = f"dbxray.parsers.{engine}.payloads"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name == name:
-            raise SourceUnavailable(f"{engine}: the parser's {name.replace('.', '/')}.py "
-                                    f"(unit_payload) is not there yet") from None
-        raise
+def payload_source(engine: str | None) -> Engine:
+    """The registered engine that decodes ``engine``'s units (its ``unit_payload``),
+    or SourceUnavailable naming what is missing."""
+    found = engines.get(engine)
+    if found is None:
+        raise SourceUnavailable(f"{engine}: no engine of that name is registered (parsers/engines.py)")
+    if type(found).unit_payload is Engine.unit_payload:
+        raise SourceUnavailable(f"{engine}: the engine does not decode its units (no unit_payload)")
+    return found
 
 
 @dataclass
@@ -75,7 +75,7 @@ def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray]
     """The engine units of one file (all of them, or those ``unit_filter`` keeps)."""
     if entry.units is None:
         raise SourceUnavailable(f"{entry.path}: the {entry.engine} parser listed no units")
-    mod = payload_module(entry.engine)
+    mod = payload_source(entry.engine)
     units = entry.units
     idx = np.arange(len(units)) if unit_filter is None else np.flatnonzero(unit_filter(entry, units))
     sel = units[idx]

@@ -184,17 +184,3 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
     nbytes = sum(len(p) for i, share in enumerate(shares) for p in share[:len(blobs[i])])
     return Speed(nbytes / max(t_comp, 1e-9) / 1e6, nbytes / max(t_dec, 1e-9) / 1e6, nbytes, n,
                  (comp_rounds, dec_rounds), par, tuple(best_threads))
-
-
-def clickhouse_coders(codec: Codec, type_size: int | None = None, value_type: str | None = None):
-    """(encode, decode) of whole ClickHouse blocks with ``codec`` (checksum left out)."""
-    from .registry import ch_block_body, ch_block_module
-    ch = ch_block_module()
-    chain = codec.ch_chain or codec.name
-
-    def encode(p: bytes) -> bytes:
-        return ch_block_body(p, chain, type_size, value_type)
-
-    def decode(body: bytes, size: int) -> bytes:
-        return ch.decompress_block(bytes(16) + body, max_output=size + 64)
-    return encode, decode

@@ -1,7 +1,7 @@
 """The advisor: smallest, fastest to decode within 5%, current, and the DDL."""
 from dbxray.compress.advisor import advise, available, ddl_for
 from dbxray.compress.estimate import Estimate
-from dbxray.compress.whatif import Result, Target
+from dbxray.compress.targets import Result, Target
 
 
 def _r(codec, model, size, dec):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dbxray.compress.estimate import StratumSample, ratio_estimate, t975
-from dbxray.compress.models import InnoDBPageCompressed
+from dbxray.compress.engines.innodb import InnoDBPageCompressed
 from dbxray.compress.registry import parse_codec
 from dbxray.compress.sampling import stratify
 

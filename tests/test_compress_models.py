@@ -6,9 +6,10 @@ import zlib
 import numpy as np
 import pytest
 
-from dbxray.compress.models import (CH_FRAMING, BtrfsExtents, ClickHouseBlocks, InnoDBPageCompressed,
-                             InnoDBRowCompressedEstimate, TokuDBPartitions, ZFSRecords, clickhouse_block_sizes,
-                             ext4_extent_tree_bytes)
+from dbxray.compress.engines.clickhouse import CH_FRAMING, ClickHouseBlocks, clickhouse_block_sizes
+from dbxray.compress.engines.innodb import InnoDBPageCompressed, InnoDBRowCompressedEstimate
+from dbxray.compress.engines.tokudb import TokuDBPartitions
+from dbxray.compress.fsmodels import BtrfsExtents, ZFSRecords, ext4_extent_tree_bytes
 from dbxray.compress.registry import Codec, parse_codec
 
 ALGO_CODEC = {"zlib": Codec("zlib", 6), "lz4": Codec("lz4"), "lzma": Codec("lzma", 6),

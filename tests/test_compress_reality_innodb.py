@@ -40,7 +40,7 @@ def _check(result, rel, manifest, twins, tolerance=0.03):
 def test_model_on_raw_pages_matches_twins(fixtures_root, manifest, monkeypatch):
     """The storage model alone (pages cut from the file here): independent of the InnoDB parser."""
     import dbxray.compress.sources as sources
-    monkeypatch.setattr(sources, "payload_module", lambda engine: raw_payload_module())
+    monkeypatch.setattr(sources, "payload_source", lambda engine: raw_payload_module())
     rel = "16k/fx/t_dynamic.ibd"
     e = innodb_raw_entry(fixtures_root / "innodb" / rel, rel)
     res = run_whatif(Dataset(str(fixtures_root / "innodb"), [e]), list(TWINS.values()), sample="all",
@@ -119,7 +119,7 @@ def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
 def test_mysql_transparent_compression_layout(sparse_fixtures):
     """MySQL 8.0.23 COMPRESSION='zlib' (type-14 pages): re-encoding each page with the MySQL layout
     gives the payload length MySQL wrote, and the file projects to its own page blocks."""
-    from dbxray.compress.models import InnoDBPageCompressed
+    from dbxray.compress.engines.innodb import InnoDBPageCompressed
     from dbxray.compress.registry import Codec
     from dbxray.parsers.innodb.payloads import page_bytes, unit_payload
     from dbxray.parsers.scan import scan

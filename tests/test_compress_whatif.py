@@ -16,7 +16,7 @@ P = 16384
 
 @pytest.fixture()
 def fake_parser(monkeypatch):
-    monkeypatch.setattr(sources, "payload_module", lambda engine: raw_payload_module())
+    monkeypatch.setattr(sources, "payload_source", lambda engine: raw_payload_module())
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +141,6 @@ def test_unknown_codec_is_refused(generated_tablespace):
 def test_missing_parser_is_an_error_not_a_crash(generated_tablespace, monkeypatch):
     def missing(engine):
         raise sources.SourceUnavailable("innodb: the parser's payloads.py is not there yet")
-    monkeypatch.setattr(sources, "payload_module", missing)
+    monkeypatch.setattr(sources, "payload_source", missing)
     res = run_whatif(_dataset(generated_tablespace), ["lz4"])
     assert res["targets"] == [] and "not there yet" in res["errors"][0]

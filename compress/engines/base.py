@@ -1,0 +1,51 @@
+"""The what-if side of the engine protocol (parsers/engine.py names the rest).
+
+An engine that can be projected has a module in ``compress/engines/`` with a
+:class:`WhatIfEngine` instance named ``WHATIF``, listed in
+``compress/engines/__init__.py``: which files (or which dataset-level objects)
+are its targets, how to project them (its storage models), which codecs the
+engine itself can write, and the DDL that gets there.  An engine without one
+has no what-if targets (its files are still scanned, listed and drawn).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dbxray.parsers.model import Dataset, FileEntry
+
+    from ..registry import Codec
+    from ..targets import Run, Target
+
+
+class WhatIfEngine:
+    """Base: no targets, every codec available, no DDL."""
+
+    #: the engine's name (parsers/engines.py)
+    name: str = ""
+
+    def wants_file(self, entry: "FileEntry") -> bool:
+        """Whether ``entry`` is a target of its own (one per file: tablespaces, dictionaries)."""
+        return False
+
+    def file_target(self, run: "Run", entry: "FileEntry", codecs: list["Codec"]) -> "Target":
+        raise NotImplementedError
+
+    def wants_dataset(self, dataset: "Dataset") -> bool:
+        """Whether the engine has dataset-level targets (ClickHouse tables and columns)."""
+        return False
+
+    def dataset_targets(self, run: "Run", dataset: "Dataset", codecs: list["Codec"]) -> list["Target"]:
+        return []
+
+    def available(self, codec: "Codec", layout: str | None = None) -> bool:
+        """Whether the engine itself can write ``codec`` (advice is limited to those)."""
+        return True
+
+    def ddl(self, target: "Target", codec: "Codec", model: str) -> str:
+        """The statement that would store ``target`` with ``codec`` under ``model``."""
+        return ""
+
+    def advisable(self, target: "Target") -> bool:
+        """Whether advice (DDL) can be given for ``target`` at all."""
+        return True

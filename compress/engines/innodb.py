@@ -1,0 +1,372 @@
+"""InnoDB what-if: one target per tablespace file, projected with the page
+compression of MariaDB (PAGE_COMPRESSED) and MySQL (COMPRESSION=), the
+ROW_FORMAT=COMPRESSED estimate, the larger-pages approximation and the
+filesystem comparisons; the DDL that gets there.
+
+Page types are the parser's (parsers/innodb/fil.py, from fil0fil.h).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_RTREE, FIL_PAGE_TYPE,
+                                       FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
+from dbxray.parsers.model import FileEntry
+
+from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
+from ..models import Model, is_zero, roundup
+from ..registry import Codec
+from ..sources import engine_units, grouped_units
+from ..targets import (Result, Run, Target, add_results, combine, measure_speeds, model_pairs, raw_results,
+                       shift)
+from .base import WhatIfEngine
+
+#: MariaDB fil0pagecompress.cc, fil_page_compress(): "Let's not compress file
+#: space header or extent descriptor": page types 0, FSP_HDR, XDES.
+INNODB_NEVER_COMPRESSED = (FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
+INNODB_NEVER_COMPRESSED_NAMES = ("FIL_PAGE_TYPE_FSP_HDR", "FIL_PAGE_TYPE_XDES")
+
+#: MariaDB algorithms (fsp0types.h PAGE_*_ALGORITHM) and the registry family
+#: that reproduces each one's encoder call in fil_page_compress_low():
+#: zlib compress2(level), LZ4_compress_default, lzma_easy_buffer_encode(level,
+#: LZMA_CHECK_NONE), BZ2_bzBuffToBuffCompress(blockSize100k=1), snappy_compress.
+MARIADB_ALGORITHMS = {"zlib": "zlib", "lz4": "lz4", "lzma": "lzma", "bzip2": "bzip2", "snappy": "snappy"}
+
+#: fil0fil.h fil_space_t::full_crc32_page_compressed_len(): for these
+#: algorithms the exact payload length is kept in one extra byte before the
+#: checksum (their decoders cannot find the end of the stream by themselves).
+_LENGTH_BYTE_FAMILIES = ("lz4", "lz4hc", "snappy")
+
+FULL_CRC32_HEADER = 26        # FIL_PAGE_COMP_ALGO: header kept in front of the payload
+FULL_CRC32_CHECKSUM = 4       # FIL_PAGE_FCRC32_CHECKSUM
+LEGACY_HEADER = 38 + 2        # FIL_PAGE_DATA + FIL_PAGE_COMP_METADATA_LEN (non-full_crc32 layout)
+MYSQL_HEADER = FIL_PAGE_DATA  # MySQL keeps the FIL header and compresses the rest (R-tree pages never)
+
+#: MariaDB innodb_compression_algorithm values (fsp0types.h PAGE_*_ALGORITHM)
+MARIADB_ALGOS = {"zlib", "lz4", "lzma", "bzip2", "snappy"}
+#: MySQL COMPRESSION= values (mysql-server storage/innobase/os/file.cc: Compression::ZLIB, LZ4)
+MYSQL_ALGOS = {"zlib", "lz4"}
+TABLESPACE_ROLES = ("tablespace", "system_tablespace")
+
+
+def page_type(page: bytes) -> int:
+    return int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big") if len(page) >= 26 else 0
+
+
+# ---------------------------------------------------------------------------
+# storage models
+@dataclass
+class InnoDBPageCompressed(Model):
+    """MariaDB PAGE_COMPRESSED=1 (and the same idea for MySQL COMPRESSION=).
+
+    Source (MariaDB): storage/innobase/fil/fil0pagecompress.cc
+    ``fil_page_compress_for_full_crc32``: the compressed payload follows the
+    first 26 bytes of the page (FIL_PAGE_COMP_ALGO); the write size is
+    ``(26 + payload + lsb + 4 + 255) & ~255`` (lsb = 1 length byte for
+    lz4/lzo/snappy, 4 = checksum); when that is not smaller than the page the
+    page is written uncompressed; otherwise it is rounded up to the
+    filesystem block and the rest of the page is punched.  The legacy
+    (non-full_crc32) layout keeps a 38 + 2 byte header.  FSP_HDR, XDES and
+    type-0 pages are never compressed (written whole).  An all-zero page was
+    never written: page_compressed tablespaces are extended sparse and freed
+    pages are punched, so it takes no block.
+
+    ``layout="mysql"`` is MySQL's COMPRESSION='zlib'|'lz4' (mysql-server
+    storage/innobase/os/file.cc os_file_compress_page): bytes 38.. of the page
+    are compressed (zlib at innodb_compression_level 6, LZ4_compress_default),
+    the page is kept compressed only when header + payload fit in one block
+    less than the page, and is written rounded up to the block; R-tree pages
+    and pages smaller than two blocks are written whole.
+    """
+
+    page_size: int = 16384
+    fs_block: int = 4096
+    layout: str = "full_crc32"      # MariaDB full_crc32, MariaDB "legacy", or "mysql"
+
+    def __post_init__(self):
+        self.name = "innodb_page_compressed"
+        self.granularity = min(self.fs_block, self.page_size)
+
+    def supports(self, codec: Codec) -> str | None:
+        if codec.is_chain:
+            return "ClickHouse codec chains do not apply to InnoDB pages"
+        return None
+
+    def fixed_by_kind(self, kind_name):
+        if kind_name in INNODB_NEVER_COMPRESSED_NAMES:
+            return self.page_size
+        return None
+
+    def fixed_by_payload(self, payload: bytes) -> int | None:
+        if is_zero(payload):
+            return 0
+        if page_type(payload) in INNODB_NEVER_COMPRESSED:
+            return self.page_size
+        if self.layout == "mysql" and (page_type(payload) == FIL_PAGE_RTREE
+                                       or self.page_size < 2 * self.fs_block):
+            return self.page_size
+        return None
+
+    def write_size(self, codec: Codec, payload_len: int) -> int:
+        """Bytes allocated for a page whose compressed payload is ``payload_len``
+        (the engine's write size rounded up to the filesystem block, at most the page)."""
+        size = self.engine_write_size(codec, payload_len)
+        return min(self.page_size, roundup(size, self.fs_block))
+
+    def engine_write_size(self, codec: Codec, payload_len: int) -> int:
+        """Bytes the engine writes before the punch (the page size when it stores it uncompressed)."""
+        page = self.page_size
+        if codec.family == "none":
+            return page
+        if self.layout == "mysql":
+            # mysql-server storage/innobase/os/file.cc os_file_compress_page(): the 38-byte
+            # header stays, the rest is compressed; it "must compress to <= N-1 FS blocks",
+            # then header + payload is rounded up to the block
+            if payload_len > page - (MYSQL_HEADER + self.fs_block):
+                return page
+            return MYSQL_HEADER + payload_len
+        if self.layout == "full_crc32":
+            lsb = 1 if codec.family in _LENGTH_BYTE_FAMILIES else 0
+            if payload_len > page - FULL_CRC32_HEADER:
+                return page
+            size = (FULL_CRC32_HEADER + payload_len + lsb + FULL_CRC32_CHECKSUM + 255) & ~255
+            return page if size >= page else size
+        if payload_len > page - LEGACY_HEADER:
+            return page
+        return LEGACY_HEADER + payload_len
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        fixed = self.fixed_by_payload(payload)
+        if fixed is not None:
+            return fixed
+        if codec.family == "none":
+            return self.page_size
+        if self.layout == "mysql":
+            return self.write_size(codec, codec.compressed_size(payload[MYSQL_HEADER:]))
+        return self.write_size(codec, codec.compressed_size(payload))
+
+
+@dataclass
+class InnoDBRowCompressedEstimate(Model):
+    """ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=k: an **estimate**, not the engine.
+
+    page0zip.cc compresses the records of an index page with zlib
+    (innodb_compression_level, default 6) into a KEY_BLOCK_SIZE page that
+    also keeps the uncompressed page header, a dense page directory and a
+    modification log.  We compress the whole logical page with zlib and ask
+    whether it fits in KEY_BLOCK_SIZE minus a reserve: 94 bytes of headers
+    plus 1/8 of the block for the modification log and directory; a page
+    that does not fit splits, so it needs ceil(z / capacity) blocks.
+    Non-index pages take one block each.
+    """
+
+    page_size: int = 16384
+    key_block_size: int = 8192
+    header_reserve: int = 94
+    log_fraction: float = 1 / 8
+
+    def __post_init__(self):
+        self.name = f"innodb_row_compressed_kbs{self.key_block_size // 1024}k_estimate"
+        self.granularity = self.key_block_size
+
+    def supports(self, codec: Codec) -> str | None:
+        if codec.family != "zlib":
+            return "ROW_FORMAT=COMPRESSED uses zlib only"
+        return None
+
+    def capacity(self) -> int:
+        return int(self.key_block_size - self.header_reserve - self.key_block_size * self.log_fraction)
+
+    def fixed_by_payload(self, payload: bytes) -> int | None:
+        if page_type(payload) != FIL_PAGE_INDEX:
+            return self.key_block_size
+        return None
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        fixed = self.fixed_by_payload(payload)
+        if fixed is not None:
+            return fixed
+        z = codec.compressed_size(payload)
+        return self.key_block_size * max(1, math.ceil(z / self.capacity()))
+
+
+@dataclass
+class InnoDBLargerPagesApprox(InnoDBPageCompressed):
+    """Page compression with 32/64 KiB pages: an **approximation**.
+
+    A 64 KiB page is approximated by 4 consecutive 16 KiB data pages (index,
+    BLOB...) of the same owner compressed together, then stored as
+    :class:`InnoDBPageCompressed` would store one page of that size; every
+    system page (FSP header, inode, bitmap, free page) becomes one 64 KiB
+    page of its own (zero-padded), so the FSP header takes 64 KiB as it would.
+    """
+
+    factor: int = 4
+
+    def __post_init__(self):
+        self.page_size = self.page_size * self.factor
+        super().__post_init__()
+        self.name = f"innodb_page_compressed_{self.page_size // 1024}k_pages_approximation"
+
+
+# ---------------------------------------------------------------------------
+# targets
+def innodb_current_codec(entry: FileEntry) -> tuple[Codec | None, str]:
+    """The codec a tablespace is written with now, and the layout of its pages."""
+    sec = entry.sections.get("innodb", {}) or {}
+    algo = sec.get("compression_algorithm")
+    layout = "full_crc32"
+    cs = (sec.get("checksum") or {}).get("algorithm") if isinstance(sec.get("checksum"), dict) else None
+    if sec.get("fsp_flags") is not None and isinstance(sec.get("fsp_flags"), int) and not sec["fsp_flags"] & 0x10:
+        layout = "legacy"
+    if cs and "full_crc32" not in str(cs) and sec.get("page_compressed"):
+        layout = "legacy"
+    if "FIL_PAGE_SDI" in (entry.kind_names or {}).values() or sec.get("sdi"):
+        layout = "mysql"         # MySQL 8 (SDI pages): MySQL's transparent page compression
+    if not sec.get("page_compressed") or not algo:
+        return None, layout
+    algo = str(algo).lower()
+    level = sec.get("page_compression_level") or 6
+    if algo == "zlib":
+        return Codec("zlib", int(level)), layout
+    if algo == "lzma":
+        return Codec("lzma", int(level)), layout
+    if algo == "bzip2":
+        return Codec("bzip2", 1), layout
+    if algo in ("lz4", "snappy"):
+        return Codec(algo), layout
+    return None, layout
+
+
+def _db_from_path(path: str) -> str | None:
+    parts = path.split("/")
+    return parts[-2] if len(parts) >= 2 else None
+
+
+def _table_from_path(path: str) -> str | None:
+    name = path.split("/")[-1]
+    name = name.rsplit(".", 1)[0]
+    return name.split("#P#")[0].split("#p#")[0] or None
+
+
+#: page kinds that stay pages of their own in the larger-pages approximation
+_INNODB_SYSTEM_KINDS = (None, "FIL_PAGE_TYPE_FSP_HDR", "FIL_PAGE_TYPE_XDES", "FIL_PAGE_INODE",
+                        "FIL_PAGE_IBUF_BITMAP", "FIL_PAGE_TYPE_ALLOCATED")
+
+
+def innodb_zip_target(run: Run, entry: FileEntry, codecs: list[Codec], sec: dict) -> Target:
+    """ROW_FORMAT=COMPRESSED tablespace: its pages are zlib streams the parser does not
+    inflate, so only the raw-file comparisons are projected (re-compressing them would
+    measure compressed data)."""
+    t = Target(entry.path, "innodb", int(entry.allocated_bytes), int(entry.apparent_bytes),
+               current_codec="zlib:6", primary_model="innodb_row_compressed",
+               info={"database": entry.database or _db_from_path(entry.path),
+                     "table": entry.table or _table_from_path(entry.path)})
+    run.errors.append(f"{entry.path}: ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE="
+                      f"{int(sec.get('physical_page_size') or 0) // 1024}): pages are not decompressed, "
+                      f"only the filesystem comparisons are projected")
+    if run.raw_models:
+        raw_results(run, t, entry, codecs)
+    return t
+
+
+def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+    sec = entry.sections.get("innodb", {}) or {}
+    phys, logical = sec.get("physical_page_size"), sec.get("page_size")
+    if phys and logical and int(phys) < int(logical):
+        return innodb_zip_target(run, entry, codecs, sec)
+    base = engine_units(entry)
+    page_size = int(sec.get("page_size") or (base.logical.max() if len(base) else 16384))
+    fs_block = int(run.fs_block or entry.fs_block or 4096)
+    current, layout = innodb_current_codec(entry)
+    t = Target(entry.path, "innodb", int(entry.allocated_bytes), base.logical_bytes,
+               current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
+               info={"database": entry.database or _db_from_path(entry.path),
+                     "table": entry.table or _table_from_path(entry.path), "page_size": page_size,
+                     "layout": layout})
+    all_codecs = list(codecs)
+    if current is not None and current.name not in {c.name for c in all_codecs}:
+        all_codecs.append(current)
+    pc = InnoDBPageCompressed(page_size=page_size, fs_block=fs_block, layout=layout)
+    models: list[Model] = [pc]
+    if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
+        models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2))
+    pairs = model_pairs(all_codecs, models, t.notes)
+    fs = run.filesystem or filesystem_type(entry.abspath)
+
+    def adjust(pr, est):
+        if pr.model is pc and fs == "ext4":
+            return shift(est, ext4_extent_tree_bytes(pr.partial_units + 1, fs_block))
+        return est
+
+    proj = run.project(base, pairs)
+    speeds = measure_speeds(run, proj, all_codecs)
+    add_results(t, proj, speeds, adjust)
+    run.check()
+    if run.larger_pages and page_size == 16384:
+        keep = np.array([k not in _INNODB_SYSTEM_KINDS for k in (base.kinds or [])], dtype=bool) \
+            if base.kinds else None
+        if keep is not None and keep.any():
+            big = InnoDBLargerPagesApprox(page_size=page_size, fs_block=fs_block, layout=layout, factor=4)
+            groups = grouped_units(base, 4, keep)
+            gp = run.project(groups, model_pairs(all_codecs, [big], t.notes), count=False)
+            # system pages (FSP header, inodes, bitmaps, free pages) each become one large page
+            rest = grouped_units(base, 1, ~keep, pad_to=big.page_size)
+            rp = run.project(rest, model_pairs(all_codecs, [big], t.notes), count=False) if len(rest) else None
+            for (cname, mname), pr in gp.pairs.items():
+                est = pr.estimate
+                other = rp.pairs.get((cname, mname)) if rp is not None else None
+                if other is not None:
+                    est = combine([est, other.estimate])
+                cs, ds = speeds.get(cname, (0.0, 0.0))
+                t.results.append(Result(cname, mname, est, cs, ds))
+    if run.raw_models:
+        raw_results(run, t, entry, codecs)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# the engine's what-if
+def _q(name: str | None) -> str:
+    return f"`{name}`" if name else "`?`"
+
+
+class InnoDBWhatIf(WhatIfEngine):
+    name = "innodb"
+
+    def wants_file(self, entry: FileEntry) -> bool:
+        return entry.role in TABLESPACE_ROLES and entry.units is not None and bool(len(entry.units))
+
+    def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+        return innodb_target(run, entry, codecs)
+
+    def available(self, codec: Codec, layout: str | None = None) -> bool:
+        algos = MYSQL_ALGOS if layout == "mysql" else MARIADB_ALGOS
+        return codec.family in algos or codec.family == "none"
+
+    def ddl(self, target: Target, codec: Codec, model: str) -> str:
+        info = target.info or {}
+        table = f"{_q(info.get('database'))}.{_q(info.get('table'))}"
+        if "row_compressed" in model:
+            kbs = model.split("kbs")[1].split("k")[0] if "kbs" in model else "8"
+            return f"ALTER TABLE {table} ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE={kbs};"
+        if info.get("layout") == "mysql":
+            if codec.family not in MYSQL_ALGOS | {"none"}:
+                return f"-- {codec.name}: MySQL page compression has zlib and lz4 only; shown as a what-if only"
+            algo = "none" if codec.family == "none" else codec.family
+            return f"ALTER TABLE {table} COMPRESSION='{algo}'; OPTIMIZE TABLE {table};"
+        if codec.family == "none":
+            return f"ALTER TABLE {table} PAGE_COMPRESSED=0;"
+        if codec.family not in MARIADB_ALGOS:
+            return (f"-- {codec.name}: MariaDB/MySQL page compression has no {codec.family}; "
+                    f"shown as a what-if only")
+        level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \
+            else ""
+        return (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
+                f"ALTER TABLE {table} PAGE_COMPRESSED=1{level};")
+
+
+WHATIF = InnoDBWhatIf()

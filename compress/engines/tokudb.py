@@ -1,0 +1,160 @@
+"""TokuDB what-if: one target per dictionary file, its partitions (the
+sub-blocks PerconaFT compresses) re-encoded with each codec and framed as the
+engine frames them; the ROW_FORMAT that gets there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbxray.parsers.model import FileEntry
+
+from ..models import Model
+from ..registry import Codec
+from ..sources import engine_units
+from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results, shift
+from .base import WhatIfEngine
+
+#: TokuDB ROW_FORMAT values (ha_tokudb: tokudb_zlib, tokudb_quicklz, tokudb_lzma, tokudb_snappy, ...)
+TOKUDB_ROW_FORMATS = {"zlib": "tokudb_zlib", "lzma": "tokudb_lzma", "snappy": "tokudb_snappy",
+                      "none": "tokudb_uncompressed", "quicklz": "tokudb_quicklz", "zstd": "tokudb_zstd"}
+
+
+# ---------------------------------------------------------------------------
+# storage model
+#: PerconaFT ft/serialize/ft_node-serialize.cc: every partition is one
+#: sub-block written as compressed size (4) + uncompressed size (4) +
+#: compressed bytes + x1764 checksum (4).
+TOKU_SUB_BLOCK_OVERHEAD = 12
+#: PerconaFT ft/serialize/compress.cc toku_compress(): zlib level 5
+#: (compress2, its zlib header doubles as the method byte), zlib without
+#: checksum (raw deflate level 5 + 2 bytes), lzma level 2 with
+#: LZMA_CHECK_NONE behind one method byte, snappy and "none" behind one
+#: method byte, zstd level 1 behind one method byte.
+TOKU_METHODS = {
+    "none": ("none", None), "zlib": ("zlib", 5), "zlib_without_checksum": ("zlib", 5),
+    "lzma": ("lzma", 2), "snappy": ("snappy", None), "zstd": ("zstd", 1), "quicklz": ("quicklz", None),
+}
+TOKU_SUPPORTED = ("none", "zlib", "lzma", "snappy", "zstd", "quicklz")
+
+
+@dataclass
+class TokuDBPartitions(Model):
+    """TokuDB: each partition compressed on its own, no filesystem rounding.
+
+    Bytes per partition = method-framed compressed bytes + 12 (sizes and
+    checksum).  Codecs PerconaFT does not have (lz4, bzip2, brotli) are shown
+    as hypothetical with the same 1-byte method framing.
+    ``zlib_without_checksum`` reproduces method 11 (raw deflate: the zlib
+    stream less its 2-byte header and 4-byte Adler-32, plus 2 bytes).
+    """
+
+    zlib_without_checksum: bool = False
+
+    def __post_init__(self):
+        self.name = "tokudb_partitions"
+
+    def supports(self, codec: Codec) -> str | None:
+        if codec.is_chain:
+            return "ClickHouse codec chains do not apply to TokuDB"
+        return None
+
+    def framed_size(self, codec: Codec, payload: bytes) -> int:
+        fam = codec.family
+        if fam == "none":
+            return 1 + len(payload)
+        if fam == "zlib":
+            n = len(codec.compress(payload))
+            return n - 4 if self.zlib_without_checksum else n
+        if not payload and fam in ("lzma", "zstd", "quicklz"):
+            return 1                    # compress.cc: empty input is the method byte alone
+        return 1 + codec.compressed_size(payload)
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        return TOKU_SUB_BLOCK_OVERHEAD + self.framed_size(codec, payload)
+
+
+# ---------------------------------------------------------------------------
+# targets
+TOKU_CODEC = {"zlib": Codec("zlib", 5), "zlib_without_checksum": Codec("zlib", 5),
+              "lzma": Codec("lzma", 2), "snappy": Codec("snappy"), "none": Codec("none"),
+              "zstd": Codec("zstd", 1), "quicklz": Codec("quicklz")}
+
+
+def tokudb_partition_filter(entry: FileEntry, units: np.ndarray) -> np.ndarray:
+    """Units that are partitions (sub-blocks the engine compresses), not node headers."""
+    names = entry.kind_names or {}
+    kinds = units["kind"]
+    keep = np.ones(len(units), dtype=bool)
+    for code, name in names.items():
+        low = str(name).lower()
+        if "partition" in low or "basement" in low or "buffer" in low:
+            continue
+        if "header" in low or "info" in low or "translation" in low or "descriptor" in low:
+            keep &= kinds != code
+    return keep
+
+
+def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+    sec = entry.sections.get("tokudb", {}) or {}
+    base = engine_units(entry, tokudb_partition_filter)
+    idx = base.meta["index"]
+    stored = int(entry.units["stored"][idx].astype(np.int64).sum())
+    methods = sec.get("node_methods") or {}
+    current_name = max(methods, key=lambda k: methods[k]) if methods else None
+    current = TOKU_CODEC.get(current_name) if current_name else None
+    t = Target(entry.path, "tokudb", int(entry.allocated_bytes), base.logical_bytes,
+               current_codec=current.name if current else current_name, primary_model="tokudb_partitions",
+               info={"table": sec.get("table") or entry.table, "database": entry.database,
+                     "method": current_name, "stored_partition_bytes": stored})
+    all_codecs = list(codecs)
+    models: list[Model] = [TokuDBPartitions()]
+    pairs = model_pairs(all_codecs, models, t.notes)
+    if current is not None:
+        cur_model = TokuDBPartitions(zlib_without_checksum=current_name == "zlib_without_checksum")
+        cur_model.name = "tokudb_partitions"
+        if current.name in {c.name for c in all_codecs}:
+            pairs = [(c, m) for c, m in pairs if c.name != current.name]
+        pairs.append((current, cur_model))
+    proj = run.project(base, pairs)
+    speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+    other = int(entry.allocated_bytes) - stored     # headers, block table, node headers, free space
+
+    def adjust(pr, est):
+        return shift(est, other)
+
+    add_results(t, proj, speeds, adjust)
+    if run.raw_models:
+        raw_results(run, t, entry, codecs)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# the engine's what-if
+class TokuDBWhatIf(WhatIfEngine):
+    name = "tokudb"
+
+    def wants_file(self, entry: FileEntry) -> bool:
+        return entry.role == "dictionary" and entry.units is not None and bool(len(entry.units))
+
+    def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+        return tokudb_target(run, entry, codecs)
+
+    def available(self, codec: Codec, layout: str | None = None) -> bool:
+        return codec.family in TOKUDB_ROW_FORMATS
+
+    def advisable(self, target: Target) -> bool:
+        # engine-internal dictionaries (tokudb.directory, ...): no table, no DDL to give
+        return bool((target.info or {}).get("table"))
+
+    def ddl(self, target: Target, codec: Codec, model: str) -> str:
+        info = target.info or {}
+        table = info.get("table") or f"{info.get('database')}.?"
+        fmt = TOKUDB_ROW_FORMATS.get(codec.family)
+        if fmt is None:
+            return f"-- {codec.name}: TokuDB has no {codec.family} (what-if only)"
+        return f"ALTER TABLE {table} ROW_FORMAT={fmt};"
+
+
+WHATIF = TokuDBWhatIf()

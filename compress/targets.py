@@ -1,0 +1,174 @@
+"""What-if targets and the steps every engine's targets share: a target's
+results, the run state, codec/model pairs, speeds, the filesystem comparisons
+of a file, and the sum of independent estimates.
+"""
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from dbxray.parsers.model import Cancelled, FileEntry
+
+from .estimate import Estimate, t975
+from .fsmodels import BtrfsExtents, ZFSRecords
+from .models import Model, check_codec_for
+from .projector import Projection, project
+from .registry import Codec
+from .sources import UnitSet, raw_records
+from .speed import measure
+
+#: decompression speed measurement budget per (target, codec); compression
+#: speed comes from the projection pass itself
+SPEED_BYTES = 128 * 1024
+SPEED_SECONDS = 0.01
+SPEED_PIECE = 32 * 1024
+
+
+@dataclass
+class Result:
+    codec: str
+    model: str
+    estimate: Estimate
+    compress_mb_s: float = 0.0
+    decompress_mb_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"codec": self.codec, "model": self.model,
+                "projected_bytes": int(round(self.estimate.projected)),
+                "ci95": self.estimate.ci95(),
+                "compress_mb_s": round(float(self.compress_mb_s), 1),
+                "decompress_mb_s": round(float(self.decompress_mb_s), 1)}
+
+
+@dataclass
+class Target:
+    target: str
+    engine: str
+    current_bytes: int
+    logical_bytes: int
+    results: list[Result] = field(default_factory=list)
+    current_codec: str | None = None
+    primary_model: str | None = None
+    notes: list[str] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)   # names for the DDL
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "engine": self.engine,
+                "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
+                "current_codec": self.current_codec,
+                "results": [r.to_json() for r in self.results]}
+
+
+@dataclass
+class Run:
+    """State shared by the engines' target builders during one run."""
+
+    spec: Any
+    seed: int
+    target_error: float | None
+    fs_block: int | None
+    filesystem: str | None
+    progress: Callable[[int, int, str], None] | None
+    is_cancelled: Callable[[], bool] | None
+    pool: ThreadPoolExecutor
+    raw_models: bool
+    larger_pages: bool
+    units_sampled: int = 0
+    units_total: int = 0
+    errors: list[str] = field(default_factory=list)
+    speed_cache: dict = field(default_factory=dict)
+
+    def check(self) -> None:
+        if self.is_cancelled is not None and self.is_cancelled():
+            raise Cancelled()
+
+    def project(self, unitset: UnitSet, pairs, count: bool = True) -> Projection:
+        proj = project(unitset, pairs, self.spec, seed=self.seed, target_error=self.target_error,
+                       progress=self.progress, is_cancelled=self.is_cancelled, pool=self.pool)
+        self.errors.extend(proj.errors)
+        if count:
+            self.units_sampled += proj.units_sampled
+            self.units_total += proj.units_total
+        return proj
+
+
+def measure_speeds(run: Run, proj: Projection, codecs: list[Codec], model=None) -> dict[str, tuple[float, float]]:
+    """(compress, decompress) MB/s per codec on this target's sampled bytes.
+
+    Compression speed comes from the projection pass (all threads busy).
+    Decompression is measured on a bounded piece of the sampled bytes, with the
+    model's own coders where it has them (``Model.speed_coders``); a model that
+    gives a cache key (ClickHouse: codec and value type) is measured once per
+    key in a run (it depends on the codec and the type far more than on the column).
+    """
+    out = {}
+    for c in codecs:
+        try:
+            key, enc, dec = model.speed_coders(c) if model is not None else (None, None, None)
+            comp = proj.compress_mb_s(c.name)
+            if key is not None and key in run.speed_cache:
+                d = run.speed_cache[key]
+            else:
+                s = measure(c, proj.speed_payloads, max_bytes=SPEED_BYTES, max_seconds=SPEED_SECONDS,
+                            pool=run.pool, encode=enc, decode=dec, piece=SPEED_PIECE)
+                d = s.decompress_mb_s
+                comp = comp or s.compress_mb_s
+                if key is not None and d > 0:
+                    run.speed_cache[key] = d
+            out[c.name] = (comp, d)
+        except Exception as e:     # a speed failure must not lose the projection
+            run.errors.append(f"speed of {c.name}: {type(e).__name__}: {e}")
+            out[c.name] = (0.0, 0.0)
+    return out
+
+
+def model_pairs(codecs: list[Codec], models: list[Model], notes: list[str]) -> list[tuple[Codec, Model]]:
+    """(codec, model) for every model and every codec it can project."""
+    out = []
+    for m in models:
+        for c in codecs:
+            why = check_codec_for(m, c)
+            if why is None:
+                out.append((c, m))
+    return out
+
+
+def add_results(target: Target, proj: Projection, speeds, adjust: Callable | None = None) -> None:
+    for (cname, mname), pr in proj.pairs.items():
+        est = pr.estimate
+        if adjust is not None:
+            est = adjust(pr, est)
+        cs, ds = speeds.get(cname, (0.0, 0.0))
+        target.results.append(Result(cname, mname, est, cs, ds))
+
+
+def shift(est: Estimate, delta: float) -> Estimate:
+    return Estimate(est.projected + delta, est.lo + delta, est.hi + delta, est.variance, est.df,
+                    est.units_sampled, est.units_total)
+
+
+def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec]) -> None:
+    """The filesystem comparisons of one file: ZFS and btrfs compressing its bytes
+    as they are (128 KiB records)."""
+    models: list[Model] = [ZFSRecords(), BtrfsExtents()]
+    raw = raw_records(entry, 131072)
+    pairs = model_pairs(codecs, models, t.notes)
+    if not pairs or not len(raw):
+        return
+    proj = run.project(raw, pairs, count=False)
+    speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+    add_results(t, proj, speeds)
+
+
+def combine(estimates: list[Estimate]) -> Estimate:
+    """Sum of independent estimates: variances add, df by Satterthwaite."""
+    proj = sum(e.projected for e in estimates)
+    var = sum(e.variance for e in estimates)
+    den = sum((e.variance ** 2) / e.df for e in estimates if e.variance > 0 and math.isfinite(e.df))
+    df = (var ** 2 / den) if den > 0 else math.inf
+    half = t975(df) * math.sqrt(var) if var > 0 else 0.0
+    lo_floor = sum(e.lo for e in estimates) if var == 0 else 0.0
+    return Estimate(proj, max(proj - half, lo_floor), proj + half, var, df,
+                    sum(e.units_sampled for e in estimates), sum(e.units_total for e in estimates))
