@@ -11,18 +11,19 @@ Exit codes: 0 success, 1 PATH cannot be read, 2 bad usage.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 
 from dbxray.parsers.humanize import human_bytes
 
+from . import cli_export, cli_whatif
+
 #: subcommand -> module providing add_parser(subparsers) and run(args) -> int
 SUBCOMMAND_MODULES = {
-    "whatif": "dbxray.app.cli_whatif",
-    "export": "dbxray.app.cli_export",
-    "report": "dbxray.app.cli_export",
+    "whatif": cli_whatif,
+    "export": cli_export,
+    "report": cli_export,
 }
 
 
@@ -133,17 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
     s.set_defaults(func=cmd_scan)
     seen = set()
-    for name, modname in SUBCOMMAND_MODULES.items():
-        if modname in seen:
-            continue
-        try:
-            mod = importlib.import_module(modname)
-        except ModuleNotFoundError as e:
-            if e.name == modname:
-                continue
-            raise
-        seen.add(modname)
-        mod.add_parser(sub)
+    for mod in SUBCOMMAND_MODULES.values():
+        if mod not in seen:
+            seen.add(mod)
+            mod.add_parser(sub)
     return p
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import html
-import importlib
 import tempfile
 from pathlib import Path
 
@@ -16,18 +15,10 @@ from dbxray.parsers.tree import build_tree
 
 from dbxray.app import __version__
 
-#: view id -> engine it needs (None: any dataset)
-VIEW_ENGINE = {"sizes": None, "holes": None, "extent-map": "innodb", "columns": "clickhouse",
-               "tokudb": "tokudb", "whatif": None}
-
-
-def run_default_whatif(ds: Dataset, sample: str = "0.05") -> dict | None:
-    """What-if projections with the compressor layer's default codecs, or None when it is absent."""
-    try:
-        whatif = importlib.import_module("dbxray.compress.whatif")
-    except ModuleNotFoundError:
-        return None
-    return whatif.run_whatif(ds, None, sample=sample, seed=0)
+def run_default_whatif(ds: Dataset, sample: str = "0.05") -> dict:
+    """What-if projections with the compressor layer's default codecs."""
+    from dbxray.compress.whatif import run_whatif
+    return run_whatif(ds, None, sample=sample, seed=0)
 
 
 def _img_tag(png: bytes, alt: str) -> str:
@@ -44,7 +35,7 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
     engines = set(ds.engines)
     with tempfile.TemporaryDirectory() as tmp:
         for vid, cls in view_ids().items():
-            need = VIEW_ENGINE.get(vid)
+            need = getattr(cls, "engine", None)
             if need is not None and need not in engines:
                 continue
             if vid == "whatif" and not whatif:

@@ -2,12 +2,13 @@
 reporting progress and its result by signals, cancelled by a flag it polls."""
 from __future__ import annotations
 
-import os
 import threading
 import traceback
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from dbxray.parsers import engines
 
 
 class Job(QObject):
@@ -70,161 +71,28 @@ class Job(QObject):
 def scan_job(path: str, preview: bool = True) -> Job:
     """A job scanning ``path`` into a Dataset (or loading a saved scan).
 
-    With ``preview``, the largest InnoDB tablespace under ``path`` is first read
-    header by header in growing chunks, each emitted as ``partial`` (see
-    :func:`innodb_header_preview`), so the extent map fills in while the pages are
-    read; the full scan then reads them warm and replaces the preview."""
+    With ``preview``, the first engine that has a file to preview under ``path``
+    (InnoDB: the largest tablespace) reads its unit headers in growing chunks,
+    each emitted as ``partial`` (``Engine.preview``), so the map fills in while
+    the file is read; the full scan then reads it warm and replaces the preview."""
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.scan import scan
 
     def fn(progress, is_cancelled):
-        from dbxray.app.savedscan import is_saved_scan, load_saved_scan
+        from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
         if is_saved_scan(path):
             return load_saved_scan(path)
         if preview:
-            target = innodb_preview_target(path)
-            if target is not None:
+            for engine in engines.ENGINES:
+                target = engine.preview_target(path)
+                if target is None:
+                    continue
                 try:
-                    innodb_header_preview(target, job.partial.emit, is_cancelled, root=path)
+                    engine.preview(target, job.partial.emit, is_cancelled, root=path)
                 except (OSError, ValueError) as e:     # the scan proper reports the file's problems
                     job.partial.emit({"kind": "end", "error": f"{type(e).__name__}: {e}"})
+                break
         return scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled))
 
     job = Job(fn, name=f"scan {path}")
     return job
-
-
-# -- progressive extent map: page headers in chunks, before the full scan ---------------
-
-#: at most this many directory entries are looked at to find the file to preview
-PREVIEW_WALK_LIMIT = 20000
-#: first chunk (pages), then doubled up to the last size
-PREVIEW_CHUNKS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
-INNODB_NAMES = (".ibd", ".ibu")
-
-
-def innodb_preview_target(path: str) -> str | None:
-    """The InnoDB file to preview: ``path`` itself when it is one, else the largest
-    ``*.ibd`` (or ``ibdata1``) within two folder levels, looking at no more than
-    PREVIEW_WALK_LIMIT entries (huge folders get no preview, only the scan)."""
-    try:
-        if os.path.isfile(path):
-            return path if _looks_innodb(path) else None
-        if not os.path.isdir(path):
-            return None
-        best, best_size, seen = None, 0, 0
-        stack = [(path, 0)]
-        while stack:
-            d, depth = stack.pop()
-            try:
-                with os.scandir(d) as it:
-                    for e in it:
-                        seen += 1
-                        if seen > PREVIEW_WALK_LIMIT:
-                            return None
-                        if e.is_dir(follow_symlinks=False):
-                            if depth < 2:
-                                stack.append((e.path, depth + 1))
-                        elif e.is_file(follow_symlinks=False) and (e.name.endswith(INNODB_NAMES)
-                                                                  or e.name == "ibdata1"):
-                            size = e.stat(follow_symlinks=False).st_size
-                            if size > best_size:
-                                best, best_size = e.path, size
-            except OSError:
-                continue
-        return best if best is not None and _looks_innodb(best) else None
-    except OSError:
-        return None
-
-
-#: files with more pages than this get no preview (the scan alone draws them)
-PREVIEW_MAX_PAGES = 16 << 20
-
-
-def _pages_to_map(f, physical: int) -> int:
-    """Pages up to the end of the data: a trailing hole (a sparse 1 TB file) is not
-    walked beyond the tablespace size page 0 states, as the scan does."""
-    n = f.size // physical
-    holes = f.holes()
-    if holes and holes[-1][0] + holes[-1][1] >= f.size:
-        last_data = -(-holes[-1][0] // physical)
-        head = f.pread(0, 64)
-        fsp_pages = int.from_bytes(head[38 + 8:38 + 12], "big") if len(head) >= 50 else 0   # FSP_SIZE
-        n = min(n, max(last_data, min(fsp_pages, n)))
-        if n > PREVIEW_MAX_PAGES:          # a header claiming a huge size over a hole: the data only
-            n = last_data
-    return n
-
-
-def _looks_innodb(path: str) -> bool:
-    """Page 0 carries valid FSP flags (the preview needs the page size)."""
-    return _fsp_flags(path) is not None
-
-
-def _fsp_flags(path: str):
-    from dbxray.parsers.fileio import ReadOnlyFile
-    from dbxray.parsers.innodb.fsp import decode_fsp_flags, parse_fsp_header
-    with ReadOnlyFile(path) as f:
-        if f.size < 16384 // 4:
-            return None
-        head = f.pread(0, min(f.size, 65536))
-    if len(head) < 150 or int.from_bytes(head[24:26], "big") != 8:       # FIL_PAGE_TYPE_FSP_HDR
-        return None
-    flags = decode_fsp_flags(parse_fsp_header(head, 0).flags)
-    return flags if flags.valid else None
-
-
-def innodb_header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callable[[], bool],
-                          root: str | None = None) -> int:
-    """Read the FIL header (page type, LSN) of every page of one InnoDB file in
-    growing chunks and ``emit`` each: ``{"kind": "begin", path, abspath, n_pages,
-    physical, logical, flavor}``, then ``{"kind": "chunk", start, types, lsn, names}``
-    (names: type code -> constant name of the codes in the chunk), then
-    ``{"kind": "end", pages}``.  Read-only (mmap of an O_RDONLY descriptor);
-    pages in holes read as zeros without I/O.  Returns the pages read."""
-    import numpy as np
-
-    from dbxray.parsers.fileio import ReadOnlyFile
-    from dbxray.parsers.innodb.fil import page_type_names
-    flags = _fsp_flags(path)
-    if flags is None:
-        raise ValueError(f"{path}: no valid FSP header on page 0")
-    physical = int(flags.physical_page_size)
-    flavor = "mariadb" if flags.format in ("full_crc32", "mariadb") else "mysql"
-    base = os.path.dirname(os.path.abspath(root)) if root and os.path.isfile(root) else (root or os.path.dirname(path))
-    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
-    with ReadOnlyFile(path) as f:
-        n = _pages_to_map(f, physical)
-        if n > PREVIEW_MAX_PAGES:
-            raise ValueError(f"{path}: {n:,} pages to map; no preview above {PREVIEW_MAX_PAGES:,}")
-        emit({"kind": "begin", "path": rel, "abspath": os.path.abspath(path), "n_pages": n,
-              "physical": physical, "logical": int(flags.logical_page_size), "flavor": flavor,
-              "apparent": f.size})
-        mm = f.mmap()
-        start, k = 0, 0
-        names_all = page_type_names(flavor)
-        mariadb_codes = set(page_type_names("mariadb")) - set(page_type_names("mysql"))
-        while start < n:
-            if is_cancelled():
-                break
-            count = min(PREVIEW_CHUNKS[min(k, len(PREVIEW_CHUNKS) - 1)], n - start)
-            if mm is not None:
-                pages = np.frombuffer(mm, dtype=np.uint8, count=count * physical,
-                                      offset=start * physical).reshape(count, physical)
-                hdr = np.ascontiguousarray(pages[:, 16:26])
-            else:
-                raw = f.pread(start * physical, count * physical)
-                count = len(raw) // physical
-                hdr = np.frombuffer(raw, dtype=np.uint8, count=count * physical).reshape(count, physical)[:, 16:26].copy()
-            lsn = hdr[:, 0:8].copy().view(">u8").reshape(count).astype(np.uint64)
-            types = hdr[:, 8:10].copy().view(">u2").reshape(count).astype(np.uint16)
-            codes = set(int(c) for c in np.unique(types))
-            if flavor == "mysql" and codes & mariadb_codes:
-                flavor = "mariadb"
-                names_all = page_type_names(flavor)
-            names = {c: names_all.get(c, f"UNKNOWN_PAGE_TYPE_{c}") for c in codes}
-            emit({"kind": "chunk", "start": start, "types": types, "lsn": lsn, "names": names})
-            start += count
-            k += 1
-        emit({"kind": "end", "pages": start})
-    return start

@@ -5,7 +5,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QSettings
 
-import dbxray.app.workers as workers
+import dbxray.parsers.innodb.preview as preview
 from dbxray.app.window import MainWindow
 from dbxray.parsers.scan import scan
 
@@ -15,7 +15,7 @@ def test_header_preview_equals_the_scan(sparse_fixtures):
     every page once, in order."""
     path = sparse_fixtures / "innodb" / "16k" / "fx" / "t_deleted.ibd"
     got = []
-    n = workers.innodb_header_preview(str(path), got.append, lambda: False)
+    n = preview.header_preview(str(path), got.append, lambda: False)
     assert got[0]["kind"] == "begin" and got[-1] == {"kind": "end", "pages": n}
     assert got[0]["n_pages"] == n == 576 and got[0]["physical"] == 16384 and got[0]["path"] == "t_deleted.ibd"
     chunks = [c for c in got if c["kind"] == "chunk"]
@@ -31,7 +31,7 @@ def test_header_preview_equals_the_scan(sparse_fixtures):
     assert names[17855] == "FIL_PAGE_INDEX" and names[8] == "FIL_PAGE_TYPE_FSP_HDR"
     # cancelled: stops between chunks
     got2 = []
-    workers.innodb_header_preview(str(path), got2.append, lambda: True)
+    preview.header_preview(str(path), got2.append, lambda: True)
     assert [c["kind"] for c in got2] == ["begin", "end"] and got2[-1]["pages"] == 0
 
 
@@ -39,18 +39,18 @@ def test_preview_target(sparse_fixtures):
     """The file the map shows first: the opened tablespace, or the largest one of a data dir."""
     d = sparse_fixtures / "innodb" / "16k"
     biggest = max(d.rglob("*.ibd"), key=lambda p: p.stat().st_size)
-    assert workers.innodb_preview_target(str(d)) == str(biggest)
+    assert preview.preview_target(str(d)) == str(biggest)
     one = d / "fx" / "t_dynamic.ibd"
-    assert workers.innodb_preview_target(str(one)) == str(one)
-    assert workers.innodb_preview_target(str(d / "fx" / "t_dynamic.frm")) is None      # not InnoDB pages
-    assert workers.innodb_preview_target(str(sparse_fixtures / "clickhouse" / "datadir")) is None
-    assert workers.innodb_preview_target(str(d / "missing")) is None
+    assert preview.preview_target(str(one)) == str(one)
+    assert preview.preview_target(str(d / "fx" / "t_dynamic.frm")) is None      # not InnoDB pages
+    assert preview.preview_target(str(sparse_fixtures / "clickhouse" / "datadir")) is None
+    assert preview.preview_target(str(d / "missing")) is None
 
 
 def test_map_fills_in_while_the_scan_runs(qtbot, tmp_path, sparse_fixtures, monkeypatch, artifacts_dir):
     path = sparse_fixtures / "innodb" / "16k" / "fx" / "t_deleted.ibd"
-    monkeypatch.setattr(workers, "PREVIEW_CHUNKS", (64,))
-    real = workers.innodb_header_preview
+    monkeypatch.setattr(preview, "PREVIEW_CHUNKS", (64,))
+    real = preview.header_preview
 
     def slow(p, emit, cancelled, root=None):       # a slow disk: 40 ms a chunk
         def emit_slowly(part):
@@ -59,7 +59,7 @@ def test_map_fills_in_while_the_scan_runs(qtbot, tmp_path, sparse_fixtures, monk
                 time.sleep(0.04)
         return real(p, emit_slowly, cancelled, root=root)
 
-    monkeypatch.setattr(workers, "innodb_header_preview", slow)
+    monkeypatch.setattr(preview, "header_preview", slow)
     w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     qtbot.addWidget(w)
     w.resize(1400, 860)
@@ -98,6 +98,6 @@ def test_sparse_terabyte_tablespace_preview_stops_at_the_data(tmp_path, sparse_f
         fh.truncate(1 << 40)
     got = []
     t = time.perf_counter()
-    n = workers.innodb_header_preview(str(big), got.append, lambda: False)
+    n = preview.header_preview(str(big), got.append, lambda: False)
     assert n == len(data) // 16384 and got[0]["n_pages"] == n
     assert time.perf_counter() - t < 5

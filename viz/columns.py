@@ -264,6 +264,8 @@ class ColumnSizesView(QWidget):
 
     title = "Columns"
     view_id = "columns"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = "clickhouse"
     node_selected = Signal(object)
 
     def __init__(self, parent=None):

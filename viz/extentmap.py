@@ -828,6 +828,8 @@ class ExtentMapView(QWidget):
 
     title = "Extent map"
     view_id = "extent-map"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = "innodb"
     node_selected = Signal(object)
     page_clicked = Signal(int)
     #: a progressive preview was drawn (pages read so far)

@@ -383,6 +383,8 @@ class HolesView(QWidget):
 
     title = "Holes"
     view_id = "holes"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = None
     node_selected = Signal(object)
 
     def __init__(self, parent=None):

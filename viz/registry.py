@@ -1,4 +1,4 @@
-"""The centre views of the window, found by module and class name.
+"""The centre views of the window, in tab order.
 
 A view is a QWidget class with:
 
@@ -9,45 +9,58 @@ A view is a QWidget class with:
 * optionally a ``node_selected = Signal(object)`` it emits with a tree Node
   (e.g. the index of a clicked page) so the window selects it in the tree;
 * optionally ``export_widget()``: the widget to render for PNG/SVG export
-  (default: the view itself), and ``set_target(text)`` for ``--target``.
+  (default: the view itself), and ``set_target(text)`` for ``--target``;
+* ``engine``: the engine whose files it draws (None: any dataset); an engine's
+  own views are listed here beside the generic ones, one line each.
 
 No business logic in views: they draw what the parsers and the compressor
 layer computed.
 """
 from __future__ import annotations
 
-import importlib
-
-#: (module, class) in tab order; a module that is not there yet is skipped
+#: (module, class) in tab order, imported one by one so that a view that fails
+#: to load is reported (VIEW_ERRORS) and left out: one broken view never stops the app
 VIEW_CLASSES = [
-    ("dbxray.viz.sizebars", "SizeBarsView"),
-    ("dbxray.viz.extentmap", "ExtentMapView"),
-    ("dbxray.viz.holes", "HolesView"),
-    ("dbxray.viz.columns", "ColumnSizesView"),
-    ("dbxray.viz.tokudb", "TokuDBView"),
-    ("dbxray.viz.whatif", "WhatIfView"),
+    ("sizebars", "SizeBarsView"),
+    ("extentmap", "ExtentMapView"),
+    ("holes", "HolesView"),
+    ("columns", "ColumnSizesView"),
+    ("tokudb", "TokuDBView"),
+    ("whatif", "WhatIfView"),
 ]
-
 
 #: views that failed to load: "module: error" (shown in the window's errors panel)
 VIEW_ERRORS: list[str] = []
 
 
+def _import(module: str):
+    """One view module of this package (each named here, none looked up by string)."""
+    if module == "sizebars":
+        from . import sizebars as mod
+    elif module == "extentmap":
+        from . import extentmap as mod
+    elif module == "holes":
+        from . import holes as mod
+    elif module == "columns":
+        from . import columns as mod
+    elif module == "tokudb":
+        from . import tokudb as mod
+    elif module == "whatif":
+        from . import whatif as mod
+    else:
+        raise ValueError(f"no view module {module!r}")
+    return mod
+
+
 def view_classes() -> list[type]:
-    """The view classes that load; a view that fails to import is reported in
-    VIEW_ERRORS and left out, so one broken view never stops the app."""
+    """The view classes that load, in tab order."""
     out = []
     VIEW_ERRORS.clear()
-    for modname, clsname in VIEW_CLASSES:
+    for module, clsname in VIEW_CLASSES:
         try:
-            mod = importlib.import_module(modname)
-        except ModuleNotFoundError as e:
-            if e.name == modname:
-                continue
-            VIEW_ERRORS.append(f"{modname}: {type(e).__name__}: {e}")
-            continue
+            mod = _import(module)
         except Exception as e:  # noqa: BLE001 - a view bug must not stop the app
-            VIEW_ERRORS.append(f"{modname}: {type(e).__name__}: {e}")
+            VIEW_ERRORS.append(f"dbxray.viz.{module}: {type(e).__name__}: {e}")
             continue
         cls = getattr(mod, clsname, None)
         if cls is not None:

@@ -34,6 +34,8 @@ class SizeBarsView(QWidget):
 
     title = "Sizes"
     view_id = "sizes"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = None
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -268,6 +268,8 @@ class TokuDBView(QWidget):
 
     title = "TokuDB"
     view_id = "tokudb"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = "tokudb"
     node_selected = Signal(object)
 
     def __init__(self, parent=None):

@@ -47,6 +47,8 @@ class WhatIfView(QWidget):
 
     title = "What if"
     view_id = "whatif"
+    #: the engine whose files this view draws (None: any dataset)
+    engine = None
     run_requested = Signal(list, str)     # codec names, sample ("0.05" | "all")
 
     def __init__(self, parent=None):
