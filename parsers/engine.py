@@ -18,6 +18,7 @@ what-if sampling, the views) reaches an engine only through this protocol:
   :meth:`Engine.file_children`: rows below a file (InnoDB indexes);
 * :meth:`Engine.preview_target` / :meth:`Engine.preview`: unit headers read in
   chunks before the scan ends (the map's progressive first paint);
+* :meth:`Engine.inspect_unit`: one unit's fields and byte regions (the inspector);
 * :meth:`Engine.unit_payload`: the decoded bytes of one unit (what-if sampling);
 * :meth:`Engine.restore`: a saved scan's derived figures rebuilt from its
   JSON sections (the saved-scan round trip).
@@ -32,10 +33,21 @@ No Qt, no compressor imports here (parsers/ is the bottom layer).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .model import Dataset, FileEntry, ScanContext
+
+
+@dataclass
+class UnitInspection:
+    """What the inspector shows of one unit (a page, a block, a node)."""
+
+    data: bytes                                                                  # the unit's bytes as shown
+    fields: list[tuple[str, str, int | None]] = field(default_factory=list)     # (name, value, byte offset)
+    regions: list[tuple[int, int, str]] = field(default_factory=list)           # [start, end) region name
+    note: str = ""
 
 
 class Engine:
@@ -92,6 +104,11 @@ class Engine:
         """Read ``path``'s unit headers in chunks, ``emit`` each (``{"kind": "begin"|"chunk"|"end", ...}``);
         returns the units read."""
         raise NotImplementedError(f"{self.name}: no preview")
+
+    # -- inspector -----------------------------------------------------------------
+    def inspect_unit(self, entry: "FileEntry", i: int, unit: Any = None) -> UnitInspection:
+        """Header fields and byte regions of unit ``i`` (``unit``: its record, when known)."""
+        return UnitInspection(data=b"", note=f"{self.label}: no unit inspector")
 
     # -- what-if sampling ----------------------------------------------------------
     def unit_payload(self, entry: "FileEntry", i: int, max_output: int) -> bytes:

@@ -20,3 +20,22 @@ def human_bytes(n: float | int | None, precision: int = 1) -> str:
 
 def percent(part: float, whole: float) -> str:
     return "-" if not whole else f"{100.0 * part / whole:.1f}%"
+
+
+_AXIS_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+
+
+def axis_unit(maxval: float) -> tuple[float, str]:
+    """(scale, unit) for a chart axis whose largest value is ``maxval`` bytes."""
+    for scale, unit in _AXIS_UNITS:
+        if maxval >= scale:
+            return float(scale), unit
+    return 1.0, "B"
+
+
+def short_label(name: str, n: int, tail: int) -> str:
+    """``name`` cut to ``n`` characters for an axis label: its start, "…", and its
+    last ``tail`` characters (``tail`` 0: the start and "…" only)."""
+    if len(name) <= n:
+        return name
+    return name[: n - tail - 1] + "…" + (name[-tail:] if tail else "")

@@ -8,27 +8,26 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fixtures_util import fixtures_dir, make_sparse_copy  # noqa: E402
+from fixtures_util import MISSING, fixtures_dir, make_sparse_copy  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
 
 
-def pytest_sessionstart(session):
-    if fixtures_dir() is None:
-        pytest.exit("dbxray tests need the shared fixtures at ../shared/fixtures "
-                    "(or DBXRAY_FIXTURES); they are missing", returncode=3)
-
-
 @pytest.fixture(scope="session")
 def fixtures_root() -> Path:
     """The read-only shared fixtures (never write here)."""
-    return fixtures_dir()
+    root = fixtures_dir()
+    if root is None:
+        pytest.fail(MISSING, pytrace=False)
+    return root
 
 
 @pytest.fixture(scope="session")
 def sparse_fixtures(tmp_path_factory) -> Path:
     """A temp copy of every fixture folder with the manifests' holes re-punched."""
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
     return make_sparse_copy(tmp_path_factory.mktemp("fx"))
 
 

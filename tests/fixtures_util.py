@@ -22,10 +22,23 @@ _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 _libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
 
 
+MISSING = ("dbxray tests need the shared fixtures at ../shared/fixtures (or DBXRAY_FIXTURES); "
+           "they are missing")
+
+
 def fixtures_dir() -> Path | None:
     env = os.environ.get("DBXRAY_FIXTURES")
     cand = Path(env) if env else REPO.parent / "shared" / "fixtures"
     return cand if cand.is_dir() else None
+
+
+def require_fixtures() -> Path:
+    """The fixtures folder, or an error saying they are missing (for modules that
+    read a manifest while they are collected: they fail, the others still run)."""
+    root = fixtures_dir()
+    if root is None:
+        raise RuntimeError(MISSING)
+    return root
 
 
 def punch_hole(path: str | os.PathLike, offset: int, length: int) -> None:

@@ -58,7 +58,7 @@ def test_stored_block_checksums(fixtures_root):
 
 def test_file_hashes_in_checksums_txt(fixtures_root):
     """checksums.txt's per-file hash is the chained CityHash128WithSeed over 2048-byte pieces
-    (FORMAT_NOTES §6): recompute it for every file a part lists and compare with the stored one."""
+    (fixtures/clickhouse/FORMAT_NOTES.md section 6): recompute it for every file a part lists and compare with the stored one."""
     from dbxray.parsers.codecs.ch_block import decompress_block, parse_block_header
     man = json.loads((fixtures_root / "clickhouse" / "manifest.json").read_text())
     part = man["tables"]["marks_mrk2"]["system_parts"][0]

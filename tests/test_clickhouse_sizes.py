@@ -160,7 +160,7 @@ def test_projection_parts(tables, manifest):
 
 def test_compact_split_adds_up(tables, manifest):
     """Compact parts: the computed per-column split covers data.bin exactly, one
-    block per column per granule (FORMAT_NOTES section 8)."""
+    block per column per granule (fixtures/clickhouse/FORMAT_NOTES.md section 8)."""
     n = 0
     for t in tables.values():
         for p in t["parts"]:

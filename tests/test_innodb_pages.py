@@ -51,8 +51,8 @@ def _ids(manifest):
 
 def pytest_generate_tests(metafunc):
     if "mf" in metafunc.fixturenames:
-        from fixtures_util import fixtures_dir
-        man = json.loads((fixtures_dir() / "innodb" / "manifest.json").read_text())
+        from fixtures_util import require_fixtures
+        man = json.loads((require_fixtures() / "innodb" / "manifest.json").read_text())
         files = paged_files(man)
         metafunc.parametrize("mf", files, ids=[f["path"] for f in files])
 

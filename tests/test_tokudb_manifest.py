@@ -7,9 +7,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from fixtures_util import fixtures_dir
+from fixtures_util import require_fixtures
 
-TOKU = Path(fixtures_dir()) / "tokudb"
+TOKU = require_fixtures() / "tokudb"
 
 
 @lru_cache(maxsize=1)

@@ -96,7 +96,7 @@ def test_every_dictionary_has_a_row_equal_to_tokuftdump(view, manifest, artifact
 def test_drawn_bar_widths_are_the_values(view):
     widths = drawn_widths(view)
     assert len(widths) == 3
-    from dbxray.viz.tokudb import _unit
+    from dbxray.parsers.humanize import axis_unit as _unit
     bv = view.bar_values
     scale, _ = _unit(max(bv["reported"].max(), bv["uncompressed"].max(), bv["disk"].max(), bv["allocated"].max()))
     for w, key in zip(widths, ("reported", "uncompressed", "disk")):

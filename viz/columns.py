@@ -22,7 +22,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QTabBar,
                                QVBoxLayout, QWidget)
 
-from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 from dbxray.parsers.tree import Node
 
 from . import theme
@@ -732,7 +732,7 @@ class ColumnSizesView(QWidget):
         unc = np.array([r.uncompressed for r in rows], dtype=float)
         marks = np.array([r.marks for r in rows], dtype=float)
         vmax = max(comp.max(), unc.max(), marks.max(), 1.0)
-        scale, unit = _unit(vmax)
+        scale, unit = axis_unit(vmax)
         if self.column is not None:
             sel = [i for i, r in enumerate(rows) if r.name == self.column]
             if sel:
@@ -780,7 +780,7 @@ class ColumnSizesView(QWidget):
             ti.setPos(max(r.compressed, r.uncompressed) / scale + vmax / scale * 0.01, yy)
             self.plot.addItem(ti)
             self.bar_labels.append(txt)
-        ticks = [(float(yy), _short(r.name, 22) + (f"  {_short(r.type, 18)}" if r.type else ""))
+        ticks = [(float(yy), short_label(r.name, 22, 5) + (f"  {short_label(r.type, 18, 5)}" if r.type else ""))
                  for yy, r in zip(y, rows)]
         left = self.plot.getAxis("left")
         left.setTicks([ticks])
@@ -941,17 +941,6 @@ def _pow2(v: float) -> str:
         if v >= s:
             return f"{v // s} {unit}"
     return f"{v} B"
-
-
-def _short(name: str, n: int) -> str:
-    return name if len(name) <= n else name[: n - 6] + "…" + name[-5:]
-
-
-def _unit(maxval: float) -> tuple[float, str]:
-    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if maxval >= scale:
-            return float(scale), unit
-    return 1.0, "B"
 
 
 __all__ = ["ColumnSizesView", "column_rows", "treemap_tree", "ColRow", "QSizePolicy"]

@@ -274,7 +274,7 @@ class MapData:
             if arr is not None:
                 self._hole_in_page = arr
                 return arr
-            from dbxray.parsers.innodb.holes import hole_bytes_per_unit
+            from dbxray.parsers.units import hole_bytes_per_unit
             self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
                                                      self.physical)
         return self._hole_in_page
@@ -296,7 +296,7 @@ class MapData:
         arr = self._detail_array("hole_bytes")
         if arr is not None:
             return int(arr[i])
-        from dbxray.parsers.innodb.holes import hole_bytes_per_unit
+        from dbxray.parsers.units import hole_bytes_per_unit
         return int(hole_bytes_per_unit(self.entry.holes, np.array([int(self.units["offset"][i])]), self.physical)[0])
 
     def index_names(self) -> dict[int, str]:

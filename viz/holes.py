@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
                                QSplitter, QToolTip, QVBoxLayout, QWidget)
 
-from dbxray.parsers.humanize import human_bytes, percent
+from dbxray.parsers.humanize import axis_unit, human_bytes, percent, short_label
 from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
 from dbxray.parsers.tree import Node, place
 
@@ -145,14 +145,14 @@ def missing_ranges(entry: FileEntry) -> np.ndarray:
     if exp is not None and len(exp) == len(u):
         expected = np.asarray(exp, dtype=np.int64)[sel]
     else:
-        from dbxray.parsers.innodb.holes import expected_hole_per_page
+        from dbxray.parsers.units import expected_hole_per_page
         expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
                             expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
     starts_all = u["offset"][sel].astype(np.int64)
     if real is not None and len(real) == len(u):
         there = np.asarray(real, dtype=np.int64)[sel]
     else:
-        from dbxray.parsers.innodb.holes import hole_bytes_per_unit
+        from dbxray.parsers.units import hole_bytes_per_unit
         there = hole_bytes_per_unit(entry.holes, starts_all, size)
     miss = expected - np.minimum(there, expected)
     starts = starts_all + size - expected
@@ -169,18 +169,11 @@ def file_holes(entry: FileEntry) -> FileHoles:
                      hole_bytes=_total(holes), unwritten_bytes=_total(unw), missing_bytes=_total(miss))
 
 
-def _unit_for(n: float) -> tuple[float, str]:
-    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if n >= scale:
-            return float(scale), unit
-    return 1.0, "B"
-
-
 def nice_ticks(total: int, most: int) -> list[int]:
     """Round offsets (1-2-5 steps of the file's unit) from 0 to ``total``, at most ``most``+1."""
     if total <= 0:
         return [0]
-    scale, _ = _unit_for(total)
+    scale, _ = axis_unit(total)
     span = total / scale
     step = None
     for mag in (0.01, 0.1, 1, 10, 100, 1000):
@@ -332,7 +325,7 @@ class HoleStrips(QWidget):
             p.setPen(QPen(QColor("#9E9E9E")))
             p.drawRect(x0, sy, sw - 1, self.STRIP_H - 1)
             # offset ticks
-            scale, unit = _unit_for(fh.apparent)
+            scale, unit = axis_unit(fh.apparent)
             p.setPen(grey)
             ticks = nice_ticks(fh.apparent, max(2, sw // 110))
             placed: list[tuple[int, int]] = []
@@ -635,7 +628,7 @@ class HolesView(QWidget):
             div = np.maximum(app, 1) / 100.0
             unit_label = "% of apparent size"
         else:
-            scale, unit = _unit_for(max(app.max(), alloc.max(), 1))
+            scale, unit = axis_unit(max(app.max(), alloc.max(), 1))
             div = np.full(n, scale)
             unit_label = f"size ({unit})"
         # in % a tiny file can be 100x over its apparent size (one fs block for a few bytes):
@@ -662,7 +655,7 @@ class HolesView(QWidget):
             ti.setPos(min(max(g[1], g[2]) / div[i], cap), yy)
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
-        left.setTicks([[(float(yy), _short(g[0])) for yy, g in zip(y, groups)]])
+        left.setTicks([[(float(yy), short_label(g[0], 25, 15)) for yy, g in zip(y, groups)]])
         left.setWidth(220)
         bottom = self.plot.getAxis("bottom")
         bottom.setLabel(unit_label, color=theme.foreground())
@@ -704,10 +697,6 @@ PCT_CAP = 125.0
 #: files that hold table data or engine state; the rest are grouped as "(other files)"
 DATA_ROLES = ("tablespace", "system_tablespace", "redo_log", "undo", "doublewrite", "dictionary",
               "part_column_data")
-
-
-def _short(name: str) -> str:
-    return name if len(name) <= 25 else name[:9] + "…" + name[-15:]
 
 
 __all__ = ["HolesView", "FileHoles", "file_holes", "covered_per_bin", "missing_ranges"]

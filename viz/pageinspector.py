@@ -3,13 +3,10 @@ byte regions are coloured (FIL header, page header, records, free space, page
 directory, FIL trailer; compressed payload and punched tail for
 page-compressed pages).
 
-The decoding is the parser's (``parsers.innodb``); this module only reads
-the page's bytes and draws them.
+The facts are the engine's (``Engine.inspect_unit``: for InnoDB
+parsers/innodb/inspect.py); this module only draws them.
 """
 from __future__ import annotations
-
-import importlib
-from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QFontMetrics, QPainter
@@ -17,7 +14,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHeaderVi
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from dbxray.parsers.humanize import human_bytes
-from dbxray.parsers.model import UNIT_COMPRESSED, FileEntry
+from dbxray.parsers import engines
+from dbxray.parsers.engine import UnitInspection
+from dbxray.parsers.model import FileEntry
 
 REGION_COLOURS = {
     "FIL header": "#90CAF9",
@@ -44,146 +43,6 @@ def region_colour(name: str) -> str:
         if k.lower() in low:
             return v
     return _SPARE[sum(map(ord, name)) % len(_SPARE)]
-
-
-@dataclass
-class PageDecode:
-    """What the inspector shows of one page."""
-
-    data: bytes
-    fields: list[tuple[str, str, int | None]] = field(default_factory=list)   # (name, value, byte offset)
-    regions: list[tuple[int, int, str]] = field(default_factory=list)         # [start, end) name
-    note: str = ""
-
-
-def read_page_bytes(entry: FileEntry, offset: int, size: int) -> bytes:
-    try:
-        from dbxray.parsers.fileio import ReadOnlyFile
-        with ReadOnlyFile(entry.abspath) as f:
-            return bytes(f.pread(offset, size))
-    except Exception:
-        try:
-            with open(entry.abspath, "rb") as fh:
-                fh.seek(offset)
-                return fh.read(size)
-        except OSError:
-            return b""
-
-
-#: byte offsets of the header fields the parser names (fil0types.h, page0page.h)
-FIELD_OFFSETS = {
-    "FIL_PAGE_SPACE_OR_CHKSUM": 0, "FIL_PAGE_OFFSET": 4, "FIL_PAGE_PREV": 8, "FIL_PAGE_NEXT": 12,
-    "FIL_PAGE_LSN": 16, "FIL_PAGE_TYPE": 24, "FIL_PAGE_FILE_FLUSH_LSN": 26, "FIL_PAGE_SPACE_ID": 34,
-    "PAGE_N_DIR_SLOTS": 38, "PAGE_HEAP_TOP": 40, "PAGE_N_HEAP": 42, "format": 42, "PAGE_FREE": 44,
-    "PAGE_GARBAGE": 46, "PAGE_LAST_INSERT": 48, "PAGE_DIRECTION": 50, "PAGE_N_DIRECTION": 52,
-    "PAGE_N_RECS": 54, "PAGE_MAX_TRX_ID": 56, "PAGE_LEVEL": 64, "PAGE_INDEX_ID": 66,
-    "PAGE_BTR_SEG_LEAF": 74, "PAGE_BTR_SEG_TOP": 84,
-}
-_NOT_FIELDS = ("regions", "data", "raw")
-
-
-def parser_decoder():
-    """The InnoDB parser's one-page inspector (``inspect_page(entry, page_no)``), if present."""
-    try:
-        m = importlib.import_module("dbxray.parsers.innodb.scan")
-    except ImportError:
-        return None
-    f = getattr(m, "inspect_page", None)
-    return f if callable(f) else None
-
-
-def _fmt(v) -> str:
-    if isinstance(v, bool) or v is None:
-        return "-" if v is None else str(v)
-    if isinstance(v, int):
-        return f"{v:,}" if abs(v) < 1 << 32 else f"{v:,} (0x{v:X})"
-    if isinstance(v, (tuple, list)):
-        return ", ".join(_fmt(x) for x in v)
-    return str(v)
-
-
-def _logical_bytes(entry: FileEntry, page_no: int, raw: bytes) -> bytes:
-    try:
-        from dbxray.parsers.innodb.payloads import unit_payload
-        return unit_payload(entry, page_no)
-    except Exception:
-        return raw
-
-
-def decode_page(entry: FileEntry, page_no: int, unit=None) -> PageDecode:
-    """Header fields and byte regions of one page: the parser's inspector when the file
-    was read by it (page-compressed pages are shown decompressed), else a FIL-level view."""
-    sec = entry.sections.get("innodb") or {}
-    logical = int(sec.get("page_size") or 16384)
-    physical = int(sec.get("physical_page_size") or logical)
-    offset = int(unit["offset"]) if unit is not None else page_no * physical
-    raw = read_page_bytes(entry, offset, physical)
-    dec = parser_decoder()
-    if dec is not None and (entry.detail.get("innodb") or {}).get("page_map") is not None:
-        try:
-            info = dec(entry, page_no)
-        except Exception as e:  # a parser failure is shown, not raised
-            out = _fallback_decode(entry, raw, page_no, unit, logical, physical)
-            out.note = f"parser inspector failed: {type(e).__name__}: {e}"
-            return out
-        data = _logical_bytes(entry, page_no, raw)
-        out = PageDecode(data=data)
-        for k, v in info.items():
-            if k not in _NOT_FIELDS:
-                out.fields.append((k, _fmt(v), FIELD_OFFSETS.get(k)))
-        out.regions = [(int(a), int(b), str(n)) for a, b, n in info.get("regions", [])]
-        if unit is not None and int(unit["flags"]) & UNIT_COMPRESSED and data != raw:
-            out.note = (f"page_compressed: {int(info.get('payload_len') or 0):,} B payload in "
-                        f"{int(info.get('stored_bytes') or 0):,} B stored; shown decompressed "
-                        f"({len(data):,} B)")
-        return out
-    return _fallback_decode(entry, raw, page_no, unit, logical, physical)
-
-
-def _fallback_decode(entry, data, page_no, unit, logical, physical) -> PageDecode:
-    """FIL header/trailer, and the INDEX page header for B-tree pages, with the
-    parser's field readers (used until the parser exposes its own inspector)."""
-    from dbxray.parsers.innodb import fil, index
-    out = PageDecode(data=data)
-    if len(data) < fil.FIL_PAGE_DATA:
-        out.note = "page is truncated"
-        out.regions = [(0, len(data), "page body")]
-        return out
-    h = fil.parse_fil_header(data)
-    names = entry.kind_names or {}
-    out.fields += [("checksum", f"0x{h.checksum:08X}", 0), ("page number", f"{h.page_no:,}", 4),
-                   ("previous page", "FIL_NULL" if h.prev == fil.FIL_NULL else f"{h.prev:,}", 8),
-                   ("next page", "FIL_NULL" if h.next == fil.FIL_NULL else f"{h.next:,}", 12),
-                   ("LSN", f"{h.lsn:,}", 16),
-                   ("page type", f"{names.get(h.page_type, '')} ({h.page_type})".strip(), 24),
-                   ("flush LSN / key version", f"{h.flush_lsn_or_key_version:,}", 26),
-                   ("space id", f"{h.space_id:,}", 34)]
-    compressed = unit is not None and int(unit["flags"]) & UNIT_COMPRESSED and physical == logical
-    if compressed:
-        stored = int(unit["stored"]) or physical
-        hdr = 26 if h.page_type & 0x8000 else fil.FIL_PAGE_DATA
-        out.regions = [(0, hdr, "FIL header"), (hdr, min(stored, physical), "compressed payload"),
-                       (min(stored, physical), physical, "punched / unused")]
-        out.fields.append(("payload", f"{stored:,} B of {physical:,}", None))
-        out.note = "page_compressed: payload as stored on disk"
-        return out
-    kind = int(unit["kind"]) if unit is not None else h.page_type
-    if kind in (fil.FIL_PAGE_INDEX, fil.FIL_PAGE_RTREE, fil.FIL_PAGE_TYPE_INSTANT, fil.FIL_PAGE_SDI) \
-            and physical == logical:
-        ih = index.parse_index_header(data)
-        base = index.PAGE_HEADER
-        out.fields += [("n_dir_slots", f"{ih.n_dir_slots:,}", base + 0), ("heap top", f"{ih.heap_top:,}", base + 2),
-                       ("n_heap", f"{ih.n_heap:,}", base + 4),
-                       ("format", "COMPACT" if ih.compact else "REDUNDANT", base + 4),
-                       ("free", f"{ih.free:,}", base + 6), ("garbage", f"{ih.garbage:,} B", base + 8),
-                       ("records", f"{ih.n_recs:,}", base + 16), ("max trx id", f"{ih.max_trx_id:,}", base + 18),
-                       ("level", f"{ih.level}", base + 26), ("index id", f"{ih.index_id:,}", base + 28),
-                       ("data size", f"{ih.data_size:,} B", None)]
-        out.regions = index.page_regions(ih, logical)
-        return out
-    out.regions = [(0, fil.FIL_PAGE_DATA, "FIL header"), (fil.FIL_PAGE_DATA, physical - 8, "page body"),
-                   (physical - 8, physical, "FIL trailer")]
-    return out
 
 
 class HexView(QAbstractScrollArea):
@@ -330,19 +189,19 @@ class PageInspector(QWidget):
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
         lay.addStretch(0)               # keeps the hint at the top while no page is shown
-        self.decoded: PageDecode | None = None
+        self.decoded: UnitInspection | None = None
         self.page_no: int | None = None
         self.facts: dict = {}
         self.split.setVisible(False)          # nothing to show until a page is clicked
         self.legend.setVisible(False)
         self.note.setVisible(False)
 
-    def show_page(self, entry: FileEntry, page_no: int, unit=None, facts: dict | None = None) -> PageDecode:
+    def show_page(self, entry: FileEntry, page_no: int, unit=None, facts: dict | None = None) -> UnitInspection:
         self.page_no = page_no
         self.split.setVisible(True)
         self.legend.setVisible(True)
         self.facts = dict(facts or {})
-        dec = decode_page(entry, page_no, unit)
+        dec = inspect_unit(entry, page_no, unit)
         self.decoded = dec
         kind = self.facts.get("type") or ""
         idx = self.facts.get("index")
@@ -398,4 +257,12 @@ class PageInspector(QWidget):
                 self.hex.scroll_to(int(off))
 
 
-__all__ = ["PageInspector", "HexView", "decode_page", "PageDecode", "region_colour"]
+def inspect_unit(entry: FileEntry, i: int, unit=None) -> UnitInspection:
+    """The engine's facts of one unit (an empty inspection for an engine that has none)."""
+    engine = engines.get(entry.engine)
+    if engine is None:
+        return UnitInspection(data=b"", note="no engine reads this file")
+    return engine.inspect_unit(entry, i, unit)
+
+
+__all__ = ["PageInspector", "HexView", "inspect_unit", "UnitInspection", "region_colour"]

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.humanize import axis_unit, human_bytes
 from dbxray.parsers.tree import Node
 
 from . import theme
@@ -67,7 +67,7 @@ class SizeBarsView(QWidget):
         apparent = np.array([r.apparent for r in self.rows], dtype=float)
         allocated = np.array([r.allocated for r in self.rows], dtype=float)
         holes = np.array([r.holes for r in self.rows], dtype=float)
-        scale, unit = _unit(max(apparent.max(), allocated.max(), 1))
+        scale, unit = axis_unit(max(apparent.max(), allocated.max(), 1))
         # allocated and holes stacked inside the apparent size
         bars = [
             ("apparent", np.zeros(n), apparent, theme.APPARENT, 0.8),
@@ -104,13 +104,6 @@ def _label(node: Node) -> str:
     if node.kind == "table" and node.parent is not None and node.parent.kind == "database":
         name = f"{node.parent.name}.{node.name}"
     return name if len(name) <= 30 else name[:12] + "…" + name[-17:]
-
-
-def _unit(maxval: float) -> tuple[float, str]:
-    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if maxval >= scale:
-            return float(scale), unit
-    return 1.0, "B"
 
 
 __all__ = ["SizeBarsView", "size_rows", "Qt"]

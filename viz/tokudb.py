@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 from dbxray.parsers.tree import Node
 
 from . import theme
@@ -536,7 +536,7 @@ class TokuDBView(QWidget):
         self.bar_values = {"labels": [r.key if isinstance(r, TableRow) else r.label for r in rows],
                            "reported": rep, "uncompressed": unc, "disk": disk, "allocated": alloc}
         vmax = max(rep.max(), unc.max(), disk.max(), alloc.max(), 1.0)
-        scale, unit = _unit(vmax)
+        scale, unit = axis_unit(vmax)
         sel_paths = {d.path for d in self.selected}
         if key is not None:
             for yy, r in zip(y, rows):
@@ -588,7 +588,7 @@ class TokuDBView(QWidget):
             ti.setPos(max(rv, uv, dv) / scale + vmax / scale * 0.01, yy)
             self.foot.addItem(ti)
             self.foot_labels.append(txt)
-        ticks = [(float(yy), (f"{r.key} (table)" if isinstance(r, TableRow) else "   " + _short(r.label.split(" · ", 1)[-1], 26)))
+        ticks = [(float(yy), (f"{r.key} (table)" if isinstance(r, TableRow) else "   " + short_label(r.label.split(" · ", 1)[-1], 26, 7)))
                  for yy, r in zip(y, rows)]
         left = self.foot.getAxis("left")
         left.setTicks([ticks])
@@ -621,7 +621,7 @@ class TokuDBView(QWidget):
         x = np.arange(len(hs), dtype=float)
         disk = np.array([agg[h]["disk_bytes"] for h in hs], dtype=float)
         unc = np.array([agg[h]["uncompressed_bytes"] for h in hs], dtype=float)
-        scale, unit = _unit(max(disk.max(), unc.max(), 1.0))
+        scale, unit = axis_unit(max(disk.max(), unc.max(), 1.0))
         a = pg.BarGraphItem(x=x - 0.18, height=disk / scale, width=0.34, brush=theme.qcolor(ON_DISK),
                             pen=pg.mkPen(theme.qcolor(ON_DISK).darker(125)))
         b = pg.BarGraphItem(x=x + 0.18, height=unc / scale, width=0.34, brush=theme.qcolor(UNCOMP),
@@ -670,7 +670,7 @@ class TokuDBView(QWidget):
         used = np.array([d.used for d in rows], dtype=float)
         unused = np.array([d.unused for d in rows], dtype=float)
         tail = np.array([d.tail for d in rows], dtype=float)
-        scale, unit = _unit(max((used + unused + tail).max(), 1.0))
+        scale, unit = axis_unit(max((used + unused + tail).max(), 1.0))
         x0 = np.zeros(n)
         for vals, colour in ((used, USED), (unused, UNUSED), (tail, TAIL)):
             it = pg.BarGraphItem(x0=x0 / scale, y=y, height=0.6, width=vals / scale, brush=theme.qcolor(colour),
@@ -686,7 +686,7 @@ class TokuDBView(QWidget):
             ti.setPos(t / scale + tot.max() / scale * 0.01, yy)
             self.frag.addItem(ti)
         left = self.frag.getAxis("left")
-        left.setTicks([[(float(yy), _short(d.label, 30)) for yy, d in zip(y, rows)]])
+        left.setTicks([[(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]])
         left.setStyle(tickFont=font)
         left.setWidth(170)
         self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
@@ -707,7 +707,7 @@ class TokuDBView(QWidget):
         if not n:
             return
         length = max(d.apparent for d in rows)
-        scale, unit = _unit(max(length, 1))
+        scale, unit = axis_unit(max(length, 1))
         self.strip_scale = scale
         y = np.arange(n)[::-1].astype(float)
         h = 0.7 if n > 1 else 0.6
@@ -755,7 +755,7 @@ class TokuDBView(QWidget):
             self.strip.addItem(it)
         font = _row_font(self.strip, n, 8.0)
         left = self.strip.getAxis("left")
-        left.setTicks([[(float(yy), _short(d.label, 30)) for yy, d in zip(y, rows)]])
+        left.setTicks([[(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]])
         left.setStyle(tickFont=font)
         left.setWidth(170)
         self.strip.getAxis("bottom").setLabel(f"file offset ({unit})", color=fg)
@@ -781,17 +781,6 @@ def _row_font(plot, rows: int, pt: float) -> QFont:
         pt = max(6.5, min(pt, h / rows * 0.62))
     font.setPointSizeF(pt)
     return font
-
-
-def _short(name: str, n: int) -> str:
-    return name if len(name) <= n else name[: n - 8] + "…" + name[-7:]
-
-
-def _unit(maxval: float) -> tuple[float, str]:
-    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if maxval >= scale:
-            return float(scale), unit
-    return 1.0, "B"
 
 
 __all__ = ["TokuDBView", "dictionaries", "table_rows", "strip_blocks", "Dictionary", "TableRow"]

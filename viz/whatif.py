@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 
 from . import theme
 
@@ -264,7 +264,7 @@ class WhatIfView(QWidget):
         vals = np.array([r["projected_bytes"] for r in res], dtype=float)
         lo = np.array([(r.get("ci95") or [r["projected_bytes"]] * 2)[0] for r in res], dtype=float)
         hi = np.array([(r.get("ci95") or [r["projected_bytes"]] * 2)[1] for r in res], dtype=float)
-        scale, unit = _unit(max(cur, vals.max(), hi.max(), 1))
+        scale, unit = axis_unit(max(cur, vals.max(), hi.max(), 1))
         n = len(res)
         x = np.arange(n + 1, dtype=float)
         heights = np.concatenate([[cur], vals]) / scale
@@ -276,7 +276,7 @@ class WhatIfView(QWidget):
                               beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
         bp.addItem(err)
         labels = ["current"] + [f"{r['codec']}" for r in res]
-        bp.getAxis("bottom").setTicks([[(float(i), _short(lb)) for i, lb in enumerate(labels)]])
+        bp.getAxis("bottom").setTicks([[(float(i), short_label(lb, 16, 0)) for i, lb in enumerate(labels)]])
         bp.getAxis("left").setLabel(f"bytes on disk ({unit})", color=theme.foreground())
         for i, h in enumerate(heights):
             pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
@@ -297,7 +297,7 @@ class WhatIfView(QWidget):
         if len(front) > 1:
             sp.plot(speed[front], ratio[front], pen=pg.mkPen(theme.MISSING_HOLE, width=1.5, style=Qt.DashLine))
         for i in range(n):
-            txt = pg.TextItem(_short(res[i]["codec"]), color=theme.foreground(), anchor=(-0.1, 0.5))
+            txt = pg.TextItem(short_label(res[i]["codec"], 16, 0), color=theme.foreground(), anchor=(-0.1, 0.5))
             txt.setPos(speed[i], ratio[i])
             sp.addItem(txt)
         if n:
@@ -357,14 +357,3 @@ class _NumItem(QTableWidgetItem):
 def _num(v, speed: bool = False) -> QTableWidgetItem:
     v = float(v or 0)
     return _NumItem(v, f"{v:,.0f}" if speed else human_bytes(v))
-
-
-def _short(s: str) -> str:
-    return s if len(s) <= 16 else s[:15] + "…"
-
-
-def _unit(maxval: float) -> tuple[float, str]:
-    for scale, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if maxval >= scale:
-            return float(scale), unit
-    return 1.0, "B"

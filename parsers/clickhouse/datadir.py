@@ -1,6 +1,6 @@
 """A ClickHouse data directory: databases, tables and their part folders.
 
-Layout (src/Databases/DatabaseAtomic.cpp, DatabaseOrdinary.cpp; FORMAT_NOTES.md section 1):
+Layout (src/Databases/DatabaseAtomic.cpp, DatabaseOrdinary.cpp; fixtures/clickhouse/FORMAT_NOTES.md section 1):
 
 * ``metadata/<db>.sql``: ``ATTACH DATABASE _ UUID '...' ENGINE = Atomic``
   (or ``Ordinary``);

@@ -1,7 +1,7 @@
 """Marks files: for each granule, where its data starts in a ``.bin`` file.
 
 Flavours (src/Storages/MergeTree/MergeTreeIndexGranularityInfo.cpp,
-MergeTreeMarksLoader.cpp; FORMAT_NOTES.md section 4):
+MergeTreeMarksLoader.cpp; fixtures/clickhouse/FORMAT_NOTES.md section 4):
 
 =========  ==============================  =====================================
 extension  part                            one mark

@@ -1,5 +1,5 @@
 """Packed archives of a part: ``skp_idx.packed`` and ``statistics.packed``
-(src/IO/PackedFilesWriter.cpp / PackedFilesReader; FORMAT_NOTES.md section 7).
+(src/IO/PackedFilesWriter.cpp / PackedFilesReader; fixtures/clickhouse/FORMAT_NOTES.md section 7).
 
 Layout: UInt8 version, UInt64 count, then per entry varint name length +
 name, UInt64 offset, UInt64 size and, with version 1, UInt64 uncompressed

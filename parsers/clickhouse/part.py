@@ -34,7 +34,7 @@ from .subcolumns import ColumnSerialization, StringSerialization, enumerate_seri
 PART_NAME_RE = re.compile(r"^(?P<partition>.+?)_(?P<min>\d+)_(?P<max>\d+)_(?P<level>\d+)(?:_(?P<mutation>\d+))?$")
 
 #: Files of a part that checksums.txt does not list (IMergeTreeDataPart::getFileNamesWithoutChecksums
-#: and the metadata version / substreams files; FORMAT_NOTES.md section 6).
+#: and the metadata version / substreams files; fixtures/clickhouse/FORMAT_NOTES.md section 6).
 UNLISTED_FILES = {"checksums.txt", "columns.txt", "columns_substreams.txt", "default_compression_codec.txt",
                   "metadata_version.txt", "txn_version.txt", "delete-on-destroy.txt", "frozen.txt"}
 
@@ -345,7 +345,7 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
 def _verify_file_hashes(part: Part) -> None:
     """Checks the checksums.txt hash of every listed file except ``.bin`` (whose
     every byte is covered by its block checksums): CityHash128WithSeed chained
-    over 2048-byte pieces (HashingWriteBuffer; FORMAT_NOTES.md section 6)."""
+    over 2048-byte pieces (HashingWriteBuffer; fixtures/clickhouse/FORMAT_NOTES.md section 6)."""
     from ..codecs.ch_cityhash import chained_file_hash
     for fname, ent in part.checksums.files.items():
         if fname.endswith((".bin", ".proj")) or fname not in part.files or part.files[fname] != ent.file_size:
@@ -405,7 +405,7 @@ def _enumerate_serializations(part: Part) -> None:
             continue
         if listed is not None:
             # Compact parts list a LowCardinality dictionary's prefix as a substream of
-            # its own ('<c>.dict_prefix', marked in data.cmrk4; FORMAT_NOTES.md section 3),
+            # its own ('<c>.dict_prefix', marked in data.cmrk4; fixtures/clickhouse/FORMAT_NOTES.md section 3),
             # which enumerateStreams and system.parts_columns do not show
             listed = [s for s in listed if not (s.endswith(".dict_prefix") and s[:-7] in cs.substreams)]
         if listed is not None and cs.subcolumns is not None and listed != cs.substreams:

@@ -1,7 +1,7 @@
 """Primary index (``primary.idx`` / ``primary.cidx``): one entry per mark, the
 PRIMARY KEY values of the granule's first row (the final mark: of the last
 row) written back to back in RowBinary (MergeTreeDataPartWriterOnDisk.cpp
-``calculateAndSerializePrimaryIndex``; FORMAT_NOTES.md section 5).
+``calculateAndSerializePrimaryIndex``; fixtures/clickhouse/FORMAT_NOTES.md section 5).
 
 Only the key types whose RowBinary layout is fixed and simple are decoded
 (integers, floats, Date, DateTime, String, FixedString, UUID-less); others

@@ -452,7 +452,7 @@ def is_compressed_side_file(name: str) -> bool:
     (``.cmrk``/``.cmrk2``/``.cmrk3``/``.cmrk4``: the marks bytes written through a
     CompressedWriteBuffer, ``marks_compression_codec``) and ``primary.cidx``
     (``primary_key_compression_codec``), both framed like ``.bin`` blocks
-    (FORMAT_NOTES.md sections 2, 4, 5)."""
+    (fixtures/clickhouse/FORMAT_NOTES.md sections 2, 4, 5)."""
     flav = marks_flavour(name)
     return (flav is not None and flav.compressed) or name == "primary.cidx"
 

@@ -1,7 +1,7 @@
 """Sizes per column, part and table, counted as the engine counts them.
 
 Rules (IMergeTreeDataPart::calculateColumnsSizesOnDisk,
-MergeTreeDataPartWide::getColumnSizeImpl, FORMAT_NOTES.md section 8):
+MergeTreeDataPartWide::getColumnSizeImpl, fixtures/clickhouse/FORMAT_NOTES.md section 8):
 
 * Wide part, per column: compressed = sum of the sizes of its ``.bin`` files,
   uncompressed = sum of the decompressed sizes in their block headers,

@@ -6,7 +6,7 @@ with CityHash128WithSeed chained over 2048-byte pieces.  Both come from the
 v1.0.2 sources that ClickHouse vendors (contrib/cityhash102/src/city.cc and
 include/city.h); v1.1 gives different values, so a stock ``cityhash`` wheel
 cannot be used.  The ``clickhouse-cityhash`` wheel's ``CityHash128WithSeed``
-ignores its seed (fixtures' FORMAT_NOTES §6); this module honours it.
+ignores its seed (fixtures/clickhouse/FORMAT_NOTES.md section 6); this module honours it.
 
 The unseeded CityHash128 of the ``clickhouse-cityhash`` wheel is v1.0.2 and
 runs in C (GB/s); every function here uses it where it is installed.  Its
@@ -241,7 +241,7 @@ def chained_file_hash(data: bytes, block_size: int = DBMS_DEFAULT_HASHING_BLOCK_
     """The hash checksums.txt records for a file: CityHash128WithSeed chained over pieces.
 
     The state starts at (0, 0); each piece is hashed with the previous state as
-    seed (fixtures' FORMAT_NOTES §6, verified there on every part).
+    seed (fixtures/clickhouse/FORMAT_NOTES.md section 6, verified there on every part).
     """
     state = (0, 0)
     s = bytes(data)

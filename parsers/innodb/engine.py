@@ -88,6 +88,10 @@ class InnoDB(Engine):
     def preview(self, path, emit, is_cancelled, root=None):
         return preview.header_preview(path, emit, is_cancelled, root=root)
 
+    def inspect_unit(self, entry, i, unit=None):
+        from .inspect import inspect_unit
+        return inspect_unit(entry, i, unit)
+
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload
         return unit_payload(entry, i, max_output=max_output)

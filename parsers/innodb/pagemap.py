@@ -24,7 +24,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   KIND_NAME_UNDECODED, KIND_PAGE_COMPRESSED_UNDECODED, BUF_NO_CHECKSUM_MAGIC,
                   FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
-from .holes import hole_bytes_per_unit
+from ..units import hole_bytes_per_unit
 from .index import PAGE_HEADER, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
@@ -177,7 +177,6 @@ def _prefetch_headers(mm, n: int, physical: int, holes, fd: int | None = None) -
         mm.madvise(_mmap.MADV_RANDOM)
         starts = np.arange(n, dtype=np.int64) * physical
         if holes:
-            from .holes import hole_bytes_per_unit
             starts = starts[hole_bytes_per_unit(holes, starts, min(4096, physical)) == 0]
         length = min(4096, physical)
         advise, will = mm.madvise, _mmap.MADV_WILLNEED

@@ -20,7 +20,7 @@ from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKS
                      UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF,
                      empty_units)
 from .fil import FIL_PAGE_TYPE_ALLOCATED, KIND_PAGE_COMPRESSED_UNDECODED
-from .holes import expected_hole_per_page, hole_bytes_per_unit
+from ..units import expected_hole_per_page, hole_bytes_per_unit
 from .zip import zblob_chains
 from .fil import FIL_PAGE_COMPRESSED
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner

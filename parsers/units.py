@@ -1,12 +1,13 @@
-"""Holes per page: what the engine should have punched against what the
-filesystem really has unallocated.
+"""Units against the file's holes: how many bytes of each unit lie in a hole
+(the filesystem's list, ``FileEntry.holes``), and how many an engine that punches
+the unused tail of each unit should have left unallocated.
 
-A page_compressed page occupies its stored bytes rounded up to the
-filesystem block (MariaDB fil_page_compress_for_full_crc32 /
-_for_non_full_crc32 align the write to ``block_size`` and punch the rest;
-MySQL punches the tail of a type-14 page the same way).  Freed pages of a
-page_compressed tablespace are punched whole.  The real holes come from the
-foundation's SEEK_HOLE list (``FileEntry.holes``).
+Engines that punch holes per unit: InnoDB page compression (a page_compressed
+page occupies its stored bytes rounded up to the filesystem block; MariaDB
+fil_page_compress_for_full_crc32 / _for_non_full_crc32 align the write to
+``block_size`` and punch the rest; MySQL punches the tail of a type-14 page the
+same way; freed pages of a page_compressed tablespace are punched whole).
+Shared by the parsers and the views (no engine module needed to draw them).
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ def hole_bytes_per_unit(holes: list[tuple[int, int]], starts: np.ndarray, length
 
 
 def expected_hole_per_page(stored: np.ndarray, page_size: int, fs_block: int) -> np.ndarray:
-    """Bytes the engine should leave unallocated in a page whose payload takes
-    ``stored`` bytes: page size minus the payload rounded up to the fs block."""
+    """Bytes the engine should leave unallocated in a unit (page) whose payload takes
+    ``stored`` bytes: the unit size minus the payload rounded up to the fs block."""
     stored = np.asarray(stored, dtype=np.int64)
     alloc = (stored + fs_block - 1) // fs_block * fs_block
     return np.clip(page_size - alloc, 0, None)
