@@ -399,8 +399,10 @@ def check_dataset(ds, target_rel: str) -> tuple[list[str], dict]:
 
 
 def _payload_module(engine: str):
-    import importlib
-    return importlib.import_module(f"dbxray.parsers.{engine}.payloads")
+    from dbxray.parsers.clickhouse import payloads as clickhouse
+    from dbxray.parsers.innodb import payloads as innodb
+    from dbxray.parsers.tokudb import payloads as tokudb
+    return {"innodb": innodb, "clickhouse": clickhouse, "tokudb": tokudb}[engine]
 
 
 def check_payloads(entry, engine: str, unit: int, limit: int = 3) -> tuple[list[str], int]:

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from dbxray.parsers.innodb import records as rec
 from dbxray.parsers.innodb import sdi
-from dbxray.parsers.innodb.sysfile import FIL_PAGE_COMPRESSED, FIL_PAGE_SDI, FIL_PAGE_SDI_BLOB, PageError, SpaceFile
+from dbxray.parsers.innodb.fil import FIL_PAGE_COMPRESSED, FIL_PAGE_SDI, FIL_PAGE_SDI_BLOB
+from dbxray.parsers.innodb.sysfile import PageError, SpaceFile
 
 P = 16384
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dbxray.parsers.innodb import index as ix
 from dbxray.parsers.innodb import records as rec
 from dbxray.parsers.innodb import sysdict
 from dbxray.parsers.innodb.sysfile import PageError, SpaceFile
@@ -236,7 +237,7 @@ def test_fuzz_random_pages(blob):
 def test_btree_walk_is_bounded(leaf_page):
     """A node-pointer page whose children point back at itself: reported, no hang."""
     page = bytearray(leaf_page)
-    struct.pack_into(">H", page, rec.PAGE_HEADER + rec.PAGE_LEVEL, 1)     # pretend non-leaf
+    struct.pack_into(">H", page, ix.PAGE_HEADER + ix.PAGE_LEVEL, 1)     # pretend non-leaf
     page = bytes(page)
     index_id = rec.read_index_page_header(page).index_id
     n = len(rec.walk_record_list(page, compact=False))

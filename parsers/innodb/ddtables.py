@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 from . import records as rec
 from .sdi import SdiInfo, parse_se_private_data
-from .sysfile import FIL_PAGE_INDEX, PageError, SpaceFile
+from .fil import FIL_PAGE_INDEX
+from .fsp import FSP_FLAGS_POS_SHARED
+from .sysfile import PageError, SpaceFile
 
 # sql/dd/types/column.h enum_column_types
 TYPE_DECIMAL, TYPE_TINY, TYPE_SHORT, TYPE_LONG, TYPE_FLOAT, TYPE_DOUBLE = 1, 2, 3, 4, 5, 6
@@ -45,8 +47,6 @@ BLOB_TYPES = (TYPE_TINY_BLOB, TYPE_MEDIUM_BLOB, TYPE_LONG_BLOB, TYPE_BLOB, TYPE_
 DATA_BIG_LEN = 255
 #: dict0dd.h dict_sys_t::s_dd_space_id (mysql.ibd)
 DD_SPACE_ID = 0xFFFFFFFE
-#: fsp0types.h FSP_FLAGS_POS_SHARED
-FSP_FLAGS_POS_SHARED = 11
 DD_TABLES = ("tablespaces", "schemata", "tables", "indexes", "table_partitions", "index_partitions")
 
 

@@ -21,18 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .fil import (FIL_PAGE_TYPE_LOB_DATA, FIL_PAGE_TYPE_LOB_FIRST, FIL_PAGE_TYPE_LOB_INDEX,
-                  FIL_PAGE_TYPE_ZLOB_DATA, FIL_PAGE_TYPE_ZLOB_FIRST, FIL_PAGE_TYPE_ZLOB_FRAG,
+from .fil import (FIL_NULL, FIL_PAGE_DATA, FIL_PAGE_NEXT, FIL_PAGE_TYPE, FIL_PAGE_TYPE_LOB_DATA,
+                  FIL_PAGE_TYPE_LOB_FIRST, FIL_PAGE_TYPE_LOB_INDEX, FIL_PAGE_TYPE_ZLOB_DATA, FIL_PAGE_TYPE_ZLOB_FIRST, FIL_PAGE_TYPE_ZLOB_FRAG,
                   FIL_PAGE_TYPE_ZLOB_FRAG_ENTRY, FIL_PAGE_TYPE_ZLOB_INDEX)
 
-# -- fil0types.h -------------------------------------------------------------------
-FIL_PAGE_OFFSET = 4
-FIL_PAGE_PREV = 8
-FIL_PAGE_NEXT = 12
-FIL_PAGE_TYPE = 24
-FIL_PAGE_DATA = 38
-FIL_PAGE_DATA_END = 8
-FIL_NULL = 0xFFFFFFFF
 # -- fil0types.h / fut0lst.h: file addresses and list nodes -------------------------
 FIL_ADDR_PAGE = 0
 FIL_ADDR_BYTE = 4

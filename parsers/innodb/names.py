@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 
 from ..model import FileEntry
 from . import ddtables, redo, sdi, sysdict, trxsys
-from .sysfile import FIL_PAGE_TYPE_FSP_HDR, PageError, SpaceFile, read_fil_header
+from .fil import FIL_PAGE_TYPE_FSP_HDR
+from .fsp import FSP_FLAGS_POS_SHARED  # general tablespaces, mysql.ibd, innodb_system (MySQL)
+from .fil import parse_fil_header as read_fil_header
+from .sysfile import PageError, SpaceFile
 
 #: dict0dict.h / dict0boot.h (MySQL): change buffer index id = DICT_IBUF_ID_MIN + space id
 DICT_IBUF_ID_MIN = 0xFFFFFFFF00000000
@@ -30,8 +33,6 @@ SYSTEM_TABLESPACE_NAME = "innodb_system"
 #: dict0mem.h DICT_TF2_USE_FILE_PER_TABLE (SYS_TABLES.MIX_LEN): the table has its own .ibd; a table
 #: with a non-zero space and without it lives in a shared (MySQL 5.7 general) tablespace
 DICT_TF2_USE_FILE_PER_TABLE = 16
-#: fsp0types.h FSP_FLAGS_POS_SHARED (MySQL): general tablespaces, mysql.ibd, innodb_system
-FSP_FLAGS_POS_SHARED = 11
 
 _IBDATA_RE = re.compile(r"^ibdata(\d+)$", re.IGNORECASE)
 _FILENAME_HEX_RE = re.compile(r"@([0-9a-fA-F]{4})")

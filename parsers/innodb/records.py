@@ -16,28 +16,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-# -- fil0types.h -------------------------------------------------------------
-FIL_PAGE_DATA = 38           # start of the page body, after the FIL header
-FIL_PAGE_DATA_END = 8        # FIL trailer size
-
-# -- page0types.h / page0page.h: INDEX page header at PAGE_HEADER --------------
-PAGE_HEADER = FIL_PAGE_DATA
-PAGE_N_DIR_SLOTS = 0
-PAGE_HEAP_TOP = 2
-PAGE_N_HEAP = 4              # bit 15: page is in the new-style (compact) format
-PAGE_FREE = 6
-PAGE_GARBAGE = 8
-PAGE_LAST_INSERT = 10
-PAGE_DIRECTION = 12
-PAGE_N_DIRECTION = 14
-PAGE_N_RECS = 16
-PAGE_MAX_TRX_ID = 18
-PAGE_LEVEL = 26
-PAGE_INDEX_ID = 28
-PAGE_BTR_SEG_LEAF = 36
-PAGE_BTR_SEG_TOP = 46
-FSEG_HEADER_SIZE = 10
-PAGE_DATA = PAGE_HEADER + 36 + 2 * FSEG_HEADER_SIZE     # 94
+# -- fil0types.h, page0types.h / page0page.h: the FIL header and INDEX page header
+# fields, read by fil.py and index.py (one reader per structure)
+from .fil import FIL_PAGE_DATA_END
+from .index import (PAGE_DATA, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM,
+                    IndexHeader, parse_index_header)
 
 # -- rem0rec.h ---------------------------------------------------------------
 REC_N_OLD_EXTRA_BYTES = 6
@@ -75,12 +58,6 @@ REC_1BYTE_SQL_NULL_MASK = 0x80
 REC_2BYTE_SQL_NULL_MASK = 0x8000
 REC_2BYTE_EXTERN_MASK = 0x4000
 
-# page0page.h: fixed places of the infimum and supremum records
-PAGE_OLD_INFIMUM = PAGE_DATA + 1 + REC_N_OLD_EXTRA_BYTES                   # 101
-PAGE_OLD_SUPREMUM = PAGE_DATA + 2 + 2 * REC_N_OLD_EXTRA_BYTES + 8          # 116
-PAGE_NEW_INFIMUM = PAGE_DATA + REC_N_NEW_EXTRA_BYTES                       # 99
-PAGE_NEW_SUPREMUM = PAGE_DATA + 2 * REC_N_NEW_EXTRA_BYTES + 8              # 112
-
 #: Hard cap on records walked on one page (a 64 KiB page holds < 8200 records).
 MAX_RECORDS_PER_PAGE = 16384
 #: REDUNDANT records have at most REC_MAX_N_FIELDS (1023) fields.
@@ -91,40 +68,17 @@ class RecordError(Exception):
     """A record header or record list is corrupt; the message names the offset."""
 
 
-@dataclass
-class IndexPageHeader:
-    """The INDEX page header (PAGE_HEADER .. PAGE_DATA) of one B-tree page."""
-
-    n_dir_slots: int
-    heap_top: int
-    n_heap: int
-    compact: bool
-    free: int
-    garbage: int
-    last_insert: int
-    direction: int
-    n_direction: int
-    n_recs: int
-    max_trx_id: int
-    level: int
-    index_id: int
+#: the INDEX page header as the record readers see it (index.py's reader)
+IndexPageHeader = IndexHeader
 
 
-_PAGE_HDR = struct.Struct(">HHHHHHHHHQHQ")
-
-
-def read_index_page_header(page: bytes, offset: int = 0) -> IndexPageHeader:
-    """Read the INDEX page header (page0types.h PAGE_*) of the page at ``offset``."""
-    base = offset + PAGE_HEADER
-    if len(page) < base + PAGE_INDEX_ID + 8:
-        raise RecordError(f"page too short for an INDEX page header ({len(page) - offset} bytes)")
-    (n_dir_slots, heap_top, n_heap, free, garbage, last_insert, direction,
-     n_direction, n_recs, max_trx_id, level, index_id) = _PAGE_HDR.unpack_from(page, base)
-    return IndexPageHeader(
-        n_dir_slots=n_dir_slots, heap_top=heap_top, n_heap=n_heap & 0x7FFF,
-        compact=bool(n_heap & 0x8000), free=free, garbage=garbage,
-        last_insert=last_insert, direction=direction, n_direction=n_direction,
-        n_recs=n_recs, max_trx_id=max_trx_id, level=level, index_id=index_id)
+def read_index_page_header(page: bytes, offset: int = 0) -> IndexHeader:
+    """The INDEX page header (page0types.h PAGE_*) of the page at ``offset``, read by
+    index.parse_index_header; RecordError when the page is too short for it."""
+    try:
+        return parse_index_header(page, offset)
+    except ValueError:
+        raise RecordError(f"page too short for an INDEX page header ({len(page) - offset} bytes)") from None
 
 
 @dataclass

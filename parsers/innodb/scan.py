@@ -19,10 +19,11 @@ from ..fileio import FileReadError, ReadOnlyFile
 from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKSUM, UNIT_COMPRESSED,
                      UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF,
                      empty_units)
-from .fil import FIL_PAGE_TYPE_ALLOCATED, KIND_PAGE_COMPRESSED_UNDECODED
+
 from ..units import expected_hole_per_page, hole_bytes_per_unit
 from .zip import zblob_chains
 from .fil import FIL_PAGE_COMPRESSED
+from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
 from .pagemap import PageMap, PageMapError, build_page_map
@@ -475,7 +476,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
             iname = "SDI" if iid == 0xFFFFFFFFFFFFFFFF else f"index {iid}"
         if tname is None:
             tname = table_label
-        cap = np.where((pm.n_heap[sel] & 0x8000) != 0, logical - 120 - 12, logical - 125 - 12)
+        cap = free_space_of_empty(logical, (pm.n_heap[sel] & PAGE_HEAP_NO_COMPACT) != 0)
         data = pm.data_size[sel]
         fill_ratio = float(np.clip(data, 0, None).sum() / cap.sum()) if npages else None
         indexes_json.append({

@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 
 from ..codecs.general import DecodeError, lz4_block_decompress, zlib_decompress
 from . import records as rec
-from .sysfile import (ENCRYPTED_TYPES, FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_DATA, FIL_PAGE_SDI,
-                      FIL_PAGE_SDI_BLOB, FIL_PAGE_TYPE, PageError, SDI_VERSION, SpaceFile, sdi_offset)
+from .fil import (FIL_NULL, FIL_PAGE_ALGORITHM_V1, FIL_PAGE_COMPRESSED, FIL_PAGE_ORIGINAL_TYPE_V1, FIL_PAGE_DATA, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_SDI,
+                  FIL_PAGE_SDI_BLOB, FIL_PAGE_TYPE, MYSQL_ENCRYPTED_TYPES)
+from .sysfile import PageError, SDI_VERSION, SpaceFile, sdi_offset
+
+ENCRYPTED_TYPES = MYSQL_ENCRYPTED_TYPES + (FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED,)
 
 # -- utilities/ibd2sdi.cc: SDI index record layout ----------------------------------
 REC_DATA_TYPE_LEN = 4
@@ -51,12 +54,7 @@ LOB_HDR_PART_LEN = 0
 LOB_HDR_NEXT_PAGE_NO = 4
 LOB_HDR_SIZE = 8
 
-# -- fil0types.h: MySQL transparent page compression header (FIL_PAGE_COMPRESSED) --
-FIL_PAGE_VERSION = 26                 # FIL_PAGE_FILE_FLUSH_LSN
-FIL_PAGE_ALGORITHM_V1 = FIL_PAGE_VERSION + 1
-FIL_PAGE_ORIGINAL_TYPE_V1 = FIL_PAGE_ALGORITHM_V1 + 1
-FIL_PAGE_ORIGINAL_SIZE_V1 = FIL_PAGE_ORIGINAL_TYPE_V1 + 2
-FIL_PAGE_COMPRESS_SIZE_V1 = FIL_PAGE_ORIGINAL_SIZE_V1 + 2
+# -- fil0types.h: MySQL transparent page compression header (FIL_PAGE_COMPRESSED), fil.py
 # os0file.h Compression::Type
 COMPRESSION_ZLIB = 1
 COMPRESSION_LZ4 = 2

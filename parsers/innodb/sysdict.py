@@ -14,8 +14,9 @@ import struct
 from dataclasses import dataclass, field
 
 from . import records as rec
-from .sysfile import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_TYPE_SYS, PageError, SpaceFile,
-                      read_fil_header)
+from .fil import FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_TYPE_SYS
+from .fil import parse_fil_header as read_fil_header
+from .sysfile import PageError, SpaceFile
 
 # -- dict0boot.h / fsp0types.h ---------------------------------------------------
 FSP_DICT_HDR_PAGE_NO = 7

@@ -10,9 +10,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from .sysfile import (FIL_NULL, FIL_PAGE_DATA, FIL_PAGE_TYPE_RSEG_ARRAY, FIL_PAGE_TYPE_SYS,
-                      FIL_PAGE_TYPE_TRX_SYS, FIL_PAGE_UNDO_LOG, PageError, SpaceFile, fsp_extent_size,
-                      read_fil_header)
+from .fil import (FIL_NULL, FIL_PAGE_DATA, FIL_PAGE_TYPE_RSEG_ARRAY, FIL_PAGE_TYPE_SYS, FIL_PAGE_TYPE_TRX_SYS,
+                  FIL_PAGE_UNDO_LOG)
+from .fil import parse_fil_header as read_fil_header
+from .fsp import extent_size_pages as fsp_extent_size
+from .sysfile import PageError, SpaceFile
 
 FSEG_PAGE_DATA = FIL_PAGE_DATA
 FSEG_HEADER_SIZE = 10

@@ -82,7 +82,6 @@ def innodb_fil_fsp(data: bytes) -> None:
     h = fsp.parse_fsp_header(page, 0)
     fsp.decode_fsp_flags(h.flags)
     fsp.decode_fsp_flags(struct.unpack_from(">I", page, 54)[0])
-    sysfile.decode_space_flags(struct.unpack_from(">I", page, 54)[0])
 
 
 def innodb_xdes(data: bytes) -> None:
