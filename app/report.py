@@ -35,7 +35,10 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
     engines = set(ds.engines)
     with tempfile.TemporaryDirectory() as tmp:
         for vid, cls in view_ids().items():
+            shows = getattr(cls, "shows", None)
             need = getattr(cls, "engine", None)
+            if shows is not None and not shows(ds):
+                continue
             if need is not None and need not in engines:
                 continue
             if vid == "whatif" and not whatif:

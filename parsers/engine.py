@@ -16,6 +16,8 @@ what-if sampling, the views) reaches an engine only through this protocol:
   units, sections and errors (and the dataset's tables);
 * :meth:`Engine.place`: (database, table, part) of a file for the tree, and
   :meth:`Engine.file_children`: rows below a file (InnoDB indexes);
+* :meth:`Engine.unit_geometry`: how a file's units tile it (the unit map), the
+  per-unit facts being ``FileEntry.unit_facts`` (typed, parsers/model.py);
 * :meth:`Engine.preview_target` / :meth:`Engine.preview`: unit headers read in
   chunks before the scan ends (the map's progressive first paint);
 * :meth:`Engine.inspect_unit`: one unit's fields and byte regions (the inspector);
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .model import Dataset, FileEntry, ScanContext
+    from .model import Dataset, FileEntry, ScanContext, UnitGeometry
 
 
 @dataclass
@@ -78,8 +80,10 @@ class Engine:
         return None
 
     def claim_bytes(self, head: bytes, tail: bytes) -> str | None:
-        """Role of a file no engine claimed by name, from its first ``head_bytes``
-        and last ``tail_bytes`` bytes, or None."""
+        """Role of a file no engine claimed by name, from its first bytes and its last
+        bytes, or None.  ``head`` / ``tail`` hold at least ``head_bytes`` /
+        ``tail_bytes`` of them (the most any engine asks for; fewer when the file is
+        shorter), so compare slices."""
         return None
 
     # -- scan ----------------------------------------------------------------
@@ -94,6 +98,11 @@ class Engine:
     def file_children(self, entry: "FileEntry") -> list[tuple[str, Any, int, int]]:
         """Rows below a file's tree row: (name, ref, allocated bytes, logical bytes)."""
         return []
+
+    # -- unit map ------------------------------------------------------------------
+    def unit_geometry(self, entry: "FileEntry") -> "UnitGeometry | None":
+        """How ``entry``'s units tile the file for the unit map (None: not drawn)."""
+        return None
 
     # -- progressive first paint ------------------------------------------------
     def preview_target(self, path: str) -> str | None:

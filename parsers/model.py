@@ -65,6 +65,38 @@ def empty_units(n: int = 0) -> np.ndarray:
 
 
 @dataclass
+class UnitFacts:
+    """Per-unit facts beyond :data:`UNIT_DTYPE` that views draw, one array per fact,
+    aligned with ``FileEntry.units``; None where the engine does not know it."""
+
+    owner_id: np.ndarray | None = None             # uint64: the owner's own id (InnoDB PAGE_INDEX_ID),
+                                                   # where the int32 ``owner`` code cannot hold it
+    level: np.ndarray | None = None                # tree level / height (0 = leaf)
+    records: np.ndarray | None = None              # records / entries in the unit
+    payload_bytes: np.ndarray | None = None        # compressed payload inside the unit (0: not compressed)
+    hole_bytes: np.ndarray | None = None           # bytes of the unit in a hole of the file
+    expected_hole_bytes: np.ndarray | None = None  # bytes the engine should have left unallocated
+
+    def array(self, name: str, n: int) -> np.ndarray | None:
+        """Fact ``name`` when it is known for all ``n`` units, else None."""
+        arr = getattr(self, name)
+        return arr if arr is not None and len(arr) == n else None
+
+
+@dataclass(frozen=True)
+class UnitGeometry:
+    """How an engine's units tile a file, for the unit map: units of ``unit_bytes``
+    (0: of varying size, laid out in file order), ``units_per_row`` to a row, and
+    the words for them ("page", "extent")."""
+
+    unit_bytes: int                  # physical size of a unit (InnoDB: the physical page size), 0 if it varies
+    logical_unit_bytes: int          # decoded size of a unit (InnoDB: the logical page size), 0 if it varies
+    units_per_row: int               # InnoDB: pages per extent (FSP_EXTENT_SIZE)
+    unit_name: str = "unit"
+    row_name: str = "row"
+
+
+@dataclass
 class FileEntry:
     """One file under the root, as found on disk and read by its engine parser."""
 
@@ -85,7 +117,11 @@ class FileEntry:
     owner_names: dict[int, str] = field(default_factory=dict)
     #: engine section for the JSON output ("innodb", "tokudb", ...): plain JSON types
     sections: dict[str, Any] = field(default_factory=dict)
-    #: engine objects kept for the views (not serialised)
+    #: per-unit facts the views draw (typed; None when the engine gives none)
+    unit_facts: UnitFacts | None = None
+    #: the engine's typed per-file facts for its own view (a dataclass of the engine's; None in saved scans)
+    facts: Any = None
+    #: the engine parser's own objects (page map, block table...): parser-internal, not serialised
     detail: dict[str, Any] = field(default_factory=dict)
     fs_block: int = 4096
     is_symlink: bool = False

@@ -115,7 +115,6 @@ def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -
     rows: dict[str, ColRow] = {}
     codec_counts: dict[str, dict] = {}
     for p in parts:
-        compact = p.get("part_type") == "Compact"
         ps = sizes.get(p.get("path"))
         blocks_of = {c.name: c.block_sizes for c in ps.columns} if ps is not None else {}
         for c in p.get("columns") or []:
@@ -125,8 +124,10 @@ def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -
                 if name not in order:
                     order.append(name)
             r = rows[name]
-            comp = c.get("computed") if compact else None
-            if compact and comp:
+            # where the engine reports 0 (Compact parts) the parser's computed split stands in
+            # (the same rule as the tree's, app/treemodel.py)
+            comp = c.get("computed") if c.get("engine_reports_zero") else None
+            if comp:
                 r.computed = True
                 r.compressed += int(comp.get("compressed_bytes", 0))
                 r.computed_bytes += int(comp.get("compressed_bytes", 0))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
 
+from dbxray.parsers import engines
 from dbxray.parsers.scan import release_free_memory
 from dbxray.parsers.humanize import human_bytes
 from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
@@ -220,22 +221,27 @@ def _categorise(keys: np.ndarray, order_by_count: bool = False):
 
 
 class MapData:
-    """The pages of one InnoDB file laid out as extents (rows) x pages (columns)."""
+    """The pages of one InnoDB file laid out as extents (rows) x pages (columns):
+    the engine's unit geometry (``Engine.unit_geometry``) and per-unit facts
+    (``FileEntry.unit_facts``)."""
 
     def __init__(self, entry: FileEntry):
         self.entry = entry
         units = entry.units if entry.units is not None else np.zeros(0)
         self.units = units
-        sec = entry.sections.get("innodb") or {}
+        sec = entry.sections.get(entry.engine or "") or {}
         self.section = sec
-        self.logical = int(sec.get("page_size") or sec.get("logical_page_size") or 16384)
-        self.physical = int(sec.get("physical_page_size") or self.logical)
-        ext = sec.get("extent_pages") or sec.get("extent_size_pages")
-        if not ext:
-            ext = (1 << 20) // self.logical if self.logical <= 16384 else 64   # FSP_EXTENT_SIZE
-        self.extent_pages = int(ext)
+        engine = engines.get(entry.engine)
+        geo = engine.unit_geometry(entry) if engine is not None else None
+        if geo is None:
+            raise ValueError(f"{entry.path}: its engine draws no unit map")
+        self.geometry = geo
+        self.logical = geo.logical_unit_bytes
+        self.physical = geo.unit_bytes
+        self.extent_pages = geo.units_per_row
         n = len(units)
-        self.contiguous = _is_contiguous(units, self.physical) if n else False
+        # units of varying size (unit_bytes 0) are laid out one cell each, in file order
+        self.contiguous = (_is_contiguous(units, self.physical) if self.physical else True) if n else False
         if self.contiguous:
             self.page_no = None           # page i is unit i
             n_pages = n
@@ -252,6 +258,13 @@ class MapData:
         self.n_cells = self.rows * self.extent_pages
         self._unit_of_page: np.ndarray | None = None
         self._hole_in_page: np.ndarray | None = None
+
+    def unit_lengths(self, idx=slice(None)):
+        """Bytes each unit spans in the file: the unit size, or each unit's stored bytes
+        where units vary in size."""
+        if self.physical:
+            return self.physical
+        return self.units["stored"][idx].astype(np.int64)
 
     # -- per page lookups ------------------------------------------------------
     def unit_at(self, page: int) -> int | None:
@@ -270,13 +283,13 @@ class MapData:
     def hole_bytes(self) -> np.ndarray:
         """Bytes of each page that lie in a hole of the file (from entry.holes)."""
         if self._hole_in_page is None:
-            arr = self._detail_array("hole_bytes")
+            arr = self._fact("hole_bytes")
             if arr is not None:
                 self._hole_in_page = arr
                 return arr
             from dbxray.parsers.units import hole_bytes_per_unit
             self._hole_in_page = hole_bytes_per_unit(self.entry.holes, self.units["offset"].astype(np.int64),
-                                                     self.physical)
+                                                     self.unit_lengths())
         return self._hole_in_page
 
     def cell_fill(self) -> np.ndarray:
@@ -293,11 +306,12 @@ class MapData:
         """Hole bytes of one page (no per-file array needed)."""
         if self._hole_in_page is not None:
             return int(self._hole_in_page[i])
-        arr = self._detail_array("hole_bytes")
+        arr = self._fact("hole_bytes")
         if arr is not None:
             return int(arr[i])
         from dbxray.parsers.units import hole_bytes_per_unit
-        return int(hole_bytes_per_unit(self.entry.holes, np.array([int(self.units["offset"][i])]), self.physical)[0])
+        return int(hole_bytes_per_unit(self.entry.holes, np.array([int(self.units["offset"][i])]),
+                                       self.unit_lengths(slice(i, i + 1)))[0])
 
     def index_names(self) -> dict[int, str]:
         names = {int(k): str(v) for k, v in (self.entry.owner_names or {}).items()}
@@ -310,7 +324,7 @@ class MapData:
     def owner_code(self, index_id: int) -> int | None:
         """The ``owner`` value of an index id (ids >= 2**31 get other codes from the parser)."""
         owner = self.units["owner"]
-        ids = self._detail_array("index_id")
+        ids = self._fact("owner_id")
         if ids is not None:
             sel = (ids == np.uint64(index_id)) & (owner != NO_OWNER) if index_id >= 0 else None
             if sel is not None and sel.any():
@@ -323,7 +337,7 @@ class MapData:
     def btree_mask(self, index_id: int) -> np.ndarray:
         """Live (not free) B-tree pages of an index: page header index id + index page type."""
         u = self.units
-        ids = self._detail_array("index_id")
+        ids = self._fact("owner_id")
         kinds = self.index_kinds()
         is_index = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
             np.zeros(len(u), bool)
@@ -337,12 +351,10 @@ class MapData:
         names = ("FIL_PAGE_INDEX", "FIL_PAGE_RTREE", "FIL_PAGE_TYPE_INSTANT", "FIL_PAGE_SDI")
         return {int(k) for k, v in (self.entry.kind_names or {}).items() if v in names}
 
-    def _detail_array(self, name: str):
-        det = self.entry.detail.get("innodb")
-        arr = det.get(name) if isinstance(det, dict) else None
-        if arr is not None and hasattr(arr, "__len__") and len(arr) == len(self.units):
-            return np.asarray(arr)
-        return None
+    def _fact(self, name: str) -> np.ndarray | None:
+        """A per-unit fact (``FileEntry.unit_facts``) when known for every unit."""
+        facts = self.entry.unit_facts
+        return facts.array(name, len(self.units)) if facts is not None else None
 
     def type_name(self, kind: int) -> str:
         if kind == FREE_KEY:
@@ -350,22 +362,11 @@ class MapData:
         name = (self.entry.kind_names or {}).get(int(kind))
         return name or f"page type {int(kind)}"
 
-    def detail(self, names: tuple[str, ...], i: int):
-        """A per-page fact from entry.detail['innodb'] (arrays aligned with units)."""
-        det = self.entry.detail.get("innodb")
-        if det is None:
-            return None
-        for n in names:
-            arr = det.get(n) if isinstance(det, dict) else getattr(det, n, None)
-            if arr is not None:
-                try:
-                    if len(arr) == len(self.units):
-                        return arr[i]
-                except TypeError:
-                    continue
-        return None
+    def fact(self, name: str, i: int):
+        """One unit's fact (``FileEntry.unit_facts``), or None."""
+        arr = self._fact(name)
+        return None if arr is None else arr[i]
 
-    # -- colour modes -------------------------------------------------------------
     def mode(self, mode: str) -> ModeResult:
         return getattr(self, f"_mode_{mode}")()
 
@@ -447,7 +448,7 @@ class MapData:
         if getattr(self, "_true_ids", None) is not None:
             return self._true_ids
         out: dict[int, int] = {}
-        ids = self._detail_array("index_id")
+        ids = self._fact("owner_id")
         if ids is not None and len(self.units):
             u = self.units
             kinds = self.index_kinds()
@@ -535,14 +536,14 @@ class MapData:
         hole = self.hole_bytes()
         cat = np.zeros(len(u), dtype=np.uint8)
         cat[hole > 0] = 1
-        cat[hole >= self.physical] = 2
+        cat[hole >= np.maximum(self.unit_lengths(), 1)] = 2
         cat[(u["flags"] & UNIT_HOLE_MISSING) != 0] = 3
         return self._fixed(cat, ALLOCATION_CATS)
 
     def _mode_level(self) -> ModeResult:
         """Leaf pages, then each level above (from the page headers), then other pages."""
         u = self.units
-        level = self._detail_array("level")
+        level = self._fact("level")
         kinds = self.index_kinds()
         is_btree = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
             np.zeros(len(u), bool)
@@ -829,7 +830,13 @@ class ExtentMapView(QWidget):
     title = "Extent map"
     view_id = "extent-map"
     #: the engine whose files this view draws (None: any dataset)
-    engine = "innodb"
+    engine = None
+
+    @classmethod
+    def shows(cls, dataset) -> bool:
+        """Whether the map has something to draw: a file whose engine lays out its units."""
+        return bool(mapped_files(dataset))
+
     node_selected = Signal(object)
     page_clicked = Signal(int)
     #: a progressive preview was drawn (pages read so far)
@@ -997,7 +1004,7 @@ class ExtentMapView(QWidget):
     def set_target(self, text: str) -> None:
         """``--target``: a file path (or its end), optionally ``:index name``."""
         path, _, index = text.partition(":")
-        for e in innodb_files(self.dataset) if self.dataset else []:
+        for e in mapped_files(self.dataset) if self.dataset else []:
             if e.path == path or e.path.endswith(path):
                 self._set_files([e], e)
                 if index and self.data is not None:
@@ -1074,11 +1081,11 @@ class ExtentMapView(QWidget):
         self._preview_drawn_pages = 0
         self.dataset = dataset
         self.root = root
-        files = innodb_files(dataset)
+        files = mapped_files(dataset)
         if not files:
             self.files = []
             self.file_combo.clear()
-            self._show_empty("No InnoDB pages in this scan")
+            self._show_empty("No InnoDB pages (no units to map) in this scan")
             return
         best = max(files, key=lambda e: (e.role == "tablespace", len(e.units)))
         self._set_files(files, best)
@@ -1123,7 +1130,8 @@ class ExtentMapView(QWidget):
         self.file_combo.blockSignals(True)
         self.file_combo.clear()
         for e in self.files:
-            self.file_combo.addItem(f"{e.path}  ({len(e.units):,} pages)", e.path)
+            geo = engines.get(e.engine).unit_geometry(e)
+            self.file_combo.addItem(f"{e.path}  ({len(e.units):,} {geo.unit_name}s)", e.path)
         self.file_combo.setCurrentIndex(self.files.index(current) if current in self.files else 0)
         self.file_combo.setEnabled(len(self.files) > 1)
         self.file_combo.blockSignals(False)
@@ -1167,16 +1175,20 @@ class ExtentMapView(QWidget):
         d = self.data
         e = self.entry
         sec = d.section
-        size = human_bytes(d.logical).replace(".0 ", " ")
-        if d.physical != d.logical:
-            size += f" (compressed to {human_bytes(d.physical).replace('.0 ', ' ')})"
+        unit, row = d.geometry.unit_name, d.geometry.row_name
+        if d.logical:
+            size = human_bytes(d.logical).replace(".0 ", " ")
+            if d.physical != d.logical:
+                size += f" (compressed to {human_bytes(d.physical).replace('.0 ', ' ')})"
+            size = f"{size} {unit}s"
+        else:
+            size = f"{unit}s of varying size, in file order"
         extent_bytes = d.extent_pages * d.physical
-        flav = sec.get("format") or sec.get("row_format") or ""
-        comp = sec.get("compression") or sec.get("compression_algorithm") or ""
-        extra = ", ".join(x for x in (str(flav), f"page_compressed {comp}" if comp else "") if x)
+        comp = sec.get("compression_algorithm") or ""
+        extra = f"page_compressed {comp}" if comp else ""
         self.plot.setTitle(
-            f"<b>{e.path}</b><br>{size} pages" + (f", {extra}" if extra else "") +
-            f"<br>{d.n_pages:,} pages = {human_bytes(e.apparent_bytes)} apparent, "
+            f"<b>{e.path}</b><br>{size}" + (f", {extra}" if extra else "") +
+            f"<br>{d.n_pages:,} {unit}s = {human_bytes(e.apparent_bytes)} apparent, "
             f"{human_bytes(e.allocated_bytes)} allocated",
             color=theme.foreground(), size="10pt")
         # pyqtgraph fixes the title row at 30 px: room for the three lines
@@ -1184,9 +1196,9 @@ class ExtentMapView(QWidget):
         h = 3 * int(fm_h * 1.15) + 6
         self.plot.titleLabel.setMaximumHeight(h)
         self.plot.layout.setRowFixedHeight(0, h)
-        self.plot.setLabel("left", f"extent ({d.extent_pages} pages = {human_bytes(extent_bytes).replace('.0 ', ' ')})",
-                           color=theme.foreground())
-        self.plot.setLabel("bottom", "page in extent", color=theme.foreground())
+        span = f" = {human_bytes(extent_bytes).replace('.0 ', ' ')}" if extent_bytes else ""
+        self.plot.setLabel("left", f"{row} ({d.extent_pages} {unit}s{span})", color=theme.foreground())
+        self.plot.setLabel("bottom", f"{unit} in {row}", color=theme.foreground())
 
     # -- modes and colouring ---------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -1211,9 +1223,10 @@ class ExtentMapView(QWidget):
             return
         self.result = d.mode(self.mode_id)
         self.legend.blockSignals(True)
+        self.legend.setHorizontalHeaderLabels(["category", f"{d.geometry.unit_name}s", "%", "stored"])
         self.legend.set_rows(self.result)
         self.legend.blockSignals(False)
-        self.legend_title.setText(f"<b>{dict(MODES)[self.mode_id]}</b> — {len(d.units):,} pages")
+        self.legend_title.setText(f"<b>{dict(MODES)[self.mode_id]}</b> — {len(d.units):,} {d.geometry.unit_name}s")
         self._update_colorbar()
         self._redraw()
         if reset_range:
@@ -1554,16 +1567,16 @@ class ExtentMapView(QWidget):
             "offset": int(u["offset"]), "type_code": kind, "type": d.type_name(kind),
             "index_id": d.true_index_ids().get(owner, owner) if owner != NO_OWNER else None,
             "index": names.get(owner, f"index id {owner}") if owner != NO_OWNER else None,
-            "level": d.detail(("level", "page_level"), i), "records": d.detail(("records", "n_recs", "n_records"), i),
+            "level": d.fact("level", i), "records": d.fact("records", i),
             "fill": None if math.isnan(fill) else fill, "lsn": int(u["lsn"]),
             "stored": int(u["stored"]), "logical": int(u["logical"]), "physical": d.physical,
             "allocated": max(0, d.physical - hole), "hole": hole, "flags": flags,
         }
         if kind not in d.index_kinds():
             facts["level"] = facts["records"] = None
-        hdr_id = d.detail(("index_id",), i)
+        hdr_id = d.fact("owner_id", i)
         facts["header_index_id"] = int(hdr_id) if hdr_id is not None and kind in d.index_kinds() else None
-        payload = d.detail(("payload_len",), i)
+        payload = d.fact("payload_bytes", i)
         facts["payload"] = int(payload) if payload is not None and int(payload) > 0 else None
         for k in ("level", "records"):
             if facts[k] is not None:
@@ -1609,13 +1622,18 @@ class ExtentMapView(QWidget):
 
 
 def _has_pages(entry: FileEntry) -> bool:
-    return entry.engine == "innodb" and entry.units is not None and len(entry.units) > 0
+    """A file with units whose engine lays them out on the map (``Engine.unit_geometry``)."""
+    if entry.units is None or not len(entry.units):
+        return False
+    engine = engines.get(entry.engine)
+    return engine is not None and engine.unit_geometry(entry) is not None
 
 
-def innodb_files(dataset) -> list[FileEntry]:
+def mapped_files(dataset) -> list[FileEntry]:
+    """The files of a dataset the unit map can draw."""
     if dataset is None:
         return []
     return [e for e in dataset.files if _has_pages(e)]
 
 
-__all__ = ["ExtentMapView", "MapData", "MODES", "innodb_files", "fill_height_image"]
+__all__ = ["ExtentMapView", "MapData", "MODES", "mapped_files", "fill_height_image"]

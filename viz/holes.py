@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrol
                                QSplitter, QToolTip, QVBoxLayout, QWidget)
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, percent, short_label
-from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry
+from dbxray.parsers import engines
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry, UnitFacts
 from dbxray.parsers.tree import Node, place
 
 from . import theme
@@ -136,20 +137,21 @@ def missing_ranges(entry: FileEntry) -> np.ndarray:
     sel = np.nonzero((u["flags"] & UNIT_HOLE_MISSING) != 0)[0]
     if not len(sel):
         return np.zeros((0, 2), np.int64)
-    det = entry.detail.get("innodb") or {}
-    exp = det.get("expected_hole_bytes") if isinstance(det, dict) else None
-    real = det.get("hole_bytes") if isinstance(det, dict) else None
-    sec = entry.sections.get("innodb") or {}
-    physical = int(sec.get("physical_page_size") or sec.get("page_size") or 0)
+    facts = entry.unit_facts or UnitFacts()
+    exp = facts.array("expected_hole_bytes", len(u))
+    real = facts.array("hole_bytes", len(u))
+    engine = engines.get(entry.engine)
+    geo = engine.unit_geometry(entry) if engine is not None else None
+    physical = geo.unit_bytes if geo is not None else 0
     size = physical or int(u["logical"][sel].max())
-    if exp is not None and len(exp) == len(u):
+    if exp is not None:
         expected = np.asarray(exp, dtype=np.int64)[sel]
     else:
         from dbxray.parsers.units import expected_hole_per_page
         expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
                             expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
     starts_all = u["offset"][sel].astype(np.int64)
-    if real is not None and len(real) == len(u):
+    if real is not None:
         there = np.asarray(real, dtype=np.int64)[sel]
     else:
         from dbxray.parsers.units import hole_bytes_per_unit

@@ -11,7 +11,8 @@ A view is a QWidget class with:
 * optionally ``export_widget()``: the widget to render for PNG/SVG export
   (default: the view itself), and ``set_target(text)`` for ``--target``;
 * ``engine``: the engine whose files it draws (None: any dataset); an engine's
-  own views are listed here beside the generic ones, one line each.
+  own views are listed here beside the generic ones, one line each; optionally
+  ``shows(dataset)``: whether it has anything to draw (the report leaves it out).
 
 No business logic in views: they draw what the parsers and the compressor
 layer computed.

@@ -6,8 +6,9 @@ drawn along each file.
 Figures come from the TokuDB parser: ``entry.sections["tokudb"]`` (disk and
 uncompressed bytes as ``tokuftdump --summary`` counts them, per height, used
 and unused bytes), ``dataset.tables[...].info`` (the table's footprint and
-the information_schema claim) and ``entry.detail["tokudb"]`` (header
-estimates, translation table and nodes for the strip; not in saved scans).
+the information_schema claim) and ``entry.facts`` (the parser's typed
+TokuDBFileFacts: header estimates, the translation table's blocks classified by
+what they hold, node shapes; not in saved scans).
 """
 from __future__ import annotations
 
@@ -49,7 +50,6 @@ STRIP_KINDS = [
 ]
 STRIP_COLOUR = {k: c for k, _, c in STRIP_KINDS}
 FREE_COLOUR = "#FFCDD2"
-HEADER_BYTES = 8192
 ROLE_ORDER = {"main": 0, "secondary_index": 1, "status": 2, "dictionary": 3, "directory": 4,
               "environment": 5, "rollback": 6}
 
@@ -98,14 +98,14 @@ class TableRow:
 
 
 def _label(entry, sec: dict) -> str:
-    det = (entry.detail or {}).get("tokudb") or {}
+    facts = entry.facts
     role = sec.get("role") or "dictionary"
     name = posixpath.basename(entry.path)
     if sec.get("table"):
         if role == "main":
             what = "main"
         elif role == "secondary_index":
-            what = f"key {det.get('index') or '?'}"
+            what = f"key {(facts.index if facts is not None else None) or '?'}"
         else:
             what = role
         return f"{sec['table']} · {what}"
@@ -119,27 +119,24 @@ def dictionaries(dataset) -> list[Dictionary]:
         sec = (e.sections or {}).get("tokudb") or {}
         if "disk_bytes" not in sec:
             continue
-        det = (e.detail or {}).get("tokudb") or {}
-        hdr = det.get("header")
-        if hdr is not None:
-            reported = int(hdr.on_disk_numbytes)
-        else:       # saved scans: only if the parser's JSON section carries the estimate
-            est = next((sec[k] for k in ("on_disk_numbytes", "estimated_numbytes", "logical_bytes_estimate")
-                        if sec.get(k) is not None), None)
+        facts = e.facts
+        if facts is not None and facts.header_numbytes is not None:
+            reported = facts.header_numbytes
+        else:       # saved scans: the JSON section's copy of the estimate
+            est = sec.get("on_disk_numbytes")
             reported = int(est) if est is not None else None
-        frag = det.get("fragmentation") or {}
         used = int(sec.get("bytes_in_use", 0))
         unused = int(sec.get("unused_bytes", 0))
-        total = int(frag.get("total_size", used + unused))
+        total = facts.blocks_total if facts is not None and facts.blocks_total is not None else used + unused
         d = Dictionary(
             path=e.path, label=_label(e, sec), table=sec.get("table"), role=sec.get("role") or "dictionary",
             disk_bytes=int(sec.get("disk_bytes", 0)), uncompressed_bytes=int(sec.get("uncompressed_bytes", 0)),
             reported=reported, allocated=int(e.allocated_bytes), apparent=int(e.apparent_bytes), used=used,
             unused=unused, tail=max(int(e.apparent_bytes) - total, 0),
-            rows=int(hdr.on_disk_numrows) if hdr is not None else
+            rows=facts.header_numrows if facts is not None and facts.header_numrows is not None else
             (int(sec["on_disk_numrows"]) if sec.get("on_disk_numrows") is not None else None),
             per_height=list(sec.get("per_height") or []), holes=list(e.holes or []), entry=e,
-            entries={int(h): int(v.get("entries", 0)) for h, v in (det.get("per_height") or {}).items()})
+            entries=dict(facts.entries_per_height) if facts is not None else {})
         out.append(d)
     out.sort(key=lambda d: (d.table is None, d.table or "", ROLE_ORDER.get(d.role, 9), d.label))
     return out
@@ -176,61 +173,24 @@ def table_rows(dataset, dicts: list[Dictionary] | None = None) -> list[TableRow]
     return out
 
 
-#: id(block table) -> (block table, kinds): hover lookups stay O(log n) on big files
-_KIND_CACHE: dict[int, tuple] = {}
-
-
-def _block_kinds(d: Dictionary):
-    """(blocknums, offsets, sizes, kind codes) of the used translation-table
-    entries, sorted by offset (numpy; kind codes index STRIP_KINDS)."""
-    det = ((d.entry.detail or {}).get("tokudb") or {}) if d.entry is not None else {}
-    bt = det.get("block_table")
-    if bt is None:
-        return None
-    cached = _KIND_CACHE.get(id(bt))
-    if cached is not None and cached[0] is bt:
-        return cached[1]
-    used = bt.used
-    order = np.argsort(used["offset"], kind="stable")
-    bn = used["blocknum"][order].astype(np.int64)
-    off = used["offset"][order].astype(np.int64)
-    size = used["size"][order].astype(np.int64)
-    index = {k: i for i, (k, _, _) in enumerate(STRIP_KINDS)}
-    kinds = np.full(len(bn), index["other"], dtype=np.int16)
-    nodes = det.get("nodes") or {}
-    if nodes:
-        nb = np.fromiter(nodes.keys(), dtype=np.int64, count=len(nodes))
-        nh = np.fromiter((-1 if n.height is None else min(int(n.height), 3) for n in nodes.values()),
-                         dtype=np.int64, count=len(nodes))
-        srt = np.argsort(nb)
-        nb, nh = nb[srt], nh[srt]
-        pos = np.clip(np.searchsorted(nb, bn), 0, len(nb) - 1)
-        hit = (nb[pos] == bn) & (nh[pos] >= 0)
-        kinds[hit] = np.array([index["h0"], index["h1"], index["h2"], index["h3"]])[nh[pos][hit]]
-    rb = [int(b) for b, _, _ in det.get("rollback_blocks") or []]
-    if rb:
-        kinds[np.isin(bn, rb)] = index["rollback"]
-    kinds[bn == 1] = index["translation"]
-    kinds[bn == 2] = index["descriptor"]
-    out = (bn, off, size, kinds)
-    if len(_KIND_CACHE) > 64:
-        _KIND_CACHE.clear()
-    _KIND_CACHE[id(bt)] = (bt, out)
-    return out
+def _blocks(d: Dictionary):
+    """The file's translation-table blocks by offset with their kinds (the parser's
+    TokuDBFileFacts.blocks), or None (saved scans)."""
+    facts = d.entry.facts if d.entry is not None else None
+    return facts.blocks if facts is not None else None
 
 
 def strip_blocks(d: Dictionary) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(offsets, sizes) per strip category for one file, from the translation table."""
     res = {k: (np.zeros(0), np.zeros(0)) for k, _, _ in STRIP_KINDS}
-    res["header"] = (np.array([0.0]), np.array([float(min(HEADER_BYTES, d.apparent))]))
-    bk = _block_kinds(d)
-    if bk is None:
+    blocks = _blocks(d)
+    if blocks is None:
         return res
-    _, off, size, kinds = bk
-    for i, (k, _, _) in enumerate(STRIP_KINDS):
-        m = kinds == i
+    res["header"] = (np.array([0.0]), np.array([float(min(d.entry.facts.header_bytes, d.apparent))]))
+    for i, k in enumerate(d.entry.facts.block_kinds):
+        m = blocks["kind"] == i
         if m.any():
-            res[k] = (off[m].astype(np.float64), size[m].astype(np.float64))
+            res[k] = (blocks["offset"][m].astype(np.float64), blocks["size"][m].astype(np.float64))
     return res
 
 
@@ -238,20 +198,22 @@ def block_at(d: Dictionary, offset: float) -> str | None:
     """A tooltip line for the block covering a file offset."""
     if offset < 0 or offset > d.apparent:
         return None
-    if offset < HEADER_BYTES:
-        return f"header slot {int(offset // 4096)} ({human_bytes(4096)}) at offset {int(offset // 4096) * 4096:,}"
-    bk = _block_kinds(d)
-    if bk is None:
+    blocks = _blocks(d)
+    if blocks is None:
         return None
-    bns, offs, sizes, _ = bk
+    facts = d.entry.facts
+    if offset < facts.header_bytes:
+        slot = facts.header_bytes // 2
+        return f"header slot {int(offset // slot)} ({human_bytes(slot)}) at offset {int(offset // slot) * slot:,}"
+    bns, offs, sizes = blocks["blocknum"], blocks["offset"], blocks["size"]
     i = int(np.searchsorted(offs, offset, side="right")) - 1
     if i < 0 or not offs[i] <= offset < offs[i] + sizes[i]:
         return f"unused space at offset {int(offset):,} (not in the translation table)"
     bn, off, size = int(bns[i]), int(offs[i]), int(sizes[i])
-    det = (d.entry.detail or {}).get("tokudb") or {}
-    what = {1: "translation table", 2: "descriptor"}.get(bn)
+    kind = facts.block_kinds[int(blocks["kind"][i])]
+    what = {"translation": "translation table", "descriptor": "descriptor"}.get(kind)
     if what is None:
-        n = (det.get("nodes") or {}).get(bn)
+        n = facts.nodes.get(bn)
         if n is not None:
             what = (f"{'leaf' if n.height == 0 else f'height {n.height}'} node, {n.n_children} "
                     f"{'basements' if n.height == 0 else 'children'}, uncompressed "
@@ -766,7 +728,7 @@ class TokuDBView(QWidget):
             parts.append("<span style='color:#90A4AE'>■</span> file tail")
         if hole_rows:
             parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
-        if not any(((d.entry.detail or {}).get("tokudb") or {}).get("block_table") is not None for d in rows):
+        if not any(_blocks(d) is not None for d in rows):
             parts = ["not in a saved scan (rescan the files to see the block table)"]
         _set_title(self.strip, "Blocks along the file:", " &nbsp;".join(parts), fg, "9pt")
         self.strip.setXRange(0, length / scale * 1.01, padding=0)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 from ..engine import Engine
-from ..model import FileEntry
+from ..model import FileEntry, UnitGeometry
 from . import preview
 from .fil import FIL_PAGE_OFFSET, FIL_PAGE_TYPE, FIL_PAGE_TYPE_FSP_HDR
+from .fsp import UNIV_PAGE_SIZE_ORIG, extent_size_pages
 
 INNODB_REDO_RE = re.compile(r"^(ib_logfile\d+|#ib_redo\d+(_tmp)?|ib_redo\d+)$")
 INNODB_UNDO_RE = re.compile(r"^(undo_?\d+|.*\.ibu)$")
@@ -81,6 +82,13 @@ class InnoDB(Engine):
             pages = int(ix.get("pages", 0))
             out.append((ix.get("name") or f"index {ix.get('index_id')}", ix, pages * page, pages * logical))
         return out
+
+    def unit_geometry(self, entry: FileEntry):
+        """Pages (the section's page sizes) in rows of one extent (FSP_EXTENT_SIZE)."""
+        sec = entry.sections.get("innodb") or {}
+        logical = int(sec.get("page_size") or UNIV_PAGE_SIZE_ORIG)
+        physical = int(sec.get("physical_page_size") or logical)
+        return UnitGeometry(physical, logical, extent_size_pages(logical), "page", "extent")
 
     def preview_target(self, path):
         return preview.preview_target(path)

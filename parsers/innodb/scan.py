@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
-from ..model import (Cancelled, Dataset, FileEntry, ScanContext, UNIT_BAD_CHECKSUM, UNIT_COMPRESSED,
-                     UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF,
+from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE,
+                     UNIT_HOLE_MISSING, UNIT_LEAF, Cancelled, Dataset, FileEntry, ScanContext, UnitFacts,
                      empty_units)
 
 from ..units import expected_hole_per_page, hole_bytes_per_unit
@@ -535,6 +535,9 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         entry.warnings.append(f"{entry.path}: {int(missing.sum())} page(s) should have a punched hole but are "
                               f"allocated ({int((expected - np.minimum(real, expected))[missing].sum())} bytes): "
                               f"sparseness lost (copy or backup?)")
+    entry.unit_facts = UnitFacts(owner_id=pm.index_id, level=pm.level, records=pm.n_recs,
+                                 payload_bytes=pm.payload_len, hole_bytes=real.astype(np.uint32),
+                                 expected_hole_bytes=expected.astype(np.uint32))
     entry.detail["innodb"] = {
         "page_map": pm,
         "page_no": pm.page_no, "space_id": pm.space_id, "prev": pm.prev, "next": pm.next,

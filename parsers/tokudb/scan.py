@@ -38,6 +38,7 @@ from .content import logical_content
 from .directory import (ENGINE_FILES, DictName,
                         directory_map, parse_dname, parse_iname)
 from .env import environment_values
+from .facts import NodeShape, TokuDBFileFacts, classify_blocks
 from .ftfile import FtFile, data_ranges_from_holes, read_ft_file
 from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
@@ -302,6 +303,14 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
         "table": f"{where.database}.{where.table}" if where.table else None,
         "role": role,
     }
+    entry.facts = TokuDBFileFacts(
+        index=where.index, header_numbytes=int(h.on_disk_numbytes) if h else None,
+        header_numrows=int(h.on_disk_numrows) if h else None,
+        blocks_total=int(frag["total_size"]) if frag else None,
+        entries_per_height={int(k): int(v.get("entries", 0)) for k, v in heights.items()},
+        blocks=classify_blocks(bt.used, {bn: n.height for bn, n in ft.nodes.items()},
+                               [int(b) for b, _, _ in ft.rollback_blocks]) if bt is not None else None,
+        nodes={int(bn): NodeShape(n.height, n.n_children, n.serialize_size) for bn, n in ft.nodes.items()})
     entry.detail["tokudb"] = {
         "header": h,
         "header_slots": ft.slots.slots,
