@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_SDI, FIL_PAGE_TYPE_FSP_HDR,
                   FIL_PAGE_TYPE_INSTANT, FIL_PAGE_TYPE_XDES, INDEX_TYPES_MARIADB, INDEX_TYPES_MYSQL,
                   KIND_NAME_UNDECODED, KIND_PAGE_COMPRESSED_UNDECODED, BUF_NO_CHECKSUM_MAGIC,
-                  FIL_PAGE_ORIGINAL_TYPE_V1, header_dtype, page_type_names, parse_fil_header)
+                  FIL_PAGE_ORIGINAL_TYPE_V1, FilHeader, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from ..units import hole_bytes_per_unit
 from .index import PAGE_HEADER, data_size, fill_ratio
@@ -83,19 +83,20 @@ class PageMap:
     n_heap: np.ndarray
     heap_top: np.ndarray
     garbage: np.ndarray
-    data_size: np.ndarray
-    fill: np.ndarray
     stored: np.ndarray                  # bytes stored (payload + header for compressed pages)
     payload_len: np.ndarray             # compressed payload bytes, 0 when not compressed
     compressed: np.ndarray
     encrypted: np.ndarray
     corrupt: np.ndarray
     zero: np.ndarray                    # header all zero (never written / punched)
-    free: np.ndarray
-    seg_id: np.ndarray
-    owner_index: np.ndarray             # u8 index id owning the page, 0 none
-    owned: np.ndarray
     checksum_ok: np.ndarray
+    # set by the later steps of build_page_map (extents, segments, owners, fill)
+    data_size: np.ndarray | None = None
+    fill: np.ndarray | None = None
+    free: np.ndarray | None = None
+    seg_id: np.ndarray | None = None
+    owner_index: np.ndarray | None = None   # u8 index id owning the page, 0 none
+    owned: np.ndarray | None = None
     checksum_checked: bool = False
     checksum_algorithm: str | None = None
     compression_algorithm: str | None = None
@@ -218,11 +219,6 @@ def _any_of(values: np.ndarray, wanted) -> np.ndarray:
     return out
 
 
-#: stands for the arrays build_page_map fills further down (data size, fill,
-#: free, segment, owner), so that none is allocated twice
-_SET_BELOW = np.zeros(0, dtype=np.uint8)
-_SET_BELOW.flags.writeable = False
-
 #: up to this many holes, page ranges are set by slices (no pass over every page)
 _FEW_HOLES = 64
 
@@ -296,6 +292,43 @@ def _decode_all(one, raws: list, threaded: bool, check=lambda: None) -> list:
         return [d for part in pool.map(batch, starts) for d in part]
 
 
+@dataclass
+class _Walk:
+    """What the steps of :func:`build_page_map` share besides the PageMap itself:
+    the file, page 0's headers, the pages and their header records, and facts
+    one step finds for the later ones."""
+
+    f: ReadOnlyFile
+    check: Callable[[], None]
+    head: bytes                       # the start of page 0 (FIL and FSP headers)
+    fil0: FilHeader
+    fsp: FspHeader | None
+    pages: np.ndarray | None = None    # (n, physical) uint8 view of the file
+    hdr: np.ndarray | None = None      # header record of every page (header_dtype over copied header blocks)
+    pno: np.ndarray | None = None      # 0..n-1
+    seg_top_off: np.ndarray | None = None
+    types_present: set = field(default_factory=set)
+    ext: int = 0                      # pages per extent
+    counts: dict = field(default_factory=dict)
+    #: PAGE_BTR_SEG_* columns read whole once decoded pages overwrite them
+    seg_cols: dict[str, np.ndarray] = field(default_factory=dict)
+    decoded: dict[int, bytes] = field(default_factory=dict)
+    decoded_idx: np.ndarray | None = None
+    undecided: np.ndarray | None = None
+    free_limit: int = 0
+    by_place: dict = field(default_factory=dict)
+    frag_at: list = field(default_factory=list)
+    is_index: np.ndarray | None = None
+    live_index: np.ndarray | None = None
+
+    def col(self, name: str, dtype) -> np.ndarray:
+        return self.hdr[name].astype(dtype)
+
+    def seg_field(self, name: str, dtype, idx: np.ndarray) -> np.ndarray:
+        """A PAGE_BTR_SEG_* field of some pages (root candidates only need it)."""
+        return self.seg_cols[name][idx] if name in self.seg_cols else self.hdr[name][idx].astype(dtype)
+
+
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                    check=lambda: None, exact_payload: bool = True,
                    holes: list[tuple[int, int]] | None = None, header_reads: bool = False) -> PageMap:
@@ -306,7 +339,41 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     fill behind the stream (exact unless the Adler-32 ends in a zero byte);
     the default decodes zlib pages in full.  lzma pages are always decoded
     by their headers: an .xz stream ends in its footer magic, so the zero
-    fill gives its exact length."""
+    fill gives its exact length.
+
+    The steps, in order, each a function of its own: the page size from page 0,
+    the pages to map (never a hole), their header blocks, the per-page fields and
+    the flavour, the doublewrite buffer, page numbers, encryption, page
+    compression (decoded headers replace the stored ones), space ids, unknown
+    types, the extent map, segments, owners, fill, zeroed pages in use, checksums."""
+    w, flags, physical, n, trailing, errors = _page_size(f, check)
+    if holes is None:
+        holes = f.holes()
+    n, in_hole = _pages_to_map(w, flags, physical, n, holes, errors)
+    _header_blocks(w, n, physical, holes, in_hole, header_reads and not verify_checksums)
+    pm = _new_page_map(w, path, flags, physical, n, trailing, in_hole, errors)
+    _doublewrite(pm, w)
+    _check_page_numbers(pm, w)
+    _encryption(pm, w)
+    w.check()
+    _page_compression(pm, w, exact_payload)
+    _apply_decoded_headers(pm, w)
+    _check_space_ids(pm, w)
+    _check_unknown_types(pm, w)
+    _extents(pm, w)
+    _segments(pm, w)
+    w.check()
+    _owners(pm, w)
+    _fill(pm, w)
+    _zero_in_use(pm, w)
+    if verify_checksums:
+        verify(pm, w.pages, w.hdr, w.decoded, w.check)
+    return pm
+
+
+def _page_size(f: ReadOnlyFile, check):
+    """Page 0: its FIL and FSP headers, the page size from the FSP flags (or, when
+    they do not fit the file, from page 1), pages and trailing bytes."""
     size = f.size
     if size < 1024:
         raise PageMapError(f"{size} bytes is too small for an InnoDB page")
@@ -333,19 +400,24 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         flags = FspFlags(flags.raw, flags.format, logical, guess, guess if guess < logical else 0,
                          flags.page_compressed if flags.valid else False,
                          flags.compression_algorithm if flags.valid else None, valid=False, problem=msg)
-    logical = flags.logical_page_size
     n = size // physical
     trailing = size - n * physical
     if trailing:
         errors.append((f"file size {size} is not a multiple of the page size {physical}: "
                        f"{n} whole pages and {trailing} trailing bytes (truncated or torn file)", n * physical))
-    # -- which pages to map: never walk a hole ----------------------------------
-    if holes is None:
-        holes = f.holes()
+    w = _Walk(f=f, check=check, head=head, fil0=fil0, fsp=fsp, ext=extent_size_pages(flags.logical_page_size))
+    return w, flags, physical, n, trailing, errors
+
+
+def _pages_to_map(w: _Walk, flags: FspFlags, physical: int, n: int, holes, errors) -> tuple[int, np.ndarray]:
+    """The pages to map, never walking a hole: up to the end of the data, or the size
+    the FSP header states when that is further; which of them lie in a hole."""
+    size = w.f.size
     data_end = size
     if holes and holes[-1][0] + holes[-1][1] >= size:
         data_end = holes[-1][0]
     last_data_page = -(-data_end // physical)
+    fsp, fil0 = w.fsp, w.fil0
     fsp_pages = fsp.size_pages if (fsp and flags.valid and fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) else 0
     n_map = min(n, max(last_data_page, fsp_pages))
     if n_map - last_data_page > _MAX_TRAILING_HOLE_PAGES:
@@ -357,7 +429,14 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         n = n_map
     if n == 0:
         raise PageMapError("no pages to map: the file is one hole" if data_end == 0 else "no pages to map")
-    in_hole = pages_in_holes(holes, n, physical)
+    return n, pages_in_holes(holes, n, physical)
+
+
+def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool) -> None:
+    """The pages as one (n, physical) view, and one pass over them that copies the
+    header block of each (pages in holes stay zero, untouched); the fields are then
+    read from that compact copy (``w.hdr``)."""
+    f = w.f
     mm = f.mmap()
     if mm is None:
         if n * physical > _MAX_UNMAPPED:
@@ -366,11 +445,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         buf = f.read_exact(0, n * physical)
     else:
         buf = mm
-        if header_reads and not verify_checksums:
+        if prefetch:
             _prefetch_headers(mm, n, physical, holes, f.fd)
-    pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
-    # one pass over the pages copies the header block of each (pages in holes
-    # stay zero, untouched); the fields are then read from that compact copy
+    w.pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
     runs = _data_runs(in_hole, holes, physical)
     heads = np.empty((n, _HEAD_BYTES), dtype=np.uint8)
     few_runs = len(runs) <= max(16, n // 64)   # few runs of data pages: plain slices
@@ -394,195 +471,216 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             sel = data_idx[a:a + _HEAD_CHUNK]
             dst[sel] = src[sel]
     del src
-    hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
+    w.hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
 
-    def col(name, dtype):
-        return hdr[name].astype(dtype)
 
+def _flavor(flags: FspFlags, types_present: set) -> str:
+    """Which engine's page type names apply: MariaDB's or MySQL's."""
+    if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
+        return "mariadb"
+    if flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
+        return "mysql"
+    if FIL_PAGE_TYPE_INSTANT in types_present:
+        return "mariadb"
+    return "mysql"
+
+
+def _new_page_map(w: _Walk, path: str, flags: FspFlags, physical: int, n: int, trailing: int,
+                  in_hole: np.ndarray, errors) -> PageMap:
+    """The per-page fields as columns, all-zero headers, the flavour: the PageMap the
+    later steps complete."""
+    w.check()
+    col = w.col
     ptype = col("type", np.uint16)
     page_no = col("page_no", np.uint32)
     space_id = col("space_id", np.uint32)
     lsn = col("lsn", np.uint64)
-    prev = col("prev", np.uint32)
-    nxt = col("next", np.uint32)
-    level = col("level", np.uint16)
-    n_recs = col("n_recs", np.uint16)
-    index_id = col("index_id", np.uint64)
-    n_heap = col("n_heap", np.uint16)
-    heap_top = col("heap_top", np.uint16)
-    garbage = col("garbage", np.uint16)
-    seg_top_off = col("seg_top_offset", np.uint16)
-    # the other PAGE_BTR_SEG_* fields matter on root candidates only (seg_top_off != 0):
-    # read there, unless decoded pages overwrite them (then as whole columns)
-    seg_cols: dict[str, np.ndarray] = {}
-
-    def seg_field(name, dtype, idx):
-        return seg_cols[name][idx] if name in seg_cols else hdr[name][idx].astype(dtype)
-    check()
-
-    pno = np.arange(n, dtype=np.uint32)
+    w.seg_top_off = col("seg_top_offset", np.uint16)
+    w.pno = np.arange(n, dtype=np.uint32)
     # all-zero FIL header: candidates by type first, the other fields on those only
     zc = (ptype == 0).nonzero()[0]
     if len(zc):
-        zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (hdr["checksum"][zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
+        zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (w.hdr["checksum"][zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
     zero = in_hole.copy()
     zero[zc] = True
-    pm_in_hole = in_hole
-    kind = ptype.copy()
-    stored = np.full(n, physical, dtype=np.uint32)
-    payload_len = np.zeros(n, dtype=np.uint32)
-    compressed = np.zeros(n, dtype=bool)
-    encrypted = np.zeros(n, dtype=bool)
-    corrupt = np.zeros(n, dtype=bool)
-    original_type = ptype.copy()
-    counts: dict[str, int] = {}
-
-    # -- flavour: which engine's names apply ----------------------------------
     # page types come in runs: the first of each run is enough to know which occur
-    types_present = set(ptype[np.concatenate(([True], ptype[1:] != ptype[:-1]))].tolist())
-    if flags.format in ("full_crc32", "mariadb") or types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}:
-        flavor = "mariadb"
-    elif flags.sdi or FIL_PAGE_SDI in types_present or types_present & (set(range(14, 18)) | set(range(19, 30))):
-        flavor = "mysql"
-    elif FIL_PAGE_TYPE_INSTANT in types_present:
-        flavor = "mariadb"
-    else:
-        flavor = "mysql"
-    pm = PageMap(path, n, physical, logical, flavor, fsp, flags, trailing,
-                 page_no, space_id, prev, nxt, lsn, ptype, kind, level, n_recs, index_id, n_heap, heap_top,
-                 garbage, _SET_BELOW, _SET_BELOW, stored, payload_len,
-                 compressed, encrypted, corrupt, zero, _SET_BELOW, _SET_BELOW,
-                 _SET_BELOW, _SET_BELOW, np.ones(n, bool))
+    w.types_present = set(ptype[np.concatenate(([True], ptype[1:] != ptype[:-1]))].tolist())
+    pm = PageMap(path=path, n_pages=n, physical=physical, logical=flags.logical_page_size,
+                 flavor=_flavor(flags, w.types_present), fsp=w.fsp, flags=flags, trailing_bytes=trailing,
+                 page_no=page_no, space_id=space_id, prev=col("prev", np.uint32), next=col("next", np.uint32),
+                 lsn=lsn, type=ptype, kind=ptype.copy(), level=col("level", np.uint16),
+                 n_recs=col("n_recs", np.uint16), index_id=col("index_id", np.uint64),
+                 n_heap=col("n_heap", np.uint16), heap_top=col("heap_top", np.uint16),
+                 garbage=col("garbage", np.uint16), stored=np.full(n, physical, dtype=np.uint32),
+                 payload_len=np.zeros(n, dtype=np.uint32), compressed=np.zeros(n, dtype=bool),
+                 encrypted=np.zeros(n, dtype=bool), corrupt=np.zeros(n, dtype=bool), zero=zero,
+                 checksum_ok=np.ones(n, bool))
     pm.errors = errors
-    pm.in_hole = pm_in_hole
-    pm.original_type = original_type
+    pm.in_hole = in_hole
+    pm.original_type = ptype.copy()
+    return pm
 
-    # -- doublewrite buffer of the system tablespace (trx0sys.h): copies of other
-    # pages, so their page numbers and space ids legitimately differ
+
+def _doublewrite(pm: PageMap, w: _Walk) -> None:
+    """The doublewrite buffer of the system tablespace (trx0sys.h): copies of other
+    pages, so their page numbers and space ids legitimately differ."""
+    n, physical = pm.n_pages, pm.physical
     dblwr = np.zeros(n, dtype=bool)
-    if fil0.space_id == 0 and n > 5:
-        trx = bytes(pages[5])
+    if w.fil0.space_id == 0 and n > 5:
+        trx = bytes(w.pages[5])
         o = physical - 200                                # TRX_SYS_DOUBLEWRITE
         if _be(trx, o + 10, 4) == 536853855:              # TRX_SYS_DOUBLEWRITE_MAGIC_N
-            ext0 = extent_size_pages(logical)             # TRX_SYS_DOUBLEWRITE_BLOCK_SIZE
+            ext0 = extent_size_pages(pm.logical)          # TRX_SYS_DOUBLEWRITE_BLOCK_SIZE
             for b in (_be(trx, o + 14, 4), _be(trx, o + 18, 4)):
                 if 0 < b < n:
                     dblwr[b:b + ext0] = True
     pm.doublewrite = dblwr
-    # -- header sanity ------------------------------------------------------------
-    misplaced = (page_no != pno).nonzero()[0]
+
+
+def _check_page_numbers(pm: PageMap, w: _Walk) -> None:
+    """Pages whose header names another page number: misplaced, torn or corrupt."""
+    page_no = pm.page_no
+    misplaced = (page_no != w.pno).nonzero()[0]
     if len(misplaced):
-        misplaced = misplaced[~zero[misplaced] & ~dblwr[misplaced]]
+        misplaced = misplaced[~pm.zero[misplaced] & ~pm.doublewrite[misplaced]]
     for i in misplaced[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: header says page number {int(page_no[i])} (misplaced, torn or corrupt page)",
-                          int(i) * physical))
+                          int(i) * pm.physical))
     if len(misplaced) > MAX_ERRORS_PER_KIND:
         pm.errors.append((f"{len(misplaced)} pages carry a wrong page number in all", None))
-    corrupt[misplaced] = True
+    pm.corrupt[misplaced] = True
 
-    # -- MariaDB encryption (fil0crypt.cc): crypt data after the XDES array -----
-    ext = extent_size_pages(logical)
-    crypt_off = XDES_ARR_OFFSET + xdes_size(ext) * (physical // ext)
-    if len(head) < min(size, physical):
-        head = f.pread(0, min(size, physical))    # the crypt data lies behind page 0's XDES array
+
+def _encryption(pm: PageMap, w: _Walk) -> None:
+    """Encrypted pages: MariaDB's crypt data after page 0's XDES array (fil0crypt.cc),
+    MySQL's FIL_PAGE_ENCRYPTED(_RTREE) types, which keep the original type at 28."""
+    physical, ptype, encrypted = pm.physical, pm.type, pm.encrypted
+    flags, f = pm.flags, w.f
+    crypt_off = XDES_ARR_OFFSET + xdes_size(w.ext) * (physical // w.ext)
+    head = w.head
+    if len(head) < min(f.size, physical):
+        head = f.pread(0, min(f.size, physical))    # the crypt data lies behind page 0's XDES array
     if head[crypt_off:crypt_off + 6] == CRYPT_MAGIC:
         # crypt scheme byte follows the magic: 0 = unencrypted
         if len(head) > crypt_off + 6 and head[crypt_off + 6] != 0:
             pm.encrypted_tablespace = True
             if flags.full_crc32:
-                key_version = col("checksum", np.uint32)      # FIL_PAGE_FCRC32_KEY_VERSION = 0
+                key_version = w.col("checksum", np.uint32)      # FIL_PAGE_FCRC32_KEY_VERSION = 0
             else:
-                key_version = (col("flush_lsn", np.uint64) >> np.uint64(32)).astype(np.uint32)
-            enc = (key_version != 0) & (pno != 0) & ~zero & ~_any_of(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
+                key_version = (w.col("flush_lsn", np.uint64) >> np.uint64(32)).astype(np.uint32)
+            enc = (key_version != 0) & (w.pno != 0) & ~pm.zero & \
+                ~_any_of(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
             encrypted |= enc
     if flags.encryption:
         pm.encrypted_tablespace = True
-
-    # -- MySQL encryption: FIL_PAGE_ENCRYPTED(_RTREE) keep the original type at 28
-    if flavor == "mysql" and types_present & {FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
-                                              FIL_PAGE_COMPRESSED_AND_ENCRYPTED}:
+    if pm.flavor == "mysql" and w.types_present & {FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
+                                                   FIL_PAGE_COMPRESSED_AND_ENCRYPTED}:
         enc_idx = np.nonzero(_any_of(ptype, (FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
                                              FIL_PAGE_COMPRESSED_AND_ENCRYPTED)))[0]
         if len(enc_idx):
+            pages = w.pages
             encrypted[enc_idx] = True
             pm.encrypted_tablespace = True
             # the type before encryption (Encryption::encrypt keeps it at
             # FIL_PAGE_ORIGINAL_TYPE_V1); the page itself is counted as encrypted
             orig = (pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1].astype(np.uint16) << 8) | pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1 + 1]
-            original_type[enc_idx] = orig
+            pm.original_type[enc_idx] = orig
             ce = enc_idx[ptype[enc_idx] == FIL_PAGE_COMPRESSED_AND_ENCRYPTED]
             for i in ce:
                 meta = parse_mysql_comp_meta(bytes(pages[i, :38]), 0)
-                compressed[i] = True
-                payload_len[i] = meta.compressed_size
-                stored[i] = min(38 + meta.compressed_size, physical)
+                pm.compressed[i] = True
+                pm.payload_len[i] = meta.compressed_size
+                pm.stored[i] = min(38 + meta.compressed_size, physical)
             pm.compression_algorithm = pm.compression_algorithm or ("zlib" if len(ce) else None)
-    check()
 
-    # -- page compression ---------------------------------------------------------
-    decoded: dict[int, bytes] = {}
-    algo = flags.compression_algorithm if flags.full_crc32 else None
-    if flags.full_crc32:
-        cand = np.nonzero((ptype & 0x8000) != 0)[0] if any(t & 0x8000 for t in types_present) \
-            else np.zeros(0, np.int64)
-        if len(cand) and not flags.page_compressed:
-            for i in cand[:MAX_ERRORS_PER_KIND]:
-                pm.errors.append((f"page {int(i)}: page_compressed marker in page type 0x{int(ptype[i]):04x} "
-                                  f"but the tablespace is not page_compressed", int(i) * physical + 24))
-            corrupt[cand] = True
-            cand = cand[:0]
-        pm.compression_algorithm = algo if flags.page_compressed else None
-        todo: list[tuple[int, bytes]] = []
-        for i in cand:
-            i = int(i)
-            compressed[i] = True
-            raw = bytes(pages[i])
-            try:
-                h = parse_fcrc32_comp_header(raw, 0, physical, algo)
-            except PageDecodeError as e:
+
+def _page_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
+    """Page-compressed pages: stored and payload bytes from their headers, and their
+    headers decoded (``w.decoded``): MariaDB full_crc32 and legacy layouts, MySQL
+    FIL_PAGE_COMPRESSED."""
+    if pm.flags.full_crc32:
+        _full_crc32_compression(pm, w, exact_payload)
+    _legacy_compression(pm, w)
+    _mysql_compression(pm, w)
+    w.check()
+
+
+def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
+    """MariaDB full_crc32 page_compressed pages (fil0pagecompress.cc): the marker bit
+    in the page type, the algorithm in the FSP flags."""
+    physical, ptype, kind, flags, pages = pm.physical, pm.type, pm.kind, pm.flags, w.pages
+    compressed, corrupt, encrypted = pm.compressed, pm.corrupt, pm.encrypted
+    counts, decoded = w.counts, w.decoded
+    algo = flags.compression_algorithm
+    cand = np.nonzero((ptype & 0x8000) != 0)[0] if any(t & 0x8000 for t in w.types_present) \
+        else np.zeros(0, np.int64)
+    if len(cand) and not flags.page_compressed:
+        for i in cand[:MAX_ERRORS_PER_KIND]:
+            pm.errors.append((f"page {int(i)}: page_compressed marker in page type 0x{int(ptype[i]):04x} "
+                              f"but the tablespace is not page_compressed", int(i) * physical + 24))
+        corrupt[cand] = True
+        cand = cand[:0]
+    pm.compression_algorithm = algo if flags.page_compressed else None
+    todo: list[tuple[int, bytes]] = []
+    for i in cand:
+        i = int(i)
+        compressed[i] = True
+        raw = bytes(pages[i])
+        try:
+            h = parse_fcrc32_comp_header(raw, 0, physical, algo)
+        except PageDecodeError as e:
+            corrupt[i] = True
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 24)
+            continue
+        pm.stored[i] = h.stored_bytes
+        if h.payload_len is not None:
+            pm.payload_len[i] = h.payload_len
+        if encrypted[i]:
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            continue
+        todo.append((i, raw[:h.stored_bytes]))
+    # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
+    # not asked for): the headers first, the whole page only for INODE pages
+    # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
+    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo == "zlib")
+
+    def one(raw: bytes):
+        try:
+            d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
+            if d.original_type == FIL_PAGE_INODE:
+                if len(d.page) < physical:
+                    d = decode_fcrc32_page(raw, physical, algo)
+            elif len(d.page) > _HEADER_PREFIX:
+                d.page = d.page[:_HEADER_PREFIX]     # only the headers are read from here on
+            return d
+        except PageDecodeError as e:
+            return e
+
+    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], algo in _THREADED and not fast, w.check)):
+        if isinstance(d, PageDecodeError):
+            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+            if str(d).endswith("not decoded"):
+                pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
+            else:
                 corrupt[i] = True
-                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-                _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 24)
-                continue
-            stored[i] = h.stored_bytes
-            if h.payload_len is not None:
-                payload_len[i] = h.payload_len
-            if encrypted[i]:
-                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-                continue
-            todo.append((i, raw[:h.stored_bytes]))
-        # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
-        # not asked for): the headers first, the whole page only for INODE pages
-        # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
-        fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo == "zlib")
+                _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {d}", i * physical)
+            continue
+        pm.payload_len[i] = d.payload_len
+        decoded[i] = d.page
+    w.check()
 
-        def one(raw: bytes):
-            try:
-                d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
-                if d.original_type == FIL_PAGE_INODE:
-                    if len(d.page) < physical:
-                        d = decode_fcrc32_page(raw, physical, algo)
-                elif len(d.page) > _HEADER_PREFIX:
-                    d.page = d.page[:_HEADER_PREFIX]     # only the headers are read from here on
-                return d
-            except PageDecodeError as e:
-                return e
 
-        for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], algo in _THREADED and not fast, check)):
-            if isinstance(d, PageDecodeError):
-                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-                if str(d).endswith("not decoded"):
-                    pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
-                else:
-                    corrupt[i] = True
-                    _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {d}", i * physical)
-                continue
-            payload_len[i] = d.payload_len
-            decoded[i] = d.page
-        check()
-    legacy = np.nonzero(_any_of(ptype, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0] \
-        if flavor == "mariadb" and not flags.full_crc32 and \
-        types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED} else np.zeros(0, np.int64)
+def _legacy_compression(pm: PageMap, w: _Walk) -> None:
+    """MariaDB page_compressed pages of the legacy layout (FIL_PAGE_PAGE_COMPRESSED
+    types, algorithm in each page)."""
+    if not (pm.flavor == "mariadb" and not pm.flags.full_crc32 and
+            w.types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}):
+        return
+    physical, kind, pages = pm.physical, pm.kind, w.pages
+    compressed, corrupt = pm.compressed, pm.corrupt
+    counts, decoded = w.counts, w.decoded
+    legacy = np.nonzero(_any_of(pm.type, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0]
     for i in legacy:
         i = int(i)
         compressed[i] = True
@@ -595,10 +693,10 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 38)
             continue
         pm.compression_algorithm = pm.compression_algorithm or h.algorithm
-        stored[i] = h.header_len + h.payload_len
-        payload_len[i] = h.payload_len
+        pm.stored[i] = h.header_len + h.payload_len
+        pm.payload_len[i] = h.payload_len
         if h.encrypted:
-            encrypted[i] = True
+            pm.encrypted[i] = True
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             continue
         try:
@@ -614,128 +712,161 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                 _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
             continue
         decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
-    mysql_c = np.nonzero(ptype == FIL_PAGE_COMPRESSED)[0] \
-        if flavor == "mysql" and FIL_PAGE_COMPRESSED in types_present else np.zeros(0, np.int64)
-    for i in mysql_c:
+
+
+def _mysql_compression(pm: PageMap, w: _Walk) -> None:
+    """MySQL transparent page compression (FIL_PAGE_COMPRESSED, os0file.cc)."""
+    if not (pm.flavor == "mysql" and FIL_PAGE_COMPRESSED in w.types_present):
+        return
+    physical, pages = pm.physical, w.pages
+    for i in np.nonzero(pm.type == FIL_PAGE_COMPRESSED)[0]:
         i = int(i)
-        compressed[i] = True
+        pm.compressed[i] = True
         raw = bytes(pages[i])
         meta = parse_mysql_comp_meta(raw, 0)
-        kind[i] = meta.original_type
-        original_type[i] = meta.original_type
-        payload_len[i] = meta.compressed_size
-        stored[i] = min(38 + meta.compressed_size, physical)
+        pm.kind[i] = meta.original_type
+        pm.original_type[i] = meta.original_type
+        pm.payload_len[i] = meta.compressed_size
+        pm.stored[i] = min(38 + meta.compressed_size, physical)
         pm.compression_algorithm = pm.compression_algorithm or meta.algorithm
         try:
             d = decode_mysql_page(raw, physical)
         except PageDecodeError as e:
-            corrupt[i] = True
-            _add(pm, counts, "pc", f"page {i}: FIL_PAGE_COMPRESSED ({meta.algorithm}) page does not decode: {e}", i * physical)
+            pm.corrupt[i] = True
+            _add(pm, w.counts, "pc", f"page {i}: FIL_PAGE_COMPRESSED ({meta.algorithm}) page does not decode: {e}",
+                 i * physical)
             continue
-        decoded[i] = d.page
-    check()
-    # header fields of decoded pages replace the compressed ones
+        w.decoded[i] = d.page
+
+
+def _apply_decoded_headers(pm: PageMap, w: _Walk) -> None:
+    """Header fields of decoded pages replace the compressed ones; which compressed
+    pages stay undecided."""
+    decoded = w.decoded
     if decoded:
         idx = np.fromiter(decoded.keys(), dtype=np.int64, count=len(decoded))
         heads = b"".join(decoded[int(i)][:_HEADER_PREFIX].ljust(_HEADER_PREFIX, b"\0") for i in idx)
         dh = np.frombuffer(heads, dtype=header_dtype(_HEADER_PREFIX, with_trailer=False), count=len(idx))
-        kind[idx] = dh["type"]
-        original_type[idx] = dh["type"]
-        for name, arr in (("level", level), ("n_recs", n_recs), ("index_id", index_id), ("n_heap", n_heap),
-                          ("heap_top", heap_top), ("garbage", garbage), ("prev", prev), ("next", nxt),
-                          ("seg_top_offset", seg_top_off),
-                          ("space_id", space_id)):
+        pm.kind[idx] = dh["type"]
+        pm.original_type[idx] = dh["type"]
+        for name, arr in (("level", pm.level), ("n_recs", pm.n_recs), ("index_id", pm.index_id),
+                          ("n_heap", pm.n_heap), ("heap_top", pm.heap_top), ("garbage", pm.garbage),
+                          ("prev", pm.prev), ("next", pm.next), ("seg_top_offset", w.seg_top_off),
+                          ("space_id", pm.space_id)):
             arr[idx] = dh[name]
         for name, dtype in (("seg_top_page", np.uint32), ("seg_leaf_page", np.uint32), ("seg_leaf_offset", np.uint16)):
-            seg_cols[name] = col(name, dtype)
-            seg_cols[name][idx] = dh[name]
-    any_compressed = bool(compressed.any())
-    undecided = compressed & (kind == KIND_PAGE_COMPRESSED_UNDECODED) if any_compressed else np.zeros(n, dtype=bool)
+            w.seg_cols[name] = w.col(name, dtype)
+            w.seg_cols[name][idx] = dh[name]
+        w.decoded_idx = idx
+    n = pm.n_pages
+    w.undecided = pm.compressed & (pm.kind == KIND_PAGE_COMPRESSED_UNDECODED) if pm.compressed.any() \
+        else np.zeros(n, dtype=bool)
+
+
+def _check_space_ids(pm: PageMap, w: _Walk) -> None:
+    """Pages whose header names another space than page 0 (each test on the few pages
+    the first one leaves)."""
+    n, space_id, compressed = pm.n_pages, pm.space_id, pm.compressed
     decoded_mask = np.zeros(n, dtype=bool)
-    if decoded:
-        decoded_mask[idx] = True
-    space0 = fil0.space_id
-    # (each test on the few pages the first one leaves)
+    if w.decoded_idx is not None:
+        decoded_mask[w.decoded_idx] = True
+    space0 = w.fil0.space_id
     wrong_space = (space_id != space0).nonzero()[0]
-    w = wrong_space
-    if len(w):
-        wrong_space = w[~zero[w] & (page_no[w] == pno[w]) & ~dblwr[w] & ~(compressed[w] & ~decoded_mask[w])]
+    s = wrong_space
+    if len(s):
+        wrong_space = s[~pm.zero[s] & (pm.page_no[s] == w.pno[s]) & ~pm.doublewrite[s] &
+                        ~(compressed[s] & ~decoded_mask[s])]
     for i in wrong_space[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: space id {int(space_id[i])} differs from page 0's {space0}",
-                          int(i) * physical + 34))
-    corrupt[wrong_space] = True
+                          int(i) * pm.physical + 34))
+    pm.corrupt[wrong_space] = True
 
-    # -- unknown page types -------------------------------------------------------------
-    # (methods, not np.* functions: no Python wrappers; take: uint16 fancy indexing is 3x slower)
-    unknown = _unknown_types(flavor).take(kind).nonzero()[0]
+
+def _check_unknown_types(pm: PageMap, w: _Walk) -> None:
+    """Page types the flavour does not know (methods, not np.* functions: no Python
+    wrappers; take: uint16 fancy indexing is 3x slower)."""
+    kind = pm.kind
+    unknown = _unknown_types(pm.flavor).take(kind).nonzero()[0]
     if len(unknown):
-        unknown = unknown[~undecided[unknown] & ~corrupt[unknown]]
+        unknown = unknown[~w.undecided[unknown] & ~pm.corrupt[unknown]]
     if len(unknown):
         for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
             where = unknown[kind[unknown] == t]
             pm.errors.append((f"page {int(where[0])}: unknown page type {int(t)} "
-                              f"({len(where)} page(s), first {int(where[0])})", int(where[0]) * physical + 24))
+                              f"({len(where)} page(s), first {int(where[0])})", int(where[0]) * pm.physical + 24))
 
-    # -- extent map (page 0 and every XDES page) ------------------------------------
-    free_limit = fsp.free_limit if (fsp and flags.valid and fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) else n
+
+def _extents(pm: PageMap, w: _Walk) -> None:
+    """The extent map from page 0 and every XDES page: free pages, segment of each
+    extent (extents of a missing descriptor page: free unknown)."""
+    n, physical, ptype, flags, fsp = pm.n_pages, pm.physical, pm.type, pm.flags, w.fsp
+    w.free_limit = free_limit = fsp.free_limit if (fsp and flags.valid and w.fil0.page_type == FIL_PAGE_TYPE_FSP_HDR) \
+        else n
     desc_ok = np.zeros(n, dtype=bool)
     desc_pages = np.arange(0, n, physical)
-    desc_ok[desc_pages] = _any_of(ptype[desc_pages], (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)) & ~encrypted[desc_pages]
+    desc_ok[desc_pages] = _any_of(ptype[desc_pages], (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)) & \
+        ~pm.encrypted[desc_pages]
     for d in desc_pages[~desc_ok[desc_pages]]:
         if d < free_limit and flags.valid:
             pm.errors.append((f"page {int(d)}: expected an extent descriptor page, found type {int(ptype[d])}; "
                               f"extents {int(d)}..{int(d) + physical - 1} have no free/owner facts", int(d) * physical))
-    em = read_extent_map(pages, n, physical, ext, min(free_limit, n), desc_ok)
+    em = read_extent_map(w.pages, n, physical, w.ext, min(free_limit, n), desc_ok)
     pm.extent_map = em
     free = em.page_free.copy()
-    if not desc_ok[desc_pages].all():       # extents of a missing descriptor page: free unknown
+    if not desc_ok[desc_pages].all():
         free[np.repeat(~desc_ok[desc_pages], physical)[:n]] = False
     pm.free = free
-    seg_of_page = em.page_seg.copy()
+    pm.seg_id = em.page_seg.copy()
 
-    # -- segments from INODE pages -----------------------------------------------------
+
+def _segments(pm: PageMap, w: _Walk) -> None:
+    """Segments from the INODE pages (fsp0fsp.h): their fragment pages' segment ids."""
+    n, kind, free, seg_of_page = pm.n_pages, pm.kind, pm.free, pm.seg_id
     inode_pages = (kind == FIL_PAGE_INODE).nonzero()[0]
-    inode_pages = inode_pages[~free[inode_pages] & ~encrypted[inode_pages] & ~corrupt[inode_pages]]
-    by_place: dict[tuple[int, int], Segment] = {}
-    frag_at: list[np.ndarray] = []          # pages whose segment comes from an inode's fragment array
+    inode_pages = inode_pages[~free[inode_pages] & ~pm.encrypted[inode_pages] & ~pm.corrupt[inode_pages]]
     for i in inode_pages:
         i = int(i)
-        raw = decoded.get(i)
+        raw = w.decoded.get(i)
         if raw is None:
-            if compressed[i]:
+            if pm.compressed[i]:
                 continue
-            raw = bytes(pages[i])
-        for seg in parse_inode_page(raw, len(raw), ext, i):
+            raw = bytes(w.pages[i])
+        for seg in parse_inode_page(raw, len(raw), w.ext, i):
             if not seg.magic_ok:
-                _add(pm, counts, "inode", f"page {i}: segment inode at byte {seg.inode_offset} has a bad magic number",
-                     i * physical + seg.inode_offset)
+                _add(pm, w.counts, "inode", f"page {i}: segment inode at byte {seg.inode_offset} has a bad magic number",
+                     i * pm.physical + seg.inode_offset)
                 continue
             pm.segments[seg.seg_id] = seg
-            by_place[(i, seg.inode_offset)] = seg
+            w.by_place[(i, seg.inode_offset)] = seg
             if seg.frag_pages:
                 fp = np.asarray(seg.frag_pages, dtype=np.int64)
                 fp = fp[fp < n]
                 seg_of_page[fp] = seg.seg_id
-                frag_at.append(fp)
-    pm.seg_id = seg_of_page
-    check()
+                w.frag_at.append(fp)
 
-    # -- B-tree pages, roots, owners ------------------------------------------------------
+
+def _owners(pm: PageMap, w: _Walk) -> None:
+    """B-tree pages, each index's root (the page whose PAGE_BTR_SEG_TOP names its
+    segments' inodes, else its highest-level page), and the index owning each page."""
+    n, kind, free, level, index_id, seg_of_page = pm.n_pages, pm.kind, pm.free, pm.level, pm.index_id, pm.seg_id
     is_index = pm.is_index_kind(kind)
-    unusable = encrypted | corrupt | undecided
+    unusable = pm.encrypted | pm.corrupt | w.undecided
     if unusable.any():
         is_index &= ~unusable
     live_index = is_index & ~free
+    w.is_index, w.live_index = is_index, live_index
     roots: dict[int, int] = {}
     seg_index: dict[int, int] = {}
+    by_place = w.by_place
     # root candidates: pages whose PAGE_BTR_SEG_TOP names an inode (zero elsewhere)
+    seg_top_off = w.seg_top_off
     cand = (seg_top_off != 0).nonzero()[0]
-    top_page = seg_field("seg_top_page", np.uint32, cand)
+    top_page = w.seg_field("seg_top_page", np.uint32, cand)
     keep = live_index[cand] & (top_page != 0) & (top_page < n)
     cand, top_page = cand[keep], top_page[keep]
     for i, tp, to, lp, lo in zip(cand.tolist(), top_page.tolist(), seg_top_off[cand].tolist(),
-                                 seg_field("seg_leaf_page", np.uint32, cand).tolist(),
-                                 seg_field("seg_leaf_offset", np.uint16, cand).tolist()):
+                                 w.seg_field("seg_leaf_page", np.uint32, cand).tolist(),
+                                 w.seg_field("seg_leaf_offset", np.uint16, cand).tolist()):
         top = by_place.get((tp, to))
         leaf = by_place.get((lp, lo))
         if top is None or leaf is None:
@@ -773,8 +904,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
             return known, np.where(known, idxs[pos], np.uint64(0))
         # segment ids are per extent (page_seg repeats them) except fragment pages:
         # look up one id per extent, spread it, then the fragment pages
+        em = pm.extent_map
         ext_ids = em.page_seg[::em.extent_pages]
-        fp = np.concatenate(frag_at) if frag_at else np.zeros(0, np.int64)
+        fp = np.concatenate(w.frag_at) if w.frag_at else np.zeros(0, np.int64)
         known, owner_of = index_of(np.concatenate((ext_ids, seg_of_page[fp])))
         ne = len(ext_ids)
         hit = known[:ne].repeat(em.extent_pages)[:n]
@@ -790,24 +922,24 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     pm.owner_index = owner
     pm.owned = owned
 
-    # -- fill --------------------------------------------------------------------------------
-    # page_get_data_size and fill_ratio's figure (data size / free space of an empty page)
-    ds = data_size(heap_top, n_heap, garbage)
+
+def _fill(pm: PageMap, w: _Walk) -> None:
+    """page_get_data_size and fill_ratio's figure (data size / free space of an empty
+    page) of the B-tree pages."""
+    is_index = w.is_index
+    ds = data_size(pm.heap_top, pm.n_heap, pm.garbage)
     pm.data_size = ds * is_index
-    fill = fill_ratio(heap_top, n_heap, garbage, logical, ds=ds)
+    fill = fill_ratio(pm.heap_top, pm.n_heap, pm.garbage, pm.logical, ds=ds)
     fill[~is_index] = np.nan
     pm.fill = fill
 
-    # -- zeroed pages that the extent map says are in use ------------------------------------------
-    zero_used = zero.nonzero()[0]
-    if len(zero_used):
-        zero_used = zero_used[~free[zero_used] & ~dblwr[zero_used] & (zero_used < free_limit)]
-    pm.zero_in_use = zero_used
 
-    # -- checksums -----------------------------------------------------------------------------------
-    if verify_checksums:
-        verify(pm, pages, hdr, decoded, check)
-    return pm
+def _zero_in_use(pm: PageMap, w: _Walk) -> None:
+    """Zeroed pages that the extent map says are in use."""
+    zero_used = pm.zero.nonzero()[0]
+    if len(zero_used):
+        zero_used = zero_used[~pm.free[zero_used] & ~pm.doublewrite[zero_used] & (zero_used < w.free_limit)]
+    pm.zero_in_use = zero_used
 
 
 def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, bytes], check) -> None:
