@@ -184,7 +184,9 @@ class Dataset:
     warnings: list[str] = field(default_factory=list)
     #: engine-level JSON sections at the top level ("clickhouse": {"tables": [...]})
     sections: dict[str, Any] = field(default_factory=dict)
-    #: engine objects kept for the views (not serialised)
+    #: the engines' typed dataset-level facts for their views, by engine name (not serialised)
+    facts: dict[str, Any] = field(default_factory=dict)
+    #: the engine parsers' own objects: parser-internal, not serialised
     detail: dict[str, Any] = field(default_factory=dict)
     cancelled: bool = False
     #: engine names in display order (parsers/engines.py NAMES); the model knows no engine

@@ -132,3 +132,16 @@ def test_the_graph_sees_the_imports_it_checks():
     assert "dbxray.parsers.model" in g["dbxray.parsers.innodb.engine"]                   # from ..x import y
     assert "dbxray.parsers.humanize" in g["dbxray.viz.sizebars"]                         # absolute
     assert "dbxray.compress.whatif" in g["dbxray.app.report"]                            # inside a function
+
+
+def test_views_and_app_read_no_parser_internals():
+    """``FileEntry.detail`` / ``Dataset.detail`` hold the parsers' own objects; views and
+    the app read the typed facts (unit_facts, facts) and the JSON sections instead."""
+    bad = []
+    for name, path in modules().items():
+        if layer(name) not in ("viz", "app"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "detail":
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert bad == []

@@ -12,7 +12,8 @@ from PySide6.QtCore import QPoint, Qt
 from dbxray.parsers.scan import scan
 from dbxray.parsers.tree import build_tree
 from synthetic_innodb import synthetic_dataset
-from dbxray.viz.holes import HolesView, as_ranges, covered_per_bin, file_holes, nice_ticks
+from dbxray.parsers.units import as_ranges, covered_per_bin
+from dbxray.viz.holes import HolesView, file_holes, nice_ticks
 
 
 def _view(qtbot, ds, size=(1300, 950)):

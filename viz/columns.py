@@ -8,7 +8,7 @@ The figures are the parser's (``dataset.sections["clickhouse"]``, named as
 system.parts_columns / system.columns).  Compact parts: the engine reports 0
 per column; the view draws the real split the parser computed from the marks
 and says so.  Block sizes for the histogram come from
-``dataset.detail["clickhouse"]``; a saved scan has only the JSON's per-part
+``dataset.facts["clickhouse"]`` (the parser's typed ClickHouseFacts); a saved scan has only the JSON's per-part
 power-of-two histograms, which are summed instead.
 """
 from __future__ import annotations
@@ -96,27 +96,17 @@ def scope_parts(t: dict, mode: str, key: str | None) -> list[dict]:
     return active
 
 
-def _part_sizes(dataset, t: dict) -> dict:
-    """part relpath -> PartSizes from the parser's detail (empty for saved scans)."""
-    det = (getattr(dataset, "detail", None) or {}).get("clickhouse") or {}
-    for r in det.get("tables") or []:
-        info = getattr(r, "info", None)
-        if info is not None and info.database == t.get("database") and info.name == t.get("table"):
-            return r.sizes
-    return {}
-
-
 def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -> list[ColRow]:
     """Per-column figures of table ``t`` over the parts of the scope, DDL order."""
     parts = scope_parts(t, mode, key)
-    sizes = _part_sizes(dataset, t)
+    facts = (getattr(dataset, "facts", None) or {}).get("clickhouse")     # None in saved scans
     declared = {c["name"]: c for c in t.get("columns") or []}
     order = [c["name"] for c in t.get("columns") or []]
     rows: dict[str, ColRow] = {}
     codec_counts: dict[str, dict] = {}
     for p in parts:
-        ps = sizes.get(p.get("path"))
-        blocks_of = {c.name: c.block_sizes for c in ps.columns} if ps is not None else {}
+        blocks_of = facts.part_block_sizes(t.get("database"), t.get("table"), p.get("path")) \
+            if facts is not None else {}
         for c in p.get("columns") or []:
             name = c["name"]
             if name not in rows:

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrol
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, percent, short_label
 from dbxray.parsers import engines
-from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, FileEntry, UnitFacts
+from dbxray.parsers.model import FileEntry
+from dbxray.parsers.units import as_ranges, covered_per_bin, missing_hole_ranges
 from dbxray.parsers.tree import Node, place
 
 from . import theme
@@ -38,43 +39,8 @@ EXPECTED_COLOUR = theme.LOGICAL
 LOST_FRACTION = 0.1     # a file keeping < 10 % of the holes it should have has lost its sparseness
 
 
-def as_ranges(ranges) -> np.ndarray:
-    """(n, 2) int64 [offset, length]: sorted, empty ones dropped, overlaps merged (vectorised)."""
-    a = np.asarray(ranges, dtype=np.int64).reshape(-1, 2) if len(ranges) else np.zeros((0, 2), np.int64)
-    a = a[a[:, 1] > 0]
-    if len(a) < 2:
-        return a
-    if np.any(a[1:, 0] < a[:-1, 0]):
-        a = a[np.argsort(a[:, 0], kind="stable")]
-    ends = a[:, 0] + a[:, 1]
-    run_end = np.maximum.accumulate(ends)
-    new = np.ones(len(a), dtype=bool)
-    new[1:] = a[1:, 0] > run_end[:-1]
-    if new.all():
-        return a
-    first = np.nonzero(new)[0]
-    last = np.append(first[1:] - 1, len(a) - 1)
-    starts = a[first, 0]
-    return np.stack([starts, run_end[last] - starts], axis=1)
-
-
 def _total(r: np.ndarray) -> int:
     return int(r[:, 1].sum()) if len(r) else 0
-
-
-def covered_per_bin(ranges, edges: np.ndarray) -> np.ndarray:
-    """Bytes of ``ranges`` (sorted, disjoint; list or (n, 2) array) inside each [edges[i], edges[i+1])."""
-    edges = np.asarray(edges, dtype=np.int64)
-    h = ranges if isinstance(ranges, np.ndarray) else np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
-    if not len(h):
-        return np.zeros(len(edges) - 1, dtype=np.int64)
-    hs, he = h[:, 0], h[:, 0] + h[:, 1]
-    cum = np.concatenate([[0], np.cumsum(h[:, 1])])
-    k = np.searchsorted(hs, edges, side="right") - 1
-    kk = np.clip(k, 0, None)
-    part = np.where(k >= 0, np.clip(np.minimum(edges, he[kk]) - hs[kk], 0, None), 0)
-    upto = np.where(k >= 0, cum[kk] + part, 0)
-    return np.diff(upto)
 
 
 @dataclass
@@ -128,38 +94,11 @@ def expected_hole_bytes(entry: FileEntry) -> int | None:
 
 
 def missing_ranges(entry: FileEntry) -> np.ndarray:
-    """Byte ranges the engine should have punched but are allocated: for every
-    UNIT_HOLE_MISSING unit, its expected hole (the page tail) less the hole bytes
-    really there, placed at the start of that tail (vectorised)."""
-    u = entry.units
-    if u is None or not len(u):
-        return np.zeros((0, 2), np.int64)
-    sel = np.nonzero((u["flags"] & UNIT_HOLE_MISSING) != 0)[0]
-    if not len(sel):
-        return np.zeros((0, 2), np.int64)
-    facts = entry.unit_facts or UnitFacts()
-    exp = facts.array("expected_hole_bytes", len(u))
-    real = facts.array("hole_bytes", len(u))
+    """Byte ranges the engine should have punched but are allocated (parsers/units.py),
+    with the unit size of the engine's geometry."""
     engine = engines.get(entry.engine)
     geo = engine.unit_geometry(entry) if engine is not None else None
-    physical = geo.unit_bytes if geo is not None else 0
-    size = physical or int(u["logical"][sel].max())
-    if exp is not None:
-        expected = np.asarray(exp, dtype=np.int64)[sel]
-    else:
-        from dbxray.parsers.units import expected_hole_per_page
-        expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
-                            expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
-    starts_all = u["offset"][sel].astype(np.int64)
-    if real is not None:
-        there = np.asarray(real, dtype=np.int64)[sel]
-    else:
-        from dbxray.parsers.units import hole_bytes_per_unit
-        there = hole_bytes_per_unit(entry.holes, starts_all, size)
-    miss = expected - np.minimum(there, expected)
-    starts = starts_all + size - expected
-    r = np.stack([starts, miss], axis=1)
-    return as_ranges(r)
+    return missing_hole_ranges(entry, geo.unit_bytes if geo is not None else 0)
 
 
 def file_holes(entry: FileEntry) -> FileHoles:
@@ -701,4 +640,4 @@ DATA_ROLES = ("tablespace", "system_tablespace", "redo_log", "undo", "doublewrit
               "part_column_data")
 
 
-__all__ = ["HolesView", "FileHoles", "file_holes", "covered_per_bin", "missing_ranges"]
+__all__ = ["HolesView", "FileHoles", "file_holes", "missing_ranges"]

@@ -11,7 +11,8 @@ as the engine does (:mod:`.sizes`) and fills
 * per table: ``dataset.table("clickhouse", db, table)``;
 * ``dataset.sections["clickhouse"] = {"tables": [...]}`` with part and column
   fields named as system.parts / system.parts_columns / system.columns;
-* ``dataset.detail["clickhouse"]``: the parsed objects for the views.
+* ``dataset.facts["clickhouse"]``: what the views draw beyond the JSON (facts.py);
+* ``dataset.detail["clickhouse"]``: the parsed objects (parser-internal).
 
 Problems are recorded against the file they concern (part, file, offset);
 the rest of the table is still reported.
@@ -26,6 +27,7 @@ import numpy as np
 
 from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
 from .blocks import METHOD_NAMES, NONE, BlockTable
+from .facts import ClickHouseFacts
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
@@ -192,6 +194,10 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     dataset.sections[ENGINE] = {"tables": [r.json for r in results]}
     dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
                               "checksums_verified": verify}
+    dataset.facts[ENGINE] = ClickHouseFacts(block_sizes={
+        (r.info.database, r.info.name): {path: {c.name: list(c.block_sizes) for c in ps.columns}
+                                         for path, ps in r.sizes.items()}
+        for r in results})
 
 
 def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue, table_errors: list | None = None):
