@@ -8,6 +8,7 @@ one tuple.
 from __future__ import annotations
 
 from .clickhouse.engine import ENGINE as CLICKHOUSE
+from .csv.engine import ENGINE as CSV
 from .engine import Engine
 from .innodb.engine import ENGINE as INNODB
 from .tokudb.engine import ENGINE as TOKUDB
@@ -17,6 +18,7 @@ ENGINES: tuple[Engine, ...] = (
     INNODB,
     CLICKHOUSE,
     TOKUDB,
+    CSV,
 )
 
 

@@ -31,6 +31,7 @@ ROLES = (
     "table_metadata",      # ClickHouse metadata/*.sql
     "dictionary",          # TokuDB *.tokudb, tokudb.directory
     "engine_environment",  # tokudb.environment, lock files
+    "table_data",          # a table's rows in an engine's own data file (CSV .CSV)
     "other",
 )
 
