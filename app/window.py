@@ -596,7 +596,7 @@ def inspector_html(node: Node) -> str:
         if entry.unwritten:
             rows.append(("Unwritten (fallocated)", human_bytes(sum(n for _, n in entry.unwritten))))
         for name, section in entry.sections.items():
-            if isinstance(section, dict):
+            if isinstance(section, dict):              # typed sections are their JSON objects
                 for k, v in section.items():
                     if isinstance(v, (int, float, str, bool)) or v is None:
                         rows.append((f"{name}.{k}", f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))

@@ -22,8 +22,8 @@ what-if sampling, the views) reaches an engine only through this protocol:
   chunks before the scan ends (the map's progressive first paint);
 * :meth:`Engine.inspect_unit`: one unit's fields and byte regions (the inspector);
 * :meth:`Engine.unit_payload`: the decoded bytes of one unit (what-if sampling);
-* :meth:`Engine.restore`: a saved scan's derived figures rebuilt from its
-  JSON sections (the saved-scan round trip).
+* :meth:`Engine.section_from_json` and :meth:`Engine.restore`: a saved scan's
+  typed sections and derived figures rebuilt from its JSON (the round trip).
 
 The compressor layer adds what-if targets, storage models and DDL per engine
 (``compress/engines/``), the view layer the engine's own views
@@ -125,6 +125,11 @@ class Engine:
         raise NotImplementedError(f"{self.name}: units cannot be decoded")
 
     # -- saved scans -------------------------------------------------------------
+    def section_from_json(self, data: Any) -> Any:
+        """This engine's typed section (parsers/section.py) from a saved scan's
+        ``files[].<name>``; the JSON as it is for an engine without typed sections."""
+        return data
+
     def restore(self, dataset: "Dataset") -> None:
         """Rebuild what a live scan derives (table figures) from a saved scan's sections."""
 

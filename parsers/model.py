@@ -116,7 +116,8 @@ class FileEntry:
     units: np.ndarray | None = None          # UNIT_DTYPE array, or None when not read
     kind_names: dict[int, str] = field(default_factory=dict)
     owner_names: dict[int, str] = field(default_factory=dict)
-    #: engine section for the JSON output ("innodb", "tokudb", ...): plain JSON types
+    #: engine sections of the JSON output ("innodb", "tokudb", ...): typed sections
+    #: (parsers/section.py: dicts whose declared keys are attributes) or plain JSON objects
     sections: dict[str, Any] = field(default_factory=dict)
     #: per-unit facts the views draw (typed; None when the engine gives none)
     unit_facts: UnitFacts | None = None

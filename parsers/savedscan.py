@@ -39,7 +39,9 @@ def load_saved_scan(path: str) -> Dataset:
                       unwritten=[tuple(h) for h in f.get("unwritten", [])],
                       errors=list(f.get("errors", [])), warnings=list(f.get("warnings", [])),
                       database=f.get("database"), table=f.get("table"))
-        e.sections = {k: v for k, v in f.items() if k not in known}
+        engine = engines.get(e.engine)
+        e.sections = {k: (engine.section_from_json(v) if engine is not None and k == engine.name else v)
+                      for k, v in f.items() if k not in known}
         ds.files.append(e)
         if e.database and e.table and e.engine:
             ds.table(e.engine, e.database, e.table).files.append(e.path)

@@ -100,6 +100,16 @@ class ClickHouse(Engine):
             db = "(metadata)"
         return db, table, part
 
+    def section_from_json(self, data):
+        from .section import ClickHouseFileSection
+        return ClickHouseFileSection.from_json(data) if isinstance(data, dict) else data
+
+    def restore(self, dataset):
+        from .section import ClickHouseSection
+        data = dataset.sections.get(self.name)
+        if isinstance(data, dict) and not isinstance(data, ClickHouseSection):
+            dataset.sections[self.name] = ClickHouseSection.from_json(data)
+
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload
         return unit_payload(entry, i, max_output=max_output)

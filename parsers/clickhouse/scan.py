@@ -28,6 +28,7 @@ import numpy as np
 from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
 from .blocks import METHOD_NAMES, NONE, BlockTable
 from .facts import ClickHouseFacts
+from .section import ClickHouseFileSection, ClickHouseSection
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
@@ -191,7 +192,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
 
     for iss in issues:
         _issue_to_entry(dataset, entry_of, iss)
-    dataset.sections[ENGINE] = {"tables": [r.json for r in results]}
+    dataset.sections[ENGINE] = ClickHouseSection(tables=[r.json for r in results])
     dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
                               "checksums_verified": verify}
     dataset.facts[ENGINE] = ClickHouseFacts(block_sizes={
@@ -503,7 +504,7 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
         if f.path not in reg_files:
             reg_files.add(f.path)
             reg.files.append(f.path)
-        f.sections[ENGINE] = {"part": p.name, "part_state": p.state, "part_type": p.part_type}
+        f.sections[ENGINE] = ClickHouseFileSection(part=p.name, part_state=p.state, part_type=p.part_type)
         if parent is not None:
             f.sections[ENGINE]["parent_part"] = parent.name
     chk = entries.get("checksums.txt")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..engine import Engine
 from ..model import FileEntry
 from .scan import DATA_EXT, META_EXT, table_of
+from .section import section_from_json
 
 
 class Csv(Engine):
@@ -24,6 +25,9 @@ class Csv(Engine):
     def analyze(self, dataset, files, ctx):
         from .scan import analyze
         analyze(dataset, files, ctx)
+
+    def section_from_json(self, data):
+        return section_from_json(data) if isinstance(data, dict) else data
 
     def place(self, entry: FileEntry):
         db, table = table_of(entry)

@@ -10,6 +10,7 @@ import posixpath
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext
 from .data import count_rows
+from .section import CsvDataSection, CsvMetaSection
 from .meta import META_BUFFER_SIZE, TINA_CHECK_HEADER, TINA_VERSION, MetaError, read_meta
 
 DATA_EXT = ".CSV"
@@ -23,7 +24,7 @@ def table_of(entry: FileEntry) -> tuple[str, str]:
     return os.path.basename(folder) or "(files)", posixpath.basename(entry.path).rsplit(".", 1)[0]
 
 
-def _read_meta(entry: FileEntry) -> dict | None:
+def _read_meta(entry: FileEntry) -> CsvMetaSection | None:
     try:
         with ReadOnlyFile(entry.abspath) as f:
             buf = f.pread(0, META_BUFFER_SIZE)
@@ -45,11 +46,10 @@ def _read_meta(entry: FileEntry) -> dict | None:
         entry.warnings.append(f"{entry.path} @ offset 34: dirty flag set: the table was open for writing or "
                               f"crashed; the server repairs it at its next open")
     entry.database, entry.table = table_of(entry)
-    return {"version": m.version, "rows": int(m.rows), "dirty": m.dirty,
-            "header_ok": m.header_ok, "role": "meta"}
+    return CsvMetaSection(version=m.version, rows=int(m.rows), dirty=m.dirty, header_ok=m.header_ok, role="meta")
 
 
-def _read_data(entry: FileEntry, ctx: ScanContext) -> dict | None:
+def _read_data(entry: FileEntry, ctx: ScanContext) -> CsvDataSection | None:
     try:
         with ReadOnlyFile(entry.abspath) as f:
             d = count_rows(f, ctx.check)
@@ -63,8 +63,8 @@ def _read_data(entry: FileEntry, ctx: ScanContext) -> dict | None:
         entry.add_error(f"{d.trailing_bytes} bytes after the last line end: a row cut short (the engine "
                         f"marks such a table crashed)", d.data_bytes)
     entry.database, entry.table = table_of(entry)
-    return {"rows": d.rows, "row_bytes": d.data_bytes, "trailing_bytes": d.trailing_bytes,
-            "crlf_rows": d.crlf_rows, "role": "data"}
+    return CsvDataSection(rows=d.rows, row_bytes=d.data_bytes, trailing_bytes=d.trailing_bytes,
+                          crlf_rows=d.crlf_rows, role="data")
 
 
 def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:

@@ -83,6 +83,10 @@ class InnoDB(Engine):
             out.append((ix.get("name") or f"index {ix.get('index_id')}", ix, pages * page, pages * logical))
         return out
 
+    def section_from_json(self, data):
+        from .section import InnoDBSection
+        return InnoDBSection.from_json(data) if isinstance(data, dict) else data
+
     def unit_geometry(self, entry: FileEntry):
         """Pages (the section's page sizes) in rows of one extent (FSP_EXTENT_SIZE)."""
         sec = entry.sections.get("innodb") or {}

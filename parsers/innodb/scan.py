@@ -26,20 +26,14 @@ from .fil import FIL_PAGE_COMPRESSED
 from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
+from . import names as names_module
+from .section import InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
 PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
 #: owner codes for index ids that do not fit the int32 owner field
 _BIG_OWNER_BASE = -2
-
-
-def _names_module():
-    try:
-        from . import names  # written by the dictionary engineer; optional
-    except ImportError:
-        return None
-    return names
 
 
 def names_from_path(path: str) -> tuple[str | None, str | None, str | None]:
@@ -56,22 +50,20 @@ def names_from_path(path: str) -> tuple[str | None, str | None, str | None]:
 
 def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     """Read every InnoDB file of ``files`` (see module doc)."""
-    names_mod = _names_module()
     names = None
-    if names_mod is not None and hasattr(names_mod, "resolve_names"):
-        try:
-            names = names_mod.resolve_names(files)
-        except Cancelled:
-            raise
-        except Exception as e:  # their bug must not cost the page map
-            dataset.errors.append(f"innodb names: {type(e).__name__}: {e}")
-        # what the dictionary could not name (encrypted SDI, space ids claimed by files of
-        # different servers): a warning on the file it names, else on the dataset
-        by_path = {f.path: f for f in files}
-        for msg in getattr(names, "errors", None) or []:
-            path = msg.split(" ", 1)[0].rstrip(":")
-            target = by_path.get(path)
-            (target.warnings if target is not None else dataset.warnings).append(f"innodb names: {msg}")
+    try:
+        names = names_module.resolve_names(files)
+    except Cancelled:
+        raise
+    except Exception as e:  # their bug must not cost the page map
+        dataset.errors.append(f"innodb names: {type(e).__name__}: {e}")
+    # what the dictionary could not name (encrypted SDI, space ids claimed by files of
+    # different servers): a warning on the file it names, else on the dataset
+    by_path = {f.path: f for f in files}
+    for msg in getattr(names, "errors", None) or []:
+        path = msg.split(" ", 1)[0].rstrip(":")
+        target = by_path.get(path)
+        (target.warnings if target is not None else dataset.warnings).append(f"innodb names: {msg}")
     paged = [f for f in files if f.role in PAGED_ROLES]
     total = len(paged)
     for k, entry in enumerate(paged):
@@ -86,20 +78,19 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         except OSError as e:
             entry.add_error(f"cannot read: {e.strerror or e}")
         _assign_table(dataset, entry, names)
-    if names_mod is not None and hasattr(names_mod, "system_info"):
-        for entry in files:
-            if entry.role in ("system_tablespace", "redo_log", "undo"):
-                try:
-                    info = names_mod.system_info(entry)
-                except Cancelled:
-                    raise
-                except Exception as e:
-                    entry.add_error(f"system facts: {type(e).__name__}: {e}")
-                    continue
-                if info:
-                    entry.detail["innodb_system"] = info
-                    # into the JSON too: TRX_SYS, dictionary header, doublewrite, redo header
-                    entry.sections.setdefault("innodb", {})["system"] = info
+    for entry in files:
+        if entry.role in ("system_tablespace", "redo_log", "undo"):
+            try:
+                info = names_module.system_info(entry)
+            except Cancelled:
+                raise
+            except Exception as e:
+                entry.add_error(f"system facts: {type(e).__name__}: {e}")
+                continue
+            if info:
+                entry.detail["innodb_system"] = info
+                # into the JSON too: TRX_SYS, dictionary header, doublewrite, redo header
+                entry.sections.setdefault("innodb", InnoDBSection()).system = info
     ctx.report(total, total, "innodb done")
 
 
@@ -501,7 +492,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     for k, c in zip(kinds, counts):
         page_types[names_by_kind[int(k)]] = int(c)
     comp_sel = pm.compressed
-    section: dict[str, Any] = {
+    section = InnoDBSection(**{
         "space_id": space_id,
         "fsp_flags": pm.flags.raw,
         "page_size": logical,
@@ -517,11 +508,11 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         "checksum": {"algorithm": pm.checksum_algorithm if pm.checksum_checked else None,
                      "bad_pages": [int(i) for i in np.nonzero(~pm.checksum_ok)[0]] if pm.checksum_checked else []},
         "indexes": indexes_json,
-    }
+    })
     if lob_json is not None:
-        section["lobs"] = lob_json
+        section.lobs = lob_json
     if entry.role == "tablespace":
-        section["tablespace"] = {"name": naming.tablespace, "shared": naming.shared,
+        section.tablespace = {"name": naming.tablespace, "shared": naming.shared,
                                  "tables": naming.tables, "names_from": naming.source}
     entry.sections["innodb"] = section
     if pm.checksum_checked:

@@ -61,6 +61,10 @@ class TokuDB(Engine):
         from .payloads import unit_payload
         return unit_payload(entry, i, max_output=max_output)
 
+    def section_from_json(self, data):
+        from .section import section_from_json
+        return section_from_json(data) if isinstance(data, dict) else data
+
     def restore(self, dataset):
         from .tables import table_info
         for t in dataset.tables:

@@ -39,6 +39,7 @@ from .directory import (ENGINE_FILES, DictName,
                         directory_map, parse_dname, parse_iname)
 from .env import environment_values
 from .facts import NodeShape, TokuDBFileFacts, classify_blocks
+from .section import TokuDBFileSection, TokuDBLogSection, TokuDBTreeSection
 from .ftfile import FtFile, data_ranges_from_holes, read_ft_file
 from .log import LOG_NAME_RE, read_log
 from .methods import METHOD_NAMES, TOKU_NO_COMPRESSION, method_name
@@ -104,8 +105,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         done += 1
     for entry in files:
         if entry not in trees and entry not in logs and entry.role == "engine_environment":
-            entry.sections["tokudb"] = {"role": "lock_file" if "lock_dont_delete_me" in entry.path
-                                        else "environment", "table": None}
+            entry.sections["tokudb"] = TokuDBFileSection(
+                role="lock_file" if "lock_dont_delete_me" in entry.path else "environment", table=None)
     _group_tables(dataset, trees)
     ctx.report(total, total, "tokudb done")
 
@@ -277,7 +278,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
     used = bt.used if bt is not None else None
     leaf = heights.get(0, {})
     role = where.role
-    entry.sections["tokudb"] = {
+    entry.sections["tokudb"] = TokuDBTreeSection(**{
         "layout_version": h.layout_version if h else None,
         "checkpoint_count": h.checkpoint_count if h else None,
         "nodesize": h.nodesize if h else None,
@@ -302,7 +303,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
         "on_disk_numbytes": int(h.on_disk_numbytes) if h else None,
         "table": f"{where.database}.{where.table}" if where.table else None,
         "role": role,
-    }
+    })
     entry.facts = TokuDBFileFacts(
         index=where.index, header_numbytes=int(h.on_disk_numbytes) if h else None,
         header_numrows=int(h.on_disk_numrows) if h else None,
@@ -338,7 +339,7 @@ def _analyze_log(entry: FileEntry) -> None:
         with ReadOnlyFile(entry.abspath) as f:
             if f.size == 0:
                 entry.warnings.append(f"{entry.path}: empty log file")
-                entry.sections["tokudb"] = {"role": "log", "table": None}
+                entry.sections["tokudb"] = TokuDBLogSection(role="log", table=None)
                 return
             buf = f.mmap() or _PreadBuffer(f)
             lf = read_log(buf, f.size)
@@ -350,8 +351,8 @@ def _analyze_log(entry: FileEntry) -> None:
     else:
         for off, msg in lf.errors:
             entry.add_error(msg, off)
-    entry.sections["tokudb"] = {"role": "log", "table": None, "log_version": lf.version,
-                                "log_entries": lf.entries, "bad_checksums": lf.bad_checksums}
+    entry.sections["tokudb"] = TokuDBLogSection(role="log", table=None, log_version=lf.version,
+                                                log_entries=lf.entries, bad_checksums=lf.bad_checksums)
     entry.detail["tokudb_log"] = lf
 
 

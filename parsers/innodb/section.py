@@ -1,0 +1,27 @@
+"""``files[].innodb`` of the JSON, typed (parsers/section.py): a paged file's
+figures (tablespaces, ibdata1, undo), and the system facts (TRX_SYS, dictionary
+header, doublewrite, redo header and checkpoints) of the files that have them;
+a redo log has the system facts only."""
+from __future__ import annotations
+
+from ..section import Key, Section
+
+
+class InnoDBSection(Section):
+    space_id: int = Key("FSP_SPACE_ID of page 0")
+    fsp_flags: int = Key("FSP_SPACE_FLAGS as stored")
+    page_size: int = Key("logical page size")
+    physical_page_size: int = Key("bytes a page takes in the file (KEY_BLOCK_SIZE for ROW_FORMAT=COMPRESSED)")
+    pages: int = Key()
+    page_compressed: bool = Key()
+    compression_algorithm: str | None = Key()
+    page_types: dict = Key("engine constant name -> pages (page-compressed pages under their original type)")
+    page_compressed_pages: int = Key()
+    compressed_payload_bytes: int = Key()
+    expected_hole_bytes: int = Key("what the engine should have punched at this filesystem block size")
+    hole_bytes: int = Key("what really is unallocated")
+    checksum: dict = Key("{algorithm, bad_pages}")
+    indexes: list = Key("[{index_id, name, table, root_page, pages, leaf_pages, levels, records, fill_ratio}]")
+    lobs: dict = Key("MySQL 8 LOB chains (files that have them)")
+    tablespace: dict = Key("{name, shared, tables, names_from} (tablespace files)")
+    system: dict = Key("TRX_SYS, dictionary header, doublewrite, redo header and checkpoints")
