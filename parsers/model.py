@@ -72,7 +72,7 @@ class UnitFacts:
 
     owner_id: np.ndarray | None = None             # uint64: the owner's own id (InnoDB PAGE_INDEX_ID),
                                                    # where the int32 ``owner`` code cannot hold it
-    level: np.ndarray | None = None                # tree level / height (0 = leaf)
+    level: np.ndarray | None = None                # tree level / height (0 = leaf; 0xFFFF unknown)
     records: np.ndarray | None = None              # records / entries in the unit
     payload_bytes: np.ndarray | None = None        # compressed payload inside the unit (0: not compressed)
     hole_bytes: np.ndarray | None = None           # bytes of the unit in a hole of the file
@@ -95,6 +95,12 @@ class UnitGeometry:
     units_per_row: int               # InnoDB: pages per extent (FSP_EXTENT_SIZE)
     unit_name: str = "unit"
     row_name: str = "row"
+    #: kind names of the tree units (B-tree pages) that owner and level facts describe;
+    #: None: every unit is part of a tree node
+    tree_kind_names: tuple[str, ...] | None = None
+    #: the map's colour modes that mean something for these units, with their labels
+    #: (None: all of them, labelled for pages)
+    modes: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass

@@ -95,3 +95,35 @@ def test_view_draws_the_engine_without_a_view_of_its_own(qtbot, blocks_dataset, 
     v.set_mode("type")
     qtbot.wait(30)
     v.grab().save(str(artifacts_dir / "unitmap_generic_engine.png"))
+
+
+def test_tokudb_partitions_on_the_map(sparse_fixtures, qtbot, artifacts_dir):
+    """TokuDB gives a geometry: its partitions in file order, coloured by method (counts equal
+    the JSON's node_methods), node and tree height, with TokuDB's words."""
+    ds = scan(str(sparse_fixtures / "tokudb" / "datadir"))
+    files = mapped_files(ds)
+    assert files and all(f.engine == "tokudb" and f.role == "dictionary" for f in files)
+    e = ds.file("_fx_events_main_8_1_1d.tokudb")
+    d = MapData(e)
+    assert (d.geometry.unit_name, d.extent_pages) == ("partition", 32)
+    assert [m for m, _ in d.modes()] == ["type", "index", "level", "compression", "allocation", "checksum"]
+    res = d.mode("type")
+    assert dict(zip(res.labels, res.counts.tolist())) == e.sections["tokudb"]["node_methods"]
+    cells = np.empty(len(e.units), dtype=np.int64)
+    cells[d.page_no] = e.units["offset"]
+    assert (np.diff(cells) > 0).all()                       # cell order is file order
+    lv = d.mode("level")
+    levels = dict(zip(lv.labels, lv.counts.tolist()))
+    assert levels["leaf (level 0)"] == int(((e.units["flags"] & 0x40) != 0).sum())
+    v = ExtentMapView()
+    qtbot.addWidget(v)
+    v.resize(1300, 800)
+    v.set_dataset(ds, build_tree(ds))
+    v.show_file(e)
+    assert [v.mode_combo.itemText(i) for i in range(v.mode_combo.count())][:3] == \
+        ["Compression method", "Node", "Tree height"]
+    v.set_mode("level")
+    v.set_mode("lsn")                      # not a TokuDB mode: ignored, the current one stays
+    assert v.mode_id == "level"
+    qtbot.wait(30)
+    v.grab().save(str(artifacts_dir / "unitmap_tokudb_heights.png"))

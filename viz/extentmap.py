@@ -69,6 +69,7 @@ NO_INDEX_COLOUR = "#8C8C8C"
 NO_OWNER = -1
 NA_COLOUR = "#C8C8C8"
 FREE_KEY = 0x10000          # pseudo page type of free pages (XDES free bit set)
+UNKNOWN_LEVEL = 0xFFFF      # UnitFacts.level of a unit whose tree level is unknown
 
 #: category rows of the fixed-category modes: (label, colour)
 ALLOCATION_CATS = [
@@ -240,10 +241,19 @@ class MapData:
         self.physical = geo.unit_bytes
         self.extent_pages = geo.units_per_row
         n = len(units)
-        # units of varying size (unit_bytes 0) are laid out one cell each, in file order
-        self.contiguous = (_is_contiguous(units, self.physical) if self.physical else True) if n else False
+        rank = None
+        if n and not self.physical:
+            # units of varying size (unit_bytes 0): one cell each, in file order
+            order = np.argsort(units["offset"], kind="stable")
+            if (order != np.arange(n)).any():
+                rank = np.empty(n, dtype=np.int64)
+                rank[order] = np.arange(n)
+        self.contiguous = (_is_contiguous(units, self.physical) if self.physical else rank is None) if n else False
         if self.contiguous:
             self.page_no = None           # page i is unit i
+            n_pages = n
+        elif rank is not None:
+            self.page_no = rank           # cell of each unit: its place in file order
             n_pages = n
         elif n:
             self.page_no = (units["offset"] // np.uint64(self.physical)).astype(np.int64)
@@ -348,8 +358,16 @@ class MapData:
         return live & (u["owner"] == code)
 
     def index_kinds(self) -> set[int]:
-        names = ("FIL_PAGE_INDEX", "FIL_PAGE_RTREE", "FIL_PAGE_TYPE_INSTANT", "FIL_PAGE_SDI")
-        return {int(k) for k, v in (self.entry.kind_names or {}).items() if v in names}
+        """Kind codes of the tree units (the engine's tree_kind_names; all kinds when None)."""
+        names = self.geometry.tree_kind_names
+        kinds = self.entry.kind_names or {}
+        if names is None:
+            return {int(k) for k in np.unique(self.units["kind"])} if len(self.units) else set()
+        return {int(k) for k, v in kinds.items() if v in names}
+
+    def modes(self) -> list[tuple[str, str]]:
+        """(mode, label) the map offers for this file's units."""
+        return list(self.geometry.modes) if self.geometry.modes is not None else list(MODES)
 
     def _fact(self, name: str) -> np.ndarray | None:
         """A per-unit fact (``FileEntry.unit_facts``) when known for every unit."""
@@ -520,9 +538,10 @@ class MapData:
         # page_compressed pages, and ROW_FORMAT=COMPRESSED pages (physical < logical page size)
         comp = ((u["flags"] & UNIT_COMPRESSED) != 0) | (u["stored"] < logical)
         ratio = u["stored"].astype(np.float32) / logical * 100
+        unit = self.geometry.unit_name
         return self._continuous(ratio, comp, 0.0, 100.0, "plasma",
-                                lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of page",
-                                "not compressed", "stored / page size (%)")
+                                lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of {unit}",
+                                "not compressed", f"stored / {unit} size (%)")
 
     def _fixed(self, cat: np.ndarray, cats) -> ModeResult:
         counts = np.bincount(cat, minlength=len(cats)).astype(np.int64)
@@ -551,7 +570,9 @@ class MapData:
         if level is None:       # no per-page levels: leaf flag only
             lv = np.where((u["flags"] & UNIT_LEAF) != 0, 0, 1).astype(np.int32)
         else:
-            lv = np.minimum(np.asarray(level).astype(np.int32), 9)
+            level = np.asarray(level).astype(np.int32)
+            is_btree &= level != UNKNOWN_LEVEL
+            lv = np.minimum(level, 9)
         other = 10
         keys = np.where(is_btree, lv, other).astype(np.int32)
         ramp = ["#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#56B4E9", "#7F3C8D", "#8C564B",
@@ -908,7 +929,8 @@ class ExtentMapView(QWidget):
         bar.addWidget(self.fit_button)
         bar.addWidget(self.whole_button)
         bar.addSpacing(8)
-        bar.addWidget(QLabel("Page:"))
+        self.goto_label = QLabel("Page:")
+        bar.addWidget(self.goto_label)
         bar.addWidget(self.goto)
         bar.addSpacing(12)
         bar.addWidget(self.status, 1)
@@ -1033,6 +1055,7 @@ class ExtentMapView(QWidget):
         self.file_combo.blockSignals(False)
         self.entry = None
         self.mode_id = "type"
+        self._set_modes(list(MODES))
         self.show_file(self.preview.entry)
 
     def add_preview_chunk(self, chunk: dict) -> None:
@@ -1145,6 +1168,11 @@ class ExtentMapView(QWidget):
     def show_file(self, entry: FileEntry) -> None:
         self.entry = entry
         self.data = MapData(entry)
+        self._set_modes(self.data.modes())
+        unit = self.data.geometry.unit_name
+        self.goto_label.setText(f"{unit.capitalize()}:")
+        self.hint.setText(f"Hover a {unit} for its facts · click a {unit} to inspect it · click a legend row "
+                          "to highlight · wheel zooms, drag pans")
         self.highlight_cat = None
         self.highlight_owner = None
         self.highlight_mask = None
@@ -1201,9 +1229,31 @@ class ExtentMapView(QWidget):
         self.plot.setLabel("bottom", f"{unit} in {row}", color=theme.foreground())
 
     # -- modes and colouring ---------------------------------------------------------------
+    def _set_modes(self, modes: list[tuple[str, str]]) -> None:
+        """The colour modes of the file shown (its engine's, with their labels)."""
+        current = [(self.mode_combo.itemData(i), self.mode_combo.itemText(i)) for i in range(self.mode_combo.count())]
+        if current == modes:
+            return
+        self.mode_combo.blockSignals(True)
+        self.mode_combo.clear()
+        for mid, label in modes:
+            self.mode_combo.addItem(label, mid)
+        ids = [m for m, _ in modes]
+        if self.mode_id not in ids:
+            self.mode_id = ids[0]
+        self.mode_combo.setCurrentIndex(ids.index(self.mode_id))
+        self.mode_combo.blockSignals(False)
+        self.fill_height.setEnabled(self.mode_id in FILL_HEIGHT_MODES)
+
+    def mode_label(self, mode: str) -> str:
+        labels = dict(self.data.modes()) if self.data is not None else dict(MODES)
+        return labels.get(mode, dict(MODES).get(mode, mode))
+
     def set_mode(self, mode: str) -> None:
         if mode not in dict(MODES):
             raise ValueError(f"unknown colour mode {mode!r}")
+        if self.data is not None and mode not in dict(self.data.modes()):
+            return          # a mode the file's units do not have: the current one stays
         self.mode_id = mode
         self.fill_height.setEnabled(mode in FILL_HEIGHT_MODES)
         i = self.mode_combo.findData(mode)
@@ -1226,7 +1276,7 @@ class ExtentMapView(QWidget):
         self.legend.setHorizontalHeaderLabels(["category", f"{d.geometry.unit_name}s", "%", "stored"])
         self.legend.set_rows(self.result)
         self.legend.blockSignals(False)
-        self.legend_title.setText(f"<b>{dict(MODES)[self.mode_id]}</b> — {len(d.units):,} {d.geometry.unit_name}s")
+        self.legend_title.setText(f"<b>{self.mode_label(self.mode_id)}</b> — {len(d.units):,} {d.geometry.unit_name}s")
         self._update_colorbar()
         self._redraw()
         if reset_range:

@@ -20,6 +20,10 @@ INNODB_REDO_RE = re.compile(r"^(ib_logfile\d+|#ib_redo\d+(_tmp)?|ib_redo\d+)$")
 INNODB_UNDO_RE = re.compile(r"^(undo_?\d+|.*\.ibu)$")
 
 
+#: the B-tree page types (fil0fil.h) whose index id and level the map shows
+BTREE_KIND_NAMES = ("FIL_PAGE_INDEX", "FIL_PAGE_RTREE", "FIL_PAGE_TYPE_INSTANT", "FIL_PAGE_SDI")
+
+
 class InnoDB(Engine):
     name = "innodb"
     label = "InnoDB"
@@ -92,7 +96,8 @@ class InnoDB(Engine):
         sec = entry.sections.get("innodb") or {}
         logical = int(sec.get("page_size") or UNIV_PAGE_SIZE_ORIG)
         physical = int(sec.get("physical_page_size") or logical)
-        return UnitGeometry(physical, logical, extent_size_pages(logical), "page", "extent")
+        return UnitGeometry(physical, logical, extent_size_pages(logical), "page", "extent",
+                            tree_kind_names=BTREE_KIND_NAMES)
 
     def preview_target(self, path):
         return preview.preview_target(path)

@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 
 from ..engine import Engine
-from ..model import FileEntry
+from ..model import FileEntry, UnitGeometry
 
 TOKU_LOG_RE = re.compile(r"^log\d+\.tokulog\d+$")
 TOKU_NAME_RE = re.compile(
     r"^_(?P<db>[^_]+)_(?P<table>.+?)_(?P<kind>main|status|key_.+?)_[0-9a-f]+_\d+_[0-9a-f]+(?:_B_\d+)?\.tokudb$")
+
+
+#: partitions drawn to a row of the unit map
+PARTITIONS_PER_ROW = 32
 
 
 class TokuDB(Engine):
@@ -56,6 +60,15 @@ class TokuDB(Engine):
             else:
                 db = "(environment)"
         return db, table, None
+
+    def unit_geometry(self, entry: FileEntry):
+        """Partitions (the sub-blocks PerconaFT compresses), of varying size, in file order."""
+        if entry.role != "dictionary" or entry.units is None:
+            return None
+        return UnitGeometry(0, 0, PARTITIONS_PER_ROW, "partition", "row", tree_kind_names=None,
+                            modes=(("type", "Compression method"), ("index", "Node"), ("level", "Tree height"),
+                                   ("compression", "Stored / uncompressed"), ("allocation", "Allocation (holes)"),
+                                   ("checksum", "Checksum")))
 
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload

@@ -31,8 +31,8 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
-from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE, UNIT_LEAF, Dataset,
-                     FileEntry, ScanContext, empty_units)
+from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE, UNIT_LEAF, Dataset, FileEntry,
+                     ScanContext, empty_units, UnitFacts)
 from ..codecs.general import DecodeError
 from .content import logical_content
 from .directory import (ENGINE_FILES, DictName,
@@ -272,6 +272,14 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
             i += 1
     _flag_holes(units, entry.holes)
     entry.units = units
+    level = np.full(nparts, 0xFFFF, dtype=np.uint16)          # each partition's node height
+    i = 0
+    for n in ft.nodes.values():
+        k = len(n.partitions)
+        if n.height is not None:
+            level[i:i + k] = n.height
+        i += k
+    entry.unit_facts = UnitFacts(level=level)
     entry.kind_names = {int(k): method_name(int(k)) for k in np.unique(units["kind"])} if nparts else {}
     entry.owner_names = owner_names
     frag = bt.fragmentation() if bt is not None else None
