@@ -110,8 +110,14 @@ class Engine:
         return None
 
     def preview(self, path: str, emit, is_cancelled, root: str | None = None) -> int:
-        """Read ``path``'s unit headers in chunks, ``emit`` each (``{"kind": "begin"|"chunk"|"end", ...}``);
-        returns the units read."""
+        """Read ``path``'s unit headers in chunks, ``emit`` each (``{"kind": "begin"|"chunk"|"end", ...}``;
+        "begin" names the engine); returns the units read."""
+        raise NotImplementedError(f"{self.name}: no preview")
+
+    def preview_file(self, info: dict):
+        """The file a preview's "begin" message announces: an object with ``entry`` (a
+        FileEntry the unit map draws), ``n_pages``, ``read`` and ``add(start, types, lsn,
+        names)`` for each "chunk" message."""
         raise NotImplementedError(f"{self.name}: no preview")
 
     # -- inspector -----------------------------------------------------------------

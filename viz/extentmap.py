@@ -60,10 +60,8 @@ TYPE_COLOURS = {
     "IBUF_FREE_LIST": "#B0BEC5", "TYPE_ALLOCATED": "#F0F0F0", "TYPE_UNUSED": "#EEEEEE",
     "PAGE_COMPRESSED": "#F0E442", "PAGE_COMPRESSED_ENCRYPTED": "#BCBD22", "ENCRYPTED": "#7B1FA2",
     "COMPRESSED": "#F0E442", "COMPRESSED_AND_ENCRYPTED": "#BCBD22", "TYPE_UNKNOWN": "#BDBDBD",
-    "not read yet": "#F3F5F7",
+    "not read yet": "#F3F5F7",           # the pages a progressive preview has not read yet
 }
-#: pseudo page type of the pages a progressive preview has not read yet
-NOT_READ_KEY = 0xFFFF
 FREE_COLOUR = "#DEDEDE"
 NO_INDEX_COLOUR = "#8C8C8C"
 NO_OWNER = -1
@@ -326,7 +324,7 @@ class MapData:
     def index_names(self) -> dict[int, str]:
         names = {int(k): str(v) for k, v in (self.entry.owner_names or {}).items()}
         for ix in self.section.get("indexes", []) or []:
-            iid = ix.get("index_id", ix.get("id"))
+            iid = ix.get("index_id")
             if iid is not None and ix.get("name") and int(iid) not in names:
                 names[int(iid)] = str(ix["name"])
         return names
@@ -811,40 +809,6 @@ class LegendTable(QTableWidget):
         self.resizeRowsToContents()
 
 
-class PreviewMap:
-    """A file's pages as a scan reads them (page type and LSN from the FIL headers,
-    chunk by chunk): a FileEntry whose unread pages have the pseudo type "not read
-    yet", so MapData draws it like any scanned file.  Free pages, owners, fill and
-    holes are only known once the scan proper has read the file."""
-
-    def __init__(self, info: dict):
-        from dbxray.parsers.model import empty_units
-        n = int(info["n_pages"])
-        physical = int(info["physical"])
-        self.n_pages = n
-        self.read = 0
-        units = empty_units(n)
-        units["offset"] = np.arange(n, dtype=np.uint64) * np.uint64(physical)
-        units["stored"] = physical
-        units["logical"] = int(info.get("logical") or physical)
-        units["kind"] = NOT_READ_KEY
-        self.entry = FileEntry(path=str(info["path"]), abspath=str(info.get("abspath") or ""), engine="innodb",
-                               role="tablespace", apparent_bytes=int(info.get("apparent") or n * physical),
-                               allocated_bytes=0)
-        self.entry.units = units
-        self.entry.kind_names = {NOT_READ_KEY: "not read yet"}
-        self.entry.sections["innodb"] = {"page_size": int(info.get("logical") or physical),
-                                         "physical_page_size": physical, "pages": n}
-
-    def add(self, start: int, types: np.ndarray, lsn: np.ndarray, names: dict) -> None:
-        u = self.entry.units
-        end = min(self.n_pages, start + len(types))
-        u["kind"][start:end] = types[:end - start]
-        u["lsn"][start:end] = lsn[:end - start]
-        self.entry.kind_names.update({int(k): str(v) for k, v in names.items()})
-        self.read = max(self.read, end)
-
-
 class ExtentMapView(QWidget):
     """One row per extent, a cell per page; colour modes, legend, hover, click, highlight."""
 
@@ -880,7 +844,7 @@ class ExtentMapView(QWidget):
         self.selected_page: int | None = None
         self._rgba: np.ndarray | CodedImage | None = None
         self._window: tuple[int, int, int] | None = None
-        self.preview: PreviewMap | None = None
+        self.preview = None             # the engine's PreviewFile while a scan reads the file
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.timeout.connect(self._draw_preview)
@@ -1044,7 +1008,7 @@ class ExtentMapView(QWidget):
     # -- progressive preview (while a scan reads the file) ----------------------------------
     def begin_preview(self, info: dict) -> None:
         """A scan starts reading an InnoDB file: show its extents, every page "not read yet"."""
-        self.preview = PreviewMap(info)
+        self.preview = engines.get(info.get("engine", "innodb")).preview_file(info)
         self.dataset = None
         self.root = None
         self.files = []
@@ -1122,7 +1086,7 @@ class ExtentMapView(QWidget):
             if isinstance(entry, FileEntry) and _has_pages(entry):
                 if entry is not self.entry:
                     self._set_files(self._scope_files(fnode.parent) or [entry], entry)
-                iid = (node.ref or {}).get("index_id", (node.ref or {}).get("id"))
+                iid = (node.ref or {}).get("index_id")
                 if iid is not None:
                     self.highlight_index(int(iid))
             return

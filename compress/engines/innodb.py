@@ -224,7 +224,7 @@ def innodb_current_codec(entry: FileEntry) -> tuple[Codec | None, str]:
         layout = "legacy"
     if cs and "full_crc32" not in str(cs) and sec.get("page_compressed"):
         layout = "legacy"
-    if "FIL_PAGE_SDI" in (entry.kind_names or {}).values() or sec.get("sdi"):
+    if "FIL_PAGE_SDI" in (entry.kind_names or {}).values():
         layout = "mysql"         # MySQL 8 (SDI pages): MySQL's transparent page compression
     if not sec.get("page_compressed") or not algo:
         return None, layout

@@ -109,6 +109,9 @@ class InnoDB(Engine):
         from .inspect import inspect_unit
         return inspect_unit(entry, i, unit)
 
+    def preview_file(self, info):
+        return preview.PreviewFile(info)
+
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload
         return unit_payload(entry, i, max_output=max_output)

@@ -11,7 +11,9 @@ from typing import Callable
 import numpy as np
 
 from ..fileio import ReadOnlyFile
+from ..model import FileEntry, empty_units
 from .fil import FIL_PAGE_LSN, FIL_PAGE_TYPE, FIL_PAGE_TYPE_FSP_HDR, page_type_names
+from .section import InnoDBSection
 from .fsp import FSP_HEADER_OFFSET, FSP_SIZE, decode_fsp_flags, parse_fsp_header
 
 #: the FIL header bytes the preview keeps: FIL_PAGE_LSN (8) and FIL_PAGE_TYPE (2)
@@ -113,7 +115,7 @@ def header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callab
         n = _pages_to_map(f, physical)
         if n > PREVIEW_MAX_PAGES:
             raise ValueError(f"{path}: {n:,} pages to map; no preview above {PREVIEW_MAX_PAGES:,}")
-        emit({"kind": "begin", "path": rel, "abspath": os.path.abspath(path), "n_pages": n,
+        emit({"kind": "begin", "engine": "innodb", "path": rel, "abspath": os.path.abspath(path), "n_pages": n,
               "physical": physical, "logical": int(flags.logical_page_size), "flavor": flavor,
               "apparent": f.size})
         mm = f.mmap()
@@ -144,3 +146,41 @@ def header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callab
             k += 1
         emit({"kind": "end", "pages": start})
     return start
+
+
+#: the kind of a page whose header the preview has not read yet
+NOT_READ = 0xFFFF
+
+
+class PreviewFile:
+    """A file as the preview reads it (header_preview's messages): a FileEntry whose
+    pages have the kind "not read yet" until a chunk gives their type and LSN, so the
+    unit map draws it like any scanned file.  Free pages, owners, fill and holes come
+    with the scan proper."""
+
+    def __init__(self, info: dict):
+        n = int(info["n_pages"])
+        physical = int(info["physical"])
+        logical = int(info.get("logical") or physical)
+        self.n_pages = n
+        self.read = 0
+        units = empty_units(n)
+        units["offset"] = np.arange(n, dtype=np.uint64) * np.uint64(physical)
+        units["stored"] = physical
+        units["logical"] = logical
+        units["kind"] = NOT_READ
+        self.entry = FileEntry(path=str(info["path"]), abspath=str(info.get("abspath") or ""), engine="innodb",
+                               role="tablespace", apparent_bytes=int(info.get("apparent") or n * physical),
+                               allocated_bytes=0)
+        self.entry.units = units
+        self.entry.kind_names = {NOT_READ: "not read yet"}
+        self.entry.sections["innodb"] = InnoDBSection(page_size=logical, physical_page_size=physical, pages=n)
+
+    def add(self, start: int, types: np.ndarray, lsn: np.ndarray, names: dict) -> None:
+        """One chunk of headers: the pages from ``start`` on get their type and LSN."""
+        u = self.entry.units
+        end = min(self.n_pages, start + len(types))
+        u["kind"][start:end] = types[:end - start]
+        u["lsn"][start:end] = lsn[:end - start]
+        self.entry.kind_names.update({int(k): str(v) for k, v in names.items()})
+        self.read = max(self.read, end)
