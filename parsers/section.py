@@ -57,7 +57,11 @@ class Key:
 
 
 class Section(dict):
-    """Base of the typed sections: subclasses declare ``name = Key("meaning")``."""
+    """Base of the typed sections: subclasses declare ``name = Key("meaning")``, and in
+    ``nested`` the Section type of the objects a key holds a list of (read back from a
+    saved scan as that type)."""
+
+    nested: dict[str, type["Section"]] = {}
 
     @classmethod
     def keys_in_order(cls) -> tuple[str, ...]:
@@ -79,13 +83,27 @@ class Section(dict):
                 self[k] = values[k]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Section":
-        """The typed section of a saved scan's JSON object (unknown keys kept, after the known)."""
+    def of(cls, data: dict[str, Any]) -> "Section":
+        """``data`` (built key by key, in the order it is written) as this type, as it is."""
+        obj = cls.__new__(cls)
+        dict.__init__(obj, data)
+        return obj
+
+    @classmethod
+    def undeclared(cls, data: dict[str, Any]) -> list[str]:
+        """Keys of ``data`` this type does not declare (tests keep it empty)."""
         declared = set(cls.keys_in_order())
-        obj = cls(**{k: v for k, v in data.items() if k in declared})
-        for k, v in data.items():
-            if k not in declared:
-                obj[k] = v
+        return [k for k in data if k not in declared]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Section":
+        """The typed section of a saved scan's JSON object, in its order, keys this version
+        does not know kept; the lists of ``nested`` keys read back as their types."""
+        obj = cls.of(data)
+        for key, kind in cls.nested.items():
+            items = obj.get(key)
+            if isinstance(items, list):
+                obj[key] = [kind.from_json(x) if isinstance(x, dict) else x for x in items]
         return obj
 
     def to_json(self) -> dict[str, Any]:

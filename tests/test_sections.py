@@ -29,8 +29,9 @@ def test_keys_in_declared_order_absent_keys_and_unknown_ones():
     assert s == {"first": 1}
     with pytest.raises(TypeError, match="no such key"):
         Two(third=3)
-    back = Two.from_json({"second": "x", "later": [1], "first": 5})
-    assert isinstance(back, Two) and list(back) == ["first", "second", "later"] and back["later"] == [1]
+    back = Two.from_json({"second": "x", "later": [1], "first": 5})     # a saved scan: its order, kept
+    assert isinstance(back, Two) and list(back) == ["second", "later", "first"] and back.first == 5
+    assert Two.undeclared(back) == ["later"]
 
 
 @pytest.mark.parametrize("folder, types", [
@@ -64,3 +65,40 @@ def test_the_clickhouse_dataset_object_is_typed_both_ways(sparse_fixtures, tmp_p
     p.write_text(json.dumps(ds.to_json()))
     again = load_saved_scan(str(p)).sections["clickhouse"]
     assert isinstance(again, ClickHouseSection) and again == json.loads(json.dumps(sec))
+
+
+def _walk_sections(obj, out):
+    """Every Section inside a JSON-shaped object."""
+    if isinstance(obj, Section):
+        out.append(obj)
+    if isinstance(obj, dict):
+        for v in obj.values():
+            _walk_sections(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _walk_sections(v, out)
+    return out
+
+
+@pytest.mark.parametrize("folder", ["innodb", "innodb-mysql", "clickhouse", "tokudb", "mariadb/datadir"])
+def test_every_key_written_is_declared_and_nested_objects_keep_their_types(sparse_fixtures, tmp_path, folder):
+    """Each section's keys are declared by its class (the type is the contract), down to the
+    nested objects (InnoDB indexes; ClickHouse tables, parts, projection parts, columns,
+    subcolumns), and a saved scan gives the same types back at every level."""
+    from dbxray.parsers.clickhouse.section import ClickHousePart, ClickHousePartColumn, ClickHouseTable
+    from dbxray.parsers.innodb.section import InnoDBIndex
+    ds = scan(str(sparse_fixtures / folder))
+    live = _walk_sections([e.sections for e in ds.files] + [ds.sections], [])
+    assert live
+    undeclared = {(type(s).__name__, k) for s in live for k in type(s).undeclared(s)}
+    assert undeclared == set()
+    p = tmp_path / "s.dbxray.json"
+    p.write_text(json.dumps(ds.to_json()))
+    saved = load_saved_scan(str(p))
+    back = _walk_sections([e.sections for e in saved.files] + [saved.sections], [])
+    assert [type(s).__name__ for s in back] == [type(s).__name__ for s in live]
+    kinds = {type(s) for s in live}
+    if folder == "clickhouse":
+        assert {ClickHouseTable, ClickHousePart, ClickHousePartColumn} <= kinds
+    if folder.startswith("innodb"):
+        assert InnoDBIndex in kinds

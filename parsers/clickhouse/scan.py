@@ -28,7 +28,8 @@ import numpy as np
 from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
 from .blocks import METHOD_NAMES, NONE, BlockTable
 from .facts import ClickHouseFacts
-from .section import ClickHouseFileSection, ClickHouseSection
+from .section import (ClickHouseFileSection, ClickHousePart, ClickHousePartColumn, ClickHouseSection,
+                      ClickHouseSubcolumn, ClickHouseTable, ClickHouseTableColumn)
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
@@ -289,10 +290,10 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
             cj["default_kind"] = ddl_cols[name].default_kind
         if any(p.part_type == "Compact" for p in active):
             cj["compact_parts_computed"] = comp
-        cols_json.append(cj)
+        cols_json.append(ClickHouseTableColumn.of(cj))
 
     ddl = t.ddl
-    res.json = {
+    res.json = ClickHouseTable.of({
         "database": t.database,
         "table": t.name,
         "uuid": t.uuid,
@@ -313,7 +314,7 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
         "parts": parts_json,
         "columns": cols_json,
         "errors": errors,
-    }
+    })
     reg.info.update({"uuid": t.uuid, "engine": t.engine, "parts": len(t.parts),
                      "active_parts": len(active), "detached_parts": len(t.detached),
                      "total_rows": res.json["total_rows"], "total_bytes": res.json["total_bytes"]})
@@ -377,9 +378,9 @@ def _column_json(cs: ColumnSize, compact: bool, kind: str) -> dict:
            "column_position": cs.column_position, "substreams": list(cs.substreams),
            "filenames": list(cs.filenames),
            "subcolumns": None if cs.subcolumns is None else [
-               {"name": sc.name, "type": sc.type, "serialization": sc.serialization,
-                "bytes_on_disk": sc.bytes_on_disk, "compressed_bytes": sc.compressed_bytes,
-                "uncompressed_bytes": sc.uncompressed_bytes, "marks_bytes": sc.marks_bytes}
+               ClickHouseSubcolumn.of({"name": sc.name, "type": sc.type, "serialization": sc.serialization,
+                                       "bytes_on_disk": sc.bytes_on_disk, "compressed_bytes": sc.compressed_bytes,
+                                       "uncompressed_bytes": sc.uncompressed_bytes, "marks_bytes": sc.marks_bytes})
                for sc in cs.subcolumns]}
     if compact:
         out["engine_reports_zero"] = True
@@ -388,7 +389,7 @@ def _column_json(cs: ColumnSize, compact: bool, kind: str) -> dict:
                        "data.bin by the column marks, which the engine does not give")
     else:
         out["streams"] = cs.streams
-    return out
+    return ClickHousePartColumn.of(out)
 
 
 def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
@@ -432,7 +433,7 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
     out["block_size_histogram"] = {"edges": HIST_EDGES, "counts": histogram(
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
-    return out
+    return ClickHousePart.of(out)
 
 
 def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:

@@ -26,7 +26,128 @@ class ClickHouseFileSection(Section):
     checksums_verified: bool = Key("every block's CityHash128 checked")
 
 
+class ClickHouseSubcolumn(Section):
+    """system.parts_columns subcolumns.* of one column."""
+
+    name: str = Key()
+    type: str = Key()
+    serialization: str = Key()
+    bytes_on_disk: int = Key()
+    compressed_bytes: int = Key()
+    uncompressed_bytes: int = Key()
+    marks_bytes: int = Key()
+
+
+class ClickHousePartColumn(Section):
+    """One column of one part: system.parts_columns."""
+
+    nested = {"subcolumns": ClickHouseSubcolumn}
+
+    name: str = Key()
+    type: str = Key()
+    serialization_kind: str = Key()
+    compressed_bytes: int = Key("column_data_compressed_bytes (0 in Compact parts, as the engine)")
+    uncompressed_bytes: int = Key()
+    marks_bytes: int = Key()
+    bytes_on_disk: int = Key()
+    codecs: dict = Key("codec chain -> blocks")
+    block_size_histogram: list = Key()
+    column_position: int = Key()
+    substreams: list = Key()
+    filenames: list = Key()
+    subcolumns: list | None = Key()
+    streams: list = Key("Wide parts: the column's streams")
+    engine_reports_zero: bool = Key("Compact parts")
+    computed: dict = Key("Compact parts: the split of data.bin by the column marks")
+    note: str = Key()
+
+
+class ClickHousePart(Section):
+    """One part: system.parts (and system.detached_parts)."""
+
+    name: str = Key()
+    partition_id: str | None = Key()
+    part_type: str = Key()
+    active: int = Key()
+    state: str = Key()
+    rows: int = Key()
+    marks: int = Key()
+    bytes_on_disk: int = Key()
+    data_compressed_bytes: int = Key()
+    data_uncompressed_bytes: int = Key()
+    marks_bytes: int = Key()
+    primary_key_size: int = Key()
+    files: int = Key()
+    secondary_indices_compressed_bytes: int = Key()
+    secondary_indices_uncompressed_bytes: int = Key()
+    secondary_indices_marks_bytes: int = Key()
+    folder_bytes: int = Key()
+    path: str = Key()
+    marks_file_extension: str | None = Key()
+    default_compression_codec: str | None = Key()
+    checksums_format_version: int | None = Key()
+    checksums_body_method: str | None = Key()
+    min_block_number: int = Key()
+    max_block_number: int = Key()
+    level: int = Key()
+    projections: list = Key()
+    columns: list = Key("ClickHousePartColumn")
+    metadata_version: int | None = Key()
+    statistics: list | None = Key()
+    statistics_contents: dict = Key()
+    block_size_histogram: dict = Key()
+    partition: object = Key()
+    minmax: object = Key()
+    projection_parts: list = Key("ClickHousePart of each projection")
+
+
+ClickHousePart.nested = {"columns": ClickHousePartColumn, "projection_parts": ClickHousePart}
+
+
+class ClickHouseTableColumn(Section):
+    """One column of a table over its active parts: system.columns."""
+
+    name: str = Key()
+    type: str = Key()
+    compressed_bytes: int = Key()
+    uncompressed_bytes: int = Key()
+    marks_bytes: int = Key()
+    codec: str = Key("CODEC(...) of the DDL")
+    codecs: dict = Key()
+    default_kind: str = Key()
+    compact_parts_computed: dict = Key()
+
+
+class ClickHouseTable(Section):
+    """One table: system.tables figures, parts and columns."""
+
+    nested = {"parts": ClickHousePart, "columns": ClickHouseTableColumn}
+
+    database: str = Key()
+    table: str = Key()
+    uuid: str | None = Key()
+    engine: str = Key()
+    path: str | None = Key()
+    metadata_path: str | None = Key()
+    database_engine: str | None = Key()
+    format_version: str | None = Key()
+    partition_key: str = Key()
+    sorting_key: str = Key()
+    primary_key: str = Key()
+    settings: dict = Key()
+    projections: list = Key()
+    indices: list = Key()
+    active_parts: int = Key()
+    total_rows: int = Key()
+    total_bytes: int = Key()
+    parts: list = Key("ClickHousePart")
+    columns: list = Key("ClickHouseTableColumn")
+    errors: list = Key()
+
+
 class ClickHouseSection(Section):
     """The dataset's ``clickhouse`` object."""
 
-    tables: list = Key("tables with parts and columns (parsers/clickhouse/README.md)")
+    nested = {"tables": ClickHouseTable}
+
+    tables: list = Key("ClickHouseTable (parsers/clickhouse/README.md)")

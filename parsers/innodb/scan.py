@@ -27,7 +27,7 @@ from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
 from . import names as names_module
-from .section import InnoDBSection
+from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
@@ -470,13 +470,13 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         cap = free_space_of_empty(logical, (pm.n_heap[sel] & PAGE_HEAP_NO_COMPACT) != 0)
         data = pm.data_size[sel]
         fill_ratio = float(np.clip(data, 0, None).sum() / cap.sum()) if npages else None
-        indexes_json.append({
+        indexes_json.append(InnoDBIndex.of({
             "index_id": iid, "name": iname, "table": tname, "root_page": pm.roots.get(iid),
             "pages": npages, "leaf_pages": int(leaf.sum()),
             "levels": int(pm.level[sel].max()) + 1 if npages else 0,
             "records": int(pm.n_recs[leaf].astype(np.int64).sum()),
             "fill_ratio": round(fill_ratio, 6) if fill_ratio is not None else None,
-        })
+        }))
         if lob_json is not None:
             n_lobs, n_lob_pages = lob_per_index.get(iid, (0, 0))
             indexes_json[-1]["lobs"] = n_lobs

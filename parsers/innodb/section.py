@@ -7,7 +7,25 @@ from __future__ import annotations
 from ..section import Key, Section
 
 
+class InnoDBIndex(Section):
+    """One index of a tablespace, its figures from the pages."""
+
+    index_id: int = Key("PAGE_INDEX_ID")
+    name: str = Key("from the file's SDI, the data dictionary or SYS_INDEXES")
+    table: str | None = Key()
+    root_page: int | None = Key()
+    pages: int = Key("live B-tree pages")
+    leaf_pages: int = Key()
+    levels: int = Key()
+    records: int = Key("records in the leaf pages")
+    fill_ratio: float | None = Key("data bytes / usable bytes of its pages")
+    lobs: int = Key("MySQL 8 LOBs of the index (files that have them)")
+    lob_pages: int = Key()
+
+
 class InnoDBSection(Section):
+    nested = {"indexes": InnoDBIndex}
+
     space_id: int = Key("FSP_SPACE_ID of page 0")
     fsp_flags: int = Key("FSP_SPACE_FLAGS as stored")
     page_size: int = Key("logical page size")
