@@ -54,12 +54,13 @@ def _sniff(abspath: str) -> tuple[str | None, str]:
     return None, "other"
 
 
-def classify(relpath: str, abspath: str, states: dict[str, Any] | None = None) -> tuple[str | None, str]:
+def classify(relpath: str, abspath: str, states: dict[str, Any] | None = None,
+             order: tuple | None = None) -> tuple[str | None, str]:
     """(engine, role) of one file: by name and place first (each engine in its
     claim order, ``states``: the engines' walk states of its directory), then
     by magic."""
     states = states or {}
-    for engine in engines.claim_order():
+    for engine in order or engines.claim_order():
         role = engine.claim_name(relpath, states.get(engine.name))
         if role is not None:
             return engine.name, role
@@ -89,7 +90,7 @@ def detect(root: str) -> Detected:
         return out
 
     visited: set[tuple[int, int]] = set()
-    _walk(root, "", out, {}, visited, set(), depth=0)
+    _walk(root, "", out, {}, visited, set(), depth=0, order=engines.claim_order())
     out.files.sort(key=lambda f: f.path)
     return out
 
@@ -103,7 +104,7 @@ def _listdir(path: str, out: Detected) -> list[str]:
 
 
 def _walk(absdir: str, reldir: str, out: Detected, states: dict[str, Any],
-          visited: set, real_files: set, depth: int) -> None:
+          visited: set, real_files: set, depth: int, order: tuple) -> None:
     """Walk one directory; ``states``: each engine's walk state of the parent directory."""
     try:
         st = os.stat(absdir)
@@ -142,11 +143,11 @@ def _walk(absdir: str, reldir: str, out: Detected, states: dict[str, Any],
                 real = os.path.realpath(abspath)
                 if real.startswith(out.root + os.sep):
                     continue
-                _walk(abspath, rel, out, states, visited, real_files, depth + 1)
+                _walk(abspath, rel, out, states, visited, real_files, depth + 1, order)
                 continue
             lst = tst
         if stat.S_ISDIR(lst.st_mode):
-            _walk(abspath, rel, out, states, visited, real_files, depth + 1)
+            _walk(abspath, rel, out, states, visited, real_files, depth + 1, order)
             continue
         if not stat.S_ISREG(lst.st_mode):
             continue
@@ -154,5 +155,5 @@ def _walk(absdir: str, reldir: str, out: Detected, states: dict[str, Any],
         if fkey in real_files:
             continue        # a hard link or symlink to a file already listed
         real_files.add(fkey)
-        engine, role = classify(rel, abspath, states)
+        engine, role = classify(rel, abspath, states, order)
         out.files.append(FileEntry(path=rel, abspath=abspath, engine=engine, role=role, is_symlink=is_link))
