@@ -91,6 +91,32 @@ def human_table(data: dict) -> str:
     return "\n".join(lines)
 
 
+def load_keys(keyfile: str | None, password_file: str | None = None, prompt=None):
+    """(KeyRing or None, messages): the key file of ``--keyfile``; a ``Salted__`` one is opened
+    with the password file or, on a terminal, a prompt.  A key file that cannot be used
+    is named in the messages and the scan goes on without keys."""
+    if not keyfile:
+        return None, []
+    from dbxray.parsers.keyfile import OPENSSL_PREFIX, KeyFileError, load_key_file
+    password = None
+    try:
+        with open(keyfile, "rb") as fh:
+            encrypted = fh.read(len(OPENSSL_PREFIX)) == OPENSSL_PREFIX
+    except OSError as e:
+        return None, [f"{keyfile}: cannot read the key file: {e.strerror or e}; scanned without keys"]
+    if encrypted and password_file is None:
+        if prompt is None and sys.stdin.isatty():
+            import getpass
+            prompt = getpass.getpass
+        if prompt is not None:
+            password = prompt(f"password of the key file {keyfile}: ").encode()
+    try:
+        ring = load_key_file(keyfile, password=password, password_file=password_file)
+    except KeyFileError as e:
+        return None, [f"{e}; scanned without keys"]
+    return ring, list(ring.problems)
+
+
 def cmd_scan(args) -> int:
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.scan import scan
@@ -101,9 +127,13 @@ def cmd_scan(args) -> int:
     if not os.access(args.path, os.R_OK):
         print(f"dbxray: {args.path}: permission denied", file=sys.stderr)
         return 1
+    keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
+    for m in key_messages:
+        print(f"dbxray: {m}", file=sys.stderr)
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
-                      fs_block=args.fs_block)
+                      fs_block=args.fs_block, keys=keys)
     ds = scan(args.path, ctx)
+    ds.errors.extend(key_messages)
     data = ds.to_json()
     text = json.dumps(data, indent=1) if (args.json or (args.output and args.output.endswith(".json"))) \
         else human_table(data)
@@ -132,6 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     s.add_argument("--fs-block", type=int, default=None, help="filesystem block size for hole models")
     s.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
+    s.add_argument("--keyfile", metavar="FILE", help="MariaDB file_key_management key file (id;hex-key lines, "
+                   "or 'Salted__' encrypted): encrypted InnoDB pages are decrypted in memory")
+    s.add_argument("--keyfile-password-file", metavar="FILE", help="password of an encrypted key file "
+                   "(file_key_management_filekey); without it a terminal prompts")
     s.set_defaults(func=cmd_scan)
     seen = set()
     for mod in SUBCOMMAND_MODULES.values():

@@ -77,6 +77,7 @@ class UnitFacts:
     payload_bytes: np.ndarray | None = None        # compressed payload inside the unit (0: not compressed)
     hole_bytes: np.ndarray | None = None           # bytes of the unit in a hole of the file
     expected_hole_bytes: np.ndarray | None = None  # bytes the engine should have left unallocated
+    key_version: np.ndarray | None = None          # uint32: encryption key version of the unit (0: not encrypted)
 
     def array(self, name: str, n: int) -> np.ndarray | None:
         """Fact ``name`` when it is known for all ``n`` units, else None."""
@@ -101,6 +102,8 @@ class UnitGeometry:
     #: the map's colour modes that mean something for these units, with their labels
     #: (None: all of them, labelled for pages)
     modes: tuple[tuple[str, str], ...] | None = None
+    #: colour modes offered besides those (InnoDB files with MariaDB crypt data: "encryption")
+    extra_modes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -266,6 +269,8 @@ class ScanContext:
     is_cancelled: Callable[[], bool] | None = None
     fs_block: int | None = None      # override of the filesystem block size
     verify_checksums: bool = True
+    #: decryption keys (InnoDB: a file_key_management KeyRing); held in memory, never saved
+    keys: Any = None
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

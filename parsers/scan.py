@@ -114,7 +114,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                 ctx.report(_base + int(frac * _n), total * 2, msg)
 
             sub = ScanContext(progress=sub_progress, is_cancelled=ctx.is_cancelled,
-                              fs_block=ctx.fs_block, verify_checksums=ctx.verify_checksums)
+                              fs_block=ctx.fs_block, verify_checksums=ctx.verify_checksums, keys=ctx.keys)
             try:
                 module.analyze(ds, files, sub)
             except Cancelled:

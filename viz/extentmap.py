@@ -365,7 +365,8 @@ class MapData:
 
     def modes(self) -> list[tuple[str, str]]:
         """(mode, label) the map offers for this file's units."""
-        return list(self.geometry.modes) if self.geometry.modes is not None else list(MODES)
+        base = list(self.geometry.modes) if self.geometry.modes is not None else list(MODES)
+        return base + [m for m in self.geometry.extra_modes if m not in base]
 
     def _fact(self, name: str) -> np.ndarray | None:
         """A per-unit fact (``FileEntry.unit_facts``) when known for every unit."""
@@ -584,6 +585,25 @@ class MapData:
             return f"level {k}" + ("+" if k == 9 else "") + (" (non-leaf)" if k == 1 else "")
 
         return self._categorical(keys, label, lambda ks: [NA_COLOUR if k == other else ramp[k] for k in ks])
+
+    def _mode_encryption(self) -> ModeResult:
+        """Pages by encryption key version (UnitFacts.key_version; 0 = not encrypted), decrypted or not."""
+        kv = self._fact("key_version")
+        f = self.units["flags"]
+        if kv is None:
+            kv = np.zeros(len(f), dtype=np.uint32)
+        not_dec = ((f & UNIT_ENCRYPTED) != 0).astype(np.int64)
+        keys = np.where(kv != 0, kv.astype(np.int64) * 2 + not_dec, 0)
+        ramp = ["#7B1FA2", "#1565C0", "#00897B", "#EF6C00", "#AD1457", "#6D4C41"]
+
+        def label(k):
+            if k == 0:
+                return "not encrypted"
+            return f"key version {k // 2} ({'not decrypted' if k & 1 else 'decrypted'})"
+
+        def colours(ks):
+            return ["#E0E0E0" if k == 0 else (ramp[(k // 2 - 1) % len(ramp)] if k & 1 else "#81C784") for k in ks]
+        return self._categorical(keys, label, colours)
 
     def _mode_checksum(self) -> ModeResult:
         f = self.units["flags"]
@@ -1214,7 +1234,7 @@ class ExtentMapView(QWidget):
         return labels.get(mode, dict(MODES).get(mode, mode))
 
     def set_mode(self, mode: str) -> None:
-        if mode not in dict(MODES):
+        if mode not in dict(MODES) and not hasattr(MapData, f"_mode_{mode}"):
             raise ValueError(f"unknown colour mode {mode!r}")
         if self.data is not None and mode not in dict(self.data.modes()):
             return          # a mode the file's units do not have: the current one stays

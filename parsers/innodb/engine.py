@@ -96,8 +96,9 @@ class InnoDB(Engine):
         sec = entry.sections.get("innodb") or {}
         logical = int(sec.get("page_size") or UNIV_PAGE_SIZE_ORIG)
         physical = int(sec.get("physical_page_size") or logical)
+        extra = (("encryption", "Encryption (key version)"),) if isinstance(sec.get("encryption"), dict) else ()
         return UnitGeometry(physical, logical, extent_size_pages(logical), "page", "extent",
-                            tree_kind_names=BTREE_KIND_NAMES)
+                            tree_kind_names=BTREE_KIND_NAMES, extra_modes=extra)
 
     def preview_target(self, path):
         return preview.preview_target(path)

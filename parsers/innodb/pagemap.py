@@ -30,9 +30,7 @@ from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
 from .xdes import XDES_ARR_OFFSET, ExtentMap, read_extent_map, xdes_size
-
-#: MariaDB fil0crypt.cc CRYPT_MAGIC: crypt data behind the descriptor array of page 0
-CRYPT_MAGIC = b"sCrYpT"
+from .encryption import EncryptionFacts, read_encryption
 
 #: decoded bytes enough for the FIL and INDEX page headers
 _HEADER_PREFIX = 128
@@ -112,6 +110,8 @@ class PageMap:
     zero_in_use: np.ndarray | None = None      # zeroed pages the extent map says are used
     in_hole: np.ndarray | None = None          # pages entirely in a hole (never read)
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
+    #: MariaDB crypt data, key versions and decrypted pages (None: no crypt data on page 0)
+    crypt: EncryptionFacts | None = None
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         """B-tree page kinds of this file's flavour (one lookup per page)."""
@@ -320,6 +320,9 @@ class _Walk:
     frag_at: list = field(default_factory=list)
     is_index: np.ndarray | None = None
     live_index: np.ndarray | None = None
+    heads: np.ndarray | None = None    # (n, _HEAD_BYTES) uint8 under ``hdr`` (decrypted pages written in)
+    crypt: EncryptionFacts | None = None
+    plain: dict[int, bytes] = field(default_factory=dict)   # whole decrypted pages kept for later steps
 
     def col(self, name: str, dtype) -> np.ndarray:
         return self.hdr[name].astype(dtype)
@@ -331,7 +334,8 @@ class _Walk:
 
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                    check=lambda: None, exact_payload: bool = True,
-                   holes: list[tuple[int, int]] | None = None, header_reads: bool = False) -> PageMap:
+                   holes: list[tuple[int, int]] | None = None, header_reads: bool = False,
+                   keys=None) -> PageMap:
     """Read the page map of the open file ``f`` (``path`` names it in errors).
 
     ``exact_payload=False`` decodes only the headers of zlib page_compressed
@@ -343,14 +347,18 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
 
     The steps, in order, each a function of its own: the page size from page 0,
     the pages to map (never a hole), their header blocks, the per-page fields and
-    the flavour, the doublewrite buffer, page numbers, encryption, page
-    compression (decoded headers replace the stored ones), space ids, unknown
-    types, the extent map, segments, owners, fill, zeroed pages in use, checksums."""
+    MariaDB crypt data and key versions (with ``keys``, a key file's KeyRing, the
+    encrypted pages decrypted in memory and their headers used from then on), the
+    per-page fields and the flavour, the doublewrite buffer, page numbers,
+    encryption, page compression (decoded headers replace the stored ones), space
+    ids, unknown types, the extent map, segments, owners, fill, zeroed pages in use,
+    checksums."""
     w, flags, physical, n, trailing, errors = _page_size(f, check)
     if holes is None:
         holes = f.holes()
     n, in_hole = _pages_to_map(w, flags, physical, n, holes, errors)
     _header_blocks(w, n, physical, holes, in_hole, header_reads and not verify_checksums)
+    _decrypt(w, flags, physical, n, in_hole, path, errors, keys)
     pm = _new_page_map(w, path, flags, physical, n, trailing, in_hole, errors)
     _doublewrite(pm, w)
     _check_page_numbers(pm, w)
@@ -471,7 +479,24 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
             sel = data_idx[a:a + _HEAD_CHUNK]
             dst[sel] = src[sel]
     del src
+    w.heads = heads
     w.hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
+
+
+def _decrypt(w: _Walk, flags: FspFlags, physical: int, n: int, in_hole: np.ndarray, path: str, errors,
+             keys) -> None:
+    """MariaDB crypt data on page 0 and each page's key version (encryption.py); with
+    ``keys``, the encrypted pages decrypted in batches, their header blocks written
+    over the stored ones (so every later step reads them as plain pages)."""
+    if not flags.valid or w.fil0.page_type != FIL_PAGE_TYPE_FSP_HDR or flags.encryption:
+        return
+    page0 = w.head if len(w.head) >= physical else w.f.pread(0, min(w.f.size, physical))
+    space_id = w.fsp.space_id if w.fsp else w.fil0.space_id
+    w.crypt = read_encryption(path, w.pages, w.heads, page0, n, physical, flags.logical_page_size, flags.full_crc32,
+                              flags.zip_size, space_id, flags.compression_algorithm if flags.page_compressed else None,
+                              in_hole, keys=keys, check=w.check)
+    w.plain = w.crypt.plain
+    errors.extend(w.crypt.errors)
 
 
 def _flavor(flags: FspFlags, types_present: set) -> str:
@@ -552,25 +577,15 @@ def _check_page_numbers(pm: PageMap, w: _Walk) -> None:
 
 
 def _encryption(pm: PageMap, w: _Walk) -> None:
-    """Encrypted pages: MariaDB's crypt data after page 0's XDES array (fil0crypt.cc),
-    MySQL's FIL_PAGE_ENCRYPTED(_RTREE) types, which keep the original type at 28."""
+    """Encrypted pages: MariaDB's (crypt data on page 0, key version in each page; those
+    not decrypted), MySQL's FIL_PAGE_ENCRYPTED(_RTREE) types, which keep the original type at 28."""
     physical, ptype, encrypted = pm.physical, pm.type, pm.encrypted
-    flags, f = pm.flags, w.f
-    crypt_off = XDES_ARR_OFFSET + xdes_size(w.ext) * (physical // w.ext)
-    head = w.head
-    if len(head) < min(f.size, physical):
-        head = f.pread(0, min(f.size, physical))    # the crypt data lies behind page 0's XDES array
-    if head[crypt_off:crypt_off + 6] == CRYPT_MAGIC:
-        # crypt scheme byte follows the magic: 0 = unencrypted
-        if len(head) > crypt_off + 6 and head[crypt_off + 6] != 0:
+    flags = pm.flags
+    if w.crypt is not None and w.crypt.candidates is not None:
+        pm.crypt = w.crypt
+        encrypted |= w.crypt.candidates & ~w.crypt.decrypted
+        if w.crypt.candidates.any() or (w.crypt.crypt is not None and w.crypt.crypt.encrypted):
             pm.encrypted_tablespace = True
-            if flags.full_crc32:
-                key_version = w.col("checksum", np.uint32)      # FIL_PAGE_FCRC32_KEY_VERSION = 0
-            else:
-                key_version = (w.col("flush_lsn", np.uint64) >> np.uint64(32)).astype(np.uint32)
-            enc = (key_version != 0) & (w.pno != 0) & ~pm.zero & \
-                ~_any_of(ptype, (FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES))
-            encrypted |= enc
     if flags.encryption:
         pm.encrypted_tablespace = True
     if pm.flavor == "mysql" and w.types_present & {FIL_PAGE_ENCRYPTED, FIL_PAGE_ENCRYPTED_RTREE,
@@ -625,7 +640,7 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     for i in cand:
         i = int(i)
         compressed[i] = True
-        raw = bytes(pages[i])
+        raw = w.plain.get(i) or bytes(pages[i])
         try:
             h = parse_fcrc32_comp_header(raw, 0, physical, algo)
         except PageDecodeError as e:
@@ -776,6 +791,8 @@ def _check_space_ids(pm: PageMap, w: _Walk) -> None:
     if len(s):
         wrong_space = s[~pm.zero[s] & (pm.page_no[s] == w.pno[s]) & ~pm.doublewrite[s] &
                         ~(compressed[s] & ~decoded_mask[s])]
+        if pm.flags.full_crc32 and len(wrong_space):   # FIL_PAGE_SPACE_ID lies in the ciphertext
+            wrong_space = wrong_space[~pm.encrypted[wrong_space]]
     for i in wrong_space[:MAX_ERRORS_PER_KIND]:
         pm.errors.append((f"page {int(i)}: space id {int(space_id[i])} differs from page 0's {space0}",
                           int(i) * pm.physical + 34))
@@ -830,7 +847,7 @@ def _segments(pm: PageMap, w: _Walk) -> None:
         if raw is None:
             if pm.compressed[i]:
                 continue
-            raw = bytes(w.pages[i])
+            raw = w.plain.get(i) or bytes(w.pages[i])
         for seg in parse_inode_page(raw, len(raw), w.ext, i):
             if not seg.magic_ok:
                 _add(pm, w.counts, "inode", f"page {i}: segment inode at byte {seg.inode_offset} has a bad magic number",
@@ -948,6 +965,9 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
     ok = np.ones(n, dtype=bool)
     algos: dict[str, int] = {}
     skip = pm.encrypted.copy()
+    crypt_pages = pm.crypt.candidates if pm.crypt is not None and pm.crypt.candidates is not None else None
+    if crypt_pages is not None:
+        skip |= crypt_pages
     in_hole = pm.in_hole if pm.in_hole is not None else np.zeros(n, dtype=bool)
     header_zero = (pm.type == 0) & (pm.lsn == 0) & (pm.page_no == 0) & (field0_of(hdr, n, in_hole) == 0)
     zero_cand = np.nonzero((pm.zero | header_zero) & ~in_hole)[0]
@@ -1013,10 +1033,44 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
             magic = field0[leg] == BUF_NO_CHECKSUM_MAGIC
             ok[leg] = magic
             algos["none"] = algos.get("none", 0) + int(magic.sum())
+    if crypt_pages is not None and crypt_pages.any():
+        _verify_encrypted(pm, pages, field0, np.nonzero(crypt_pages & ~in_hole)[0], ok, algos, check)
     pm.checksum_ok = ok
     pm.checksum_checked = True
     if algos:
         pm.checksum_algorithm = max(algos.items(), key=lambda kv: kv[1])[0]
+
+
+def _verify_encrypted(pm: PageMap, pages: np.ndarray, field0: np.ndarray, sel_all: np.ndarray, ok: np.ndarray,
+                      algos: dict[str, int], check) -> None:
+    """Checksums of MariaDB encrypted pages as stored (buf_page_is_corrupted,
+    fil_space_verify_crypt_checksum): full_crc32: the CRC-32C of the stored bytes,
+    which covers the ciphertext, and no end-LSN check (it lies in the ciphertext);
+    the older format: the post-encryption checksum after the key version
+    (FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION + 4), CRC-32 of the page (page_zip_calc_checksum
+    for ROW_FORMAT=COMPRESSED), BUF_NO_CHECKSUM_MAGIC accepted; page-compressed
+    encrypted pages carry none."""
+    physical = pm.physical
+    batch = max(1, (64 << 20) // physical)
+    for s in range(0, len(sel_all), batch):
+        sel = sel_all[s:s + batch]
+        rows = pages[sel]
+        if pm.flags.full_crc32:
+            t = pm.type[sel].astype(np.int64)
+            size = np.where(t & 0x8000, (t & 0xFF) << 8, physical)
+            good = ck.full_crc32_ok(rows, size) if (size < physical).any() else ck.full_crc32_ok(rows)
+            algos["full_crc32"] = algos.get("full_crc32", 0) + len(sel)
+        else:
+            stored = ((rows[:, 30].astype(np.uint32) << 24) | (rows[:, 31].astype(np.uint32) << 16)
+                      | (rows[:, 32].astype(np.uint32) << 8) | rows[:, 33])
+            crc = ck.zip_page_checksum_crc32(rows) if pm.flags.zip_size else ck.crc32_page_checksum(rows)
+            good = (crc == stored) | (stored == BUF_NO_CHECKSUM_MAGIC) | (pm.type[sel] == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)
+            rest = np.nonzero(~good)[0]
+            if len(rest) and pm.flags.zip_size:
+                good[rest] = np.array(ck.zip_page_checksum_adler(rows[rest]), dtype=np.uint32) == stored[rest]
+            algos["crc32"] = algos.get("crc32", 0) + len(sel)
+        ok[sel] = good
+        check()
 
 
 def field0_of(hdr: np.ndarray, n: int, in_hole: np.ndarray) -> np.ndarray:

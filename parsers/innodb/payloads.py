@@ -1,6 +1,7 @@
 """Page bytes for the compressor layer and the inspector.
 
-``unit_payload(entry, i)`` returns page i's LOGICAL bytes: the decompressed
+``unit_payload(entry, i)`` returns page i's LOGICAL bytes: MariaDB encrypted
+pages decrypted when the scan had the key, the decompressed
 page for page-compressed pages (MariaDB both layouts, MySQL type 14), the
 physical zip page for ROW_FORMAT=COMPRESSED, the raw page otherwise.
 ``page_bytes(entry, page_no)`` returns the raw stored page.
@@ -113,6 +114,9 @@ def unit_payload(entry: FileEntry, i: int, max_output: int = DEFAULT_MAX_OUTPUT)
     """Page i's logical bytes (decompressed for page-compressed pages)."""
     physical, logical, pm = _geometry(entry)
     raw = page_bytes(entry, i)
+    crypt = getattr(pm, "crypt", None)
+    if crypt is not None and crypt.decryptor is not None and crypt.decrypted[i]:
+        raw = crypt.decryptor.page(raw, i)         # decrypted in memory, never written
     if not pm.compressed[i]:
         return raw
     if logical > max_output:

@@ -283,7 +283,7 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
             entry.add_error("empty file: no pages")
             return None
         pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums, check=ctx.check,
-                            holes=entry.holes)
+                            holes=entry.holes, keys=getattr(ctx, "keys", None))
         changed = f.changed()
         if changed:
             entry.errors.append(changed)
@@ -304,7 +304,13 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         entry.warnings.append(f"{entry.path}: {algo}: not decoded ({count} page_compressed pages; "
                               f"payload lengths from the page headers, original page types unknown)")
     if pm.encrypted.any():
-        entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (shown as encrypted, not decrypted)")
+        if pm.crypt is not None and pm.crypt.crypt is not None:
+            why = "no key file given" if getattr(ctx, "keys", None) is None else "not decrypted (see errors)"
+            entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (key id "
+                                  f"{pm.crypt.crypt.key_id}; {why}): page types from their clear headers, "
+                                  f"index facts unknown (encrypted)")
+        else:
+            entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (shown as encrypted, not decrypted)")
     fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096, lobs=lobs)
     return pm
 
@@ -511,6 +517,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     })
     if lob_json is not None:
         section.lobs = lob_json
+    if pm.crypt is not None:
+        section.encryption = pm.crypt.to_json(n)
     if entry.role == "tablespace":
         section.tablespace = {"name": naming.tablespace, "shared": naming.shared,
                                  "tables": naming.tables, "names_from": naming.source}
@@ -528,7 +536,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
                               f"sparseness lost (copy or backup?)")
     entry.unit_facts = UnitFacts(owner_id=pm.index_id, level=pm.level, records=pm.n_recs,
                                  payload_bytes=pm.payload_len, hole_bytes=real.astype(np.uint32),
-                                 expected_hole_bytes=expected.astype(np.uint32))
+                                 expected_hole_bytes=expected.astype(np.uint32),
+                                 key_version=pm.crypt.key_version if pm.crypt is not None else None)
     entry.detail["innodb"] = {
         "page_map": pm,
         "page_no": pm.page_no, "space_id": pm.space_id, "prev": pm.prev, "next": pm.next,

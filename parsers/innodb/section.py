@@ -42,4 +42,7 @@ class InnoDBSection(Section):
     indexes: list = Key("[{index_id, name, table, root_page, pages, leaf_pages, levels, records, fill_ratio}]")
     lobs: dict = Key("MySQL 8 LOB chains (files that have them)")
     tablespace: dict = Key("{name, shared, tables, names_from} (tablespace files)")
+    encryption: dict = Key("MariaDB crypt data of page 0 and page counts (files that have crypt data): "
+                           "{scheme, min_key_version, key_id, encryption, crypt_data_offset, algorithm, "
+                           "encrypted_pages, unencrypted_pages, key_versions, decrypted_pages, index_facts}")
     system: dict = Key("TRX_SYS, dictionary header, doublewrite, redo header and checkpoints")

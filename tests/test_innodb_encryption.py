@@ -1,0 +1,309 @@
+"""MariaDB data-at-rest encryption (issue 15): crypt data, key versions, checksums of
+encrypted pages, decryption with the key file, against the MariaDB fixture's
+manifest (I_S INNODB_TABLESPACES_ENCRYPTION / INNODB_SYS_INDEXES, innochecksum -S)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from dbxray.parsers.innodb import pagecrypt
+from dbxray.parsers.innodb.crypt import CRYPT_MAGIC, crypt_data_offset
+from dbxray.parsers.keyfile import KeyFileError, load_key_file, parse_key_text
+from dbxray.parsers.model import ScanContext
+from dbxray.parsers.scan import scan
+
+#: innochecksum -S names -> the engine constants dbxray counts under
+INNOCHECKSUM_TYPES = {"Index page": "FIL_PAGE_INDEX", "Undo log page": "FIL_PAGE_UNDO_LOG",
+                      "Inode page": "FIL_PAGE_INODE", "Freshly allocated page": "FIL_PAGE_TYPE_ALLOCATED",
+                      "Insert buffer bitmap": "FIL_PAGE_IBUF_BITMAP", "System page": "FIL_PAGE_TYPE_SYS",
+                      "Transaction system page": "FIL_PAGE_TYPE_TRX_SYS", "File Space Header": "FIL_PAGE_TYPE_FSP_HDR",
+                      "Extent descriptor page": "FIL_PAGE_TYPE_XDES", "BLOB page": "FIL_PAGE_TYPE_BLOB"}
+
+
+@pytest.fixture(scope="module")
+def mdb(fixtures_root):
+    return fixtures_root / "mariadb"
+
+
+@pytest.fixture(scope="module")
+def manifest(mdb):
+    return json.loads((mdb / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def keyfile(mdb):
+    return str(mdb / "keys.txt")
+
+
+@pytest.fixture(scope="module")
+def plain_scan(mdb):
+    return {e.path: e for e in scan(str(mdb / "datadir")).files}
+
+
+@pytest.fixture(scope="module")
+def key_scan(mdb, keyfile):
+    ds = scan(str(mdb / "datadir"), ScanContext(keys=load_key_file(keyfile)))
+    return {e.path: e for e in ds.files}
+
+
+def _crypt_files(manifest):
+    return [f for f in manifest["files"] if f.get("encryption")]
+
+
+def _checksum_types(f):
+    return {INNOCHECKSUM_TYPES[k]: v for k, v in f["innochecksum"]["page_types"].items()
+            if v and k in INNOCHECKSUM_TYPES}
+
+
+def test_fixture_has_the_encrypted_tables(manifest):
+    paths = sorted(f["path"] for f in _crypt_files(manifest))
+    assert paths == ["enc/by_default.ibd", "enc/forced_off.ibd", "enc/k4.ibd", "enc/k7.ibd", "enc/pc_enc.ibd",
+                     "enc/zip_enc.ibd"]
+
+
+def test_crypt_data_field_by_field_without_key(manifest, plain_scan):
+    for f in _crypt_files(manifest):
+        e = plain_scan[f["path"]]
+        enc = e.sections["innodb"]["encryption"]
+        truth = f["encryption"]
+        assert enc["scheme"] == truth["ENCRYPTION_SCHEME"], f["path"]
+        assert enc["key_id"] == truth["CURRENT_KEY_ID"], f["path"]
+        assert enc["min_key_version"] == truth["MIN_KEY_VERSION"], f["path"]
+        assert enc["crypt_data_offset"] == f["crypt_data_offset"], f["path"]
+        sec = e.sections["innodb"]
+        assert enc["encrypted_pages"] + enc["unencrypted_pages"] == sec["pages"]
+        assert enc["algorithm"] is None and enc["decrypted_pages"] == 0
+        if truth["ENCRYPTION_SCHEME"] == 1:
+            assert enc["encrypted_pages"] > 0 and set(enc["key_versions"]) == {str(truth["CURRENT_KEY_VERSION"])}
+            assert enc["index_facts"] == "unknown (encrypted)"
+            assert sec["indexes"] == [], f"{f['path']}: indexes invented from ciphertext"
+        else:
+            assert enc["encrypted_pages"] == 0 and enc["index_facts"] == "from plain pages"
+
+
+def test_no_false_errors_and_checksums_as_the_engine(manifest, plain_scan, key_scan):
+    for f in _crypt_files(manifest):
+        for scanned in (plain_scan, key_scan):
+            e = scanned[f["path"]]
+            assert e.errors == [], e.errors
+            assert e.sections["innodb"]["checksum"]["bad_pages"] == []
+            assert f["innochecksum"]["rc"] == 0
+
+
+def test_page_types_in_clear_equal_innochecksum(manifest, plain_scan):
+    """The FIL header's type stays in clear: page types are known without the key
+    (page-compressed pages excepted: their original type is inside the ciphertext)."""
+    for f in _crypt_files(manifest):
+        if f["path"] == "enc/pc_enc.ibd":
+            continue
+        assert plain_scan[f["path"]].sections["innodb"]["page_types"] == _checksum_types(f), f["path"]
+
+
+def test_indexes_with_the_key_equal_information_schema(manifest, key_scan):
+    sys_indexes = manifest["sql"]["innodb_sys_indexes"]
+    for f in _crypt_files(manifest):
+        e = key_scan[f["path"]]
+        space = f["innodb_space_id"]
+        truth = sorted((r["INDEX_ID"], r["NAME"], r["PAGE_NO"]) for r in sys_indexes if r["SPACE"] == space)
+        got = sorted((ix["index_id"], ix["name"], ix["root_page"]) for ix in e.sections["innodb"]["indexes"])
+        assert got == truth, f["path"]
+        enc = e.sections["innodb"]["encryption"]
+        assert enc["decrypted_pages"] == enc["encrypted_pages"]
+        if enc["encrypted_pages"]:
+            assert enc["algorithm"] == "AES_CBC"          # the fixture's file_key_management algorithm
+            assert enc["index_facts"] == "from decrypted pages"
+        assert not any("encrypted pages" in w for w in e.warnings)
+
+
+def test_decrypted_page_types_equal_the_unencrypted_twin(key_scan, plain_scan, manifest):
+    """enc.by_default (encrypted, key 4) and enc.forced_off (ENCRYPTED=NO) hold the same 800 rows:
+    the same page types and index shapes; page-compressed enc.pc_enc decrypted gives its original
+    types, equal to the encrypted enc.k4 of the same 1000 rows."""
+    tw = key_scan["enc/by_default.ibd"].sections["innodb"]
+    plain = plain_scan["enc/forced_off.ibd"].sections["innodb"]
+    assert tw["page_types"] == plain["page_types"]
+    shape = lambda sec: [(ix["name"], ix["pages"], ix["leaf_pages"], ix["levels"], ix["records"])  # noqa: E731
+                         for ix in sec["indexes"]]
+    assert shape(tw) == shape(plain)
+    pc = key_scan["enc/pc_enc.ibd"].sections["innodb"]
+    assert pc["page_types"] == key_scan["enc/k4.ibd"].sections["innodb"]["page_types"]
+    assert pc["page_types"] == _checksum_types(next(f for f in manifest["files"] if f["path"] == "enc/k4.ibd"))
+    for ix in pc["indexes"]:
+        assert ix["records"] == manifest["tables"]["enc.pc_enc"]["row_count"]
+
+
+def test_keys_never_in_the_output(key_scan, mdb):
+    keys_hex = [line.split(";")[1].strip().lower() for line in (mdb / "keys.txt").read_text().splitlines()
+                if ";" in line]
+    text = json.dumps([e.to_json() for e in key_scan.values()], default=str).lower()
+    for k in keys_hex:
+        assert k not in text and k[:16] not in text
+    ring = load_key_file(str(mdb / "keys.txt"))
+    assert all(k[:8] not in repr(ring).lower() for k in keys_hex)
+
+
+# -- AES over many pages: equal to the cryptography package's own modes, page by page ----------
+
+def _aes_modes():
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    return Cipher, algorithms, modes
+
+
+@pytest.mark.parametrize("length", [16338, 16354, 4050, 32, 17, 5])
+def test_batch_cbc_and_ctr_equal_single_page_openssl(length):
+    Cipher, algorithms, modes = _aes_modes()
+    rng = np.random.default_rng(length)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    n = 7
+    data = rng.integers(0, 256, (n, length), dtype=np.uint8)
+    ivs = pagecrypt.page_ivs(45, np.arange(3, 3 + n, dtype=np.uint32),
+                             np.array([2 ** 64 - 1 - i for i in range(n)], dtype=np.uint64))
+    ctr = pagecrypt.decrypt("AES_CTR", key, ivs, data)
+    cbc = pagecrypt.decrypt("AES_CBC", key, ivs, data)
+    full = length // 16 * 16
+    for i in range(n):
+        iv = ivs[i].tobytes()
+        d = Cipher(algorithms.AES(key), modes.CTR(iv)).decryptor()
+        assert ctr[i].tobytes() == d.update(data[i].tobytes()) + d.finalize()
+        d = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
+        head = d.update(data[i, :full].tobytes()) + d.finalize()
+        assert cbc[i, :full].tobytes() == head
+        e = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+        mask = e.update(iv) + e.finalize()
+        tail = bytes(a ^ b for a, b in zip(data[i, full:].tobytes(), mask))
+        assert cbc[i, full:].tobytes() == tail
+
+
+def test_page_iv_layout():
+    iv = pagecrypt.page_ivs(0x01020304, np.array([5], np.uint32), np.array([0x1122334455667788], np.uint64))[0]
+    assert iv.tobytes() == bytes.fromhex("04030201" "05000000" "8877665544332211")
+
+
+def test_crypt_offsets_of_the_fixture():
+    assert crypt_data_offset(16384, 16384) == 10428
+    assert crypt_data_offset(16384, 4096) == 2748
+
+
+# -- bad input ---------------------------------------------------------------------------------
+
+def _copy_enc(tmp_path, mdb, names):
+    d = tmp_path / "enc"
+    d.mkdir()
+    for n in names:
+        shutil.copy(mdb / "datadir" / "enc" / n, d / n)
+        os.chmod(d / n, 0o644)
+    return d
+
+
+def test_wrong_key_named_rest_shown(tmp_path, mdb):
+    lines = (mdb / "keys.txt").read_text().splitlines()
+    keys = {int(a): b for a, b in (line.split(";") for line in lines if ";" in line)}
+    keys[4], keys[7] = keys[7], keys[4]                   # key 4 is now another key
+    kf = tmp_path / "wrong.txt"
+    kf.write_text("".join(f"{k};{v}\n" for k, v in keys.items()))
+    d = _copy_enc(tmp_path, mdb, ["k4.ibd"])
+    e = scan(str(d), ScanContext(keys=load_key_file(str(kf)))).files[0]
+    assert any("key id 4" in m and "k4.ibd" in m and "page " in m and "wrong key" in m for m in e.errors), e.errors
+    sec = e.sections["innodb"]
+    assert sec["indexes"] == [] and sec["encryption"]["decrypted_pages"] == 0
+    assert sec["page_types"]["FIL_PAGE_INDEX"] == 13       # the rest still shown
+    assert sec["checksum"]["bad_pages"] == []
+
+
+def test_missing_key_id_named(tmp_path, mdb):
+    kf = tmp_path / "k1.txt"
+    kf.write_text((mdb / "keys.txt").read_text().splitlines()[0] + "\n")     # key 1 only
+    d = _copy_enc(tmp_path, mdb, ["k7.ibd", "forced_off.ibd"])
+    files = {e.path: e for e in scan(str(d), ScanContext(keys=load_key_file(str(kf)))).files}
+    e = files["k7.ibd"]
+    assert any("key id 7" in m and "not in the key file" in m and "page " in m for m in e.errors), e.errors
+    assert files["forced_off.ibd"].errors == []
+    assert len(files["forced_off.ibd"].sections["innodb"]["indexes"]) == 2
+
+
+def test_key_file_bad_lines_named_and_skipped():
+    ring = parse_key_text("# comment\n1;" + "a" * 64 + "\nthis is bad\n4;abc\n0;" + "b" * 32 + "\n1;" + "c" * 32
+                          + "\n7; " + "d" * 48 + "  # trailing comment\n", "k.txt")
+    assert ring.ids == [1, 7]
+    text = "\n".join(ring.problems)
+    assert "line 3: syntax error" in text and "line 4: key id 4: wrong key length" in text
+    assert "line 5: invalid key id 0" in text and "line 6: duplicate key id 1" in text
+    assert "a" * 16 not in text and "c" * 16 not in text
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl command needed to write a Salted__ key file")
+def test_encrypted_key_file_password_and_wrong_password(tmp_path, mdb):
+    enc = tmp_path / "keys.enc"
+    subprocess.run(["openssl", "enc", "-aes-256-cbc", "-md", "sha1", "-pass", "pass:s3cret",
+                    "-in", str(mdb / "keys.txt"), "-out", str(enc)], check=True)
+    assert enc.read_bytes().startswith(b"Salted__")
+    pw = tmp_path / "pw"
+    pw.write_text("s3cret\n")
+    ring = load_key_file(str(enc), password_file=str(pw))
+    assert ring.ids == load_key_file(str(mdb / "keys.txt")).ids
+    d = _copy_enc(tmp_path, mdb, ["k4.ibd"])
+    e = scan(str(d), ScanContext(keys=ring)).files[0]
+    assert [ix["root_page"] for ix in e.sections["innodb"]["indexes"]] == [3, 4]
+    with pytest.raises(KeyFileError, match="wrong password"):
+        load_key_file(str(enc), password=b"not the password")
+    with pytest.raises(KeyFileError, match="password is needed"):
+        load_key_file(str(enc))
+
+
+def test_cli_keyfile_and_bad_password(tmp_path, mdb):
+    from dbxray.app.cli import load_keys
+    ring, msgs = load_keys(str(mdb / "keys.txt"))
+    assert ring is not None and msgs == []
+    enc = tmp_path / "keys.enc"
+    enc.write_bytes(b"Salted__" + bytes(8) + bytes(48))
+    ring, msgs = load_keys(str(enc), prompt=lambda _: "nope")
+    assert ring is None and "keys.enc" in msgs[0] and "wrong password" in msgs[0]
+    ring, msgs = load_keys(str(tmp_path / "absent.txt"))
+    assert ring is None and "cannot read the key file" in msgs[0]
+
+
+def test_cut_or_corrupt_crypt_data(tmp_path, mdb):
+    d = _copy_enc(tmp_path, mdb, ["k4.ibd"])
+    p = d / "k4.ibd"
+    raw = bytearray(p.read_bytes())
+    off = raw.find(CRYPT_MAGIC)
+    assert off == 10428
+    raw[off + 7] = 9                                      # IV length 9: not sensible
+    p.write_bytes(bytes(raw))
+    e = scan(str(d), ScanContext(keys=load_key_file(str(mdb / "keys.txt")))).files[0]
+    assert any("page 0" in m and "crypt data at byte 10428" in m and "not sensible" in m for m in e.errors), e.errors
+    sec = e.sections["innodb"]
+    assert sec["encryption"]["encrypted_pages"] == 15     # still counted from the key versions
+    assert sec["indexes"] == [] and sec["page_types"]["FIL_PAGE_INDEX"] == 13
+    assert not any("space id" in m for m in e.errors)
+    assert sec["checksum"]["bad_pages"] == [0]            # the byte changed on page 0, nothing else
+
+
+def test_extent_map_encryption_mode(key_scan, plain_scan):
+    from dbxray.viz.extentmap import MapData
+    for scanned, suffix in ((plain_scan, "not decrypted"), (key_scan, "decrypted")):
+        e = scanned["enc/k4.ibd"]
+        md = MapData(e)
+        assert ("encryption", "Encryption (key version)") in md.modes()
+        res = md.mode("encryption")
+        got = dict(zip(res.labels, res.counts.tolist()))
+        enc = e.sections["innodb"]["encryption"]
+        assert got == {"not encrypted": enc["unencrypted_pages"], f"key version 1 ({suffix})": enc["encrypted_pages"]}
+    plain = MapData(plain_scan["inno/orders_plain.ibd"])
+    assert "encryption" not in dict(plain.modes())
+
+
+def test_payloads_of_decrypted_pages(key_scan):
+    from dbxray.parsers.innodb.payloads import unit_payload
+    from dbxray.parsers.innodb.pagemap import page_header_fields
+    for path in ("enc/k4.ibd", "enc/pc_enc.ibd", "enc/zip_enc.ibd"):
+        e = key_scan[path]
+        root = next(ix for ix in e.sections["innodb"]["indexes"] if ix["name"] == "PRIMARY")
+        raw = unit_payload(e, root["root_page"])
+        h = page_header_fields(raw, "mariadb", e.sections["innodb"]["page_size"])
+        assert h["PAGE_INDEX_ID"] == root["index_id"] and h["FIL_PAGE_SPACE_ID"] == e.sections["innodb"]["space_id"]
