@@ -56,11 +56,12 @@ def _progress_printer(enabled: bool):
 def human_table(data: dict) -> str:
     """The scan as a text table: one line per file, totals per engine."""
     files = data["files"]
-    rows = [("path", "engine", "role", "apparent", "allocated", "holes", "errors")]
+    rows = [("path", "engine", "role", "apparent", "allocated", "holes", "errors", "warnings")]
     for f in files:
         rows.append((f["path"], f["engine"] or "-", f["role"], human_bytes(f["apparent_bytes"]),
                      human_bytes(f["allocated_bytes"]), human_bytes(sum(h[1] for h in f["holes"])),
-                     str(len(f["errors"])) if f["errors"] else ""))
+                     str(len(f["errors"])) if f["errors"] else "",
+                     str(len(f.get("warnings", []))) if f.get("warnings") else ""))
     widths = [min(max(len(r[i]) for r in rows), 70 if i == 0 else 40) for i in range(len(rows[0]))]
     lines = []
     for n, r in enumerate(rows):
@@ -88,6 +89,13 @@ def human_table(data: dict) -> str:
         lines.extend(f"  {e}" for e in errors[:50])
         if len(errors) > 50:
             lines.append(f"  ... {len(errors) - 50} more (see --json)")
+    warnings = [w for f in files for w in f.get("warnings", [])] + data.get("warnings", [])
+    if warnings:
+        lines.append("")
+        lines.append(f"{len(warnings)} warning(s):")
+        lines.extend(f"  {w}" for w in warnings[:50])
+        if len(warnings) > 50:
+            lines.append(f"  ... {len(warnings) - 50} more (see --json)")
     return "\n".join(lines)
 
 

@@ -11,8 +11,22 @@ def ensure_app():
     if "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
+    qInstallMessageHandler(quiet_offscreen_messages)
     return QApplication.instance() or QApplication(sys.argv[:1])
+
+
+#: what the offscreen platform says on every show(): true and useless to a user of `dbxray export`
+_OFFSCREEN_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def quiet_offscreen_messages(mode, context, message: str) -> None:
+    """Qt's messages to stderr as Qt prints them, without the offscreen plugin's
+    propagateSizeHints() notice (headless commands print only what matters)."""
+    if any(n in message for n in _OFFSCREEN_NOISE):
+        return
+    sys.stderr.write(message + "\n")
 
 
 def view_ids() -> dict[str, type]:

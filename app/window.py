@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         if self.extent_map is not None:
             self.extent_map.attach_inspector(self.page_inspector)
             self.extent_map.page_clicked.connect(self._on_page_clicked)
+            self.extent_map.unit_hovered.connect(self.show_hover_facts)
 
         # errors
         self.errors = QListWidget()
@@ -140,12 +141,19 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_scan)
+        # the hovered unit's facts (extent map), in place of the message while the mouse rests on it
+        self.hover_label = QLabel("")
+        self.hover_label.setObjectName("hover_facts")
+        self.hover_label.setVisible(False)
         sb = self.statusBar()
         sb.addWidget(self.status_label, 1)
+        sb.addWidget(self.hover_label, 1)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
 
         self._make_actions()
+        from dbxray.app.shortcuts import WindowShortcuts
+        self.shortcuts = WindowShortcuts(self)
         geo = self.settings.value("window/geometry")
         if geo is not None:
             self.restoreGeometry(geo)
@@ -525,6 +533,12 @@ class MainWindow(QMainWindow):
 
     def show_inspector(self, node: Node) -> None:
         self.inspector.setHtml(inspector_html(node))
+
+    def show_hover_facts(self, text: str) -> None:
+        """The hovered page's facts in the status bar (empty: the message again)."""
+        self.hover_label.setText(text)
+        self.hover_label.setVisible(bool(text))
+        self.status_label.setVisible(not text)
 
     def _on_page_clicked(self, page: int) -> None:
         """A page was clicked in the map: the right dock shows it (the view filled the inspector)."""

@@ -83,16 +83,24 @@ def scan_job(path: str, preview: bool = True) -> Job:
         if is_saved_scan(path):
             return load_saved_scan(path)
         if preview:
-            for engine in engines.ENGINES:
-                target = engine.preview_target(path)
-                if target is None:
-                    continue
-                try:
-                    engine.preview(target, job.partial.emit, is_cancelled, root=path)
-                except (OSError, ValueError) as e:     # the scan proper reports the file's problems
-                    job.partial.emit({"kind": "end", "error": f"{type(e).__name__}: {e}"})
-                break
+            _preview(path, job.partial.emit, is_cancelled)
         return scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled))
 
     job = Job(fn, name=f"scan {path}")
     return job
+
+
+def _preview(path: str, emit, is_cancelled) -> None:
+    """The first engine with a file to preview under ``path`` reads its unit headers.
+    The preview is a first paint only: a file it cannot read (unreadable, damaged) ends
+    the preview, and the scan proper lists that file's error and goes on with the rest."""
+    from dbxray.parsers.fileio import FileReadError
+    for engine in engines.ENGINES:
+        try:
+            target = engine.preview_target(path)
+            if target is None:
+                continue
+            engine.preview(target, emit, is_cancelled, root=path)
+        except (OSError, ValueError, FileReadError) as e:
+            emit({"kind": "end", "error": f"{type(e).__name__}: {e}"})
+        break

@@ -35,9 +35,29 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
                 entry.warnings.append(f"{entry.path}: empty file (0 bytes)")
     except FileReadError as e:
         entry.errors.append(f"{entry.path}: {str(e).split(': ', 1)[-1]}")
+        _stat_facts(entry)
     except OSError as e:
         entry.errors.append(f"{entry.path}: {e.strerror or e}")
+        _stat_facts(entry)
     entry.fs_block = fs_block or fs_block_size(entry.abspath)
+
+
+def _stat_facts(entry: FileEntry) -> None:
+    """Sizes of a file that cannot be opened (no read permission): ``stat`` needs none,
+    so its apparent size (st_size) and allocated bytes (st_blocks x 512) are still known;
+    its holes are not (FIEMAP/SEEK_HOLE need an open file)."""
+    try:
+        st = os.stat(entry.abspath)
+    except OSError:
+        return
+    entry.apparent_bytes = st.st_size
+    entry.allocated_bytes = st.st_blocks * 512
+
+
+def _unique(messages: list[str]) -> list[str]:
+    """Messages in their order, each once (the file layer and an engine may both
+    report that a file cannot be opened)."""
+    return list(dict.fromkeys(messages))
 
 
 def recheck(ds: Dataset) -> None:
@@ -125,6 +145,9 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                                  f"({os.path.basename(tb.filename)}:{tb.lineno})")
             done += len(files)
         recheck(ds)
+        for entry in ds.files:
+            entry.errors[:] = _unique(entry.errors)
+            entry.warnings[:] = _unique(entry.warnings)
         release_free_memory()
         ctx.report(total * 2, total * 2, "done")
     except Cancelled:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
@@ -844,6 +844,8 @@ class ExtentMapView(QWidget):
 
     node_selected = Signal(object)
     page_clicked = Signal(int)
+    #: the hovered unit's facts on one line ("" when the mouse leaves the units)
+    unit_hovered = Signal(str)
     #: a progressive preview was drawn (pages read so far)
     preview_drawn = Signal(int)
 
@@ -949,6 +951,7 @@ class ExtentMapView(QWidget):
         self.vb.sigRangeChangedManually.connect(lambda *_: setattr(self, "_user_moved", True))
         self.vb.sigResized.connect(self._on_vb_resized)
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.glw.viewport().installEventFilter(self)
         self.glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
         self.legend = LegendTable()
@@ -1523,16 +1526,46 @@ class ExtentMapView(QWidget):
     def _on_mouse_moved(self, pos) -> None:
         page = self.page_at_scene(pos)
         if page is None:
-            if self.hover_page is not None:
-                QToolTip.hideText()
-            self.hover_page = None
+            self._leave_page()
             return
         if page == self.hover_page:
             return
         self.hover_page = page
         self.last_tooltip = self.page_tooltip(page)
+        # the tooltip is the image item's own: Qt's tooltip event (sent ~0.7 s after the mouse
+        # stops) asks the scene for the item's tooltip and keeps it shown; a tooltip shown by
+        # hand only would be closed by that event (the scene finds no item tooltip)
+        self.image.setToolTip(self.last_tooltip)
         gp = self.glw.mapToGlobal(self.glw.mapFromScene(pos))
         QToolTip.showText(gp, self.last_tooltip, self.glw)
+        self.unit_hovered.emit(self.page_status_line(page))
+
+    def _leave_page(self) -> None:
+        if self.hover_page is not None:
+            QToolTip.hideText()
+            self.image.setToolTip("")
+            self.hover_page = None
+            self.unit_hovered.emit("")
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.glw.viewport() and event.type() == QEvent.Leave:
+            self._leave_page()
+        return False
+
+    def page_status_line(self, page: int) -> str:
+        """The hovered page's facts on one line (the window's status bar shows it while
+        the mouse rests on the page)."""
+        f = self.page_facts(page)
+        parts = [f"Page {f['page']:,} (extent {f['extent']:,})", short_type(f["type"])]
+        if f["index"] is not None:
+            parts.append(f"index {f['index']}" + (f" level {f['level']}" if f["level"] is not None else ""))
+        if f["records"] is not None:
+            parts.append(f"{f['records']:,} records")
+        parts.append("Fill " + ("n/a" if f["fill"] is None else f"{100 * f['fill']:.1f}%"))
+        parts.append(f"stored {f['stored']:,} B, allocated {f['allocated']:,} B")
+        if f["flags"] & UNIT_FREE:
+            parts.append("free")
+        return " · ".join(parts)
 
     def _on_mouse_clicked(self, ev) -> None:
         if ev.button() != Qt.LeftButton:
