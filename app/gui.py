@@ -17,10 +17,20 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     if screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from dbxray.app.platformcheck import platform_problem
+    problem = None if screenshot else platform_problem()
+    if problem:
+        print(f"dbxray: {problem}", file=sys.stderr)
+        return 1
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        from PySide6.QtCore import qInstallMessageHandler
+
+        from dbxray.app.headless import quiet_offscreen_messages
+        qInstallMessageHandler(quiet_offscreen_messages)
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("dbxray")

@@ -47,6 +47,7 @@ class MainWindow(QMainWindow):
         self.proxy = TreeSortProxy(self)
         self.proxy.setSourceModel(self.model)
         self.tree = QTreeView()
+        self.tree.setObjectName("tree")
         self.tree.setModel(self.proxy)
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(2, Qt.DescendingOrder)
@@ -63,6 +64,7 @@ class MainWindow(QMainWindow):
             self.tree.setColumnHidden(c, True)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
         self.filter_edit = QLineEdit()
+        self.filter_edit.setObjectName("filter")
         self.filter_edit.setPlaceholderText("Filter (table, file, index)…")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter)
@@ -92,7 +94,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(1, 5)
         split.setSizes([300, 700])
         split.setChildrenCollapsible(False)
-        left.setMinimumWidth(240)
+        left.setMinimumWidth(200)
         self.splitter = split
         self.setCentralWidget(split)
 
@@ -116,7 +118,7 @@ class MainWindow(QMainWindow):
                                         | QDockWidget.DockWidgetClosable)
         self.addDockWidget(Qt.RightDockWidgetArea, self.inspector_dock)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)     # inspector: full height
-        self.inspector_split.setMinimumWidth(300)
+        self.inspector_split.setMinimumWidth(250)
         self._docks_sized = False
         self.extent_map = next((v for v in self.views if getattr(v, "view_id", "") == "extent-map"), None)
         if self.extent_map is not None:
@@ -154,6 +156,8 @@ class MainWindow(QMainWindow):
         self._make_actions()
         from dbxray.app.shortcuts import WindowShortcuts
         self.shortcuts = WindowShortcuts(self)
+        from dbxray.app import statedump
+        self.state_dump = statedump.install(self)
         geo = self.settings.value("window/geometry")
         if geo is not None:
             self.restoreGeometry(geo)
@@ -531,6 +535,11 @@ class MainWindow(QMainWindow):
             self.tree.setCurrentIndex(pidx)
             self.tree.scrollTo(pidx)
 
+    def selected_node_name(self) -> str:
+        idx = self.tree.currentIndex()
+        node = self.proxy.data(idx, NODE_ROLE) if idx.isValid() else None
+        return node.name if node is not None else ""
+
     def show_inspector(self, node: Node) -> None:
         self.inspector.setHtml(inspector_html(node))
 
@@ -572,7 +581,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:      # first show: the inspector a third of the width, errors short
             self._docks_sized = True
-            self.resizeDocks([self.inspector_dock], [max(370, int(self.width() * 0.27))], Qt.Horizontal)
+            self.resizeDocks([self.inspector_dock], [max(250, int(self.width() * 0.25))], Qt.Horizontal)
             self.resizeDocks([self.errors_dock], [90], Qt.Vertical)
 
     def sizeHint(self) -> QSize:

@@ -822,7 +822,7 @@ class ColumnSizesView(QWidget):
     def minimumSizeHint(self):
         """Narrow enough for the two-row toolbar (the toolbar reflows below TWO_ROWS_BELOW)."""
         h = super().minimumSizeHint()
-        h.setWidth(min(h.width(), 600))
+        h.setWidth(min(h.width(), 500))
         return h
 
     def resizeEvent(self, event) -> None:

@@ -344,7 +344,8 @@ class HolesView(QWidget):
             + "<br><span style='color:#757575'>each pixel column is one slice of the file; its colours"
               " stack by the share of bytes in that slice</span>")
         self.legend.setWordWrap(True)
-        self.only_holes = QCheckBox("only files with holes or expected holes")
+        self.only_holes = QCheckBox("Only files with holes")
+        self.only_holes.setToolTip("Only files with holes or expected holes")
         self.only_holes.toggled.connect(lambda _: self._refresh())
         self.bars_by = QComboBox()
         self.bars_by.addItem("per table", "table")

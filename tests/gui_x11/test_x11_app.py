@@ -1,0 +1,90 @@
+"""dbxray in a real X server (Xvfb + openbox), started and driven as a user does
+(issue 21): open a folder with an unreadable file as an unprivileged user, resize to
+1024x700, hover a page for 3 s, click tree rows, right-click, shortcuts with the focus in
+the filter box.  Every step leaves a screenshot in artifacts/x11/."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import center, unprivileged_prefix
+
+FIXTURES = Path(os.environ.get("DBXRAY_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures"))
+
+
+@pytest.fixture(scope="module")
+def fixtures():
+    if not (FIXTURES / "innodb" / "16k").is_dir():
+        pytest.fail(f"fixtures not found at {FIXTURES}", pytrace=False)
+    return FIXTURES
+
+
+def test_open_folder_with_an_unreadable_file_as_nobody(launch, fixtures, public_tmp, xdisplay):
+    d = public_tmp / "data"
+    d.mkdir()
+    for name in ("t_zip4.ibd", "t_zip8.ibd"):
+        shutil.copyfile(fixtures / "innodb" / "16k" / "fx" / name, d / name)
+    os.chmod(d, 0o755)
+    os.chmod(d / "t_zip4.ibd", 0o644)
+    os.chmod(d / "t_zip8.ibd", 0)
+    prefix, who = unprivileged_prefix(public_tmp)
+    app = launch(d, prefix=prefix, name="nobody")
+    s = app.idle()
+    xdisplay.screenshot("unreadable_file")
+    assert s["tree_files"] == ["t_zip4.ibd", "t_zip8.ibd"], (who, s)
+    assert len(s["tree_rows"]) >= 2, s["tree_rows"]
+    denied = [e for e in s["errors"] if "t_zip8.ibd" in e and "Permission denied" in e]
+    assert denied, (who, s["errors"])
+    assert not any("failed" in e for e in s["errors"]), s["errors"]
+    assert "2 files" in s["status"], s["status"]
+
+
+def test_window_accepts_1024x700(launch, xdisplay):
+    app = launch()
+    app.idle()
+    xdisplay.xdo("windowsize", "--sync", app.wid, 1024, 700)
+    s = app.wait(lambda s: s["size"] == [1024, 700], 10, "the window at 1024x700")
+    assert s["min_size"][0] <= 1024 and s["min_size"][1] <= 700, s["min_size"]
+    geo = xdisplay.run("xwininfo", "-id", app.wid)
+    assert "Width: 1024" in geo and "Height: 700" in geo, geo
+    xdisplay.screenshot("window_1024x700")
+
+
+def test_hovered_page_facts_stay_for_3_s(launch, xdisplay, fixtures, tmp_path):
+    f = tmp_path / "t_pc_zlib.ibd"
+    shutil.copyfile(fixtures / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd", f)
+    app = launch(f)
+    s = app.wait(lambda s: not s["busy"] and s.get("map_pages", {}).get("4"), 90, "the extent map")
+    x, y = s["map_pages"]["4"]
+    xdisplay.xdo("mousemove", "--sync", x + 30, y + 30)
+    time.sleep(0.2)
+    xdisplay.xdo("mousemove", "--sync", x, y)
+    time.sleep(3.0)
+    s = app.state()
+    xdisplay.screenshot("hover_page_3s")
+    assert s["hover"].startswith("Page 4 "), s["hover"]
+    assert "Page 4" in s["tooltip"], s["tooltip"]
+
+
+def test_tree_rows_click_and_shortcuts_from_the_filter_box(launch, xdisplay):
+    app = launch()
+    s = app.idle()
+    rows = s["tree_rows"]
+    assert len(rows) >= 3, rows
+    app.click(*center(rows[1]["rect"]))
+    s = app.wait(lambda s: s["selected"] == rows[1]["text"], 10, "the clicked row selected")
+    app.click(*center(rows[2]["rect"]))
+    s = app.wait(lambda s: s["selected"] == rows[2]["text"], 10, "the clicked row selected")
+    xdisplay.screenshot("tree_row_clicked")
+    app.click(*center(s["filter"]))
+    app.wait(lambda s: s["focus"] == "filter", 10, "the focus in the filter box")
+    xdisplay.xdo("type", "--delay", "30", "t_")
+    app.key("ctrl+e")
+    s = app.wait(lambda s: s["modal"].startswith("Export"), 10, "Ctrl+E's export dialog")
+    xdisplay.screenshot("ctrl_e_from_filter")
+    app.key("Escape")
+    app.wait(lambda s: not s["modal"], 10, "the dialog closed")
