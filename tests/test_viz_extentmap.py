@@ -414,11 +414,11 @@ def test_fill_as_height(qtbot, scanned16k):
     v.set_mode("index")
     assert v.fill_height.isChecked() and v.fill_height_active()
     d = v.data
-    assert v._rgba.shape == (d.rows * 8, d.extent_pages * 8, 4)
+    assert v._rgba.shape == (d.rows * 8, d.cols * 8, 4)
     bg = np.array(QColor(theme.background()).getRgb(), dtype=np.uint8)
 
     def bar(page):              # coloured pixels in the page's block column 0
-        r, c = divmod(page, d.extent_pages)
+        r, c = divmod(page, d.cols)
         block = v._rgba[r * 8:(r + 1) * 8, c * 8]
         return int((block != bg).any(axis=1).sum())
 

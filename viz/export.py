@@ -5,13 +5,29 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
+from contextlib import contextmanager
+
 from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox,
-                               QWidget)
+                               QSplitterHandle, QWidget)
 
 
 def _settle() -> None:
     for _ in range(5):
         QApplication.processEvents()
+
+
+@contextmanager
+def chart_only(widget: QWidget):
+    """While exporting: the splitter handles inside ``widget`` not drawn (an export is the
+    chart, its title, axes and legend, not the window's furniture)."""
+    handles = [h for h in widget.findChildren(QSplitterHandle) if h.isVisible()]
+    for h in handles:
+        h.setVisible(False)
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.setVisible(True)
 
 
 def render_image(widget: QWidget, width: int | None = None, height: int | None = None,
@@ -32,7 +48,8 @@ def render_image(widget: QWidget, width: int | None = None, height: int | None =
     painter = QPainter(img)
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setRenderHint(QPainter.TextAntialiasing)
-    widget.render(painter, QPoint(0, 0))
+    with chart_only(widget):
+        widget.render(painter, QPoint(0, 0))
     painter.end()
     if width and height:
         widget.resize(old)
@@ -73,12 +90,14 @@ def export_svg(widget: QWidget, path: str, width: int | None = None, height: int
     # the declared size is the one asked for (the view box is what the layout could do)
     gen.setSize(QSize(width, height) if width and height else QSize(size.width(), size.height()))
     gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    gen.setResolution(96)        # the declared size in px at CSS's 96 per inch (Qt's default 72 scales it by 4/3)
     gen.setTitle(title)
     gen.setDescription("exported by dbxray")
     painter = QPainter()
     if not painter.begin(gen):
         return False
-    widget.render(painter, QPoint(0, 0))
+    with chart_only(widget):
+        widget.render(painter, QPoint(0, 0))
     painter.end()
     if width and height:
         widget.resize(old)

@@ -262,10 +262,18 @@ class MapData:
         if not self.contiguous:
             n_pages = max(n_pages, int(entry.apparent_bytes) // self.physical if self.physical else 0)
         self.n_pages = n_pages
-        self.rows = max(1, math.ceil(n_pages / self.extent_pages))
-        self.n_cells = self.rows * self.extent_pages
-        self._unit_of_page: np.ndarray | None = None
         self._hole_in_page: np.ndarray | None = None
+        self.set_cols(self.extent_pages)
+
+    def set_cols(self, cols: int) -> None:
+        """Lay the map out ``cols`` cells a row: the engine's row unit (an extent) by
+        default; a small file is wrapped in fewer (or a larger one in more) so its cells
+        stay square-ish and fill the view.  Only the layout changes: a page's extent is
+        always counted in ``extent_pages``."""
+        self.cols = max(1, int(cols))
+        self.rows = max(1, math.ceil(self.n_pages / self.cols))
+        self.n_cells = self.rows * self.cols
+        self._unit_of_page: np.ndarray | None = None
 
     def unit_lengths(self, idx=slice(None)):
         """Bytes each unit spans in the file: the unit size, or each unit's stored bytes
@@ -622,7 +630,7 @@ class MapData:
     # -- image ----------------------------------------------------------------------
     def cell_codes(self, res: ModeResult, mask: np.ndarray | None = None,
                    bg: str = "#FFFFFF", lazy_mask: bool = False):
-        """(colour table (K, 4) uint8, (rows, extent_pages) codes into it): the image
+        """(colour table (K, 4) uint8, (rows, cols) codes into it): the image
         before colouring, 1 byte a cell for up to 256 colours; pages not in ``mask``
         get their colour dimmed."""
         lut = res.lut
@@ -651,24 +659,24 @@ class MapData:
         else:
             cells = np.full(self.n_cells, L, dtype=dtype)
             cells[self.page_no] = codes
-        cells = cells.reshape(self.rows, self.extent_pages)
+        cells = cells.reshape(self.rows, self.cols)
         if not lazy_mask:
             return table, cells
         cmask = None
         if mask is not None:        # the mask laid out as the cells (a view when it can be)
             if self.contiguous and len(mask) == self.n_cells:
-                cmask = mask.reshape(self.rows, self.extent_pages)
+                cmask = mask.reshape(self.rows, self.cols)
             else:
                 cmask = np.ones(self.n_cells, dtype=bool)
                 if self.contiguous:
                     cmask[:len(mask)] = mask
                 else:
                     cmask[self.page_no] = mask
-                cmask = cmask.reshape(self.rows, self.extent_pages)
+                cmask = cmask.reshape(self.rows, self.cols)
         return table, cells, cmask, (L + 1 if cmask is not None else 0)
 
     def rgba(self, res: ModeResult, mask: np.ndarray | None = None, bg: str = "#FFFFFF") -> np.ndarray:
-        """(rows, extent_pages, 4) uint8 image; pages not in ``mask`` are dimmed."""
+        """(rows, cols, 4) uint8 image; pages not in ``mask`` are dimmed."""
         table, cells = self.cell_codes(res, mask, bg)
         return table[cells]
 
@@ -754,12 +762,15 @@ class ExtentAxis(pg.AxisItem):
         super().__init__(*a, **kw)
         self.extent_pages = 64
         self.rows = 1 << 62
+        #: rows wrapped to fit the view: each labelled by its first page, not an extent number
+        self.first_page_labels = False
 
     def tickStrings(self, values, scale, spacing):
         out = []
         for v in values:
             e = int(round(v - 0.5))
-            out.append(f"{e:,}" if abs(v - 0.5 - e) < 1e-6 and 0 <= e < self.rows else "")
+            label = e * self.extent_pages if self.first_page_labels else e
+            out.append(f"{label:,}" if abs(v - 0.5 - e) < 1e-6 and 0 <= e < self.rows else "")
         return out
 
     def tickValues(self, minVal, maxVal, size):
@@ -774,13 +785,17 @@ class ExtentAxis(pg.AxisItem):
 
 
 class PageAxis(pg.AxisItem):
+    """Bottom axis: the cell's place in its row (ticks only where there are cells)."""
+
+    cols = 1 << 62
+
     def tickValues(self, minVal, maxVal, size):
         vals = super().tickValues(minVal - 0.5, maxVal - 0.5, size)
         out = []
         for spacing, ticks in vals:
             sp = max(1.0, round(spacing))
             out.append((sp, sorted(set(float(int(round(t))) + 0.5 for t in ticks
-                                       if t >= -0.5 and abs(round(t) % sp) < 1e-6))))
+                                       if -0.5 <= t < self.cols - 0.5 and abs(round(t) % sp) < 1e-6))))
         return out
 
     def tickStrings(self, values, scale, spacing):
@@ -975,7 +990,7 @@ class ExtentMapView(QWidget):
                            "to highlight · wheel zooms, drag pans")
         self.hint.setStyleSheet("color: #757575")
         self.hint.setWordWrap(True)
-        ll.addWidget(self.hint)
+        self.hint.setContentsMargins(4, 0, 4, 2)
 
         self.report = QSplitter(Qt.Horizontal)      # what export renders: map + legend
         self.report.addWidget(self.glw)
@@ -994,6 +1009,7 @@ class ExtentMapView(QWidget):
         lay.addLayout(top)
         lay.addLayout(bar)
         lay.addWidget(self.report, 1)
+        lay.addWidget(self.hint)            # below the map and legend: not part of an export
         self._show_empty("No InnoDB file scanned")
 
     def _set_status(self, text: str) -> None:
@@ -1165,17 +1181,77 @@ class ExtentMapView(QWidget):
         self.highlight_mask = None
         self.selected_page = None
         self.marker.setVisible(False)
-        if self.grid is not None:
-            self.plot.removeItem(self.grid)
-        self.grid = GridItem(self.data.rows, self.data.extent_pages, theme.background())
-        self.plot.addItem(self.grid)
-        self.left_axis.extent_pages = self.data.extent_pages
-        self.left_axis.rows = self.data.rows
+        self.data.set_cols(self.best_cols())
+        self._wrap_size = (self.data, (float(self.vb.width()), float(self.vb.height())))
+        self._layout_grid()
         self.goto.blockSignals(True)
         self.goto.setRange(0, max(0, self.data.n_pages - 1))
         self.goto.blockSignals(False)
         self._update_title()
         self._recolour(reset_range=True)
+
+    def _layout_grid(self) -> None:
+        """Grid and axes for the map's current row width."""
+        d = self.data
+        if self.grid is not None:
+            self.plot.removeItem(self.grid)
+        self.grid = GridItem(d.rows, d.cols, theme.background())
+        self.plot.addItem(self.grid)
+        self.left_axis.extent_pages = d.cols
+        self.left_axis.rows = d.rows
+        self.left_axis.first_page_labels = d.cols != d.extent_pages
+        self.bottom_axis.cols = d.cols
+
+    def best_cols(self) -> int:
+        """Cells a row for the current view size: the engine's row unit (an extent) when
+        the file fills the view's height with square cells at that width (long files
+        scroll); else the power-of-two multiple or fraction of it giving the largest
+        square cells, so a 20-page file is a block of big cells, not a strip."""
+        d = self.data
+        if d is None:
+            return 1
+        w = max(50.0, float(self.vb.width() or 700))
+        h = max(50.0, float(self.vb.height() or 500))
+        ext = d.extent_pages
+        if d.n_pages == 0 or math.ceil(d.n_pages / ext) * (w / (ext + 1)) >= h * 0.9:
+            return ext
+        best, best_cell = ext, 0.0
+        c = ext
+        while c > 1:
+            c //= 2
+        cands = []
+        while c <= max(ext, d.n_pages) * 2:
+            cands.append(c)
+            c *= 2
+        for c in cands:
+            rows = math.ceil(d.n_pages / c)
+            cell = min(w / (c + 1), h / (rows + 1))
+            if cell > best_cell * 1.0001:
+                best, best_cell = c, cell
+        return best
+
+    def _rewrap(self) -> bool:
+        """Re-lay the map when the view's size calls for another row width."""
+        d = self.data
+        if d is None:
+            return False
+        size = (float(self.vb.width()), float(self.vb.height()))
+        last = getattr(self, "_wrap_size", None)
+        if last is not None and last[0] is d and abs(size[0] - last[1][0]) < 40 and abs(size[1] - last[1][1]) < 40:
+            return False        # the new row width's own axis labels move the plot a few pixels: no flip-flop
+        self._wrap_size = (d, size)
+        cols = self.best_cols()
+        if cols == d.cols:
+            return False
+        marker_page = self.selected_page
+        d.set_cols(cols)
+        self._layout_grid()
+        self._update_title()
+        self._redraw()
+        if marker_page is not None:
+            row, col = divmod(marker_page, d.cols)
+            self.marker.setRect(QRectF(col, row, 1, 1))
+        return True
 
     def _show_empty(self, msg: str) -> None:
         self.entry = None
@@ -1212,8 +1288,13 @@ class ExtentMapView(QWidget):
         self.plot.titleLabel.setMaximumHeight(h)
         self.plot.layout.setRowFixedHeight(0, h)
         span = f" = {human_bytes(extent_bytes).replace('.0 ', ' ')}" if extent_bytes else ""
-        self.plot.setLabel("left", f"{row} ({d.extent_pages} {unit}s{span})", color=theme.foreground())
-        self.plot.setLabel("bottom", f"{unit} in {row}", color=theme.foreground())
+        if d.cols == d.extent_pages:
+            self.plot.setLabel("left", f"{row} ({d.extent_pages} {unit}s{span})", color=theme.foreground())
+            self.plot.setLabel("bottom", f"{unit} in {row}", color=theme.foreground())
+        else:       # wrapped to fit the view: rows are labelled by their first unit
+            self.plot.setLabel("left", f"first {unit} of the row ({d.cols} a row; {row} = {d.extent_pages}"
+                               f" {unit}s{span})", color=theme.foreground())
+            self.plot.setLabel("bottom", f"{unit} in row", color=theme.foreground())
 
     # -- modes and colouring ---------------------------------------------------------------
     def _set_modes(self, modes: list[tuple[str, str]]) -> None:
@@ -1276,6 +1357,7 @@ class ExtentMapView(QWidget):
         d = self.data
         if d is None:
             return
+        self._rewrap()
         self._fit_range()
         self._fitted = True
         self._user_moved = False
@@ -1285,14 +1367,23 @@ class ExtentMapView(QWidget):
         d = self.data
         if d is None:
             return
-        ext = d.extent_pages
+        ext = d.cols
         w = max(100.0, float(self.vb.width() or 700))
         h = max(100.0, float(self.vb.height() or 500))
         cell = w / (ext + 1)
-        yspan = h / cell
         self.vb.setAspectLocked(False)
+        if d.cols != d.extent_pages and (d.rows + 1) * cell > h:
+            # a wrapped (small) file whose rows are the limit: all of it in view, square cells
+            cell = h / (d.rows + 1)
+            xspan = w / cell
+            x0 = -0.5 - (xspan - (ext + 1)) / 2          # centred
+            self.vb.setLimits(xMin=x0, xMax=x0 + xspan, yMin=-0.5, yMax=d.rows + 0.5,
+                              minXRange=min(4, ext), minYRange=min(2, d.rows), maxXRange=xspan)
+            self.vb.setRange(xRange=(x0, x0 + xspan), yRange=(-0.5, d.rows + 0.5), padding=0)
+            return
+        yspan = h / cell
         self.vb.setLimits(xMin=-0.5, xMax=ext + 0.5, yMin=-0.5, yMax=max(d.rows + 0.5, yspan - 0.5),
-                          minXRange=4, minYRange=2, maxXRange=ext + 1)
+                          minXRange=min(4, ext + 1), minYRange=2, maxXRange=ext + 1)
         self.vb.setRange(xRange=(-0.5, ext + 0.5), yRange=(-0.5, yspan - 0.5), padding=0)
 
     def zoom(self, factor: float | None) -> None:
@@ -1315,7 +1406,7 @@ class ExtentMapView(QWidget):
         self._user_moved = True
         d = self.data
         if d is not None:
-            self.vb.setRange(xRange=(-0.5, d.extent_pages + 0.5), yRange=(first, last), padding=0)
+            self.vb.setRange(xRange=(-0.5, d.cols + 0.5), yRange=(first, last), padding=0)
         else:
             self.vb.setRange(yRange=(first, last), padding=0)
 
@@ -1326,6 +1417,7 @@ class ExtentMapView(QWidget):
 
     def _on_vb_resized(self, *args) -> None:
         if getattr(self, "_fitted", False) and not getattr(self, "_user_moved", False):
+            self._rewrap()
             self._fit_range()
 
     def _update_colorbar(self) -> None:
@@ -1401,7 +1493,7 @@ class ExtentMapView(QWidget):
         if rows <= CELL_LIMIT_ROWS:
             if force or self._window is None:
                 self.image.setImage(self._rgba, autoLevels=False, levels=None, autoDownsample=False)
-                self.image.setRect(QRectF(0, 0, self.data.extent_pages, rows))
+                self.image.setRect(QRectF(0, 0, self.data.cols, rows))
                 self._window = (0, rows, 1)
             return
         (x0, x1), (y0, y1) = self.vb.viewRange()
@@ -1511,15 +1603,15 @@ class ExtentMapView(QWidget):
             return None
         p = self.vb.mapSceneToView(pos)
         col, row = int(math.floor(p.x())), int(math.floor(p.y()))
-        if not (0 <= col < self.data.extent_pages and 0 <= row < self.data.rows):
+        if not (0 <= col < self.data.cols and 0 <= row < self.data.rows):
             return None
-        page = row * self.data.extent_pages + col
+        page = row * self.data.cols + col
         return page if self.data.unit_at(page) is not None else None
 
     def page_center_in_widget(self, page: int):
         """Widget (self.glw viewport) coordinates of a page's cell centre (for tests)."""
         d = self.data
-        row, col = divmod(page, d.extent_pages)
+        row, col = divmod(page, d.cols)
         sp = self.vb.mapViewToScene(QPointF(col + 0.5, row + 0.5))
         return self.glw.mapFromScene(sp)
 
@@ -1579,7 +1671,7 @@ class ExtentMapView(QWidget):
         d = self.data
         if d is None or d.unit_at(page) is None:
             return
-        row = page // d.extent_pages
+        row = page // d.cols
         (_, _), (y0, y1) = self.vb.viewRange()
         span = y1 - y0
         if not (y0 <= row < y1 - 1):
@@ -1597,7 +1689,7 @@ class ExtentMapView(QWidget):
             self.goto.blockSignals(True)
             self.goto.setValue(page)
             self.goto.blockSignals(False)
-        row, col = divmod(page, d.extent_pages)
+        row, col = divmod(page, d.cols)
         self.marker.setRect(QRectF(col, row, 1, 1))
         self.marker.setVisible(True)
         self.inspector.show_page(self.entry, page, d.units[i], self.page_facts(page))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import center, unprivileged_prefix
+from x11util import center, unprivileged_prefix
 
 FIXTURES = Path(os.environ.get("DBXRAY_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures"))
 
