@@ -32,14 +32,10 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
     from dbxray.viz.export import export_png
     root = build_tree(ds)
     out = []
-    engines = set(ds.engines)
+    from dbxray.viz.registry import view_shows
     with tempfile.TemporaryDirectory() as tmp:
         for vid, cls in view_ids().items():
-            shows = getattr(cls, "shows", None)
-            need = getattr(cls, "engine", None)
-            if shows is not None and not shows(ds):
-                continue
-            if need is not None and need not in engines:
+            if not view_shows(cls, ds):
                 continue
             if vid == "whatif" and not whatif:
                 continue

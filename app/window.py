@@ -11,7 +11,8 @@ from PySide6.QtCore import QModelIndex, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel,
                                QLineEdit, QListWidget, QMainWindow, QProgressBar, QPushButton,
-                               QSplitter, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout, QWidget)
+                               QSplitter, QStackedWidget, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout,
+                               QWidget)
 
 from dbxray.parsers.humanize import human_bytes, percent
 from dbxray.parsers.model import Dataset
@@ -57,7 +58,10 @@ class MainWindow(QMainWindow):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.Interactive)
-        header.resizeSection(0, 170)        # the size column stays visible beside it in the left pane
+        header.resizeSection(0, 170)        # then sized to the names by fit_name_column
+        self.tree.setTextElideMode(Qt.ElideMiddle)      # a cut name keeps its start and its end
+        self.tree.viewport().installEventFilter(self)
+        self.tree.expanded.connect(lambda _: QTimer.singleShot(0, self.fit_name_column))
         for c in range(1, len(self.model.headers())):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         for c in CH_COLUMNS:
@@ -87,12 +91,23 @@ class MainWindow(QMainWindow):
             if hasattr(view, "run_requested"):
                 view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
 
+        # the centre: a message while there is nothing to draw (no scan yet, scanning), then the tabs
+        self.placeholder = QLabel()
+        self.placeholder.setObjectName("placeholder")
+        self.placeholder.setAlignment(Qt.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet("color: #616161; font-size: 13pt")
+        self.centre = QStackedWidget()
+        self.centre.addWidget(self.placeholder)
+        self.centre.addWidget(self.tabs)
+        self.show_placeholder("Open a data directory (Ctrl+O), a file (Ctrl+Shift+O) or drop one here")
+
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
-        split.addWidget(self.tabs)
+        split.addWidget(self.centre)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 5)
-        split.setSizes([300, 700])
+        split.setSizes([330, 700])
         split.setChildrenCollapsible(False)
         left.setMinimumWidth(200)
         self.splitter = split
@@ -109,7 +124,7 @@ class MainWindow(QMainWindow):
         self.inspector_split.addWidget(self.page_inspector)
         self.inspector_split.setStretchFactor(0, 1)
         self.inspector_split.setStretchFactor(1, 3)
-        self.inspector_split.setSizes([200, 520])
+        self.inspector_split.setSizes([700, 40])       # until a page is clicked: the node's facts
         self.inspector_split.setChildrenCollapsible(False)
         self.inspector_dock = QDockWidget("Inspector", self)
         self.inspector_dock.setObjectName("inspector")
@@ -132,7 +147,8 @@ class MainWindow(QMainWindow):
         self.errors_dock = QDockWidget("Errors", self)
         self.errors_dock.setObjectName("errors")
         self.errors_dock.setWidget(self.errors)
-        self.errors_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.errors_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                                     | QDockWidget.DockWidgetClosable)
         self.addDockWidget(Qt.BottomDockWidgetArea, self.errors_dock)
 
         # status bar: message, progress, cancel
@@ -398,6 +414,8 @@ class MainWindow(QMainWindow):
         self.current_path = path
         self.settings.setValue("last_dir", os.path.dirname(path))
         self.status_label.setText(f"Scanning {path}…")
+        if self.dataset is None:
+            self.show_placeholder(f"Scanning {path}…")
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
@@ -422,6 +440,11 @@ class MainWindow(QMainWindow):
         if kind == "begin":
             if self.current_path and os.path.isfile(self.current_path):
                 self.tabs.setCurrentWidget(em)        # one tablespace opened: its map is the point
+            if self.dataset is None:
+                for i in range(self.tabs.count()):    # only the map has something to show yet
+                    self.tabs.setTabVisible(i, self.tabs.widget(i) is em)
+                self.tabs.setCurrentWidget(em)
+            self.show_views()
             em.begin_preview(part)
         elif kind == "chunk":
             em.add_preview_chunk(part)
@@ -442,6 +465,8 @@ class MainWindow(QMainWindow):
         if total > 0:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
+            if done >= total:       # the files are read; the tree and views are built next
+                message = "Files read; building the tree and the views…"
         if message:
             self.status_label.setText(message)
 
@@ -458,12 +483,16 @@ class MainWindow(QMainWindow):
             self.extent_map.clear_preview("Scan failed")
         self.status_label.setText(message.splitlines()[0])
         self.errors.addItem(message.splitlines()[0])
+        if self.dataset is None:
+            self.show_placeholder(message.splitlines()[0])
 
     def _on_cancelled(self) -> None:
         self._end_job()
         if self.extent_map is not None:
             self.extent_map.clear_preview("Scan cancelled")
         self.status_label.setText("Scan cancelled")
+        if self.dataset is None:
+            self.show_placeholder("Scan cancelled. Open a data directory (Ctrl+O) or a file (Ctrl+Shift+O)")
 
     def _on_scanned(self, ds: Dataset) -> None:
         self._end_job()
@@ -489,6 +518,7 @@ class MainWindow(QMainWindow):
             self.tree.setColumnHidden(c, not has_columns)
         self.tree.sortByColumn(self.tree.header().sortIndicatorSection(), self.tree.header().sortIndicatorOrder())
         self.tree.expandToDepth(1)
+        self.fit_name_column()
         self.setWindowTitle(f"dbxray — {ds.root}")
         self.errors.clear()
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
@@ -498,8 +528,13 @@ class MainWindow(QMainWindow):
         for e in msgs[:5000]:
             self.errors.addItem(e)
         self.errors_dock.setWindowTitle(f"Errors and warnings ({len(msgs)})")
-        for view in self.views:
+        from dbxray.viz.registry import view_shows
+        for i, view in enumerate(self.views):
             view.set_dataset(ds, self.tree_root)
+            self.tabs.setTabVisible(self.tabs.indexOf(view), view_shows(type(view), ds))
+        if not self.tabs.isTabVisible(self.tabs.currentIndex()):
+            self.tabs.setCurrentIndex(next(i for i in range(self.tabs.count()) if self.tabs.isTabVisible(i)))
+        self.show_views()
         self.show_inspector(self.tree_root)
         self.dataset_loaded.emit(ds)
 
@@ -535,6 +570,19 @@ class MainWindow(QMainWindow):
             self.tree.setCurrentIndex(pidx)
             self.tree.scrollTo(pidx)
 
+    def fit_name_column(self) -> None:
+        """The name column as wide as the names shown, up to the tree's width less the
+        apparent-size column (names first; the other size columns scroll into view)."""
+        header = self.tree.header()
+        want = self.tree.sizeHintForColumn(0) + 8
+        room = self.tree.viewport().width() - header.sectionSize(1)
+        header.resizeSection(0, max(140, min(want, room)))
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.tree.viewport() and event.type() == event.Type.Resize:
+            QTimer.singleShot(0, self.fit_name_column)
+        return super().eventFilter(obj, event)
+
     def selected_node_name(self) -> str:
         idx = self.tree.currentIndex()
         node = self.proxy.data(idx, NODE_ROLE) if idx.isValid() else None
@@ -542,6 +590,14 @@ class MainWindow(QMainWindow):
 
     def show_inspector(self, node: Node) -> None:
         self.inspector.setHtml(inspector_html(node))
+
+    def show_placeholder(self, text: str) -> None:
+        """The centre shows ``text`` instead of views with nothing to draw."""
+        self.placeholder.setText(text)
+        self.centre.setCurrentWidget(self.placeholder)
+
+    def show_views(self) -> None:
+        self.centre.setCurrentWidget(self.tabs)
 
     def show_hover_facts(self, text: str) -> None:
         """The hovered page's facts in the status bar (empty: the message again)."""
@@ -553,6 +609,11 @@ class MainWindow(QMainWindow):
         """A page was clicked in the map: the right dock shows it (the view filled the inspector)."""
         self.inspector_dock.show()
         self.inspector_dock.raise_()
+        top, bottom = self.inspector_split.sizes()
+        if bottom < 200:            # the page part was folded to its hint: now it gets the room
+            total = top + bottom
+            first = min(top, max(160, total // 3))
+            self.inspector_split.setSizes([first, total - first])
 
     # -- keyboard: go to page, zoom ---------------------------------------------------
     def go_to_page_prompt(self) -> None:
@@ -642,6 +703,18 @@ def inspector_html(node: Node) -> str:
                 rows.append((k, f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
     body = "".join(f"<tr><td style='color:#757575;padding-right:12px'>{e(k)}</td><td>{e(str(v))}</td></tr>"
                    for k, v in rows)
+    inside = [c for c in node.children if c.allocated or c.apparent]
+    if inside and node.kind != "column":
+        inside.sort(key=lambda c: -max(c.allocated, c.apparent))
+        total = max(1, max(node.allocated, sum(c.allocated for c in inside)))
+        shown = inside[:15]
+        body += ("<tr><td colspan=2 style='padding-top:8px'><b>Largest inside</b> "
+                 f"(allocated, {len(inside)} item{'s' if len(inside) != 1 else ''})</td></tr>")
+        body += "".join(f"<tr><td style='padding-right:12px'>{e(c.name)}</td><td>{e(human_bytes(c.allocated))}"
+                        f" <span style='color:#757575'>{100.0 * c.allocated / total:.1f}%</span></td></tr>"
+                        for c in shown)
+        if len(inside) > len(shown):
+            body += f"<tr><td colspan=2 style='color:#757575'>… {len(inside) - len(shown)} more</td></tr>"
     errs = ""
     if entry is not None and (entry.errors or entry.warnings):
         errs = "<h4 style='color:#c62828'>Problems</h4><ul>" + "".join(

@@ -1012,6 +1012,22 @@ class ExtentMapView(QWidget):
         lay.addWidget(self.hint)            # below the map and legend: not part of an export
         self._show_empty("No InnoDB file scanned")
 
+    #: below this width the legend goes under the map (beside it, the map would be too narrow)
+    LEGEND_BELOW = 760
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        below = self.width() < self.LEGEND_BELOW
+        want = Qt.Vertical if below else Qt.Horizontal
+        if self.report.orientation() != want:
+            self.report.setOrientation(want)
+            if below:
+                h = max(200, self.report.height())
+                self.report.setSizes([int(h * 0.7), h - int(h * 0.7)])
+            else:
+                w = max(300, self.report.width())
+                self.report.setSizes([int(w * 0.68), w - int(w * 0.68)])
+
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
         self.status.setToolTip(text)
@@ -1292,8 +1308,7 @@ class ExtentMapView(QWidget):
             self.plot.setLabel("left", f"{row} ({d.extent_pages} {unit}s{span})", color=theme.foreground())
             self.plot.setLabel("bottom", f"{unit} in {row}", color=theme.foreground())
         else:       # wrapped to fit the view: rows are labelled by their first unit
-            self.plot.setLabel("left", f"first {unit} of the row ({d.cols} a row; {row} = {d.extent_pages}"
-                               f" {unit}s{span})", color=theme.foreground())
+            self.plot.setLabel("left", f"first {unit} of the row ({d.cols} a row)", color=theme.foreground())
             self.plot.setLabel("bottom", f"{unit} in row", color=theme.foreground())
 
     # -- modes and colouring ---------------------------------------------------------------

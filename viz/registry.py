@@ -67,3 +67,14 @@ def view_classes() -> list[type]:
         if cls is not None:
             out.append(cls)
     return out
+
+
+def view_shows(cls: type, dataset) -> bool:
+    """Whether a view has anything to draw for ``dataset``: its engine is in the dataset
+    and its own ``shows`` (when it has one) says yes.  The window hides the other tabs,
+    the report leaves them out."""
+    shows = getattr(cls, "shows", None)
+    if shows is not None and not shows(dataset):
+        return False
+    need = getattr(cls, "engine", None)
+    return need is None or need in set(dataset.engines)

@@ -1,0 +1,93 @@
+"""Layout and states of the window (issue 21, defects 7 and 8): it fits 1024x700; the
+errors dock can be hidden from the View menu; tree names are not cut when there is room;
+the inspector shows what the selected node holds and folds the page part until a page is
+clicked; the map's legend goes under it when the view is narrow; while nothing is scanned
+the centre says so instead of empty 0..1 plots; tabs of engines not in the data are
+hidden; the status never says "done" while the tree is still empty."""
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from dbxray.app.window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 860)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _open(qtbot, w, path):
+    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+        w.open_path(str(path))
+    qtbot.wait(50)
+
+
+def test_window_fits_1024x700(window, qtbot):
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 700, hint
+    window.resize(1024, 700)
+    qtbot.wait(50)
+    assert (window.width(), window.height()) == (1024, 700)
+
+
+def test_errors_dock_can_be_hidden(window, qtbot):
+    action = window.errors_dock.toggleViewAction()
+    assert action.isEnabled()
+    action.trigger()
+    assert not window.errors_dock.isVisible()
+    action.trigger()
+    assert window.errors_dock.isVisible()
+
+
+def test_placeholder_then_only_the_views_with_something_to_draw(window, qtbot, sparse_fixtures):
+    assert window.centre.currentWidget() is window.placeholder
+    assert "Open a data directory" in window.placeholder.text()
+    _open(qtbot, window, sparse_fixtures / "innodb" / "16k")
+    assert window.centre.currentWidget() is window.tabs
+    shown = [window.tabs.tabText(i) for i in range(window.tabs.count()) if window.tabs.isTabVisible(i)]
+    assert "Columns" not in shown and "TokuDB" not in shown, shown
+    assert {"Sizes", "Extent map", "Holes", "What if"} <= set(shown), shown
+
+
+def test_the_status_does_not_say_done_before_the_tree(window):
+    window._on_progress(10, 10, "done")
+    assert "done" not in window.status_label.text().lower()
+    assert "building" in window.status_label.text().lower()
+
+
+def test_tree_names_not_cut_when_there_is_room(window, qtbot, sparse_fixtures):
+    window.resize(1600, 1000)
+    _open(qtbot, window, sparse_fixtures / "innodb" / "16k")
+    qtbot.wait(100)         # the tree as it opens (two levels expanded)
+    need = window.tree.sizeHintForColumn(0)
+    assert window.tree.header().sectionSize(0) >= need, (window.tree.header().sectionSize(0), need)
+    assert window.tree.textElideMode() == Qt.ElideMiddle
+
+
+def test_inspector_lists_what_the_node_holds_and_folds_the_page_part(window, qtbot, sparse_fixtures):
+    _open(qtbot, window, sparse_fixtures / "innodb" / "16k")
+    text = window.inspector.toPlainText()
+    assert "Largest inside" in text and "InnoDB" in text, text
+    assert window.inspector_split.sizes()[1] < 100
+    em = window.extent_map
+    window.tabs.setCurrentWidget(em)
+    qtbot.wait(50)
+    em.click_page(3)
+    qtbot.wait(50)
+    assert window.inspector_split.sizes()[1] >= 200
+
+
+def test_map_legend_goes_under_a_narrow_map(qtbot, window, sparse_fixtures):
+    _open(qtbot, window, sparse_fixtures / "innodb" / "16k")
+    em = window.extent_map
+    window.tabs.setCurrentWidget(em)
+    window.resize(1024, 700)
+    qtbot.wait(100)
+    assert em.width() < em.LEGEND_BELOW and em.report.orientation() == Qt.Vertical
+    window.resize(1900, 1000)
+    qtbot.wait(100)
+    assert em.report.orientation() == Qt.Horizontal
