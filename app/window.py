@@ -8,9 +8,9 @@ import os
 import time
 
 from PySide6.QtCore import QModelIndex, QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel,
-                               QLineEdit, QListWidget, QMainWindow, QProgressBar, QPushButton,
+                               QLineEdit, QListWidget, QMainWindow, QMenu, QProgressBar, QPushButton,
                                QSplitter, QStackedWidget, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout,
                                QWidget)
 
@@ -19,6 +19,7 @@ from dbxray.parsers.model import Dataset
 from dbxray.parsers.tree import Node, build_tree
 
 from dbxray.app import __version__
+from dbxray.app.tablecsv import model_csv, row_text, view_columns
 from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, TreeSortProxy, add_clickhouse_columns
 from dbxray.app.workers import Job, scan_job
 from dbxray.viz.registry import view_classes
@@ -170,6 +171,7 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.cancel_button)
 
         self._make_actions()
+        self._make_context_menus()
         from dbxray.app.shortcuts import WindowShortcuts
         self.shortcuts = WindowShortcuts(self)
         from dbxray.app import statedump
@@ -226,7 +228,156 @@ class MainWindow(QMainWindow):
         v.addSeparator()
         v.addAction(self.inspector_dock.toggleViewAction())
         v.addAction(self.errors_dock.toggleViewAction())
+        h = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = QAction("&Keyboard Shortcuts", self, shortcut=QKeySequence("F1"),
+                                        triggered=self.show_shortcuts)
+        self.about_action = QAction("&About dbxray", self, triggered=self.show_about)
+        h.addAction(self.shortcuts_action)
+        h.addAction(self.about_action)
         self._refresh_recent()
+
+    def shortcut_list(self) -> list[tuple[str, str]]:
+        """(keys, what they do) of every menu action with a shortcut, in menu order, and the
+        keys of the views (Home/End in the map)."""
+        out = []
+        for menu in self.menuBar().findChildren(QMenu):
+            for a in menu.actions():
+                keys = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
+                if keys and (keys, a.text()) not in out:
+                    out.append((keys, a.text().replace("&", "").rstrip("…")))
+        out += [("Home", "Extent map: fit (square cells, extent 0 at the top)"),
+                ("End", "Extent map: the whole file in view"),
+                ("Enter (in the page field)", "Extent map: go to the page and inspect it"),
+                ("Mouse wheel / drag", "zoom / pan a chart"),
+                ("Right click", "copy and export menus of the tree, tables and views")]
+        return out
+
+    def show_shortcuts(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+        rows = "".join(f"<tr><td style='padding-right:16px'><b>{html.escape(k)}</b></td><td>{html.escape(t)}</td></tr>"
+                       for k, t in self.shortcut_list())
+        box = QMessageBox(self)
+        box.setWindowTitle("Keyboard shortcuts")
+        box.setTextFormat(Qt.RichText)
+        box.setText(f"<table>{rows}</table><p>Shortcuts work wherever the focus is, the filter box included.</p>")
+        box.exec()
+
+    def show_about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+        from PySide6 import __version__ as pyside_version
+        QMessageBox.about(self, "About dbxray",
+                          f"<h3>dbxray {html.escape(__version__)}</h3><p>A desktop X-ray for database files on "
+                          "disk: InnoDB, ClickHouse, TokuDB and CSV, read-only, without a running server.</p>"
+                          f"<p>Qt for Python {html.escape(pyside_version)}</p>")
+
+    # -- right-click menus and CSV --------------------------------------------------
+    def _make_context_menus(self) -> None:
+        """Right-click menus: the tree (copy name/path/row, open the folder, CSV), every
+        table inside the views (copy row, CSV), and every view (export, copy)."""
+        from PySide6.QtWidgets import QAbstractItemView as _ItemView
+        self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._tree_menu)
+        for view in self.views:
+            for table in view.findChildren(_ItemView):
+                if table.contextMenuPolicy() not in (Qt.ActionsContextMenu, Qt.DefaultContextMenu):
+                    continue
+                table.setContextMenuPolicy(Qt.ActionsContextMenu)
+                for text, fn in (("Copy row", lambda _=False, t=table: self.copy_table_row(t)),
+                                 ("Copy table as CSV", lambda _=False, t=table: self.copy_table_csv(t)),
+                                 ("Save table as CSV…", lambda _=False, t=table: self.save_table_csv_dialog(t))):
+                    a = QAction(text, table)
+                    a.triggered.connect(fn)
+                    table.addAction(a)
+            view.setContextMenuPolicy(Qt.ActionsContextMenu)
+            for text, fn in (("Export this view as PNG…", lambda _=False, v=view: self._export_from_menu(v, "png")),
+                             ("Export this view as SVG…", lambda _=False, v=view: self._export_from_menu(v, "svg")),
+                             ("Copy this view to the clipboard", lambda _=False, v=view: self._copy_from_menu(v))):
+                a = QAction(text, view)
+                a.triggered.connect(fn)
+                view.addAction(a)
+
+    def _export_from_menu(self, view, kind: str) -> None:
+        self.tabs.setCurrentWidget(view)
+        self.export_view_dialog(kind)
+
+    def _copy_from_menu(self, view) -> None:
+        self.tabs.setCurrentWidget(view)
+        self.copy_view()
+
+    def tree_menu_actions(self, index) -> list[tuple[str, object]]:
+        """(text, callable) of the tree's right-click menu for the row at ``index``."""
+        node = self.proxy.data(index, NODE_ROLE) if index.isValid() else None
+        out = []
+        if node is not None:
+            full = self.node_abspath(node)
+            out.append(("Copy name", lambda: QGuiApplication.clipboard().setText(node.name)))
+            if full:
+                out.append(("Copy path", lambda: QGuiApplication.clipboard().setText(full)))
+                out.append(("Open containing folder", lambda: self.open_folder_of(full)))
+            out.append(("Copy row", lambda: QGuiApplication.clipboard().setText(row_text(self.proxy, index))))
+        out.append(("Copy tree as CSV", lambda: QGuiApplication.clipboard().setText(self.tree_csv())))
+        out.append(("Save tree as CSV…", self.save_tree_csv_dialog))
+        return out
+
+    def _tree_menu(self, pos) -> None:
+        menu = QMenu(self.tree)
+        for text, fn in self.tree_menu_actions(self.tree.indexAt(pos)):
+            menu.addAction(text, fn)
+        menu.popup(self.tree.viewport().mapToGlobal(pos))
+
+    def node_abspath(self, node: Node) -> str:
+        """The file or folder a tree node stands for on disk ("" for groups such as an engine)."""
+        if node.kind == "file" and node.ref is not None:
+            return node.ref.abspath
+        if node.kind == "root" and self.dataset is not None:
+            return self.dataset.root
+        files = [n.ref.abspath for n in node.walk() if n.kind == "file" and n.ref is not None]
+        if files and node.kind in ("table", "database", "part"):
+            common = os.path.commonpath(files)
+            return common if os.path.isdir(common) else os.path.dirname(common)
+        return ""
+
+    def open_folder_of(self, path: str) -> bool:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        ok = QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
+        self.status_label.setText(f"Opened {folder}" if ok else f"No file manager to open {folder}")
+        return ok
+
+    def tree_csv(self) -> str:
+        return model_csv(self.proxy, tree=True, columns=view_columns(self.tree))
+
+    def save_tree_csv_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save tree as CSV", self.save_path("dbxray-tree.csv"),
+                                              "CSV (*.csv)")
+        if path:
+            self.write_text(path, self.tree_csv())
+
+    def copy_table_row(self, table) -> None:
+        idx = table.currentIndex()
+        if idx.isValid():
+            QGuiApplication.clipboard().setText(row_text(table.model(), idx))
+
+    def copy_table_csv(self, table) -> None:
+        QGuiApplication.clipboard().setText(model_csv(table.model(), columns=view_columns(table)))
+
+    def save_table_csv_dialog(self, table) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save table as CSV", self.save_path("dbxray-table.csv"),
+                                              "CSV (*.csv)")
+        if path:
+            self.write_text(path, model_csv(table.model(), columns=view_columns(table)))
+
+    def write_text(self, path: str, text: str) -> bool:
+        self.remember_save_dir(path)
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as e:
+            self.status_label.setText(f"Could not write {path}: {e.strerror}")
+            return False
+        self.status_label.setText(f"Wrote {path}")
+        return True
 
     def recent_paths(self) -> list[str]:
         val = self.settings.value("recent", [])
@@ -261,11 +412,21 @@ class MainWindow(QMainWindow):
     def save_scan_dialog(self) -> None:
         if self.dataset is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save scan", "scan.dbxray.json", "dbxray scan (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self, "Save scan", self.save_path("scan.dbxray.json"),
+                                              "dbxray scan (*.json)")
         if path:
             self.save_scan(path)
 
+    def save_path(self, name: str) -> str:
+        """``name`` in the folder the last export or save went to (remembered across runs)."""
+        folder = self.settings.value("export/dir", "") or os.path.expanduser("~")
+        return os.path.join(str(folder), name)
+
+    def remember_save_dir(self, path: str) -> None:
+        self.settings.setValue("export/dir", os.path.dirname(os.path.abspath(path)))
+
     def save_scan(self, path: str) -> None:
+        self.remember_save_dir(path)
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(self.dataset.to_json(), fh, indent=1)
         self.status_label.setText(f"Saved scan to {path}")
@@ -326,6 +487,7 @@ class MainWindow(QMainWindow):
         """The current view to PNG (``width`` x ``height`` logical pixels at ``dpi``) or SVG;
         without a size, at the size it has in the window."""
         from dbxray.viz.export import export_png, export_svg
+        self.remember_save_dir(path)
         view = self.current_view()
         widget = self.export_widget()
         ok = export_svg(widget, path, width, height, title=f"dbxray {view.title}") \
@@ -337,7 +499,7 @@ class MainWindow(QMainWindow):
         view = self.current_view()
         name = f"{getattr(view, 'view_id', 'view')}.{kind}"
         flt = "PNG image (*.png)" if kind == "png" else "SVG vector image (*.svg)"
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {view.title}", name, flt)
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {view.title}", self.save_path(name), flt)
         if path:
             from dbxray.viz.export import ExportOptionsDialog
             w = self.export_widget()
@@ -360,13 +522,15 @@ class MainWindow(QMainWindow):
     def export_report_dialog(self) -> None:
         if self.dataset is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export report", "dbxray-report.html", "HTML (*.html)")
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", self.save_path("dbxray-report.html"),
+                                              "HTML (*.html)")
         if path:
             self.export_report(path)
 
     def export_report(self, path: str, whatif_sample: str | None = "0.05") -> None:
         """What-if projections in a worker, then the views rendered and the HTML written."""
         from dbxray.app.report import run_default_whatif
+        self.remember_save_dir(path)
         ds = self.dataset
         self._report_path = path
         job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample) if whatif_sample else None,
@@ -506,7 +670,7 @@ class MainWindow(QMainWindow):
             self._remember(self.current_path)
         secs = time.monotonic() - self._scan_started
         self.status_label.setText(
-            f"{ds.root} — {len(ds.files)} files, {', '.join(ds.engines) or 'no engine'} — apparent "
+            f"{self.display_name(ds.root)} — {len(ds.files)} files, {', '.join(ds.engines) or 'no engine'} — apparent "
             f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s")
 
     def set_dataset(self, ds: Dataset) -> None:
@@ -519,7 +683,7 @@ class MainWindow(QMainWindow):
         self.tree.sortByColumn(self.tree.header().sortIndicatorSection(), self.tree.header().sortIndicatorOrder())
         self.tree.expandToDepth(1)
         self.fit_name_column()
-        self.setWindowTitle(f"dbxray — {ds.root}")
+        self.setWindowTitle(f"dbxray — {self.display_name(ds.root)}")
         self.errors.clear()
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
             [w for f in ds.files for w in f.warnings]
@@ -590,6 +754,15 @@ class MainWindow(QMainWindow):
 
     def show_inspector(self, node: Node) -> None:
         self.inspector.setHtml(inspector_html(node))
+
+    def display_name(self, path: str) -> str:
+        """A path as the title and status show it: the embedded demo's working copy (in the
+        cache folder) is called the demo; other paths with ~ for the home folder."""
+        prefix = demo_prefix()
+        if path == prefix or path.startswith(prefix + os.sep):
+            return "demo data dir (embedded; a working copy in the cache)"
+        home = os.path.expanduser("~")
+        return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
     def show_placeholder(self, text: str) -> None:
         """The centre shows ``text`` instead of views with nothing to draw."""

@@ -48,7 +48,7 @@ def _map_geometry(v):
     return cw, ch, used_w * cw / v.vb.width(), used_h * ch / v.vb.height()
 
 
-@pytest.mark.parametrize("size", [(560, 470), (900, 700), (1400, 900)])
+@pytest.mark.parametrize("size", [(560, 560), (900, 700), (1400, 900)])
 @pytest.mark.parametrize("key", ["small", "ibdata1"])
 def test_fit_fills_the_view_with_square_cells(qtbot, datasets, key, size):
     v = _view(qtbot, datasets, key, size)

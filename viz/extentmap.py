@@ -1393,7 +1393,7 @@ class ExtentMapView(QWidget):
             xspan = w / cell
             x0 = -0.5 - (xspan - (ext + 1)) / 2          # centred
             self.vb.setLimits(xMin=x0, xMax=x0 + xspan, yMin=-0.5, yMax=d.rows + 0.5,
-                              minXRange=min(4, ext), minYRange=min(2, d.rows), maxXRange=xspan)
+                              minXRange=1, minYRange=1, maxXRange=xspan)
             self.vb.setRange(xRange=(x0, x0 + xspan), yRange=(-0.5, d.rows + 0.5), padding=0)
             return
         yspan = h / cell

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QFontMetrics, QPainter
-from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from dbxray.parsers.humanize import human_bytes
@@ -45,9 +45,41 @@ def region_colour(name: str) -> str:
     return _SPARE[sum(map(ord, name)) % len(_SPARE)]
 
 
+def parse_offset(text: str) -> int | None:
+    """An offset typed as decimal (``1234``) or hex (``0x4d2``, ``4d2h``, ``$4d2``)."""
+    t = text.strip().lower().replace("_", "").replace(",", "")
+    try:
+        if t.startswith(("0x", "$")):
+            return int(t.lstrip("$").removeprefix("0x"), 16)
+        if t.endswith("h"):
+            return int(t[:-1], 16)
+        return int(t, 10)
+    except ValueError:
+        return None
+
+
+def parse_pattern(text: str) -> bytes:
+    """A search typed as hex bytes (``53 59 53``, ``0x5359``) or, failing that, as text (UTF-8)."""
+    t = text.strip()
+    h = t.lower().removeprefix("0x").replace(" ", "")
+    if h and len(h) % 2 == 0 and all(c in "0123456789abcdef" for c in h) and (" " in t or t.lower().startswith("0x")
+                                                                              or len(h) >= 4 and not t.isalpha()):
+        return bytes.fromhex(h)
+    return t.encode("utf-8")
+
+
+def find_next(data: bytes, pattern: bytes, start: int) -> int:
+    """Offset of ``pattern`` at or after ``start`` (wrapping to the start), or -1."""
+    if not pattern:
+        return -1
+    i = data.find(pattern, max(0, start))
+    return i if i >= 0 else data.find(pattern)
+
+
 class HexView(QAbstractScrollArea):
-    """16 bytes a line (8 when the view is too narrow for 16, e.g. in a side dock),
-    offset | hex | ASCII; each byte's background is its region's colour."""
+    """16 bytes a line, as every hex editor (ImHex, ...): offset | hex | ASCII; each
+    byte's background is its region's colour; a narrow view scrolls sideways.  A found
+    match or a go-to offset is outlined."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -59,6 +91,8 @@ class HexView(QAbstractScrollArea):
         self.regions: list[tuple[int, int, str]] = []
         self.colours: list[QColor] = []
         self.bpl = 16                 # bytes per line
+        self.mark: tuple[int, int] | None = None       # [start, end) outlined
+        self.horizontalScrollBar().valueChanged.connect(lambda _: self.viewport().update())
         self._metrics()
 
     def _metrics(self) -> None:
@@ -105,9 +139,17 @@ class HexView(QAbstractScrollArea):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        self.bpl = 16 if self.viewport().width() >= self.line_width(16) else 8
         self.verticalScrollBar().setRange(0, max(0, self.n_lines() - self.visible_lines()))
         self.verticalScrollBar().setPageStep(self.visible_lines())
+        hs = self.horizontalScrollBar()
+        hs.setRange(0, max(0, self.line_width(self.bpl) + 8 - self.viewport().width()))
+        hs.setPageStep(self.viewport().width())
+
+    def mark_range(self, start: int, end: int) -> None:
+        """Outline bytes [start, end) and scroll to them."""
+        self.mark = (start, end)
+        self.scroll_to(start)
+        self.viewport().update()
 
     def sizeHint(self) -> QSize:
         return QSize(self.cw * 78 + 30, 300)
@@ -119,6 +161,7 @@ class HexView(QAbstractScrollArea):
         p = QPainter(self.viewport())
         p.setFont(self.font())
         p.fillRect(self.viewport().rect(), QColor("#FFFFFF"))
+        p.translate(-self.horizontalScrollBar().value(), 0)
         first = self.verticalScrollBar().value()
         n = self.visible_lines() + 1
         cw, lh = self.cw, self.lh
@@ -144,6 +187,10 @@ class HexView(QAbstractScrollArea):
                 p.setPen(ink if b else grey)
                 p.drawText(xh, y + self.ascent + 1, f"{b:02X}")
                 p.drawText(x_asc + j * cw, y + self.ascent + 1, chr(b) if 32 <= b < 127 else "·")
+                if self.mark is not None and self.mark[0] <= base + j < self.mark[1]:
+                    p.setPen(QColor("#D50000"))
+                    p.drawRect(QRect(xh - cw // 2, y, cw * 3 - 1, lh - 1))
+                    p.drawRect(QRect(x_asc + j * cw, y, cw - 1, lh - 1))
         p.end()
 
 
@@ -171,10 +218,26 @@ class PageInspector(QWidget):
         self.legend = QLabel("")
         self.legend.setWordWrap(True)
         self.hex = HexView()
+        self.goto_offset = QLineEdit()
+        self.goto_offset.setPlaceholderText("offset (0x…)")
+        self.goto_offset.setToolTip("Go to an offset in the page: decimal or hex (0x1f0), Enter")
+        self.goto_offset.returnPressed.connect(self._on_goto_offset)
+        self.find_box = QLineEdit()
+        self.find_box.setPlaceholderText("find hex (53 59) or text")
+        self.find_box.setToolTip("Find bytes in the page: hex pairs (\"53 59 53\", 0x5359) or text; Enter finds the next")
+        self.find_box.returnPressed.connect(self._on_find)
+        self.find_status = QLabel("")
+        self.find_status.setStyleSheet("color: #616161")
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        tools.addWidget(self.goto_offset, 1)
+        tools.addWidget(self.find_box, 2)
+        tools.addWidget(self.find_status)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.legend)
+        rl.addLayout(tools)
         rl.addWidget(self.hex, 1)
         split = QSplitter(orientation)
         split.addWidget(self.fields)
@@ -232,6 +295,8 @@ class PageInspector(QWidget):
             it.setData(Qt.UserRole, off)
             self.fields.setItem(r, 2, it)
         self.fields.resizeRowsToContents()
+        self.hex.mark = None
+        self.find_status.setText("")
         self.hex.set_page(dec.data, dec.regions)
         chips = []
         sizes: dict[str, int] = {}
@@ -242,6 +307,24 @@ class PageInspector(QWidget):
                          f" {human_bytes(sz) if sz >= 1024 else f'{sz} B'}")
         self.legend.setText(" &nbsp; ".join(chips))
         return dec
+
+    def _on_goto_offset(self) -> None:
+        off = parse_offset(self.goto_offset.text())
+        if off is None or not 0 <= off < len(self.hex.data):
+            self.find_status.setText(f"offset out of the page (0–{max(0, len(self.hex.data) - 1)})")
+            return
+        self.find_status.setText(f"@ {off} = 0x{off:X}")
+        self.hex.mark_range(off, off + 1)
+
+    def _on_find(self) -> None:
+        pattern = parse_pattern(self.find_box.text())
+        start = self.hex.mark[0] + 1 if self.hex.mark is not None else 0
+        i = find_next(self.hex.data, pattern, start)
+        if i < 0:
+            self.find_status.setText("not found")
+            return
+        self.find_status.setText(f"found @ {i} = 0x{i:X}")
+        self.hex.mark_range(i, i + len(pattern))
 
     def field_value(self, name: str) -> str | None:
         for r in range(self.fields.rowCount()):

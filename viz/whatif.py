@@ -204,9 +204,11 @@ class WhatIfView(QWidget):
             self.status.setText("No what-if results (no engine data to re-encode).")
             return
         targets = results.get("targets", [])
-        # the biggest targets first
+        # the biggest targets first; shown first: the one the advice saves most on (else the biggest)
         for t in sorted(targets, key=lambda t: -int(t.get("current_bytes", 0))):
             self.target.addItem(t["target"])
+        advised = [a for a in results.get("advice", []) if a.get("target")]
+        first = max(advised, key=lambda a: float(a.get("saving_bytes") or 0))["target"] if advised else None
         self.target.blockSignals(False)
         s = results.get("sample", {})
         frac = "all units" if s.get("mode") == "all" else f"{100 * float(s.get('fraction', 0)):.0f}% sample"
@@ -216,7 +218,8 @@ class WhatIfView(QWidget):
         self._fill_table(targets)
         self._fill_advice(results.get("advice", []))
         if self.target.count():
-            self.target.setCurrentIndex(0)
+            i = self.target.findText(first) if first else -1
+            self.target.setCurrentIndex(max(0, i))
             self._on_target()
 
     # -- drawing ------------------------------------------------------------------
@@ -243,7 +246,8 @@ class WhatIfView(QWidget):
             for r in t.get("results", []):
                 if r.get("model", "") not in models:
                     models.append(r.get("model", ""))
-            self.model.addItems(models)
+            for m in models:
+                self.model.addItem(model_label(m), m)
         self.model.blockSignals(False)
         self._draw_target()
 
@@ -254,7 +258,7 @@ class WhatIfView(QWidget):
         sp.clear()
         if t is None or not t.get("results"):
             return
-        model = self.model.currentText()
+        model = self.model.currentData() or ""
         res = sorted((r for r in t["results"] if r.get("model", "") == model or not model),
                      key=lambda r: r["projected_bytes"])
         if not res:
@@ -311,10 +315,10 @@ class WhatIfView(QWidget):
         sp.titleLabel.setMaximumHeight(44)          # two lines: fits a narrow plot
         sp.layout.setRowFixedHeight(0, 44)
         breakable = html.escape(str(t["target"])).replace("/", "/\u200b").replace("_", "_\u200b")
-        self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, model {model}: "
+        self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, {model_label(model)}: "
                                  f"current {human_bytes(cur)}, logical {human_bytes(logical)}</span>")
         self.chart_title.setTextFormat(Qt.RichText)
-        self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model})")
+        self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model_label(model)} = {model})")
 
     def _fill_table(self, targets: list[dict]) -> None:
         rows = [(t, r) for t in targets for r in t.get("results", [])]
@@ -322,7 +326,7 @@ class WhatIfView(QWidget):
         self.table.setRowCount(len(rows))
         for i, (t, r) in enumerate(rows):
             ci = r.get("ci95") or [None, None]
-            cells = [t["target"], r["codec"], r.get("model", ""), _num(t["current_bytes"]),
+            cells = [t["target"], r["codec"], model_label(r.get("model", "")), _num(t["current_bytes"]),
                      _num(r["projected_bytes"]),
                      f"{human_bytes(ci[0])} – {human_bytes(ci[1])}" if ci[0] is not None else "-",
                      _num(r.get("compress_mb_s", 0), speed=True), _num(r.get("decompress_mb_s", 0), speed=True)]
@@ -357,3 +361,27 @@ class _NumItem(QTableWidgetItem):
 def _num(v, speed: bool = False) -> QTableWidgetItem:
     v = float(v or 0)
     return _NumItem(v, f"{v:,.0f}" if speed else human_bytes(v))
+
+
+_MODEL_WORDS = (
+    (r"innodb_page_compressed", lambda m: "InnoDB page compression"),
+    (r"innodb_page_compressed_(\d+)k_pages_approximation",
+     lambda m: f"InnoDB page compression, {m[1]} KiB pages (approximation)"),
+    (r"innodb_row_compressed_kbs(\d+)k_estimate",
+     lambda m: f"ROW_FORMAT=COMPRESSED, KEY_BLOCK_SIZE={m[1]} (estimate)"),
+    (r"clickhouse_blocks", lambda m: "ClickHouse compressed blocks"),
+    (r"tokudb_partitions", lambda m: "TokuDB partitions"),
+    (r"zfs_recordsize_(\d+)k_ashift(\d+)", lambda m: f"ZFS, recordsize {m[1]}K, ashift {m[2]}"),
+    (r"btrfs_(\d+)k_extents", lambda m: f"btrfs, {m[1]} KiB extents"),
+)
+
+
+def model_label(name: str) -> str:
+    """A storage model's name (compress/: ``innodb_page_compressed_64k_pages_approximation``)
+    in words; an unknown name as it is."""
+    import re
+    for pattern, words in _MODEL_WORDS:
+        m = re.fullmatch(pattern, name or "")
+        if m:
+            return words(m)
+    return name

@@ -88,3 +88,20 @@ def test_tree_rows_click_and_shortcuts_from_the_filter_box(launch, xdisplay):
     xdisplay.screenshot("ctrl_e_from_filter")
     app.key("Escape")
     app.wait(lambda s: not s["modal"], 10, "the dialog closed")
+
+
+def test_right_click_menus(launch, xdisplay):
+    app = launch()
+    s = app.idle()
+    row = next(r for r in s["tree_rows"] if r["text"] not in ("InnoDB", "ClickHouse", "TokuDB", "Other files"))
+    app.click(*center(row["rect"]), button=3)
+    s = app.wait(lambda s: "Copy path" in s["popup"] or "Copy row" in s["popup"], 10, "the tree's menu")
+    assert "Copy tree as CSV" in s["popup"], s["popup"]
+    xdisplay.screenshot("tree_right_click")
+    app.key("Escape")
+    app.wait(lambda s: not s["popup"], 10, "the menu closed")
+    app.click(*center(s["view"]), button=3)
+    s = app.wait(lambda s: bool(s["popup"]), 10, "the view's menu")
+    assert "Export this view as PNG…" in s["popup"], s["popup"]
+    xdisplay.screenshot("view_right_click")
+    app.key("Escape")
