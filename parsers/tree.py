@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engines
-from .model import Dataset, FileEntry
+from .model import UNIT_FREE, Dataset, FileEntry
 
 
 @dataclass
@@ -72,6 +72,25 @@ def place(entry: FileEntry) -> tuple[str, str | None, str | None]:
     return engine.place(entry)
 
 
+def owned_units(entry: FileEntry) -> dict[int, int]:
+    """Units in use per owner (``units["owner"]``, free units left out): an InnoDB index
+    owns its B-tree pages and every other page of its segments (BLOB, LOB pages)."""
+    u = entry.units
+    if u is None or not len(u) or "owner" not in (u.dtype.names or ()):
+        return {}
+    import numpy as np
+    live = u["owner"][((u["flags"] & UNIT_FREE) == 0) & (u["owner"] >= 0)]
+    if not len(live):
+        return {}
+    vals, counts = np.unique(live, return_counts=True)
+    return {int(v): int(c) for v, c in zip(vals, counts)}
+
+
+def _unit_bytes(engine, entry: FileEntry) -> int:
+    geo = engine.unit_geometry(entry) if engine is not None else None
+    return int(geo.unit_bytes) if geo is not None and geo.unit_bytes else 0
+
+
 def build_tree(ds: Dataset) -> Node:
     """The tree of a dataset; file nodes carry their FileEntry in ``ref``."""
     root = Node(name=ds.root, kind="root")
@@ -92,9 +111,23 @@ def build_tree(ds: Dataset) -> Node:
         leaf.holes = entry.hole_bytes
         leaf.logical = logical_bytes(entry)
         leaf.errors = len(entry.errors)
-        for name, ref, allocated, logical in (engine.file_children(entry) if engine is not None else ()):
+        children = list(engine.file_children(entry)) if engine is not None else []
+        tables = {ref.get("table") for _, ref, _, _ in children if isinstance(ref, dict) and ref.get("table")}
+        qualify = len(tables) > 1 or (not table and bool(tables))     # ibdata1, shared tablespaces
+        owned = owned_units(entry) if children else {}
+        unit_bytes = _unit_bytes(engine, entry) if owned else 0
+        for name, ref, allocated, logical in children:
+            if qualify and isinstance(ref, dict) and ref.get("table") and "." not in name:
+                name = f"{ref['table']}.{name}"
             n = leaf.child(name, "index")
             n.ref = ref
+            iid = ref.get("index_id") if isinstance(ref, dict) else None
+            more = owned.get(int(iid), 0) * unit_bytes if iid is not None and 0 <= int(iid) < 2 ** 31 else 0
+            if more > allocated:
+                # the index's segments hold more than its B-tree pages (BLOB/LOB pages, ...):
+                # counted under it, as highlighting the index in the map shows them
+                logical = logical * more // allocated if allocated else more
+                allocated = more
             n.apparent = n.allocated = allocated
             n.logical = logical
     root.roll_up()
