@@ -753,7 +753,7 @@ class MainWindow(QMainWindow):
         return node.name if node is not None else ""
 
     def show_inspector(self, node: Node) -> None:
-        self.inspector.setHtml(inspector_html(node))
+        self.inspector.setHtml(inspector_html(node, self.display_name(node.name) if node.kind == "root" else None))
 
     def display_name(self, path: str) -> str:
         """A path as the title and status show it: the embedded demo's working copy (in the
@@ -837,7 +837,7 @@ def demo_prefix() -> str:
     return str(demo_cache_root())
 
 
-def inspector_html(node: Node) -> str:
+def inspector_html(node: Node, title: str | None = None) -> str:
     """Facts of the selected node as HTML (sizes, holes, engine facts)."""
     e = html.escape
     rows = [("Kind", node.kind), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
@@ -892,7 +892,7 @@ def inspector_html(node: Node) -> str:
     if entry is not None and (entry.errors or entry.warnings):
         errs = "<h4 style='color:#c62828'>Problems</h4><ul>" + "".join(
             f"<li>{e(x)}</li>" for x in (entry.errors + entry.warnings)[:30]) + "</ul>"
-    return f"<h3>{e(node.name)}</h3><table>{body}</table>{errs}"
+    return f"<h3>{e(title or node.name)}</h3><table>{body}</table>{errs}"
 
 
 __all__ = ["MainWindow", "inspector_html", "QTimer", "__version__"]

@@ -19,7 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 from dbxray.parsers.tree import Node
@@ -299,16 +299,50 @@ class TokuDBView(QWidget):
         pl.addWidget(self.heading)
         pl.addWidget(self.glw, 1)
 
+        # the charts keep a readable height per row (labels never overlap); a short window scrolls
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.NoFrame)
+        self.scroll.setWidget(self.page)
         lay2 = QVBoxLayout(self)
         lay2.setContentsMargins(0, 0, 0, 0)
         lay2.setSpacing(2)
         lay2.addLayout(top)
-        lay2.addWidget(self.page, 1)
+        lay2.addWidget(self.scroll, 1)
         self._draw()
+
+    #: below this width the heights and fragmentation charts are stacked, not side by side
+    STACK_BELOW = 820
+
+    def _place_charts(self) -> None:
+        stacked = self.width() < self.STACK_BELOW
+        if stacked == getattr(self, "_stacked", False):
+            return
+        self._stacked = stacked
+        ci = self.glw.ci
+        for p in (self.frag, self.strip):
+            ci.removeItem(p)
+        lay = ci.layout
+        if stacked:
+            ci.addItem(self.frag, row=2, col=0, colspan=2)
+            ci.addItem(self.strip, row=3, col=0, colspan=2)
+            ci.removeItem(self.heights)
+            ci.addItem(self.heights, row=1, col=0, colspan=2)
+            for r, f in ((0, 9), (1, 5), (2, 6), (3, 5)):
+                lay.setRowStretchFactor(r, f)
+        else:
+            ci.removeItem(self.heights)
+            ci.addItem(self.heights, row=1, col=0)
+            ci.addItem(self.frag, row=1, col=1)
+            ci.addItem(self.strip, row=2, col=0, colspan=2)
+            for r, f in ((0, 9), (1, 6), (2, 5), (3, 0)):
+                lay.setRowStretchFactor(r, f)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._place_charts()
         if self.dicts:
+            self.glw.setMinimumHeight(self.charts_min_height())
             self._resize_timer.start(10)
 
     def _refit(self) -> None:
@@ -444,7 +478,23 @@ class TokuDBView(QWidget):
         self._draw_heights()
         self._draw_frag()
         self._draw_strip()
+        self.glw.setMinimumHeight(self.charts_min_height())
         self._resize_timer.start(0)       # re-fit the texts once the plot layout has settled
+
+    #: pixels a labelled bar row needs (a label line and a gap)
+    ROW_PX = 19
+
+    def charts_min_height(self) -> int:
+        """Height the four charts need for their labels not to overlap: footprint rows, the
+        taller of heights and fragmentation, the block strip, each with its title and axis."""
+        fm = self.fontMetrics().height()
+        extra = 3 * fm + 40                     # title, legend line, axis labels
+        foot = len(self.footprint_rows) * self.ROW_PX + extra
+        mid = max(len(getattr(self, "frag_rows", [])) * self.ROW_PX, 120) + extra
+        if getattr(self, "_stacked", False):
+            mid += 160 + extra                  # the heights chart on its own row
+        strip = len(self.strip_rows) * self.ROW_PX + extra
+        return int(foot + mid + strip)
 
     def _heading(self) -> None:
         key = self.selection_key

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 
@@ -105,24 +105,36 @@ class WhatIfView(QWidget):
         self.table.setHorizontalHeaderLabels(["target", "codec", "model", "current", "projected", "95% CI",
                                               "compress MB/s", "decompress MB/s"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setSortingEnabled(True)
         self.advice = QTableWidget(0, 4)
         self.advice.setHorizontalHeaderLabels(["target", "codec", "saving", "DDL"])
-        self.advice.horizontalHeader().setStretchLastSection(True)
+        ah = self.advice.horizontalHeader()
+        for c in range(3):
+            ah.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        ah.setSectionResizeMode(3, QHeaderView.Stretch)
+        self.advice.setWordWrap(True)               # the whole SQL, wrapped in its row
+        self.advice.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.copy_button = QPushButton("Copy DDL")
         self.copy_button.clicked.connect(self.copy_ddl)
-        lower = QSplitter(Qt.Horizontal)
-        lower.addWidget(self.table)
+        # numbers and advice each get the view's full width (tabs), not half of it
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(self.table, "Results")
         adv = QWidget()
         al = QVBoxLayout(adv)
         al.setContentsMargins(0, 0, 0, 0)
         al.addWidget(self.advice)
         al.addWidget(self.copy_button, 0, Qt.AlignRight)
-        lower.addWidget(adv)
+        self.lower.addTab(adv, "Advice")
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.charts)
-        split.addWidget(lower)
-        split.setSizes([480, 220])
+        split.addWidget(self.lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([420, 280])
         lay = QVBoxLayout(self)
         lay.addWidget(self.codec_list)
         lay.addLayout(top)
@@ -204,11 +216,11 @@ class WhatIfView(QWidget):
             self.status.setText("No what-if results (no engine data to re-encode).")
             return
         targets = results.get("targets", [])
-        # the biggest targets first; shown first: the one the advice saves most on (else the biggest)
+        # the biggest targets first; shown first: the biggest of the first engine in the
+        # registry's order (InnoDB before ClickHouse before TokuDB), not whichever file is biggest
         for t in sorted(targets, key=lambda t: -int(t.get("current_bytes", 0))):
             self.target.addItem(t["target"])
-        advised = [a for a in results.get("advice", []) if a.get("target")]
-        first = max(advised, key=lambda a: float(a.get("saving_bytes") or 0))["target"] if advised else None
+        first = default_target(targets)
         self.target.blockSignals(False)
         s = results.get("sample", {})
         frac = "all units" if s.get("mode") == "all" else f"{100 * float(s.get('fraction', 0)):.0f}% sample"
@@ -217,6 +229,8 @@ class WhatIfView(QWidget):
                             f"{results.get('fs_block')} B. Error bars: 95% confidence intervals.")
         self._fill_table(targets)
         self._fill_advice(results.get("advice", []))
+        self.lower.setTabText(0, f"Results ({self.table.rowCount()})")
+        self.lower.setTabText(1, f"Advice ({self.advice.rowCount()})")
         if self.target.count():
             i = self.target.findText(first) if first else -1
             self.target.setCurrentIndex(max(0, i))
@@ -280,14 +294,20 @@ class WhatIfView(QWidget):
                               beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
         bp.addItem(err)
         labels = ["current"] + [f"{r['codec']}" for r in res]
-        bp.getAxis("bottom").setTicks([[(float(i), short_label(lb, 16, 0)) for i, lb in enumerate(labels)]])
+        # each bar named above it with its change (two short lines), not on a crowded axis where
+        # neighbouring names ran together ("currentlzma:6zstd:1")
+        bp.getAxis("bottom").setTicks([[]])
+        bp.getAxis("bottom").setStyle(showValues=False)
         bp.getAxis("left").setLabel(f"bytes on disk ({unit})", color=theme.foreground())
         for i, h in enumerate(heights):
             pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
-            txt = pg.TextItem(pct or human_bytes(h * scale), color=theme.foreground(), anchor=(0.5, 1.05))
+            name = short_label(labels[i], 12, 0)
+            txt = pg.TextItem(html=f"<div style='text-align:center; color:{theme.foreground()}; font-size:9pt'>"
+                                   f"{html.escape(pct or human_bytes(h * scale))}<br>{html.escape(name)}</div>",
+                              anchor=(0.5, 1.0))
             txt.setPos(float(i), float(max(h, (hi[i - 1] / scale) if i else h)))
             bp.addItem(txt)
-        bp.setYRange(0, max(heights.max(), hi.max() / scale) * 1.25, padding=0)
+        bp.setYRange(0, max(heights.max(), hi.max() / scale) * 1.4, padding=0)
         bp.setXRange(-0.6, n + 0.6, padding=0)
         bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
         # scatter: ratio vs decompress speed, Pareto front
@@ -300,15 +320,25 @@ class WhatIfView(QWidget):
         front = pareto_front(ratio, speed)
         if len(front) > 1:
             sp.plot(speed[front], ratio[front], pen=pg.mkPen(theme.MISSING_HOLE, width=1.5, style=Qt.DashLine))
-        for i in range(n):
-            txt = pg.TextItem(short_label(res[i]["codec"], 16, 0), color=theme.foreground(), anchor=(-0.1, 0.5))
-            txt.setPos(speed[i], ratio[i])
-            sp.addItem(txt)
         if n:
             span = max(speed.max() - speed.min(), speed.max() * 0.1, 1.0)
-            sp.setXRange(max(0.0, speed.min() - 0.08 * span), speed.max() + 0.45 * span, padding=0)   # room for labels
+            x0, x1 = max(0.0, speed.min() - 0.08 * span), speed.max() + 0.45 * span     # room for labels
             rspan = max(ratio.max() - ratio.min(), ratio.max() * 0.05, 0.01)
-            sp.setYRange(ratio.min() - 0.1 * rspan, ratio.max() + 0.1 * rspan, padding=0)
+            y0, y1 = ratio.min() - 0.1 * rspan, ratio.max() + 0.1 * rspan
+            sp.setXRange(x0, x1, padding=0)
+            sp.setYRange(y0, y1, padding=0)
+            vb = sp.getViewBox()
+            px_w, px_h = max(vb.width(), 150.0), max(vb.height(), 100.0)
+            line = (self.fontMetrics().height() + 2) * (y1 - y0) / px_h          # a label's height, in ratio units
+            char = self.fontMetrics().horizontalAdvance("m") * (x1 - x0) / px_w  # a character's width, in MB/s
+            for i, (x, y) in zip(range(n), label_positions(speed, ratio, [short_label(r["codec"], 16, 0) for r in res],
+                                                           line, char)):
+                txt = pg.TextItem(short_label(res[i]["codec"], 16, 0), color=theme.foreground(), anchor=(-0.1, 0.5))
+                txt.setPos(x, y)
+                sp.addItem(txt)
+                if abs(y - ratio[i]) > 1e-12:       # moved off its point: a thin leader line
+                    sp.plot([speed[i], x], [ratio[i], y], pen=pg.mkPen("#9E9E9E",
+                                                                      width=0.8))
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
         sp.setTitle("ratio vs decode speed<br>(dashed: Pareto front)", color=theme.foreground(), size="10pt")
@@ -385,3 +415,34 @@ def model_label(name: str) -> str:
         if m:
             return words(m)
     return name
+
+
+def default_target(targets: list[dict]) -> str | None:
+    """The target shown first: the biggest one of the first engine (registry order) that has one."""
+    from dbxray.parsers import engines
+    order = {name: i for i, name in enumerate(engines.names())}
+    if not targets:
+        return None
+    best = min(targets, key=lambda t: (order.get(t.get("engine"), len(order)), -int(t.get("current_bytes", 0))))
+    return best["target"]
+
+
+def label_positions(x, y, labels: list[str], line: float, char: float) -> list[tuple[float, float]]:
+    """Where to put each point's label (to its right) so that no two overlap: points in
+    order of y, top first; a label whose box would overlap one already placed moves down
+    a line until it is free.  ``line``: a label's height, ``char``: a character's width,
+    in data units."""
+    order = sorted(range(len(labels)), key=lambda i: -float(y[i]))
+    placed: list[tuple[float, float, float]] = []       # x0, x1, y of placed labels
+    out: dict[int, tuple[float, float]] = {}
+    for i in order:
+        x0 = float(x[i])
+        x1 = x0 + char * (len(labels[i]) + 1)
+        ly = float(y[i])
+        for _ in range(len(labels) + 1):
+            if not any(a < x1 and x0 < b and abs(ly - py) < line for a, b, py in placed):
+                break
+            ly -= line
+        placed.append((x0, x1, ly))
+        out[i] = (x0, ly)
+    return [out[i] for i in range(len(labels))]
