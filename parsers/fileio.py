@@ -33,6 +33,11 @@ _FIEMAP_HDR = struct.Struct("=QQIIII")          # fm_start, fm_length, fm_flags,
 _FIEMAP_EXTENT = struct.Struct("=QQQQQIIII")    # fe_logical, fe_physical, fe_length, 2 reserved, fe_flags, 3 reserved
 _FIEMAP_FIRST_BATCH = 32
 _MINCORE_SPAN = 1 << 30          # mincore asked about at most this many bytes at once
+#: at most this many holes are blanked in a file's map (each splits the map in two
+#: in the kernel, and a process may hold vm.max_map_count = 65530 maps in all); a
+#: file with more (page-compressed tablespaces: one hole per page) is read around
+#: its holes by its readers instead (``hole_safe_map`` False, ``pread`` goes to the file)
+_MAX_BLANKED_HOLES = 256
 #: files changed this recently may hold data not yet written back over unwritten extents
 _FRESH_SECONDS = 900
 
@@ -85,6 +90,11 @@ class ReadOnlyFile:
         self._guard = None
         self._mmap_failed = False
         self._fiemap: list[Extent] | None | bool = False
+        self._holes: list[tuple[int, int]] | None = None
+        self._hole_starts: np.ndarray | None = None
+        #: True when reading the map anywhere touches no hole: the file has none, or
+        #: every hole is blanked with zero pages (set by ``mmap()``)
+        self.hole_safe_map = False
 
     # -- lifetime -----------------------------------------------------------
     def close(self) -> None:
@@ -107,14 +117,39 @@ class ReadOnlyFile:
 
     # -- reading ------------------------------------------------------------
     def mmap(self) -> mmap.mmap | None:
-        """A read-only map of the whole file, or None when it cannot be mapped."""
+        """A read-only map of the whole file, or None when it cannot be mapped.
+
+        A read through the map never touches a hole where that can be arranged: the
+        holes (and unwritten extents) are covered with anonymous zero pages, so a
+        read there sees the zeros the file holds without faulting the file in
+        (on tmpfs such a fault would allocate the hole: a scan would change the
+        file).  When the file has too many holes for that, ``hole_safe_map`` stays
+        False and readers must not read the map over a hole (``touches_hole``)."""
         if self._mm is None and not self._mmap_failed and self.size > 0:
             try:
                 self._mm = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
                 self._guard = mapguard.register(self.path, self.fd, self._mm)
             except (OSError, ValueError):
                 self._mmap_failed = True
+                return None
+            holes = self.holes()
+            if not holes:
+                self.hole_safe_map = True
+            elif len(holes) <= _MAX_BLANKED_HOLES:
+                page = mmap.PAGESIZE
+                whole = sum(max(0, (o + n) // page * page - -(-o // page) * page) for o, n in holes)
+                self.hole_safe_map = mapguard.blank(self._mm, holes) == whole
         return self._mm
+
+    def touches_hole(self, offset: int, length: int) -> bool:
+        """Whether [offset, offset + length) overlaps a hole or an unwritten extent."""
+        holes = self.holes()
+        if not holes or length <= 0:
+            return False
+        if self._hole_starts is None:
+            self._hole_starts = np.array([o for o, _ in holes], dtype=np.int64)
+        k = int(np.searchsorted(self._hole_starts, offset + length)) - 1   # last hole starting before the end
+        return k >= 0 and holes[k][0] + holes[k][1] > offset
 
     def advise_random(self) -> None:
         """Tell the kernel not to read ahead (header-only scans)."""
@@ -134,7 +169,8 @@ class ReadOnlyFile:
         length = min(length, self.size - offset)
         mm = self.mmap()
         try:
-            if mm is not None:
+            # over a hole pread reads zeros without allocating (tmpfs included); a map would fault it in
+            if mm is not None and (self.hole_safe_map or not self.touches_hole(offset, length)):
                 return mm[offset:offset + length]
             return os.pread(self.fd, length, offset)
         except (OSError, ValueError) as e:
@@ -177,7 +213,13 @@ class ReadOnlyFile:
     def holes(self) -> list[tuple[int, int]]:
         """Ranges that hold no written data: unallocated holes and unwritten
         (fallocated, never written) extents, from FIEMAP where the filesystem
-        has it (deterministic), else from SEEK_DATA/SEEK_HOLE."""
+        has it (deterministic), else from SEEK_DATA/SEEK_HOLE.  Listed once per
+        open file."""
+        if self._holes is None:
+            self._holes = self._list_holes()
+        return self._holes
+
+    def _list_holes(self) -> list[tuple[int, int]]:
         extents = self.fiemap()
         if extents is not None:
             # ranges FIEMAP maps to nothing must hold no data for SEEK_DATA either

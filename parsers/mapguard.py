@@ -160,6 +160,33 @@ def register(path: str, fd: int, mm: mmap.mmap) -> GuardedMap | None:
     return gm
 
 
+def blank(mm: mmap.mmap, ranges: list[tuple[int, int]]) -> int:
+    """Map anonymous zero pages over every whole memory page of ``mm`` that lies
+    inside one of the file ``ranges`` (offset, length): reads there see zeros and
+    never fault the file in.  Over a hole of a tmpfs file a read fault would
+    allocate the page (shmem fills holes on fault), over any hole it would put a
+    page of zeros in the page cache.  Returns the bytes blanked; 0 when blanking
+    is unavailable (then reads go to the file)."""
+    if not install() or not ranges:
+        return 0
+    import numpy as np
+    view = np.frombuffer(mm, dtype=np.uint8, count=1)
+    base = int(view.__array_interface__["data"][0])
+    del view
+    libc, done = _state["libc"], 0
+    for off, ln in ranges:
+        a = -(-off // PAGE) * PAGE
+        b = min((off + ln) // PAGE * PAGE, -(-len(mm) // PAGE) * PAGE)
+        if b <= a:
+            continue
+        res = libc.mmap(ctypes.c_void_p(base + a), ctypes.c_size_t(b - a), PROT_READ,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, ctypes.c_long(0))
+        if res is None or res == MAP_FAILED:
+            return 0
+        done += b - a
+    return done
+
+
 def _forget(base: int, gm: GuardedMap) -> None:
     with _lock:
         if _maps.get(base) is gm:

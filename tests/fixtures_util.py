@@ -93,6 +93,19 @@ def repunch_tokudb(root: Path) -> int:
     return n
 
 
+def repunch_mariadb(root: Path) -> int:
+    """Re-create the holes of ``root/mariadb/datadir`` from its manifest (files[].holes)."""
+    man = json.loads((root / "mariadb" / "manifest.json").read_text())
+    n = 0
+    for e in man["files"]:
+        p = root / "mariadb" / "datadir" / e["path"]
+        if p.exists() and not p.is_symlink() and e.get("holes"):
+            for off, ln in e["holes"]:
+                punch_hole(p, off, ln)
+            n += 1
+    return n
+
+
 def make_sparse_copy(dest: Path) -> Path:
     """Copy the whole fixture tree to ``dest`` and re-punch its holes."""
     src = fixtures_dir()
@@ -107,4 +120,6 @@ def make_sparse_copy(dest: Path) -> Path:
                 os.chmod(p, 0o644)
     repunch_innodb(out)
     repunch_tokudb(out)
+    if (out / "mariadb" / "manifest.json").exists():
+        repunch_mariadb(out)
     return out

@@ -253,6 +253,32 @@ def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -
     return np.cumsum(d[:n]) > 0
 
 
+def pages_touching_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -> np.ndarray:
+    """Which of the first ``n`` pages overlap a hole at all (wholly or in part)."""
+    out = np.zeros(n, dtype=bool)
+    if not holes or n == 0:
+        return out
+    h = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
+    h = h[h[:, 1] > 0]
+    first = np.minimum(h[:, 0] // physical, n)
+    last = np.minimum((h[:, 0] + h[:, 1] - 1) // physical + 1, n)
+    ok = last > first
+    d = np.bincount(first[ok], minlength=n + 1) - np.bincount(last[ok], minlength=n + 1)
+    return np.cumsum(d[:n]) > 0
+
+
+class _RowsAroundHoles:
+    """``pages[d, a:b]`` for readers that take the page array (the extent map), each
+    row through :meth:`_Walk.row` so a page overlapping a hole is not faulted in."""
+
+    def __init__(self, walk: "_Walk"):
+        self.walk = walk
+
+    def __getitem__(self, key):
+        i, rest = key if isinstance(key, tuple) else (key, slice(None))
+        return self.walk.row(int(i))[rest]
+
+
 def _data_runs(in_hole: np.ndarray, holes: list[tuple[int, int]] | None = None,
                physical: int = 0) -> list[tuple[int, int]]:
     """[start, end) runs of pages not in a hole (from the hole list when it is
@@ -323,6 +349,48 @@ class _Walk:
     heads: np.ndarray | None = None    # (n, _HEAD_BYTES) uint8 under ``hdr`` (decrypted pages written in)
     crypt: EncryptionFacts | None = None
     plain: dict[int, bytes] = field(default_factory=dict)   # whole decrypted pages kept for later steps
+    #: pages that overlap a hole without lying wholly in one, when the file's map
+    #: is not hole-safe (too many holes to blank): read with pread, never through the map
+    partial: np.ndarray | None = None
+
+    def row(self, i: int) -> np.ndarray:
+        """Page ``i`` in full (a hole reads as the zeros it holds, nothing is faulted in)."""
+        p = self.plain.get(i)
+        if p is not None:
+            return np.frombuffer(p, dtype=np.uint8)
+        return self._stored_row(i)
+
+    def raw(self, i: int) -> bytes:
+        """Page ``i`` as bytes: decrypted when it was, read around holes."""
+        p = self.plain.get(i)
+        return p if p is not None else bytes(self.row(i))
+
+    def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
+        """Pages ``sel`` as an (len(sel), physical) array read around holes; decrypted
+        pages as decrypted unless ``decrypted`` is False (checksums are of what is stored)."""
+        plain = self.plain if decrypted else {}
+        if self.partial is None and not plain:
+            return self.pages[sel]
+        sel = np.asarray(sel, dtype=np.int64)
+        part = self.partial[sel] if self.partial is not None else np.zeros(len(sel), bool)
+        if plain:
+            part = part | np.fromiter((int(i) in plain for i in sel), dtype=bool, count=len(sel))
+        if not part.any():
+            return self.pages[sel]
+        out = np.empty((len(sel), self.pages.shape[1]), dtype=np.uint8)
+        keep = ~part
+        out[keep] = self.pages[sel[keep]]
+        for j in np.nonzero(part)[0].tolist():
+            i = int(sel[j])
+            p = plain.get(i)
+            out[j] = np.frombuffer(p, dtype=np.uint8) if p is not None else self._stored_row(i)
+        return out
+
+    def _stored_row(self, i: int) -> np.ndarray:
+        if self.partial is not None and self.partial[i]:
+            physical = self.pages.shape[1]
+            return np.frombuffer(self.f.pread(i * physical, physical).ljust(physical, b"\0"), dtype=np.uint8)
+        return self.pages[i]
 
     def col(self, name: str, dtype) -> np.ndarray:
         return self.hdr[name].astype(dtype)
@@ -375,7 +443,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     _fill(pm, w)
     _zero_in_use(pm, w)
     if verify_checksums:
-        verify(pm, w.pages, w.hdr, w.decoded, w.check)
+        verify(pm, lambda sel: w.rows(sel, decrypted=False), w.hdr, w.decoded, w.check)
     return pm
 
 
@@ -456,7 +524,16 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
         if prefetch:
             _prefetch_headers(mm, n, physical, holes, f.fd)
     w.pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
-    runs = _data_runs(in_hole, holes, physical)
+    head_in_hole = None
+    if mm is not None and holes and not f.hole_safe_map:
+        w.partial = pages_touching_holes(holes, n, physical) & ~in_hole
+        cand = np.nonzero(w.partial)[0]
+        # a header whose memory page overlaps a hole is read with pread below
+        head_in_hole = cand[hole_bytes_per_unit(holes, cand * physical, min(4096, physical)) > 0]
+        if len(head_in_hole):
+            in_hole = in_hole.copy()
+            in_hole[head_in_hole] = True      # skipped by the copy from the map
+    runs = _data_runs(in_hole, holes if head_in_hole is None or not len(head_in_hole) else None, physical)
     heads = np.empty((n, _HEAD_BYTES), dtype=np.uint8)
     few_runs = len(runs) <= max(16, n // 64)   # few runs of data pages: plain slices
     if runs != [(0, n)]:                       # rows of pages in holes are zero, never read
@@ -479,6 +556,9 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
             sel = data_idx[a:a + _HEAD_CHUNK]
             dst[sel] = src[sel]
     del src
+    if head_in_hole is not None:
+        for i in head_in_hole.tolist():
+            heads[i] = w.row(i)[:_HEAD_BYTES]
     w.heads = heads
     w.hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
 
@@ -552,7 +632,7 @@ def _doublewrite(pm: PageMap, w: _Walk) -> None:
     n, physical = pm.n_pages, pm.physical
     dblwr = np.zeros(n, dtype=bool)
     if w.fil0.space_id == 0 and n > 5:
-        trx = bytes(w.pages[5])
+        trx = w.raw(5)
         o = physical - 200                                # TRX_SYS_DOUBLEWRITE
         if _be(trx, o + 10, 4) == 536853855:              # TRX_SYS_DOUBLEWRITE_MAGIC_N
             ext0 = extent_size_pages(pm.logical)          # TRX_SYS_DOUBLEWRITE_BLOCK_SIZE
@@ -640,7 +720,7 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     for i in cand:
         i = int(i)
         compressed[i] = True
-        raw = w.plain.get(i) or bytes(pages[i])
+        raw = w.raw(i)
         try:
             h = parse_fcrc32_comp_header(raw, 0, physical, algo)
         except PageDecodeError as e:
@@ -699,7 +779,7 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     for i in legacy:
         i = int(i)
         compressed[i] = True
-        raw = bytes(pages[i])
+        raw = w.raw(i)
         try:
             h = parse_legacy_comp_header(raw, 0, physical)
         except PageDecodeError as e:
@@ -737,7 +817,7 @@ def _mysql_compression(pm: PageMap, w: _Walk) -> None:
     for i in np.nonzero(pm.type == FIL_PAGE_COMPRESSED)[0]:
         i = int(i)
         pm.compressed[i] = True
-        raw = bytes(pages[i])
+        raw = w.raw(i)
         meta = parse_mysql_comp_meta(raw, 0)
         pm.kind[i] = meta.original_type
         pm.original_type[i] = meta.original_type
@@ -827,7 +907,7 @@ def _extents(pm: PageMap, w: _Walk) -> None:
         if d < free_limit and flags.valid:
             pm.errors.append((f"page {int(d)}: expected an extent descriptor page, found type {int(ptype[d])}; "
                               f"extents {int(d)}..{int(d) + physical - 1} have no free/owner facts", int(d) * physical))
-    em = read_extent_map(w.pages, n, physical, w.ext, min(free_limit, n), desc_ok)
+    em = read_extent_map(w.pages if w.partial is None and not w.plain else _RowsAroundHoles(w), n, physical, w.ext, min(free_limit, n), desc_ok)
     pm.extent_map = em
     free = em.page_free.copy()
     if not desc_ok[desc_pages].all():
@@ -847,7 +927,7 @@ def _segments(pm: PageMap, w: _Walk) -> None:
         if raw is None:
             if pm.compressed[i]:
                 continue
-            raw = w.plain.get(i) or bytes(w.pages[i])
+            raw = w.raw(i)
         for seg in parse_inode_page(raw, len(raw), w.ext, i):
             if not seg.magic_ok:
                 _add(pm, w.counts, "inode", f"page {i}: segment inode at byte {seg.inode_offset} has a bad magic number",
@@ -959,8 +1039,10 @@ def _zero_in_use(pm: PageMap, w: _Walk) -> None:
     pm.zero_in_use = zero_used
 
 
-def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, bytes], check) -> None:
-    """Check every page's checksum with the algorithm its format uses."""
+def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.ndarray,
+           decoded: dict[int, bytes], check) -> None:
+    """Check every page's checksum with the algorithm its format uses (``rows_of(sel)``
+    gives pages ``sel`` in full, read around holes)."""
     n, physical = pm.n_pages, pm.physical
     ok = np.ones(n, dtype=bool)
     algos: dict[str, int] = {}
@@ -974,7 +1056,7 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
     truly_zero = in_hole.copy()
     for start in range(0, len(zero_cand), 4096):
         sel = zero_cand[start:start + 4096]
-        truly_zero[sel] = ~pages[sel].any(axis=1)
+        truly_zero[sel] = ~rows_of(sel).any(axis=1)
     todo = ~skip & ~truly_zero
     field0 = field0_of(hdr, n, in_hole)
     batch = max(1, (64 << 20) // physical)
@@ -983,7 +1065,7 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
         plain = np.nonzero(todo & ~pm.compressed)[0]
         for s in range(0, len(plain), batch):
             sel = plain[s:s + batch]
-            rows = pages[sel]
+            rows = rows_of(sel)
             good = ck.full_crc32_ok(rows)
             lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             end_lsn = ((rows[:, -8].astype(np.uint32) << 24) | (rows[:, -7].astype(np.uint32) << 16)
@@ -992,13 +1074,13 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
             check()
         comp = np.nonzero(todo & pm.compressed & (pm.stored < physical))[0]
         if len(comp):
-            ok[comp] = ck.full_crc32_ok(pages[comp], pm.stored[comp].astype(np.int64))
+            ok[comp] = ck.full_crc32_ok(rows_of(comp), pm.stored[comp].astype(np.int64))
         algos["full_crc32"] = int(todo.sum())
     elif pm.flags.zip_size:
         sel_all = np.nonzero(todo)[0]
         for s in range(0, len(sel_all), batch):
             sel = sel_all[s:s + batch]
-            rows = pages[sel]
+            rows = rows_of(sel)
             f0 = field0[sel]
             crc = ck.zip_page_checksum_crc32(rows) == f0
             magic = f0 == BUF_NO_CHECKSUM_MAGIC
@@ -1017,7 +1099,7 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
         mysql_comp = np.nonzero(todo & pm.compressed & (pm.type == FIL_PAGE_COMPRESSED))[0]
         for s in range(0, len(sel_all), batch):
             sel = sel_all[s:s + batch]
-            rows = pages[sel]
+            rows = rows_of(sel)
             _check_legacy_rows(rows, field0[sel], pm.lsn[sel], ok, sel, algos)
             check()
         # MySQL type 14: the checksum belongs to the page before compression
@@ -1034,14 +1116,14 @@ def verify(pm: PageMap, pages: np.ndarray, hdr: np.ndarray, decoded: dict[int, b
             ok[leg] = magic
             algos["none"] = algos.get("none", 0) + int(magic.sum())
     if crypt_pages is not None and crypt_pages.any():
-        _verify_encrypted(pm, pages, field0, np.nonzero(crypt_pages & ~in_hole)[0], ok, algos, check)
+        _verify_encrypted(pm, rows_of, field0, np.nonzero(crypt_pages & ~in_hole)[0], ok, algos, check)
     pm.checksum_ok = ok
     pm.checksum_checked = True
     if algos:
         pm.checksum_algorithm = max(algos.items(), key=lambda kv: kv[1])[0]
 
 
-def _verify_encrypted(pm: PageMap, pages: np.ndarray, field0: np.ndarray, sel_all: np.ndarray, ok: np.ndarray,
+def _verify_encrypted(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], field0: np.ndarray, sel_all: np.ndarray, ok: np.ndarray,
                       algos: dict[str, int], check) -> None:
     """Checksums of MariaDB encrypted pages as stored (buf_page_is_corrupted,
     fil_space_verify_crypt_checksum): full_crc32: the CRC-32C of the stored bytes,
@@ -1054,7 +1136,7 @@ def _verify_encrypted(pm: PageMap, pages: np.ndarray, field0: np.ndarray, sel_al
     batch = max(1, (64 << 20) // physical)
     for s in range(0, len(sel_all), batch):
         sel = sel_all[s:s + batch]
-        rows = pages[sel]
+        rows = rows_of(sel)
         if pm.flags.full_crc32:
             t = pm.type[sel].astype(np.int64)
             size = np.where(t & 0x8000, (t & 0xFF) << 8, physical)

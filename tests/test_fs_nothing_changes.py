@@ -1,0 +1,144 @@
+"""A scan changes nothing, on every filesystem DBAs run: tmpfs, XFS with 4 KiB
+and 1 KiB blocks, btrfs with compress-force=zstd (each made for the test; root
+needed, as in CI).  Every fixture folder is copied in with its holes re-punched;
+``scan``, ``whatif --sample all`` and ``report`` then leave every file's size,
+mtime, st_blocks and hole list exactly as they were.  (On tmpfs a read through a
+map over a hole allocates it: dbxray blanks holes in its maps with zero pages or
+reads around them.)"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from fixtures_util import fixtures_dir, make_sparse_copy, MISSING
+from fsmount import KINDS, MountUnavailable, mounted
+
+FOLDERS = ["innodb", "innodb-public", "innodb-mysql", "mariadb/datadir", "clickhouse/datadir", "tokudb"]
+
+
+def allocation_state(root: str) -> dict:
+    """Per file: size, mtime, st_blocks and the allocation map: FIEMAP's extents
+    (data / unwritten / hole) where the filesystem has FIEMAP, else the
+    SEEK_HOLE list (tmpfs).  (SEEK_HOLE on XFS, ext4 and btrfs also reports cached
+    zero pages over an unwritten extent as data: the kernel's read-ahead around a
+    read puts them there and they are dropped with the cache; no block changes.)"""
+    from dbxray.parsers.fileio import fiemap, list_holes
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            if os.path.islink(p):
+                continue
+            st = os.stat(p)
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                ext = fiemap(fd, st.st_size)
+                holes = list_holes(fd, st.st_size) if ext is None else \
+                    [(e.offset, e.length, e.kind) for e in ext if e.kind != "data"]
+            finally:
+                os.close(fd)
+            out[p] = (st.st_size, st.st_mtime_ns, st.st_blocks, holes)
+    return out
+
+
+@pytest.fixture(scope="module", params=sorted(KINDS))
+def fs_copy(request, tmp_path_factory):
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    work = tmp_path_factory.mktemp(f"fs-{request.param}")
+    try:
+        with mounted(request.param, work) as mp:
+            yield request.param, make_sparse_copy(mp)
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on {request.param}: {e}", pytrace=False)
+
+
+def test_scan_whatif_report_change_no_allocation(fs_copy, tmp_path, qapp):
+    from dbxray.app.report import write_report
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
+
+    kind, root = fs_copy
+    before = allocation_state(str(root))
+    assert any(h for *_x, h in before.values()), "the copy holds no hole: the test would prove nothing"
+    for folder in FOLDERS:
+        ds = scan(str(root / folder))
+        run_whatif(ds, ["zstd:3"], sample="all", seed=1)
+        write_report(ds, str(tmp_path / "r.html"), whatif_sample=None)
+    after = allocation_state(str(root))
+    changed = {p: (before[p], after.get(p)) for p in before if after.get(p) != before[p]}
+    assert not changed, f"{kind}: {len(changed)} file(s) changed, e.g. {next(iter(changed.items()))}"
+
+
+def test_tmpfs_hole_not_faulted_by_sparse_terabyte(tmp_path):
+    """A 1 TB sparse tablespace on tmpfs (a real page 0 and page 1, then nothing):
+    the scan reads it without allocating a byte and with bounded memory."""
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    import subprocess
+    import sys
+    src = fixtures_dir() / "innodb" / "16k" / "fx" / "t_dynamic.ibd"
+    try:
+        with mounted("tmpfs", tmp_path) as mp:
+            p = mp / "big.ibd"
+            shutil.copyfile(src, p)
+            with open(p, "r+b") as fh:
+                fh.truncate(1 << 40)
+            blocks = os.stat(p).st_blocks
+            # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec
+            code = ("import re, sys; from dbxray.parsers.scan import scan; ds = scan(sys.argv[1]); "
+                    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1); "
+                    "print(len(ds.files), hwm)")
+            r = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-2000:]
+            nfiles, maxrss_kb = map(int, r.stdout.split()[-2:])
+            assert nfiles == 1
+            assert maxrss_kb < 400 * 1024, f"peak RSS {maxrss_kb} KiB for a 1 TB sparse file"
+            assert os.stat(p).st_blocks == blocks
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)
+
+
+def test_tmpfs_many_holes_read_around(tmp_path, monkeypatch):
+    """A file with more holes than are blanked in its map (page-compressed
+    tablespaces of real size: one hole per page) is read around its holes:
+    same page map, checksums verified, nothing allocated on tmpfs."""
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    import numpy as np
+    from dbxray.parsers import fileio
+    from dbxray.parsers.innodb.pagemap import build_page_map
+    from fixtures_util import repunch_innodb
+    try:
+        with mounted("tmpfs", tmp_path) as mp:
+            shutil.copytree(fixtures_dir() / "innodb" / "16k", mp / "innodb" / "16k")
+            shutil.copy(fixtures_dir() / "innodb" / "manifest.json", mp / "innodb" / "manifest.json")
+            repunch_innodb(mp)
+            names = ["t_pc_zlib.ibd", "t_pc_lz4.ibd", "t_pc_legacy_zlib.ibd", "t_pc_lzma.ibd"]
+            paths = [mp / "innodb" / "16k" / "fx" / n for n in names]
+            before = {p: (os.stat(p).st_blocks, fileio.list_holes(os.open(p, os.O_RDONLY), os.stat(p).st_size))
+                      for p in paths}
+            assert all(len(h) > 3 for _b, h in before.values())
+
+            def maps():
+                out = {}
+                for p in paths:
+                    with fileio.ReadOnlyFile(str(p)) as f:
+                        pm = build_page_map(f, str(p), verify_checksums=True)
+                        out[p] = (f.hole_safe_map, pm)
+                return out
+            blanked = maps()
+            monkeypatch.setattr(fileio, "_MAX_BLANKED_HOLES", 0)
+            around = maps()
+            for p in paths:
+                assert blanked[p][0] is True and around[p][0] is False
+                a, b = blanked[p][1], around[p][1]
+                for name in ("type", "kind", "stored", "payload_len", "index_id", "checksum_ok", "corrupt", "in_hole"):
+                    assert np.array_equal(getattr(a, name), getattr(b, name)), (p.name, name)
+                assert b.checksum_ok.all() and a.errors == b.errors
+                assert (os.stat(p).st_blocks, fileio.list_holes(os.open(p, os.O_RDONLY), os.stat(p).st_size)) \
+                    == before[p], p.name
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)
