@@ -82,6 +82,18 @@ def human_table(data: dict) -> str:
         app = sum(f["apparent_bytes"] for f in fs)
         alloc = sum(f["allocated_bytes"] for f in fs)
         lines.append(f"{eng:>10}: {len(fs):5d} files  apparent {human_bytes(app):>10}  allocated {human_bytes(alloc):>10}")
+    fst = data.get("filesystem")
+    if fst:
+        parts = [f"written {human_bytes(fst['data_bytes'])}", f"unwritten {human_bytes(fst['unwritten_bytes'])}",
+                 f"holes {human_bytes(fst['hole_bytes'])}"]
+        if fst["past_eof_bytes"]:
+            parts.append(f"past EOF {human_bytes(fst['past_eof_bytes'])}")
+        if fst["shared_bytes"]:
+            parts.append(f"shared {human_bytes(fst['shared_bytes'])}")
+        if fst["disk_known_files"]:
+            parts.append(f"on disk {human_bytes(fst['disk_bytes'])} ({fst['disk_known_files']} of {fst['files']} "
+                         f"files measured by the filesystem)")
+        lines.append(f"{'/'.join(fst['types']):>10}: " + ", ".join(parts))
     errors = [e for f in files for e in f["errors"]] + data.get("errors", [])
     if errors:
         lines.append("")

@@ -841,17 +841,34 @@ def inspector_html(node: Node, title: str | None = None) -> str:
     """Facts of the selected node as HTML (sizes, holes, engine facts)."""
     e = html.escape
     rows = [("Kind", node.kind), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
-            ("Allocated", f"{human_bytes(node.allocated)} ({node.allocated:,} B)"),
-            ("Holes", f"{human_bytes(node.holes)} ({percent(node.holes, node.apparent)} of apparent)"),
-            ("Logical", human_bytes(node.logical))]
+            ("Allocated", f"{human_bytes(node.allocated)} ({node.allocated:,} B)")]
+    if node.unwritten or node.past_eof:
+        # each allocated byte once: written + unwritten + past EOF = allocated
+        rows.append(("… written", human_bytes(node.data)))
+        if node.unwritten:
+            rows.append(("… unwritten (fallocated)", human_bytes(node.unwritten)))
+        if node.past_eof:
+            rows.append(("… past EOF", human_bytes(node.past_eof)))
+    rows += [("Holes (not allocated)", f"{human_bytes(node.unallocated)} "
+                                       f"({percent(node.unallocated, node.apparent)} of apparent)"),
+             ("Logical", human_bytes(node.logical))]
     entry = node.ref if node.kind == "file" else None
     if entry is not None:
         rows.insert(0, ("Path", entry.path))
         rows.append(("Engine", entry.engine or "-"))
         rows.append(("Role", entry.role))
         rows.append(("Hole ranges", str(len(entry.holes))))
-        if entry.unwritten:
-            rows.append(("Unwritten (fallocated)", human_bytes(sum(n for _, n in entry.unwritten))))
+        fs = entry.fs
+        if fs is not None:
+            rows.append(("Filesystem", f"{fs.type}, {fs.block_size:,} B blocks, st_blksize {fs.st_blksize:,}"))
+            if fs.engine_block:
+                rows.append(("Engine punch block", f"{fs.engine_block:,} B ({fs.engine_block_rule})"))
+            if fs.shared:
+                rows.append(("Shared (reflinked)", human_bytes(fs.shared)))
+            if fs.encoded:
+                rows.append(("Compressed by the filesystem", human_bytes(fs.encoded)))
+            if fs.disk is not None:
+                rows.append(("On disk", f"{human_bytes(fs.disk)} ({fs.disk_source})"))
         for name, section in entry.sections.items():
             if isinstance(section, dict):              # typed sections are their JSON objects
                 for k, v in section.items():

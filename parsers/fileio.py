@@ -32,6 +32,7 @@ FIEMAP_EXTENT_UNWRITTEN = 0x0800
 _FIEMAP_HDR = struct.Struct("=QQIIII")          # fm_start, fm_length, fm_flags, fm_mapped_extents, fm_extent_count, fm_reserved
 _FIEMAP_EXTENT = struct.Struct("=QQQQQIIII")    # fe_logical, fe_physical, fe_length, 2 reserved, fe_flags, 3 reserved
 _FIEMAP_FIRST_BATCH = 32
+_FIEMAP_MAX_OFFSET = (1 << 63) - 1       # fm_length reaching the largest file offset
 _MINCORE_SPAN = 1 << 30          # mincore asked about at most this many bytes at once
 #: at most this many holes are blanked in a file's map (each splits the map in two
 #: in the kernel, and a process may hold vm.max_map_count = 65530 maps in all); a
@@ -274,6 +275,40 @@ class ReadOnlyFile:
         extents = self.fiemap()
         return [(e.offset, e.length) for e in extents or () if e.kind == "unwritten"]
 
+    def fs_facts(self):
+        """The filesystem's facts of this file (:class:`parsers.fsfacts.FsFacts`):
+        its type and block sizes, and its allocation split without double counting."""
+        from .fsfacts import FsFacts, filesystem_of, split_extents
+        fs_type, bsize = filesystem_of(self.path, self.stat)
+        facts = FsFacts(type=fs_type, block_size=bsize, st_blksize=int(self.stat.st_blksize))
+        raw = fiemap_raw(self.fd) if self.size or self.allocated_bytes else []
+        if raw is not None:
+            for k, v in split_extents(raw, self.size, bsize).items():
+                setattr(facts, k, v)
+            if self._holes is not None and self._fiemap is None:
+                facts.extent_source = "seek_hole"     # FIEMAP disagreed with SEEK_DATA (a fresh file)
+            if fs_type == "btrfs":
+                from .btrfs import file_extents, usage
+                items = file_extents(self.fd)
+                if items is not None:
+                    facts.disk = usage(items).disk
+                    facts.disk_source = "btrfs extent items, each disk extent once (as compsize counts)"
+                else:
+                    facts.disk = self.allocated_bytes
+                    facts.disk_source = ("estimate: st_blocks, which counts compressed extents uncompressed "
+                                         "(reading btrfs' extent items needs CAP_SYS_ADMIN)")
+        else:
+            facts.extent_source = "seek_hole" if self.holes() or self.size else "none"
+            hole = sum(n for _o, n in self.holes())
+            facts.data = self.size - hole
+            # allocation beyond the data ranges is fallocated space: inside the holes as far as
+            # they reach (SEEK_HOLE calls it a hole), the rest past EOF
+            beyond = max(0, self.allocated_bytes - -(-facts.data // bsize) * bsize)
+            facts.unwritten = min(beyond, hole)
+            facts.past_eof = beyond - facts.unwritten
+            facts.hole = hole - facts.unwritten
+        return facts
+
     def fiemap(self) -> list[Extent] | None:
         if self._fiemap is False:
             self._fiemap = fiemap(self.fd, self.size) if self.size else []
@@ -326,30 +361,20 @@ def list_holes(fd: int, size: int) -> list[tuple[int, int]]:
     return holes
 
 
-def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
-    """The file's extent map (data / unwritten / hole) from the FIEMAP ioctl.
-
-    Returns None when the filesystem does not support FIEMAP.  Adjacent ranges
-    of the same kind are merged.
-    """
-    out: list[Extent] = []
-    start = 0
-
-    def add(offset: int, length: int, kind: str) -> None:
-        if length <= 0:
-            return
-        if out and out[-1].kind == kind and out[-1].offset + out[-1].length == offset:
-            out[-1] = Extent(out[-1].offset, out[-1].length + length, kind)
-        else:
-            out.append(Extent(offset, length, kind))
-
-    pos = 0
+def fiemap_raw(fd: int, start: int = 0, length: int | None = None,
+               batch: int = 512) -> list[tuple[int, int, int]] | None:
+    """FIEMAP extents (logical, length, flags) overlapping [start, start + length)
+    (the whole offset range, past EOF included, when ``length`` is None), in
+    file order.  None when the filesystem has no FIEMAP."""
+    end = _FIEMAP_MAX_OFFSET if length is None else start + length
+    out: list[tuple[int, int, int]] = []
     # most files have a few extents: a small first request, the full batch after
     ask = min(batch, _FIEMAP_FIRST_BATCH)
-    while start < size:
+    pos = start
+    while pos < end:
         buf = bytearray(_FIEMAP_HDR.size + ask * _FIEMAP_EXTENT.size)
         # no FIEMAP_FLAG_SYNC: we never cause writes; delayed-allocation extents count as data
-        _FIEMAP_HDR.pack_into(buf, 0, start, size - start, 0, 0, ask, 0)
+        _FIEMAP_HDR.pack_into(buf, 0, pos, end - pos, 0, 0, ask, 0)
         count, ask = ask, batch
         try:
             fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
@@ -360,17 +385,42 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
             break
         last = False
         body = memoryview(buf)[_FIEMAP_HDR.size:_FIEMAP_HDR.size + mapped * _FIEMAP_EXTENT.size]
-        for logical, _phys, length, _r1, _r2, flags, _a, _b, _c in _FIEMAP_EXTENT.iter_unpack(body):
-            if logical > pos:
-                add(pos, logical - pos, "hole")
-            end = min(logical + length, size)
-            add(logical, end - logical, "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data")
-            pos = max(pos, end)
+        for logical, _phys, ln, _r1, _r2, flags, _a, _b, _c in _FIEMAP_EXTENT.iter_unpack(body):
+            out.append((logical, ln, flags))
+            pos = max(pos, logical + ln)
             if flags & FIEMAP_EXTENT_LAST:
                 last = True
-        start = pos
         if last:
             break
+    return out
+
+
+def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
+    """The file's extent map (data / unwritten / hole) from the FIEMAP ioctl, up to
+    ``size``.  Returns None when the filesystem does not support FIEMAP.  Adjacent
+    ranges of the same kind are merged."""
+    out: list[Extent] = []
+
+    def add(offset: int, length: int, kind: str) -> None:
+        if length <= 0:
+            return
+        if out and out[-1].kind == kind and out[-1].offset + out[-1].length == offset:
+            out[-1] = Extent(out[-1].offset, out[-1].length + length, kind)
+        else:
+            out.append(Extent(offset, length, kind))
+
+    raw = fiemap_raw(fd, 0, size, batch) if size else []
+    if raw is None:
+        return None
+    pos = 0
+    for logical, length, flags in raw:
+        if logical >= size:
+            break
+        if logical > pos:
+            add(pos, logical - pos, "hole")
+        end = min(logical + length, size)
+        add(logical, end - logical, "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data")
+        pos = max(pos, end)
     if pos < size:
         add(pos, size - pos, "hole")
     return out

@@ -136,10 +136,37 @@ class FileEntry:
     detail: dict[str, Any] = field(default_factory=dict)
     fs_block: int = 4096
     is_symlink: bool = False
+    #: the filesystem's facts (type, block sizes, allocation split: parsers/fsfacts.py); None when not read
+    fs: Any = None
 
     @property
     def hole_bytes(self) -> int:
+        """Bytes of ``holes``: unallocated holes and unwritten extents (inside the size)."""
         return sum(length for _, length in self.holes)
+
+    @property
+    def unwritten_bytes(self) -> int:
+        """The allocated part of ``holes``: fallocated, never written (also counted by allocated_bytes).
+        Without FIEMAP (tmpfs) the filesystem facts' estimate."""
+        if self.unwritten:
+            return sum(length for _, length in self.unwritten)
+        if self.fs is not None and self.fs.extent_source == "seek_hole":
+            return min(int(self.fs.unwritten), self.hole_bytes)
+        return 0
+
+    @property
+    def past_eof_bytes(self) -> int:
+        """Allocated beyond the size (XFS speculative preallocation, fallocate KEEP_SIZE)."""
+        return int(self.fs.past_eof) if self.fs is not None else 0
+
+    @property
+    def lasting_allocated_bytes(self) -> int:
+        """Allocated bytes without XFS's speculative preallocation past EOF, which XFS
+        trims by itself (when the file is closed, or idle for a few minutes): what a
+        what-if may count as usage."""
+        if self.fs is not None and self.fs.type == "xfs":
+            return max(0, int(self.allocated_bytes) - int(self.fs.past_eof))
+        return int(self.allocated_bytes)
 
     def add_error(self, message: str, offset: int | None = None) -> None:
         """Record an error naming this file (and the offset when known)."""
@@ -158,6 +185,8 @@ class FileEntry:
         }
         if self.unwritten:
             out["unwritten"] = [[int(o), int(n)] for o, n in self.unwritten]
+        if self.fs is not None:
+            out["fs"] = self.fs.to_json()
         if self.warnings:
             out["warnings"] = list(self.warnings)
         if self.database is not None:
@@ -245,6 +274,10 @@ class Dataset:
             "engines": self.engines,
             "files": [f.to_json() for f in self.files],
         }
+        facts = [f.fs for f in self.files if f.fs is not None]
+        if facts:
+            from .fsfacts import totals
+            out["filesystem"] = totals(facts)
         if self.errors:
             out["errors"] = list(self.errors)
         if self.warnings:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from . import engines
+from .fsfacts import FsFacts
 from .model import Dataset, FileEntry, TableEntry
 
 
@@ -31,7 +32,7 @@ def load_saved_scan(path: str) -> Dataset:
                  engine_order=engines.names())
     ds.detail["saved_scan"] = path
     known = {"path", "engine", "role", "apparent_bytes", "allocated_bytes", "holes", "unwritten",
-             "errors", "warnings", "database", "table"}
+             "errors", "warnings", "database", "table", "fs"}
     for f in data["files"]:
         e = FileEntry(path=f["path"], abspath="", engine=f.get("engine"), role=f.get("role", "other"),
                       apparent_bytes=f.get("apparent_bytes", 0), allocated_bytes=f.get("allocated_bytes", 0),
@@ -39,6 +40,9 @@ def load_saved_scan(path: str) -> Dataset:
                       unwritten=[tuple(h) for h in f.get("unwritten", [])],
                       errors=list(f.get("errors", [])), warnings=list(f.get("warnings", [])),
                       database=f.get("database"), table=f.get("table"))
+        if isinstance(f.get("fs"), dict):
+            e.fs = FsFacts.from_json(f["fs"])
+            e.fs_block = e.fs.block_size
         engine = engines.get(e.engine)
         e.sections = {k: (engine.section_from_json(v) if engine is not None and k == engine.name else v)
                       for k, v in f.items() if k not in known}

@@ -27,6 +27,7 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
             entry.allocated_bytes = f.allocated_bytes
             entry.holes = f.holes()
             entry.unwritten = f.unwritten()
+            entry.fs = f.fs_facts()
             entry.detail["stat"] = (f.size, f.stat.st_mtime_ns)
             msg = f.changed()
             if msg:
@@ -39,7 +40,7 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
     except OSError as e:
         entry.errors.append(f"{entry.path}: {e.strerror or e}")
         _stat_facts(entry)
-    entry.fs_block = fs_block or fs_block_size(entry.abspath)
+    entry.fs_block = fs_block or (entry.fs.block_size if entry.fs is not None else fs_block_size(entry.abspath))
 
 
 def _stat_facts(entry: FileEntry) -> None:

@@ -21,7 +21,9 @@ class Node:
     kind: str                       # engine, database, table, part, file, index, group
     apparent: int = 0
     allocated: int = 0
-    holes: int = 0
+    holes: int = 0                   # ranges holding no written data: unallocated holes and unwritten extents
+    unwritten: int = 0               # the part of ``holes`` allocated by fallocate, never written
+    past_eof: int = 0                # allocated beyond the file size (part of ``allocated``, outside ``apparent``)
     logical: int = 0
     errors: int = 0
     path: str | None = None          # file path for file nodes
@@ -39,6 +41,16 @@ class Node:
             self.children.append(node)
         return node
 
+    @property
+    def data(self) -> int:
+        """Allocated and written bytes inside the size: allocated minus unwritten and past EOF."""
+        return max(0, self.allocated - self.unwritten - self.past_eof)
+
+    @property
+    def unallocated(self) -> int:
+        """Bytes inside the size with no block at all (holes that are not unwritten extents)."""
+        return max(0, self.holes - self.unwritten)
+
     def walk(self):
         yield self
         for c in self.children:
@@ -51,6 +63,8 @@ class Node:
             self.apparent = sum(c.apparent for c in self.children if c.kind != "index")
             self.allocated = sum(c.allocated for c in self.children if c.kind != "index")
             self.holes = sum(c.holes for c in self.children if c.kind != "index")
+            self.unwritten = sum(c.unwritten for c in self.children if c.kind != "index")
+            self.past_eof = sum(c.past_eof for c in self.children if c.kind != "index")
             self.logical = sum(c.logical for c in self.children if c.kind != "index")
             self.errors = sum(c.errors for c in self.children if c.kind != "index")
         self.children.sort(key=lambda n: (n.kind == "file", -n.allocated, n.name))
@@ -109,6 +123,8 @@ def build_tree(ds: Dataset) -> Node:
         leaf.apparent = entry.apparent_bytes
         leaf.allocated = entry.allocated_bytes
         leaf.holes = entry.hole_bytes
+        leaf.unwritten = entry.unwritten_bytes
+        leaf.past_eof = entry.past_eof_bytes
         leaf.logical = logical_bytes(entry)
         leaf.errors = len(entry.errors)
         children = list(engine.file_children(entry)) if engine is not None else []

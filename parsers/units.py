@@ -91,8 +91,10 @@ def missing_hole_ranges(entry, unit_bytes: int) -> np.ndarray:
     if exp is not None:
         expected = np.asarray(exp, dtype=np.int64)[sel]
     else:
+        fs = getattr(entry, "fs", None)
+        gran = max(int(fs.engine_block or 0) if fs is not None else 0, int(entry.fs_block))
         expected = np.where((u["flags"][sel] & UNIT_COMPRESSED) != 0,
-                            expected_hole_per_page(u["stored"][sel], size, entry.fs_block), size)
+                            expected_hole_per_page(u["stored"][sel], size, gran), size)
     starts_all = u["offset"][sel].astype(np.int64)
     if real is not None:
         there = np.asarray(real, dtype=np.int64)[sel]

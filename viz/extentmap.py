@@ -75,6 +75,7 @@ ALLOCATION_CATS = [
     ("hole punched in page", theme.HOLES),
     ("whole page unallocated", "#FFE082"),
     ("hole missing (should be punched)", theme.MISSING_HOLE),
+    ("unwritten (fallocated: allocated, reads as zeros)", theme.UNWRITTEN),
 ]
 CHECKSUM_CATS = [
     ("checksum OK", "#43A047"),
@@ -563,6 +564,11 @@ class MapData:
         cat = np.zeros(len(u), dtype=np.uint8)
         cat[hole > 0] = 1
         cat[hole >= np.maximum(self.unit_lengths(), 1)] = 2
+        if self.entry is not None and self.entry.unwritten:
+            # unwritten extents are listed among the holes but are allocated: their own category
+            from dbxray.parsers.units import hole_bytes_per_unit
+            unw = hole_bytes_per_unit(self.entry.unwritten, u["offset"].astype(np.int64), self.unit_lengths())
+            cat[(unw > 0) & (unw >= hole)] = 4
         cat[(u["flags"] & UNIT_HOLE_MISSING) != 0] = 3
         return self._fixed(cat, ALLOCATION_CATS)
 

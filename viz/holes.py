@@ -33,7 +33,7 @@ from . import theme
 
 DATA_COLOUR = theme.ALLOCATED
 HOLE_COLOUR = theme.HOLES
-UNWRITTEN_COLOUR = "#FFE0B2"
+UNWRITTEN_COLOUR = theme.UNWRITTEN
 MISSING_COLOUR = theme.MISSING_HOLE
 EXPECTED_COLOUR = theme.LOGICAL
 LOST_FRACTION = 0.1     # a file keeping < 10 % of the holes it should have has lost its sparseness
@@ -57,6 +57,13 @@ class FileHoles:
     hole_bytes: int = 0
     unwritten_bytes: int = 0
     missing_bytes: int = 0
+    past_eof: int = 0                     # allocated beyond the size (XFS speculative preallocation)
+
+    @property
+    def written(self) -> int:
+        """Allocated and written inside the size: what the engine's expectation is about
+        (fallocated space and preallocation past EOF are shown on their own)."""
+        return max(0, self.allocated - self.unwritten_bytes - self.past_eof)
 
     @property
     def lost_sparseness(self) -> bool:
@@ -65,7 +72,7 @@ class FileHoles:
             return False
         real = self.hole_bytes - self.unwritten_bytes
         return real < LOST_FRACTION * self.expected_hole and \
-            self.allocated >= self.apparent - self.expected_hole * LOST_FRACTION
+            self.written + self.unwritten_bytes >= self.apparent - self.expected_hole * LOST_FRACTION
 
     @property
     def expected_allocated(self) -> int | None:
@@ -107,7 +114,8 @@ def file_holes(entry: FileEntry) -> FileHoles:
     miss = missing_ranges(entry)
     return FileHoles(entry=entry, apparent=int(entry.apparent_bytes), allocated=int(entry.allocated_bytes),
                      holes=holes, unwritten=unw, missing=miss, expected_hole=expected_hole_bytes(entry),
-                     hole_bytes=_total(holes), unwritten_bytes=_total(unw), missing_bytes=_total(miss))
+                     hole_bytes=_total(holes), unwritten_bytes=_total(unw) or entry.unwritten_bytes,
+                     missing_bytes=_total(miss), past_eof=entry.past_eof_bytes)
 
 
 def nice_ticks(total: int, most: int) -> list[int]:
@@ -284,6 +292,8 @@ class HoleStrips(QWidget):
             xi = x0 + sw + 10
             p.setPen(fg)
             line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
+            if fh.past_eof:
+                line1 += f" (incl. {human_bytes(fh.past_eof)} past EOF)"
             p.drawText(QRect(xi, top + 2, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, line1)
             holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
             unw = fh.unwritten_bytes
@@ -376,11 +386,13 @@ class HolesView(QWidget):
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
         self.bar_legend = QLabel(" &nbsp; ".join([
-            _swatch(theme.APPARENT, "apparent size"), _swatch(DATA_COLOUR, "allocated"),
-            _swatch(EXPECTED_COLOUR, "expected allocated (what the engine should leave after punching)")]))
+            _swatch(theme.APPARENT, "apparent size"), _swatch(DATA_COLOUR, "written (allocated)"),
+            _swatch(UNWRITTEN_COLOUR, "unwritten (fallocated)"),
+            _swatch(theme.PAST_EOF, "allocated past EOF (XFS trims it)"),
+            _swatch(EXPECTED_COLOUR, "expected written (what the engine should leave after punching)")]))
         self.bar_legend.setContentsMargins(8, 2, 8, 2)
         self.bar_legend.setWordWrap(True)
-        self.bar_rows: list[tuple[str, int, int, int | None]] = []
+        self.bar_rows: list[tuple[str, int, int, int | None, int, int]] = []
 
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -524,11 +536,13 @@ class HolesView(QWidget):
     def lost_files(self) -> list[str]:
         return [r.entry.path for r in self.all_rows if r.lost_sparseness]
 
-    def _bar_groups(self) -> list[tuple[str, int, int, int | None]]:
+    def _bar_groups(self) -> list[tuple[str, int, int, int | None, int, int]]:
+        """(name, apparent, written, expected written or None, unwritten, past EOF) per bar."""
         by = self.bars_by.currentData()
         rows = getattr(self, "scoped_rows", self.rows)
         if by == "file":
-            out = [(r.entry.path, r.apparent, r.allocated, r.expected_allocated) for r in rows]
+            out = [(r.entry.path, r.apparent, r.written, r.expected_allocated, r.unwritten_bytes, r.past_eof)
+                   for r in rows]
         else:
             groups: dict[str, list] = {}
             for r in rows:
@@ -537,17 +551,19 @@ class HolesView(QWidget):
                 if not table and r.entry.role not in DATA_ROLES:
                     # small metadata files would dwarf the tables in the % scale: one row for all of them
                     key = "(other files)"
-                g = groups.setdefault(key, [key, 0, 0, 0, True])
+                g = groups.setdefault(key, [key, 0, 0, 0, True, 0, 0])
                 g[1] += r.apparent
-                g[2] += r.allocated
+                g[2] += r.written
+                g[5] += r.unwritten_bytes
+                g[6] += r.past_eof
                 ea = r.expected_allocated
                 if ea is None:
                     g[4] = g[4] and False
                     g[3] += r.apparent
                 else:
                     g[3] += ea
-            out = [(g[0], g[1], g[2], g[3] if g[4] else None) for g in groups.values()]
-        out.sort(key=lambda t: -max(t[1], t[2]))
+            out = [(g[0], g[1], g[2], g[3] if g[4] else None, g[5], g[6]) for g in groups.values()]
+        out.sort(key=lambda t: -max(t[1], t[2] + t[4] + t[5]))
         self.bar_total = len(out)
         return out[:self.bar_limit()]
 
@@ -563,7 +579,10 @@ class HolesView(QWidget):
         n = len(groups)
         y = np.arange(n)[::-1].astype(float)
         app = np.array([g[1] for g in groups], dtype=float)
-        alloc = np.array([g[2] for g in groups], dtype=float)
+        written = np.array([g[2] for g in groups], dtype=float)
+        unw = np.array([g[4] for g in groups], dtype=float)
+        past = np.array([g[5] for g in groups], dtype=float)
+        alloc = written + unw + past
         exp = np.array([np.nan if g[3] is None else g[3] for g in groups], dtype=float)
         pct = self.bars_scale.currentData() == "pct"
         if pct:
@@ -576,9 +595,17 @@ class HolesView(QWidget):
         # in % a tiny file can be 100x over its apparent size (one fs block for a few bytes):
         # bars stop at PCT_CAP, the labels keep the true figures
         cap = PCT_CAP if pct else np.inf
-        specs = [("apparent", app, theme.APPARENT, 0.8), ("allocated", alloc, DATA_COLOUR, 0.5)]
-        for name, vals, colour, h in specs:
-            item = pg.BarGraphItem(x0=np.zeros(n), y=y, height=h, width=np.minimum(vals / div, cap),
+        # written, then unwritten (fallocated) inside the size, then preallocation past EOF:
+        # each byte of allocation once, stacked
+        specs = [("apparent", np.zeros(n), app, theme.APPARENT, 0.8),
+                 ("written", np.zeros(n), written, DATA_COLOUR, 0.5),
+                 ("unwritten", written, unw, theme.UNWRITTEN, 0.5),
+                 ("past EOF", written + unw, past, theme.PAST_EOF, 0.5)]
+        for name, x0, vals, colour, h in specs:
+            if name != "apparent" and not vals.any():
+                continue
+            x0c = np.minimum(x0 / div, cap)
+            item = pg.BarGraphItem(x0=x0c, y=y, height=h, width=np.minimum((x0 + vals) / div, cap) - x0c,
                                    brush=theme.qcolor(colour),
                                    pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
@@ -589,12 +616,16 @@ class HolesView(QWidget):
                                    pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
             self.plot.addItem(item)
         for i, (yy, g) in enumerate(zip(y, groups)):
-            txt = f"{human_bytes(g[2])} of {human_bytes(g[1])}"
+            txt = f"{human_bytes(g[2])} written of {human_bytes(g[1])}"
             if g[3] is not None and g[2] > g[3] + 4096:
                 txt += f" (+{human_bytes(g[2] - g[3])} over expected)"
+            if g[4]:
+                txt += f", {human_bytes(g[4])} unwritten"
+            if g[5]:
+                txt += f", {human_bytes(g[5])} past EOF"
             bad = g[3] is not None and g[2] > g[3] * 1.1 + 4096
             ti = pg.TextItem(txt, color=MISSING_COLOUR if bad else theme.foreground(), anchor=(0, 0.5))
-            ti.setPos(min(max(g[1], g[2]) / div[i], cap), yy)
+            ti.setPos(min(max(g[1], alloc[i]) / div[i], cap), yy)
             self.plot.addItem(ti)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), short_label(g[0], 25, 15)) for yy, g in zip(y, groups)]])

@@ -1,5 +1,7 @@
 """Apparent vs allocated vs holes, one row per table (or file): the first
-question a DBA asks of a data dir, drawn as horizontal bars for reports."""
+question a DBA asks of a data dir, drawn as horizontal bars for reports.  Each
+byte is drawn once: inside the apparent size, written data, unwritten
+(fallocated) space and unallocated holes; beyond it, allocation past EOF."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,7 +32,8 @@ def size_rows(root: Node, limit: int = 25) -> list[Node]:
 
 
 class SizeBarsView(QWidget):
-    """Horizontal bars: apparent (grey), allocated (blue), holes (amber)."""
+    """Horizontal bars: apparent (grey), and stacked on it written (blue), unwritten
+    (pale), holes (amber), then allocation past EOF (purple)."""
 
     title = "Sizes"
     view_id = "sizes"
@@ -66,15 +69,24 @@ class SizeBarsView(QWidget):
         y = np.arange(n)[::-1].astype(float)
         apparent = np.array([r.apparent for r in self.rows], dtype=float)
         allocated = np.array([r.allocated for r in self.rows], dtype=float)
-        holes = np.array([r.holes for r in self.rows], dtype=float)
+        written = np.array([r.data for r in self.rows], dtype=float)
+        unwritten = np.array([r.unwritten for r in self.rows], dtype=float)
+        holes = np.array([r.unallocated for r in self.rows], dtype=float)
+        past = np.array([r.past_eof for r in self.rows], dtype=float)
         scale, unit = axis_unit(max(apparent.max(), allocated.max(), 1))
-        # allocated and holes stacked inside the apparent size
+        # each byte once: written, unwritten and holes stacked inside the apparent size
+        # (a file's last block can make written a little larger: the bar stops at
+        # written + unwritten + holes), allocation past EOF after it
         bars = [
             ("apparent", np.zeros(n), apparent, theme.APPARENT, 0.8),
-            ("allocated", np.zeros(n), allocated, theme.ALLOCATED, 0.5),
-            ("holes", allocated, holes, theme.HOLES, 0.5),
+            ("written", np.zeros(n), written, theme.ALLOCATED, 0.5),
+            ("unwritten", written, unwritten, theme.UNWRITTEN, 0.5),
+            ("holes", written + unwritten, holes, theme.HOLES, 0.5),
+            ("past EOF", written + unwritten + holes, past, theme.PAST_EOF, 0.5),
         ]
         for name, x0, vals, colour, height in bars:
+            if name in ("unwritten", "past EOF") and not vals.any():
+                continue
             item = pg.BarGraphItem(x0=x0 / scale, y=y, height=height, width=vals / scale,
                                    brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(130)))
             self.plot.addItem(item)
@@ -88,7 +100,7 @@ class SizeBarsView(QWidget):
         for yy, r in zip(y, self.rows):
             txt = pg.TextItem(f"{human_bytes(r.allocated)} of {human_bytes(r.apparent)}",
                               color=theme.foreground(), anchor=(0, 0.5))
-            txt.setPos(max(r.apparent, r.allocated) / scale, yy)
+            txt.setPos(max(r.apparent, r.data + r.unwritten + r.unallocated + r.past_eof) / scale, yy)
             self.plot.addItem(txt)
         total_alloc = sum(r.allocated for r in self.rows)
         total_app = sum(r.apparent for r in self.rows)

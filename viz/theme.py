@@ -18,6 +18,8 @@ CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
 APPARENT = "#B0BEC5"
 ALLOCATED = "#1E88E5"
 HOLES = "#FFB300"
+UNWRITTEN = "#FFE0B2"      # allocated by fallocate, never written (reads as zeros)
+PAST_EOF = "#8E24AA"       # allocated beyond the file size (XFS speculative preallocation)
 MISSING_HOLE = "#E53935"
 LOGICAL = "#43A047"
 

@@ -261,7 +261,7 @@ def innodb_zip_target(run: Run, entry: FileEntry, codecs: list[Codec], sec: dict
     """ROW_FORMAT=COMPRESSED tablespace: its pages are zlib streams the parser does not
     inflate, so only the raw-file comparisons are projected (re-compressing them would
     measure compressed data)."""
-    t = Target(entry.path, "innodb", int(entry.allocated_bytes), int(entry.apparent_bytes),
+    t = Target(entry.path, "innodb", int(entry.lasting_allocated_bytes), int(entry.apparent_bytes),
                current_codec="zlib:6", primary_model="innodb_row_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
                      "table": entry.table or _table_from_path(entry.path)})
@@ -282,7 +282,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     page_size = int(sec.get("page_size") or (base.logical.max() if len(base) else 16384))
     fs_block = int(run.fs_block or entry.fs_block or 4096)
     current, layout = innodb_current_codec(entry)
-    t = Target(entry.path, "innodb", int(entry.allocated_bytes), base.logical_bytes,
+    t = Target(entry.path, "innodb", int(entry.lasting_allocated_bytes), base.logical_bytes,
                current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
                      "table": entry.table or _table_from_path(entry.path), "page_size": page_size,

@@ -104,7 +104,7 @@ def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     methods = sec.get("node_methods") or {}
     current_name = max(methods, key=lambda k: methods[k]) if methods else None
     current = TOKU_CODEC.get(current_name) if current_name else None
-    t = Target(entry.path, "tokudb", int(entry.allocated_bytes), base.logical_bytes,
+    t = Target(entry.path, "tokudb", int(entry.lasting_allocated_bytes), base.logical_bytes,
                current_codec=current.name if current else current_name, primary_model="tokudb_partitions",
                info={"table": sec.get("table") or entry.table, "database": entry.database,
                      "method": current_name, "stored_partition_bytes": stored})
@@ -119,7 +119,7 @@ def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         pairs.append((current, cur_model))
     proj = run.project(base, pairs)
     speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
-    other = int(entry.allocated_bytes) - stored     # headers, block table, node headers, free space
+    other = int(entry.lasting_allocated_bytes) - stored     # headers, block table, node headers, free space
 
     def adjust(pr, est):
         return shift(est, other)

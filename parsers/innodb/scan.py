@@ -20,6 +20,7 @@ from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCR
                      UNIT_HOLE_MISSING, UNIT_LEAF, Cancelled, Dataset, FileEntry, ScanContext, UnitFacts,
                      empty_units)
 
+from .punch import kept_granularity, punch_block
 from ..units import expected_hole_per_page, hole_bytes_per_unit
 from .zip import zblob_chains
 from .fil import FIL_PAGE_COMPRESSED
@@ -437,8 +438,14 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     real = hole_bytes_per_unit(entry.holes, units["offset"].astype(np.int64), physical)
     expected = np.zeros(n, dtype=np.int64)
     pc_pages = pm.compressed & (pm.stored < physical)
-    expected[pc_pages] = expected_hole_per_page(pm.stored[pc_pages], physical, fs_block)
-    if pm.flavor == "mariadb" and (pm.flags.page_compressed or pm.compressed.any()):
+    st_blksize = int(entry.fs.st_blksize) if entry.fs is not None else fs_block
+    block, rule = punch_block(pm.flavor, st_blksize, physical)
+    keep = kept_granularity(pm.flavor, st_blksize, physical, fs_block)
+    if entry.fs is not None and (pc_pages.any() or pm.flags.page_compressed):
+        entry.fs.engine_block, entry.fs.engine_block_rule = block, rule
+    if keep is not None:
+        expected[pc_pages] = expected_hole_per_page(pm.stored[pc_pages], physical, keep)
+    if keep is not None and pm.flavor == "mariadb" and (pm.flags.page_compressed or pm.compressed.any()):
         # MariaDB punches freed pages of page_compressed tablespaces whole
         punched_free = (pm.free | pm.zero) & ~pm.compressed
         punched_free[0] = False
@@ -531,9 +538,14 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         if len(bad) > 8:
             entry.add_error(f"{len(bad)} pages with a bad checksum in all")
     if missing.any():
-        entry.warnings.append(f"{entry.path}: {int(missing.sum())} page(s) should have a punched hole but are "
-                              f"allocated ({int((expected - np.minimum(real, expected))[missing].sum())} bytes): "
-                              f"sparseness lost (copy or backup?)")
+        lost = int((expected - np.minimum(real, expected))[missing].sum())
+        entry.warnings.append(
+            f"{entry.path}: {int(missing.sum())} page-compressed page(s) keep {lost} bytes allocated that the "
+            f"server punches out (it rounds each compressed page to {keep}-byte blocks: {block} by its rule "
+            f"on this {entry.fs.type if entry.fs is not None else 'filesystem'}, st_blksize {st_blksize}, "
+            f"filesystem block {fs_block}, and frees the rest of the page): sparseness lost, typically "
+            f"a copy or restore that did not keep holes (cp --sparse=never, rsync without -S, some backup "
+            f"tools); `fallocate --dig-holes` on a stopped server or a table rebuild gives them back")
     entry.unit_facts = UnitFacts(owner_id=pm.index_id, level=pm.level, records=pm.n_recs,
                                  payload_bytes=pm.payload_len, hole_bytes=real.astype(np.uint32),
                                  expected_hole_bytes=expected.astype(np.uint32),
