@@ -283,8 +283,11 @@ class ReadOnlyFile:
         facts = FsFacts(type=fs_type, block_size=bsize, st_blksize=int(self.stat.st_blksize))
         raw = fiemap_raw(self.fd) if self.size or self.allocated_bytes else []
         if raw is not None:
-            for k, v in split_extents(raw, self.size, bsize).items():
+            split = split_extents(raw, self.size, bsize)
+            mapped = split.pop("mapped")
+            for k, v in split.items():
                 setattr(facts, k, v)
+            facts.metadata = max(0, self.allocated_bytes - mapped)
             if self._holes is not None and self._fiemap is None:
                 facts.extent_source = "seek_hole"     # FIEMAP disagreed with SEEK_DATA (a fresh file)
             if fs_type == "btrfs":

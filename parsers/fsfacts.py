@@ -17,6 +17,8 @@ extents cover):
   (reflinked copies, snapshots: FIEMAP_EXTENT_SHARED), counted in full by st_blocks;
 - ``encoded``: the part of ``data`` in extents stored encoded (btrfs compression:
   FIEMAP_EXTENT_ENCODED), whose on-disk size st_blocks does not give;
+- ``metadata``: what st_blocks counts beyond the file's extents: blocks the
+  filesystem uses to map them (an XFS bmap btree block, ext4 extent tree nodes);
 - ``disk``: bytes really on disk where the filesystem tells (btrfs: the file's
   extent items, as compsize reads them; see :mod:`parsers.btrfs`), else None.
 
@@ -91,6 +93,9 @@ class FsFacts:
     hole: int = 0
     shared: int = 0
     encoded: int = 0
+    #: st_blocks beyond the file's extents: blocks the filesystem uses to map them
+    #: (XFS bmap btree, ext4 extent tree nodes)
+    metadata: int = 0
     disk: int | None = None
     disk_source: str | None = None  # where ``disk`` comes from
     extent_source: str = "fiemap"   # "fiemap", "seek_hole" (no FIEMAP: tmpfs), "none"
@@ -100,15 +105,15 @@ class FsFacts:
 
     @property
     def allocated(self) -> int:
-        """data + unwritten + past_eof: what st_blocks counts (file data only)."""
-        return self.data + self.unwritten + self.past_eof
+        """data + unwritten + past_eof + metadata: what st_blocks counts (to the block)."""
+        return self.data + self.unwritten + self.past_eof + self.metadata
 
     def to_json(self) -> dict:
         out = {"type": self.type, "block_size": self.block_size, "st_blksize": self.st_blksize,
                "data_bytes": self.data, "unwritten_bytes": self.unwritten,
                "past_eof_bytes": self.past_eof, "hole_bytes": self.hole,
                "shared_bytes": self.shared, "encoded_bytes": self.encoded,
-               "extent_source": self.extent_source}
+               "metadata_bytes": self.metadata, "extent_source": self.extent_source}
         if self.disk is not None:
             out["disk_bytes"] = self.disk
             out["disk_source"] = self.disk_source
@@ -123,7 +128,8 @@ class FsFacts:
                    st_blksize=int(d.get("st_blksize", 4096)), data=int(d.get("data_bytes", 0)),
                    unwritten=int(d.get("unwritten_bytes", 0)), past_eof=int(d.get("past_eof_bytes", 0)),
                    hole=int(d.get("hole_bytes", 0)), shared=int(d.get("shared_bytes", 0)),
-                   encoded=int(d.get("encoded_bytes", 0)), disk=d.get("disk_bytes"),
+                   encoded=int(d.get("encoded_bytes", 0)), metadata=int(d.get("metadata_bytes", 0)),
+                   disk=d.get("disk_bytes"),
                    disk_source=d.get("disk_source"), extent_source=d.get("extent_source", "fiemap"),
                    engine_block=d.get("engine_block"), engine_block_rule=d.get("engine_block_rule"))
 
@@ -133,7 +139,7 @@ def split_extents(raw: list[tuple[int, int, int]], size: int, block: int) -> dic
     (logical, length, flags) asked over the whole offset range, EOF included.  Delayed
     allocations count as data (st_blocks counts them too); the slack of the block
     that holds EOF is neither data nor past EOF."""
-    out = dict(data=0, unwritten=0, past_eof=0, hole=0, shared=0, encoded=0)
+    out = dict(data=0, unwritten=0, past_eof=0, hole=0, shared=0, encoded=0, mapped=0)
     covered = 0
     eof_block = -(-size // block) * block
     for logical, length, flags in raw:
@@ -151,6 +157,7 @@ def split_extents(raw: list[tuple[int, int, int]], size: int, block: int) -> dic
                 if flags & FIEMAP_EXTENT_ENCODED:
                     out["encoded"] += inside
         out["past_eof"] += beyond
+        out["mapped"] += max(0, min(end, eof_block) - logical) + beyond
     out["hole"] = max(0, size - covered)
     return out
 
@@ -162,7 +169,7 @@ def totals(facts: list["FsFacts"]) -> dict:
     allocated bytes elsewhere (``disk_known_files`` says how many are real)."""
     out = {"files": len(facts), "types": sorted({f.type for f in facts}),
            "data_bytes": 0, "unwritten_bytes": 0, "past_eof_bytes": 0, "hole_bytes": 0,
-           "shared_bytes": 0, "encoded_bytes": 0, "disk_bytes": 0, "disk_known_files": 0}
+           "shared_bytes": 0, "encoded_bytes": 0, "metadata_bytes": 0, "disk_bytes": 0, "disk_known_files": 0}
     for f in facts:
         out["data_bytes"] += f.data
         out["unwritten_bytes"] += f.unwritten
@@ -170,6 +177,7 @@ def totals(facts: list["FsFacts"]) -> dict:
         out["hole_bytes"] += f.hole
         out["shared_bytes"] += f.shared
         out["encoded_bytes"] += f.encoded
+        out["metadata_bytes"] += f.metadata
         if f.disk is not None and not (f.disk_source or "").startswith("estimate"):
             out["disk_bytes"] += f.disk
             out["disk_known_files"] += 1
