@@ -634,7 +634,7 @@ class HolesView(QWidget):
         bottom.setLabel(unit_label, color=theme.foreground())
         bottom.setTicks([[(float(t), f"{t}%") for t in range(0, 101, 20)]] if pct else None)
         by = "table" if self.bars_by.currentData() == "table" else "file"
-        self.plot.setTitle(f"Apparent vs allocated vs expected allocated, per {by}"
+        self.plot.setTitle(f"Apparent vs written vs expected written, per {by}"
                            + (f" ({len(groups)} largest of {self.bar_total})" if self.bar_total > len(groups) else ""),
                            color=theme.foreground(), size="10pt")
         xmax = float(min(np.max(np.maximum(app, alloc) / div), cap))
