@@ -13,7 +13,7 @@ from dbxray.parsers.model import Cancelled, FileEntry
 
 from .estimate import Estimate, t975
 from .fsmodels import BtrfsExtents, ZFSRecords
-from .models import Model, check_codec_for
+from .models import Model, check_codec_for, roundup
 from .projector import Projection, project
 from .registry import Codec
 from .sources import UnitSet, raw_records
@@ -149,17 +149,30 @@ def shift(est: Estimate, delta: float) -> Estimate:
                     est.units_sampled, est.units_total)
 
 
-def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec]) -> None:
+def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fallocated: bool = False) -> None:
     """The filesystem comparisons of one file: ZFS and btrfs compressing its bytes
-    as they are (128 KiB records)."""
-    models: list[Model] = [ZFSRecords(), BtrfsExtents()]
+    as they are (128 KiB records).  ``fallocated``: the engine extends the file with
+    fallocate (or it holds unwritten extents now): btrfs then never compresses it and
+    keeps its preallocated extents whole, so its btrfs size is known without sampling."""
+    fallocated = fallocated or entry.unwritten_bytes > 0
+    btrfs = BtrfsExtents(fallocated=fallocated)
+    models: list[Model] = [ZFSRecords()] + ([] if fallocated else [btrfs])
     raw = raw_records(entry, 131072)
     pairs = model_pairs(codecs, models, t.notes)
-    if not pairs or not len(raw):
-        return
-    proj = run.project(raw, pairs, count=False)
-    speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
-    add_results(t, proj, speeds)
+    speeds: dict = {}
+    if pairs and len(raw):
+        proj = run.project(raw, pairs, count=False)
+        speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+        add_results(t, proj, speeds)
+    if fallocated and entry.apparent_bytes:
+        t.notes.append("btrfs: the file is extended with fallocate, and btrfs never compresses an inode "
+                       "that was fallocated (BTRFS_INODE_PREALLOC, fs/btrfs/inode.c should_nocow): "
+                       "its preallocated extents stay whole and uncompressed")
+        n = float(roundup(int(entry.apparent_bytes), btrfs.sector))
+        units = len(raw)
+        for codec, _m in model_pairs(codecs, [btrfs], t.notes):
+            cs, ds = speeds.get(codec.name, (0.0, 0.0))     # the codec's speeds, measured for ZFS above
+            t.results.append(Result(codec.name, btrfs.name, Estimate(n, n, n, 0.0, math.inf, units, units), cs, ds))
 
 
 def combine(estimates: list[Estimate]) -> Estimate:

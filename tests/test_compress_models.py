@@ -129,5 +129,12 @@ def test_zfs_rules():
 def test_btrfs_rules():
     b = BtrfsExtents()
     assert b.project(Codec("zlib", 3), os.urandom(131072)) == 131072
-    assert b.project(Codec("zlib", 3), bytes(131072)) == 4096
+    # all-zero blocks read from holes: not stored, and they split the data into runs
+    assert b.project(Codec("zlib", 3), bytes(131072)) == 0
+    half = os.urandom(8192) + bytes(8192)
+    assert [len(r) for r in b.runs(half * 8)] == [8192] * 8
+    assert b.project(Codec("zlib", 3), half * 8) == 8 * 8192          # incompressible runs stored raw
+    assert b.project(Codec("zlib", 3), (b"a" * 8192 + bytes(8192)) * 8) == 8 * 4096   # each run compressed
+    # a fallocated file is never compressed: its records stay whole
+    assert BtrfsExtents(fallocated=True).project(Codec("zlib", 3), b"a" * 131072) == 131072
     assert b.supports(Codec("zstd", 19)) is not None and b.supports(Codec("lz4")) is not None

@@ -112,7 +112,8 @@ def test_row_compressed_tablespace_is_not_recompressed(sparse_fixtures):
     ds = scan(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_zip8.ibd"))
     res = run_whatif(ds, ["zlib:6"], sample="all", raw_models=True)
     t = res["targets"][0]
-    assert {r["model"] for r in t["results"]} <= {"zfs_recordsize_128k_ashift12", "btrfs_128k_extents"}
+    assert {r["model"] for r in t["results"]} <= {"zfs_recordsize_128k_ashift12", "btrfs_128k_extents",
+                                                     "btrfs_128k_extents_fallocated"}
     assert t["results"] and any("ROW_FORMAT=COMPRESSED" in e for e in res["errors"])
 
 

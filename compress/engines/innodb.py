@@ -14,6 +14,7 @@ import numpy as np
 
 from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_RTREE, FIL_PAGE_TYPE,
                                        FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
+from dbxray.parsers.innodb.punch import kept_granularity
 from dbxray.parsers.model import FileEntry
 
 from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
@@ -273,6 +274,17 @@ def innodb_zip_target(run: Run, entry: FileEntry, codecs: list[Codec], sec: dict
     return t
 
 
+def punch_granularity(entry: FileEntry, layout: str, page_size: int) -> int | None:
+    """What a page-compressed page keeps is a multiple of this: the server's punch block
+    (MariaDB / MySQL rule, parsers/innodb/punch.py) or the filesystem block, the larger;
+    None where the file's filesystem facts are unknown (a saved scan of an older version)."""
+    fs = entry.fs
+    if fs is None:
+        return None
+    keep = kept_granularity("mysql" if layout == "mysql" else "mariadb", fs.st_blksize, page_size, fs.block_size)
+    return keep if keep is not None else page_size
+
+
 def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("innodb", {}) or {}
     phys, logical = sec.get("physical_page_size"), sec.get("page_size")
@@ -280,8 +292,8 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         return innodb_zip_target(run, entry, codecs, sec)
     base = engine_units(entry)
     page_size = int(sec.get("page_size") or (base.logical.max() if len(base) else 16384))
-    fs_block = int(run.fs_block or entry.fs_block or 4096)
     current, layout = innodb_current_codec(entry)
+    fs_block = int(run.fs_block or punch_granularity(entry, layout, page_size) or entry.fs_block or 4096)
     t = Target(entry.path, "innodb", int(entry.lasting_allocated_bytes), base.logical_bytes,
                current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
@@ -295,7 +307,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
         models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2))
     pairs = model_pairs(all_codecs, models, t.notes)
-    fs = run.filesystem or filesystem_type(entry.abspath)
+    fs = run.filesystem or (entry.fs.type if entry.fs is not None else filesystem_type(entry.abspath))
 
     def adjust(pr, est):
         if pr.model is pc and fs == "ext4":
@@ -324,7 +336,9 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
                 cs, ds = speeds.get(cname, (0.0, 0.0))
                 t.results.append(Result(cname, mname, est, cs, ds))
     if run.raw_models:
-        raw_results(run, t, entry, codecs)
+        # MariaDB extends tablespaces that are not page_compressed with posix_fallocate
+        # (os0file.cc os_file_set_size; page_compressed ones sparse, by ftruncate)
+        raw_results(run, t, entry, codecs, fallocated=layout != "mysql" and current is None)
     return t
 
 
