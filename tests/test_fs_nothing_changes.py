@@ -142,3 +142,36 @@ def test_tmpfs_many_holes_read_around(tmp_path, monkeypatch):
                     == before[p], p.name
     except MountUnavailable as e:
         pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)
+
+
+def test_tmpfs_preview_reads_no_hole(tmp_path, monkeypatch):
+    """The progressive preview (page headers in chunks) over a file whose map keeps its
+    holes (too many to blank): headers in a hole are zeros without a read; same
+    page types as with a blanked map; nothing allocated on tmpfs."""
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    import numpy as np
+    from dbxray.parsers import fileio
+    from dbxray.parsers.innodb.preview import header_preview
+    from fixtures_util import punch_hole, repunch_innodb
+    try:
+        with mounted("tmpfs", tmp_path) as mp:
+            shutil.copytree(fixtures_dir() / "innodb" / "16k" / "fx", mp / "innodb" / "16k" / "fx")
+            shutil.copy(fixtures_dir() / "innodb" / "manifest.json", mp / "innodb" / "manifest.json")
+            repunch_innodb(mp)
+            p = mp / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd"
+            punch_hole(p, 5 * 16384, 16384)            # a whole page, as MariaDB punches freed pages
+            st0 = os.stat(p).st_blocks
+
+            def types():
+                got = []
+                header_preview(str(p), lambda m: got.append(m["types"]) if m["kind"] == "chunk" else None,
+                               lambda: False)
+                return np.concatenate(got)
+            blanked = types()
+            monkeypatch.setattr(fileio, "_MAX_BLANKED_HOLES", 0)
+            around = types()
+            assert np.array_equal(blanked, around) and around[5] == 0
+            assert os.stat(p).st_blocks == st0
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..fileio import ReadOnlyFile
 from ..model import FileEntry, empty_units
+from ..units import hole_bytes_per_unit
 from .fil import FIL_PAGE_LSN, FIL_PAGE_TYPE, FIL_PAGE_TYPE_FSP_HDR, page_type_names
 from .section import InnoDBSection
 from .fsp import FSP_HEADER_OFFSET, FSP_SIZE, decode_fsp_flags, parse_fsp_header
@@ -119,6 +120,12 @@ def header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callab
               "physical": physical, "logical": int(flags.logical_page_size), "flavor": flavor,
               "apparent": f.size})
         mm = f.mmap()
+        # a map that could not have its holes blanked (too many): headers lying in a
+        # hole are zeros, known without touching them (a read would fault the hole in)
+        skip = None
+        if mm is not None and not f.hole_safe_map and f.holes():
+            starts = np.arange(n, dtype=np.int64) * physical
+            skip = hole_bytes_per_unit(f.holes(), starts, min(4096, physical)) > 0
         start, k = 0, 0
         names_all = page_type_names(flavor)
         mariadb_codes = set(page_type_names("mariadb")) - set(page_type_names("mysql"))
@@ -129,7 +136,12 @@ def header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callab
             if mm is not None:
                 pages = np.frombuffer(mm, dtype=np.uint8, count=count * physical,
                                       offset=start * physical).reshape(count, physical)
-                hdr = np.ascontiguousarray(pages[:, _HDR])
+                if skip is None or not skip[start:start + count].any():
+                    hdr = np.ascontiguousarray(pages[:, _HDR])
+                else:
+                    keep = ~skip[start:start + count]
+                    hdr = np.zeros((count, _HDR.stop - _HDR.start), dtype=np.uint8)
+                    hdr[keep] = pages[:, _HDR][keep]
             else:
                 raw = f.pread(start * physical, count * physical)
                 count = len(raw) // physical
