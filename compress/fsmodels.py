@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 from .models import Model, is_zero, roundup
 from .registry import Codec
@@ -108,13 +109,18 @@ class BtrfsExtents(Model):
     a file with unwritten extents was fallocated: ``fallocated=True`` projects
     such a file uncompressed, as btrfs stores it.  ``compress`` without ``-force``
     (a heuristic per range and the NOCOMPRESS flag after the first incompressible
-    range, which depend on the order of writes) is not modelled.  Codecs: zlib:1..9,
+    range, which depend on the order of writes) is not modelled: compared with btrfs
+    itself it stopped compressing a page_compressed tablespace after its first extent,
+    at a range this model could not place.  Codecs: zlib:1..9,
     zstd:1..15 (lzo is not in the registry).
     """
 
     extent: int = 131072
     sector: int = 4096
     fallocated: bool = False
+    #: unit index -> [(start, end)] of the record's written ranges (outside the file's holes);
+    #: None: all-zero sectors stand for holes
+    data_ranges: Callable[[int], list[tuple[int, int]]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.name = f"btrfs_{self.extent // 1024}k_extents" + ("_fallocated" if self.fallocated else "")
@@ -130,8 +136,11 @@ class BtrfsExtents(Model):
     def fixed_by_payload(self, payload: bytes) -> int | None:
         return None
 
-    def runs(self, payload: bytes) -> list[bytes]:
-        """The data runs of a record: all-zero sectors (holes) left out."""
+    def runs(self, payload: bytes, unit: int | None = None) -> list[bytes]:
+        """The data runs of a record: its written ranges (from the file's hole map when
+        known), else the record with all-zero sectors (what holes read as) left out."""
+        if self.data_ranges is not None and unit is not None:
+            return [payload[a:b] for a, b in self.data_ranges(unit) if b > a]
         import numpy as np
         n = len(payload)
         if n == 0:
@@ -158,7 +167,7 @@ class BtrfsExtents(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         total = 0
-        for run in self.runs(payload):
+        for run in self.runs(payload, unit):
             n = roundup(len(run), self.sector)
             if codec.family == "none" or self.fallocated or n <= self.sector:
                 total += n
@@ -166,3 +175,4 @@ class BtrfsExtents(Model):
             c = len(codec.compress(run))
             total += roundup(c, self.sector) if c + self.sector <= n else n
         return total
+

@@ -155,9 +155,9 @@ def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fall
     fallocate (or it holds unwritten extents now): btrfs then never compresses it and
     keeps its preallocated extents whole, so its btrfs size is known without sampling."""
     fallocated = fallocated or entry.unwritten_bytes > 0
-    btrfs = BtrfsExtents(fallocated=fallocated)
-    models: list[Model] = [ZFSRecords()] + ([] if fallocated else [btrfs])
     raw = raw_records(entry, 131072)
+    btrfs = BtrfsExtents(fallocated=fallocated, data_ranges=record_data_ranges(entry.holes, raw))
+    models: list[Model] = [ZFSRecords()] + ([] if fallocated else [btrfs])
     pairs = model_pairs(codecs, models, t.notes)
     speeds: dict = {}
     if pairs and len(raw):
@@ -173,6 +173,30 @@ def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fall
         for codec, _m in model_pairs(codecs, [btrfs], t.notes):
             cs, ds = speeds.get(codec.name, (0.0, 0.0))     # the codec's speeds, measured for ZFS above
             t.results.append(Result(codec.name, btrfs.name, Estimate(n, n, n, 0.0, math.inf, units, units), cs, ds))
+
+
+def record_data_ranges(holes: list[tuple[int, int]], raw: UnitSet):
+    """unit index -> [(start, end)] of its written ranges, relative to the record."""
+    hs = sorted((int(o), int(o) + int(n)) for o, n in holes)
+    starts = [a for a, _b in hs]
+    import bisect
+
+    def ranges(k: int) -> list[tuple[int, int]]:
+        s0 = int(raw.order_key[k])
+        e0 = s0 + int(raw.logical[k])
+        out, pos = [], s0
+        i = max(0, bisect.bisect_right(starts, s0) - 1)
+        while i < len(hs) and hs[i][0] < e0:
+            a, b = hs[i]
+            if b > pos:
+                if a > pos:
+                    out.append((pos - s0, min(a, e0) - s0))
+                pos = max(pos, b)
+            i += 1
+        if pos < e0:
+            out.append((pos - s0, e0 - s0))
+        return out
+    return ranges
 
 
 def combine(estimates: list[Estimate]) -> Estimate:

@@ -703,7 +703,7 @@ def _page_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
 def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     """MariaDB full_crc32 page_compressed pages (fil0pagecompress.cc): the marker bit
     in the page type, the algorithm in the FSP flags."""
-    physical, ptype, kind, flags, pages = pm.physical, pm.type, pm.kind, pm.flags, w.pages
+    physical, ptype, kind, flags = pm.physical, pm.type, pm.kind, pm.flags
     compressed, corrupt, encrypted = pm.compressed, pm.corrupt, pm.encrypted
     counts, decoded = w.counts, w.decoded
     algo = flags.compression_algorithm
@@ -772,7 +772,7 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     if not (pm.flavor == "mariadb" and not pm.flags.full_crc32 and
             w.types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}):
         return
-    physical, kind, pages = pm.physical, pm.kind, w.pages
+    physical, kind = pm.physical, pm.kind
     compressed, corrupt = pm.compressed, pm.corrupt
     counts, decoded = w.counts, w.decoded
     legacy = np.nonzero(_any_of(pm.type, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0]
@@ -813,7 +813,7 @@ def _mysql_compression(pm: PageMap, w: _Walk) -> None:
     """MySQL transparent page compression (FIL_PAGE_COMPRESSED, os0file.cc)."""
     if not (pm.flavor == "mysql" and FIL_PAGE_COMPRESSED in w.types_present):
         return
-    physical, pages = pm.physical, w.pages
+    physical = pm.physical
     for i in np.nonzero(pm.type == FIL_PAGE_COMPRESSED)[0]:
         i = int(i)
         pm.compressed[i] = True
