@@ -91,6 +91,7 @@ class ReadOnlyFile:
         self._guard = None
         self._mmap_failed = False
         self._fiemap: list[Extent] | None | bool = False
+        self._fiemap_raw: list[tuple[int, int, int]] | None | bool = False
         self._holes: list[tuple[int, int]] | None = None
         self._hole_starts: np.ndarray | None = None
         #: True when reading the map anywhere touches no hole: the file has none, or
@@ -281,7 +282,7 @@ class ReadOnlyFile:
         from .fsfacts import FsFacts, filesystem_of, split_extents
         fs_type, bsize = filesystem_of(self.path, self.stat)
         facts = FsFacts(type=fs_type, block_size=bsize, st_blksize=int(self.stat.st_blksize))
-        raw = fiemap_raw(self.fd) if self.size or self.allocated_bytes else []
+        raw = self.fiemap_raw()
         if raw is not None:
             split = split_extents(raw, self.size, bsize)
             mapped = split.pop("mapped")
@@ -312,9 +313,16 @@ class ReadOnlyFile:
             facts.hole = hole - facts.unwritten
         return facts
 
+    def fiemap_raw(self) -> list[tuple[int, int, int]] | None:
+        """FIEMAP over the whole offset range (past EOF too), asked once per open file."""
+        if self._fiemap_raw is False:
+            self._fiemap_raw = fiemap_raw(self.fd) if self.size or self.allocated_bytes else []
+        return self._fiemap_raw
+
     def fiemap(self) -> list[Extent] | None:
         if self._fiemap is False:
-            self._fiemap = fiemap(self.fd, self.size) if self.size else []
+            raw = self.fiemap_raw()
+            self._fiemap = None if raw is None else extents_within(raw, self.size)
         return self._fiemap
 
 
@@ -402,6 +410,13 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
     """The file's extent map (data / unwritten / hole) from the FIEMAP ioctl, up to
     ``size``.  Returns None when the filesystem does not support FIEMAP.  Adjacent
     ranges of the same kind are merged."""
+    raw = fiemap_raw(fd, 0, size, batch) if size else []
+    return None if raw is None else extents_within(raw, size)
+
+
+def extents_within(raw: list[tuple[int, int, int]], size: int) -> list[Extent]:
+    """FIEMAP extents (logical, length, flags) as data / unwritten / hole ranges covering
+    [0, size), adjacent ranges of the same kind merged."""
     out: list[Extent] = []
 
     def add(offset: int, length: int, kind: str) -> None:
@@ -412,9 +427,6 @@ def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
         else:
             out.append(Extent(offset, length, kind))
 
-    raw = fiemap_raw(fd, 0, size, batch) if size else []
-    if raw is None:
-        return None
     pos = 0
     for logical, length, flags in raw:
         if logical >= size:

@@ -187,8 +187,9 @@ def test_holes_fall_back_when_cached_data_sits_on_unwritten_extents(tmp_path, mo
     p = tmp_path / "rewritten.tokudb"
     p.write_bytes(bytes(range(256)) * 128)          # 32 KiB, cached
     p.read_bytes()
-    real = fio.fiemap
-    monkeypatch.setattr(fio, "fiemap", lambda fd, size, batch=512: [fio.Extent(0, size, "unwritten")])
+    real = fio.fiemap_raw
+    monkeypatch.setattr(fio, "fiemap_raw", lambda fd, start=0, length=None, batch=512:
+                        [(0, os.fstat(fd).st_size, fio.FIEMAP_EXTENT_UNWRITTEN)])
     with ReadOnlyFile(str(p)) as f:
         assert f.holes() == []
         assert f.unwritten() == []
@@ -202,7 +203,7 @@ def test_holes_fall_back_when_cached_data_sits_on_unwritten_extents(tmp_path, mo
     with ReadOnlyFile(str(q)) as f:
         assert f.holes() == [(0, 128 << 10)]
     monkeypatch.setattr(fio, "_FRESH_SECONDS", 900)
-    monkeypatch.setattr(fio, "fiemap", real)
+    monkeypatch.setattr(fio, "fiemap_raw", real)
     u = tmp_path / "fallocated.bin"
     with open(u, "wb") as fh:
         try:
@@ -225,10 +226,11 @@ def test_holes_fall_back_when_fiemap_misses_data(tmp_path, monkeypatch):
     import dbxray.parsers.fileio as fio
     p = tmp_path / "fresh.frm"
     p.write_bytes(b"x" * 3616)
-    monkeypatch.setattr(fio, "fiemap", lambda fd, size, batch=512: [fio.Extent(0, size, "hole")])
+    monkeypatch.setattr(fio, "fiemap_raw", lambda fd, start=0, length=None, batch=512: [])   # all hole
     with ReadOnlyFile(str(p)) as f:
         assert f.holes() == []
         assert f.fiemap() is None and f.unwritten() == []
+    monkeypatch.undo()
     # a true hole FIEMAP reports is kept
     q = tmp_path / "sparse.bin"
     with open(q, "wb") as fh:
