@@ -242,7 +242,22 @@ class Dataset:
         return sorted(found)
 
     def file(self, path: str) -> FileEntry | None:
-        for f in self.files:
+        """The file at ``path`` (an index rebuilt when the list changed length: a scan
+        of 20,000 files looked each one up by a walk of the list, quadratic in all)."""
+        idx = self.__dict__.get("_file_index")
+        n = len(self.files)
+        if idx is None or idx[0] > n:
+            idx = (0, {})
+        if idx[0] < n:                                # files appended since: index those
+            d = idx[1]
+            for f in self.files[idx[0]:]:
+                d.setdefault(f.path, f)               # the first of equal paths wins, as the walk did
+            idx = (n, d)
+            self.__dict__["_file_index"] = idx
+        f = idx[1].get(path)
+        if f is not None and f.path == path:
+            return f
+        for f in self.files:                          # an entry renamed in place since: walk
             if f.path == path:
                 return f
         return None
@@ -251,11 +266,25 @@ class Dataset:
         return [f for f in self.files if f.engine == engine]
 
     def table(self, engine: str, database: str, name: str) -> TableEntry:
-        for t in self.tables:
-            if t.engine == engine and t.database == database and t.name == name:
-                return t
+        """The table (made on first use), found through an index kept with the list."""
+        key = (engine, database, name)
+        idx = self.__dict__.get("_table_index")
+        n = len(self.tables)
+        if idx is None or idx[0] > n:
+            idx = (0, {})
+        if idx[0] < n:
+            d = idx[1]
+            for t in self.tables[idx[0]:]:
+                d.setdefault((t.engine, t.database, t.name), t)
+            idx = (n, d)
+            self.__dict__["_table_index"] = idx
+        t = idx[1].get(key)
+        if t is not None and (t.engine, t.database, t.name) == key:
+            return t
         t = TableEntry(engine, database, name)
         self.tables.append(t)
+        idx[1][key] = t
+        self.__dict__["_table_index"] = (len(self.tables), idx[1])
         return t
 
     @property
