@@ -109,9 +109,7 @@ class BtrfsExtents(Model):
     a file with unwritten extents was fallocated: ``fallocated=True`` projects
     such a file uncompressed, as btrfs stores it.  ``compress`` without ``-force``
     (a heuristic per range and the NOCOMPRESS flag after the first incompressible
-    range, which depend on the order of writes) is not modelled: compared with btrfs
-    itself it stopped compressing a page_compressed tablespace after its first extent,
-    at a range this model could not place.  Codecs: zlib:1..9,
+    range, which depend on the order of writes) is :func:`btrfs_compress_walk`.  Codecs: zlib:1..9,
     zstd:1..15 (lzo is not in the registry).
     """
 
@@ -176,3 +174,119 @@ class BtrfsExtents(Model):
             total += roundup(c, self.sector) if c + self.sector <= n else n
         return total
 
+
+
+#: fs/btrfs/compression.c: the heuristic's constants
+SAMPLING_READ_SIZE = 16
+SAMPLING_INTERVAL = 256
+BYTE_SET_THRESHOLD = 64
+BYTE_CORE_SET_LOW = 64
+BYTE_CORE_SET_HIGH = 200
+ENTROPY_LVL_ACEPTABLE = 65
+ENTROPY_LVL_HIGH = 80
+#: fs/btrfs/inode.c run_delalloc_compressed: a delalloc range is compressed in chunks of this
+BTRFS_COMPRESSION_CHUNK = 512 << 10
+BTRFS_HEURISTIC_MODEL = "btrfs_128k_extents_compress_heuristic"
+
+
+def _ilog2_w(n: int) -> int:
+    """ilog2(n**4), compression.c's ilog2_w: log2 in quarter steps."""
+    return (n ** 4).bit_length() - 1 if n > 0 else 0
+
+
+def btrfs_compress_heuristic(data: bytes, page: int = 4096) -> bool:
+    """fs/btrfs/compression.c ``btrfs_compress_heuristic`` on a range (its first 128 KiB):
+    16 bytes every 256 of each page (``heuristic_collect_sample``); compress when the
+    sample's two halves are equal, when fewer than 64 byte values occur, when at most
+    64 values make 90% of it; not when 200 or more do; else when its Shannon entropy
+    (``shannon_entropy``, % of 8 bits) is below 80."""
+    data = data[:131072]
+    sample = bytearray()
+    for p0 in range(0, len(data), page):
+        i = 0
+        while i < page - SAMPLING_READ_SIZE and p0 + i <= len(data) - SAMPLING_READ_SIZE:
+            sample += data[p0 + i:p0 + i + SAMPLING_READ_SIZE]
+            i += SAMPLING_INTERVAL
+    n = len(sample)
+    half = n // 2
+    if sample[:half] == sample[half:2 * half]:
+        return True
+    import numpy as np
+    counts = np.bincount(np.frombuffer(bytes(sample), dtype=np.uint8), minlength=256)
+    if int((counts > 0).sum()) < BYTE_SET_THRESHOLD:
+        return True
+    desc = np.sort(counts)[::-1]
+    threshold = n * 90 // 100
+    total, core = int(desc[:BYTE_CORE_SET_LOW].sum()), BYTE_CORE_SET_LOW
+    if total <= threshold:
+        while core < BYTE_CORE_SET_HIGH and desc[core] > 0:
+            total += int(desc[core])
+            if total > threshold:
+                break
+            core += 1
+    if core <= BYTE_CORE_SET_LOW:
+        return True
+    if core >= BYTE_CORE_SET_HIGH:
+        return False
+    base = _ilog2_w(n)
+    entropy = (sum(int(c) * (base - _ilog2_w(int(c))) for c in desc if c > 0) // n) * 100 // (8 * _ilog2_w(2))
+    return entropy < ENTROPY_LVL_HIGH
+
+
+@dataclass
+class HeuristicWalk:
+    projected: int
+    lo: int
+    hi: int
+    read_bytes: int
+    nocompress_at: int | None       # where btrfs sets NOCOMPRESS on the file, if it does
+    exact: bool
+
+
+def btrfs_compress_walk(read: Callable[[int, int], bytes], runs: list[tuple[int, int]], codec: Codec,
+                        sector: int = 4096, budget: int = 64 << 20) -> HeuristicWalk:
+    """btrfs mounted with ``compress`` (not -force), the file's written ranges ``runs``
+    ([start, end), file order) each written back as one delalloc range:
+    ``btrfs_run_delalloc_range`` (fs/btrfs/inode.c) asks ``inode_need_compress`` once for
+    the range (the heuristic on its first 128 KiB): no, and the whole range is stored raw;
+    yes, and ``run_delalloc_compressed`` cuts it in 512 KiB chunks, in each of which
+    ``compress_file_range`` asks again for the rest of the chunk, compresses 128 KiB, keeps
+    it when it frees a sector, and otherwise stores the rest of the chunk raw and sets
+    BTRFS_INODE_NOCOMPRESS, after which nothing of the file is compressed.  Order matters,
+    so this walks the file (no sampling); past ``budget`` bytes read without NOCOMPRESS,
+    the rest lies between compressed as the part read was and raw (``lo``/``hi``)."""
+    total = read_n = raw_done = 0
+    nocompress_at = None
+    for k, (a, b) in enumerate(runs):
+        if nocompress_at is not None:
+            total += roundup(b - a, sector)
+            continue
+        if read_n >= budget:
+            rest = sum(roundup(e - s, sector) for s, e in runs[k:])
+            lo = total + int(rest * (total / raw_done if raw_done else 1.0))
+            return HeuristicWalk(lo, lo, total + rest, read_n, None, False)
+        raw_done += roundup(b - a, sector)
+        if codec.family == "none" or b - a <= sector or not btrfs_compress_heuristic(read(a, min(b, a + 131072))):
+            read_n += min(b - a, 131072)
+            total += roundup(b - a, sector)
+            continue
+        for c0 in range(a, b, BTRFS_COMPRESSION_CHUNK):
+            c1 = min(b, c0 + BTRFS_COMPRESSION_CHUNK)
+            s = c0
+            while s < c1:
+                if nocompress_at is not None or c1 - s <= sector:
+                    total += roundup(c1 - s, sector)
+                    break
+                head = read(s, min(c1, s + 131072))
+                read_n += len(head)
+                if not btrfs_compress_heuristic(head):
+                    total += roundup(c1 - s, sector)
+                    break
+                c = len(codec.compress(head))
+                if roundup(c, sector) + sector > roundup(len(head), sector):
+                    nocompress_at = s
+                    total += roundup(c1 - s, sector)
+                    break
+                total += roundup(c, sector)
+                s += len(head)
+    return HeuristicWalk(total, total, total, read_n, nocompress_at, True)

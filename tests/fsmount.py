@@ -17,6 +17,7 @@ KINDS = {
     "xfs4k": (["mkfs.xfs", "-q", "-f", "-b", "size=4096"], ""),
     "xfs1k": (["mkfs.xfs", "-q", "-f", "-b", "size=1024"], ""),
     "btrfs-zstd": (["mkfs.btrfs", "-q", "-f"], "compress-force=zstd"),
+    "btrfs-zstd-heuristic": (["mkfs.btrfs", "-q", "-f"], "compress=zstd"),
 }
 IMAGE_BYTES = 1 << 30
 

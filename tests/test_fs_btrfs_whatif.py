@@ -1,5 +1,5 @@
 """The btrfs what-if against btrfs itself: a fixture file written onto a btrfs
-``compress-force=zstd`` filesystem the way its engine writes it, then measured
+``compress-force=zstd`` (and ``compress=zstd``) filesystem the way its engine writes it, then measured
 with ``compsize`` ("Disk Usage"), must be within 5% of what dbxray projected
 for ``zstd:3`` on btrfs from a scan of the original (root needed, as in CI).
 
@@ -8,8 +8,9 @@ How each file is written here:
   extended with ``posix_fallocate`` (os0file.cc os_file_set_size), then every page
   written with pwrite: btrfs never compresses it (the inode is PREALLOC);
 - a page_compressed tablespace, as MariaDB writes it: extended sparse (ftruncate),
-  then each page written with the length the server writes (its compressed bytes
-  rounded to the 4 KiB punch block; the rest of the page stays a hole);
+  then each page written with the length the server wrote (what the source holds
+  outside its holes: its compressed bytes rounded to the 4 KiB punch block; freed
+  pages, which the server punches whole, stay holes);
 - a TokuDB dictionary and a ClickHouse column file, as those engines write them:
   appended sequentially (no fallocate), so compress-force compresses them in
   128 KiB extents.
@@ -21,7 +22,6 @@ import re
 import shutil
 import subprocess
 
-import numpy as np
 import pytest
 
 from fixtures_util import MISSING, fixtures_dir
@@ -59,13 +59,23 @@ def write_fallocated(src, dst, page=16384):
         os.close(fd)
 
 
-def write_page_compressed(src, dst, lengths, page=16384):
+def write_page_compressed(src, dst, page=16384):
+    """As MariaDB writes a page_compressed tablespace: extended sparse (ftruncate), each page
+    written at the length the server wrote it (what the source holds outside its holes:
+    the compressed bytes rounded to the punch block; freed pages punched whole stay holes)."""
+    from dbxray.parsers.fileio import ReadOnlyFile
+    with ReadOnlyFile(str(src)) as f:
+        holes = f.holes()
     data = src.read_bytes()
     fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.ftruncate(fd, len(data))
-        for i, ln in enumerate(lengths):
-            os.pwrite(fd, data[i * page:i * page + int(ln)], i * page)
+        pos = 0
+        for o, n in sorted(holes) + [(len(data), 0)]:
+            for a in range(pos, o, page):             # page by page, as the server writes
+                b = min(o, (a // page + 1) * page)
+                os.pwrite(fd, data[a:b], a)
+            pos = max(pos, o + n)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -94,6 +104,7 @@ def btrfs_mount(tmp_path_factory):
 
 
 def _check(proj: int, disk: int, what: str) -> None:
+    print(f"{what}: projected {proj}, compsize {disk} ({(proj - disk) / disk:+.2%})")
     assert abs(proj - disk) <= 0.05 * disk, f"{what}: projected {proj}, compsize {disk}"
 
 
@@ -107,13 +118,9 @@ def test_fallocated_tablespace_is_not_compressed(btrfs_mount, sparse_fixtures, n
 
 @pytest.mark.parametrize("name", ["t_pc_zlib.ibd", "t_pc_lz4.ibd", "t_pc_lzma.ibd"])
 def test_page_compressed_tablespace(btrfs_mount, sparse_fixtures, name):
-    from dbxray.parsers.scan import scan
     src = sparse_fixtures / "innodb" / "16k" / "fx" / name
-    f = scan(str(src)).files[0]
-    stored = f.units["stored"].astype(np.int64)
-    lengths = np.minimum(-(-stored // 4096) * 4096, 16384)   # the server's write: stored rounded to 4 KiB
     dst = btrfs_mount / f"pc-{name}"
-    write_page_compressed(src, dst, lengths)
+    write_page_compressed(src, dst)
     _check(projected(str(src)), compsize_disk(dst), name)
 
 
@@ -142,3 +149,63 @@ def test_sequentially_written_files(btrfs_mount, sparse_fixtures, rel):
         proj = sum(m.project(c, data[o:o + m.extent]) for o in range(0, len(data), m.extent))
         _check(proj, compsize_disk(dst), f.path)
 
+
+
+@pytest.fixture(scope="module")
+def btrfs_compress_mount(tmp_path_factory):
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    if shutil.which("compsize") is None:
+        pytest.fail("compsize is not installed (apt-get install btrfs-compsize)", pytrace=False)
+    work = tmp_path_factory.mktemp("btrfs-compress")
+    try:
+        with mounted("btrfs-zstd-heuristic", work) as mp:
+            yield mp
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on btrfs: {e}", pytrace=False)
+
+
+def projected_heuristic(path: str) -> int:
+    from dbxray.compress.fsmodels import BTRFS_HEURISTIC_MODEL
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
+    res = run_whatif(scan(path), ["zstd:3"], sample="0.05", seed=1, larger_pages=False)
+    for t in res["targets"]:
+        for r in t["results"]:
+            if r["codec"] == "zstd:3" and r["model"] in (BTRFS_HEURISTIC_MODEL, "btrfs_128k_extents_fallocated"):
+                return int(r["projected_bytes"])
+    raise AssertionError(f"no btrfs compress projection for {path}")
+
+
+@pytest.mark.parametrize("name", ["t_pc_zlib.ibd", "t_pc_lz4.ibd"])
+def test_compress_heuristic_page_compressed(btrfs_compress_mount, sparse_fixtures, name):
+    """``compress`` (not -force): btrfs compresses a page_compressed tablespace's first
+    range (page 0 and the next page's few KiB), then its heuristic passes a compressed
+    page that does not shrink by a sector, the file gets NOCOMPRESS, the rest is raw."""
+    src = sparse_fixtures / "innodb" / "16k" / "fx" / name
+    dst = btrfs_compress_mount / f"pc-{name}"
+    write_page_compressed(src, dst)
+    _check(projected_heuristic(str(src)), compsize_disk(dst), name)
+
+
+@pytest.mark.parametrize("rel", ["tokudb", "clickhouse"])
+def test_compress_heuristic_sequential(btrfs_compress_mount, sparse_fixtures, rel):
+    """Appended files: one delalloc range, one heuristic verdict on its first 128 KiB (a
+    TokuDB dictionary starting with incompressible nodes is stored raw whole, zeros at
+    its end included)."""
+    from dbxray.parsers.scan import scan
+    ds = scan(str(sparse_fixtures / rel))
+    eng = "tokudb" if rel == "tokudb" else "clickhouse"
+    files = sorted((f for f in ds.files if f.engine == eng and f.apparent_bytes >= 256 << 10
+                    and (f.path.endswith(".tokudb") or f.path.endswith(".bin"))), key=lambda f: -f.apparent_bytes)[:3]
+    assert files
+    from dbxray.compress.fsmodels import btrfs_compress_walk
+    from dbxray.compress.registry import parse_codec
+    for f in files:
+        dst = btrfs_compress_mount / f"seq-{rel}-{os.path.basename(f.path)}"
+        write_sequential(f.abspath, dst)
+        data = open(f.abspath, "rb").read()
+        w = btrfs_compress_walk(lambda a, b: data[a:b], [(0, len(data))], parse_codec("zstd:3"))
+        _check(w.projected, compsize_disk(dst), f.path)
+        if rel == "tokudb":
+            _check(projected_heuristic(f.abspath), compsize_disk(dst), f.path)
