@@ -307,3 +307,50 @@ def test_payloads_of_decrypted_pages(key_scan):
         raw = unit_payload(e, root["root_page"])
         h = page_header_fields(raw, "mariadb", e.sections["innodb"]["page_size"])
         assert h["PAGE_INDEX_ID"] == root["index_id"] and h["FIL_PAGE_SPACE_ID"] == e.sections["innodb"]["space_id"]
+
+
+# -- redo log: MariaDB 10.8 layout, encrypted (issue 15 item 3) -------------------------------
+
+def _status(manifest, name):
+    return next(int(r["Value"]) for r in manifest["sql"]["innodb_status_log"] if r["Variable_name"] == name)
+
+
+def test_encrypted_redo_log_of_the_fixture(mdb, manifest):
+    from dbxray.parsers.innodb.redo import read_redo_header
+    h = read_redo_header(str(mdb / "datadir" / "ib_logfile0"))
+    truth = next(f for f in manifest["files"] if f["path"] == "ib_logfile0")
+    assert h.format == int(truth["header_hex"][:8], 16) == 0xF09F979D
+    assert h.encrypted and h.key_id == 1 and h.key_version == 1
+    assert h.format_name == "MariaDB FORMAT_ENC_10_8 (encrypted)" and h.creator == "MariaDB " + manifest["server_version"].split("-")[0]
+    assert h.header_checksum == "crc32c" and h.errors == []
+    assert len(h.checkpoints) == 2 and all(c.valid for c in h.checkpoints)
+    # a slow shutdown checkpoints at its end: after the LSN the server reported just before it
+    assert h.checkpoint_lsn >= _status(manifest, "Innodb_lsn_current") >= _status(manifest, "Innodb_lsn_last_checkpoint")
+    latest = max(h.checkpoints, key=lambda c: c.lsn)
+    assert latest.end_lsn == latest.lsn                   # clean: nothing after the checkpoint
+    assert h.to_json()["encrypted"] is True
+
+
+def _header_10_8(fmt: int, key_id: int, key_version: int) -> bytes:
+    import struct
+    from dbxray.parsers.innodb.redo import crc32c
+    b = bytearray(12288)
+    struct.pack_into(">IIQ", b, 0, fmt, 0, 12288)
+    b[16:32] = b"MariaDB 10.11.9\0"
+    struct.pack_into(">II", b, 48, key_id, key_version)
+    struct.pack_into(">I", b, 508, crc32c(bytes(b[:508])))
+    for off, lsn in ((4096, 50000), (8192, 60000)):
+        struct.pack_into(">QQ", b, off, lsn, lsn)
+        struct.pack_into(">I", b, off + 60, crc32c(bytes(b[off:off + 60])))
+    return bytes(b)
+
+
+def test_redo_10_8_plain_and_encrypted_by_key_id():
+    from dbxray.parsers.innodb.redo import parse_redo_header
+    plain = parse_redo_header(_header_10_8(0x50687973, 0, 0), "ib_logfile0")
+    assert not plain.encrypted and plain.key_id is None and plain.checkpoint_lsn == 60000
+    assert "key_id" not in plain.to_json()
+    enc = parse_redo_header(_header_10_8(0x50687973, 1, 3), "ib_logfile0")
+    assert enc.encrypted and (enc.key_id, enc.key_version) == (1, 3) and enc.checkpoint_lsn == 60000
+    bad = parse_redo_header(_header_10_8(0xF09F979D, 1, 0), "ib_logfile0")
+    assert bad.encrypted and any("key version 0" in e and "ib_logfile0 @ offset 52" in e for e in bad.errors)

@@ -2,9 +2,11 @@
 
 Layouts:
 
-* MariaDB 10.8+ (``log_t::FORMAT_10_8`` = "Phys", MariaDB log0log.h): file
-  header in the first 512 bytes (format, start LSN at 8, creator at 16, CRC-32C
-  of bytes 0..508 at 508), checkpoint blocks at ``CHECKPOINT_1`` = 4096 and
+* MariaDB 10.8+ (``log_t::FORMAT_10_8`` = "Phys", MariaDB log0log.h; encrypted logs
+  of 10.11.15+ carry 0xf09f979d, log0recv.cc): file header in the first 512 bytes
+  (format, start LSN at 8, creator at 16, with innodb_encrypt_log the key id and
+  key version at 48 and 52 (log0crypt.cc log_crypt_write_header), CRC-32C of bytes
+  0..508 at 508), checkpoint blocks (in clear, also when the log is encrypted) at ``CHECKPOINT_1`` = 4096 and
   ``CHECKPOINT_2`` = 8192 (checkpoint LSN, end LSN, CRC-32C of 0..60 at 60),
   records from ``START_OFFSET`` = 12288 (log0log.cc log_t::write_checkpoint).
 * MySQL 5.7 / 8.0 before 8.0.30 and MariaDB 10.2-10.7 (mysql-server
@@ -65,10 +67,18 @@ FORMAT_10_4 = 104
 FORMAT_ENCRYPTED = 1 << 31
 FORMAT_10_5 = 0x50485953
 FORMAT_10_8 = 0x50687973
+#: the on-disk id of an encrypted 10.8-layout log from MariaDB 10.11.15, 11.4.9, 11.8.4, 12.1.2
+#: (MDEV-36024, log_t::FORMAT_ENC_10_8 there); earlier 10.8+ servers keep FORMAT_10_8 and mark
+#: encryption by the key id after the creator (log0recv.cc log_t::find_header)
+FORMAT_ENC_10_8 = 0xF09F979D
 MARIADB_FORMATS = {
     FORMAT_10_2: "FORMAT_10_2", FORMAT_10_3: "FORMAT_10_3", FORMAT_10_4: "FORMAT_10_4",
     FORMAT_10_5: "FORMAT_10_5", FORMAT_10_8: "FORMAT_10_8",
 }
+#: log0crypt.cc log_crypt_write_header, at LOG_HEADER_CREATOR_END: key id, key version,
+#: 16-byte crypt message, 4-byte nonce
+LOG_CRYPT_KEY_ID = 0
+LOG_CRYPT_KEY_VERSION = 4
 # MariaDB 10.8+ (log0log.h log_t)
 CHECKPOINT_1 = 4096
 CHECKPOINT_2 = 8192
@@ -135,6 +145,8 @@ class RedoHeader:
     header_checksum: str           # "crc32c", "none", "bad" or "n/a"
     encrypted: bool = False
     log_uuid: int | None = None
+    key_id: int | None = None          # MariaDB 10.8+ encrypted: LOG_DEFAULT_ENCRYPTION_KEY (1)
+    key_version: int | None = None
     flags: int | None = None
     subformat: int | None = None
     unused: bool = False           # all-zero header (spare #ib_redoN_tmp, ib_logfile1 of 8.0)
@@ -162,7 +174,7 @@ class RedoHeader:
             "checkpoints": [c.to_json() for c in self.checkpoints],
             "file_bytes": self.size,
         }
-        for k in ("log_uuid", "flags", "subformat"):
+        for k in ("log_uuid", "flags", "subformat", "key_id", "key_version"):
             v = getattr(self, k)
             if v is not None:
                 out[k] = v
@@ -219,11 +231,23 @@ def parse_redo_header(head: bytes, path: str = "", size: int | None = None) -> R
     creator = _creator(block0)
     base = fmt & ~FORMAT_ENCRYPTED
     encrypted = bool(fmt & FORMAT_ENCRYPTED) and base in MARIADB_FORMATS
+    key_id = key_version = None
+    if fmt == FORMAT_ENC_10_8 or base == FORMAT_10_8:
+        if fmt == FORMAT_ENC_10_8:
+            base = FORMAT_10_8
+        kid, kver = struct.unpack_from(">II", block0, LOG_HEADER_CREATOR_END + LOG_CRYPT_KEY_ID)
+        if fmt == FORMAT_ENC_10_8 or kid:       # log_t::find_header: a key id after the creator
+            encrypted = True
+            key_id, key_version = kid, kver
     if base == FORMAT_10_8:
-        h = RedoHeader(path, size, fmt, "MariaDB FORMAT_10_8" + (" (encrypted)" if encrypted else ""),
+        h = RedoHeader(path, size, fmt, ("MariaDB FORMAT_ENC_10_8" if fmt == FORMAT_ENC_10_8 else "MariaDB FORMAT_10_8")
+                       + (" (encrypted)" if encrypted else ""),
                        "MariaDB", creator, struct.unpack_from(">Q", block0, LOG_HEADER_START_LSN)[0],
                        "crc32c" if struct.unpack_from(">I", block0, HEADER_CRC)[0] == crc32c(block0[:HEADER_CRC])
-                       else "bad", encrypted=encrypted)
+                       else "bad", encrypted=encrypted, key_id=key_id, key_version=key_version)
+        if encrypted and not key_version:
+            h.errors.append(f"{path} @ offset {LOG_HEADER_CREATOR_END + LOG_CRYPT_KEY_VERSION}: encrypted redo log "
+                            f"with key version 0 (log_crypt_read_header would fail)")
         if h.header_checksum == "bad":
             h.errors.append(f"{path} @ offset 0: redo header checksum mismatch")
         for off in (CHECKPOINT_1, CHECKPOINT_2):
