@@ -36,6 +36,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or QSettings("dbxray", "dbxray")
         self.dataset: Dataset | None = None
+        self.keys = None                 # KeyRing of File › Key File… (memory only)
+        self.key_messages: list[str] = []
+        self.keys_note = ""
         self.tree_root: Node | None = None
         self.job: Job | None = None
         self.current_path: str | None = None
@@ -190,12 +193,14 @@ class MainWindow(QMainWindow):
         self.rescan_action = QAction("&Rescan", self, shortcut=QKeySequence.Refresh, triggered=self.rescan)
         self.save_scan_action = QAction("&Save Scan As…", self, shortcut=QKeySequence.Save,
                                         triggered=self.save_scan_dialog)
+        self.key_file_action = QAction("&Key File…", self, triggered=self.key_file_dialog)
         self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close)
         m.addAction(self.open_dir_action)
         m.addAction(self.open_file_action)
         self.recent_menu = m.addMenu("Open &Recent")
         m.addAction(self.rescan_action)
         m.addAction(self.save_scan_action)
+        m.addAction(self.key_file_action)
         m.addSeparator()
         m.addAction(self.quit_action)
         x = self.menuBar().addMenu("&Export")
@@ -585,7 +590,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(True)
         self.cancel_button.setEnabled(True)
         self._scan_started = time.monotonic()
-        job = scan_job(path)
+        job = scan_job(path, keys=self.keys)
         job.progress.connect(self._on_progress)
         job.partial.connect(self._on_partial)
         job.finished.connect(self._on_scanned)
@@ -614,6 +619,32 @@ class MainWindow(QMainWindow):
             em.add_preview_chunk(part)
         elif kind == "end":
             em.end_preview()
+
+    def key_file_dialog(self) -> None:
+        """File › Key File…: a MariaDB file_key_management key file (asks the password of a
+        'Salted__' one); its keys decrypt encrypted tablespaces in memory, from the next scan on
+        (the current path is scanned again).  Keys stay in memory only."""
+        from PySide6.QtWidgets import QInputDialog, QLineEdit
+        from dbxray.app.cli import load_keys
+        path, _ = QFileDialog.getOpenFileName(self, "Key file (file_key_management)",
+                                              self.settings.value("last_dir", ""))
+        if not path:
+            return
+
+        def prompt(label: str) -> str:
+            text, ok = QInputDialog.getText(self, "Key file password", label, QLineEdit.Password)
+            return text if ok else ""
+        ring, messages = load_keys(path, prompt=prompt)
+        self.key_messages = messages
+        for m in messages:
+            self.errors.addItem(m)
+        if ring is None:
+            self.status_label.setText(messages[0] if messages else f"{path}: no keys")
+            return
+        self.keys = ring
+        self.keys_note = f"key file {os.path.basename(path)}: key ids {', '.join(str(i) for i in ring.ids)}"
+        self.status_label.setText(self.keys_note)
+        self.rescan()
 
     def rescan(self) -> None:
         if self.current_path:
@@ -671,7 +702,8 @@ class MainWindow(QMainWindow):
         secs = time.monotonic() - self._scan_started
         self.status_label.setText(
             f"{self.display_name(ds.root)} — {len(ds.files)} files, {', '.join(ds.engines) or 'no engine'} — apparent "
-            f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s")
+            f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s"
+            + (f" — {self.keys_note}" if self.keys is not None else ""))
 
     def set_dataset(self, ds: Dataset) -> None:
         self.dataset = ds
@@ -688,7 +720,7 @@ class MainWindow(QMainWindow):
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
             [w for f in ds.files for w in f.warnings]
         from dbxray.viz.registry import VIEW_ERRORS
-        msgs = [f"view not available: {v}" for v in VIEW_ERRORS] + msgs
+        msgs = [f"view not available: {v}" for v in VIEW_ERRORS] + list(self.key_messages) + msgs
         for e in msgs[:5000]:
             self.errors.addItem(e)
         self.errors_dock.setWindowTitle(f"Errors and warnings ({len(msgs)})")

@@ -68,13 +68,14 @@ class Job(QObject):
         return self._thread.wait(ms) if self._thread is not None else True
 
 
-def scan_job(path: str, preview: bool = True) -> Job:
+def scan_job(path: str, preview: bool = True, keys=None) -> Job:
     """A job scanning ``path`` into a Dataset (or loading a saved scan).
 
     With ``preview``, the first engine that has a file to preview under ``path``
     (InnoDB: the largest tablespace) reads its unit headers in growing chunks,
     each emitted as ``partial`` (``Engine.preview``), so the map fills in while
-    the file is read; the full scan then reads it warm and replaces the preview."""
+    the file is read; the full scan then reads it warm and replaces the preview.
+    ``keys`` (a key file's KeyRing) decrypt encrypted pages in memory."""
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.scan import scan
 
@@ -84,7 +85,7 @@ def scan_job(path: str, preview: bool = True) -> Job:
             return load_saved_scan(path)
         if preview:
             _preview(path, job.partial.emit, is_cancelled)
-        return scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled))
+        return scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys))
 
     job = Job(fn, name=f"scan {path}")
     return job

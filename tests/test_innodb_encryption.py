@@ -354,3 +354,78 @@ def test_redo_10_8_plain_and_encrypted_by_key_id():
     assert enc.encrypted and (enc.key_id, enc.key_version) == (1, 3) and enc.checkpoint_lsn == 60000
     bad = parse_redo_header(_header_10_8(0xF09F979D, 1, 0), "ib_logfile0")
     assert bad.encrypted and any("key version 0" in e and "ib_logfile0 @ offset 52" in e for e in bad.errors)
+
+
+# -- the doublewrite buffer of ibdata1 (issue 15 item 4) --------------------------------------
+
+def test_doublewrite_area_not_indexes(plain_scan, manifest):
+    e = plain_scan["ibdata1"]
+    sec = e.sections["innodb"]
+    dw = sec["doublewrite"]
+    system = e.sections["innodb"]["system"]["doublewrite"]
+    assert dw["blocks"] == [[system["block1"], system["pages_per_block"]], [system["block2"], system["pages_per_block"]]]
+    in_dblwr = set(range(64, 192))
+    assert {b for b, k in dw["blocks"] for b in range(b, b + k)} == in_dblwr
+    # every index listed is a live one: I_S's for space 0 (same root pages), the hard-coded
+    # SYS_* dictionary indexes (ids 1..5) or the change buffer; none rooted in the doublewrite blocks
+    truth = {(r["INDEX_ID"], r["NAME"], r["PAGE_NO"]) for r in manifest["sql"]["innodb_sys_indexes"] if r["SPACE"] == 0}
+    got = {(ix["index_id"], ix["name"], ix["root_page"]) for ix in sec["indexes"]}
+    assert truth <= got
+    assert all(ix["root_page"] not in in_dblwr for ix in sec["indexes"])
+    assert all(iid in (1, 2, 3, 4, 5) or name == "CLUST_IND" for iid, name, _ in got - truth)
+    # copies: FIL headers of pages of real spaces
+    spaces = {r["SPACE"]: r for r in manifest["sql"]["innodb_sys_tablespaces"]}
+    pages_of = {f["innodb_space_id"]: f["apparent_size"] // 16384 for f in manifest["files"]
+                if f.get("innodb_space_id") is not None and f["path"].endswith((".ibd", "ibdata1"))}
+    assert dw["written_slots"] == len(dw["copies"]) > 0
+    for c in dw["copies"]:
+        assert 64 <= c["slot_page"] < 192
+        if c["space_id"] is not None:
+            assert c["space_id"] == 0 or c["space_id"] in spaces
+            assert c["page_no"] < pages_of.get(c["space_id"], 1 << 32)
+
+
+def test_doublewrite_fragment_pages_are_not_a_finding(plain_scan):
+    """buf_dblwr_t::create allocates FSP_EXTENT_SIZE / 2 fragment pages to its segment before the two
+    blocks and never writes them: the 32 zero pages 13..44 are those, not pages lost."""
+    e = plain_scan["ibdata1"]
+    dw = e.sections["innodb"]["doublewrite"]
+    assert dw["reserved_pages"] == list(range(13, 45)) and dw["reserved_zero_pages"] == 32
+    assert not any("all zero but the extent map marks them in use" in w for w in e.warnings + e.errors)
+
+
+# -- FULLTEXT aux tables (issue 15 item 5) ----------------------------------------------------
+
+def test_fts_aux_tables_attached_to_table_and_index(plain_scan, manifest):
+    sys_tables = {r["TABLE_ID"]: r["NAME"] for r in manifest["sql"]["innodb_sys_tables"]}
+    sys_indexes = {r["INDEX_ID"]: r for r in manifest["sql"]["innodb_sys_indexes"]}
+    aux = [f for f in manifest["files"] if f.get("fts_aux_of")]
+    assert len(aux) == 17
+    per_index: dict = {}
+    for f in aux:
+        e = plain_scan[f["path"]]
+        owner = f["fts_aux_of"]                                  # "inno/ft_docs"
+        assert f"{e.database}/{e.table}" == owner, f["path"]
+        fts = e.sections["innodb"]["fts"]
+        assert sys_tables[fts["table_id"]] == owner
+        if fts["index_id"] is not None:
+            ix = sys_indexes[fts["index_id"]]
+            assert ix["TABLE_ID"] == fts["table_id"] and ix["TYPE"] & 32 and ix["NAME"] == fts["index"]
+        per_index.setdefault(fts["index_id"], []).append(f)
+    parent = plain_scan["inno/ft_docs.ibd"].sections["innodb"]["fulltext"]
+    got = {g["index_id"]: g for g in parent["indexes"]}
+    fulltext_ids = {r["INDEX_ID"] for r in sys_indexes.values() if r["TABLE_ID"] == 20 and r["TYPE"] & 32}
+    assert set(got) == fulltext_ids == {34, 41}
+    for iid, files in per_index.items():
+        g = got[iid] if iid is not None else parent["common"]
+        assert g["aux_tables"] == len(files) == (6 if iid is not None else 5)
+        assert g["aux_bytes"] == sum(f["apparent_size"] for f in files)
+        assert g["aux_pages"] == sum(f["apparent_size"] // 16384 for f in files)
+
+
+def test_fts_files_listed_under_their_table(mdb, manifest):
+    ds = scan(str(mdb / "datadir"))
+    t = next(t for t in ds.tables if (t.database, t.name) == ("inno", "ft_docs"))
+    assert sorted(t.files) == sorted(manifest["tables"]["inno.ft_docs"]["files"]) or \
+        set(manifest["tables"]["inno.ft_docs"]["files"]) - set(t.files) <= {"inno/ft_docs.frm"}
+    assert not any(x.name.upper().startswith("FTS_") for x in ds.tables if x.engine == "innodb")

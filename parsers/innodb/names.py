@@ -64,6 +64,9 @@ class Names:
     by_file: dict[str, FileNames] = field(default_factory=dict)
     #: directory of a mysql.ibd ("" for the root) -> what its dictionary tables say per space id
     dd: dict[str, ddtables.DdNames] = field(default_factory=dict)
+    #: SYS_TABLES / SYS_INDEXES by id (FULLTEXT aux tables name their owner by these ids)
+    table_ids: dict[int, str] = field(default_factory=dict)              # table id -> "db.table"
+    index_ids: dict[int, tuple[str, str]] = field(default_factory=dict)  # index id -> ("db.table", index name)
 
     def dictionary_for(self, path: str) -> ddtables.DdNames | None:
         """The mysql.ibd dictionary of the data directory holding ``path`` (nearest above it)."""
@@ -103,6 +106,7 @@ def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
     by_id = d.table_by_id()
     per_space: dict[int, list[str]] = {}
     for t in d.tables:
+        names.table_ids[t.id] = innodb_table_name(t.name)
         if t.space != 0:
             names.tables[t.space] = innodb_table_name(t.name)
             per_space.setdefault(t.space, []).append(innodb_table_name(t.name))
@@ -121,6 +125,7 @@ def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
                                 f"which SYS_TABLES does not have")
             continue
         names.indexes[(i.space, i.id)] = (innodb_table_name(t.name), i.name)
+        names.index_ids[i.id] = (innodb_table_name(t.name), i.name)
 
 
 def file_names_from_sdi(info: sdi.SdiInfo) -> FileNames:

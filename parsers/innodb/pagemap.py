@@ -108,6 +108,8 @@ class PageMap:
     undecoded: dict[str, int] = field(default_factory=dict)
     doublewrite: np.ndarray | None = None
     zero_in_use: np.ndarray | None = None      # zeroed pages the extent map says are used
+    #: ibdata1: the doublewrite area ({"blocks", "reserved_pages", "copies"}; None elsewhere)
+    doublewrite_area: dict | None = None
     in_hole: np.ndarray | None = None          # pages entirely in a hole (never read)
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
     #: MariaDB crypt data, key versions and decrypted pages (None: no crypt data on page 0)
@@ -347,6 +349,8 @@ class _Walk:
     is_index: np.ndarray | None = None
     live_index: np.ndarray | None = None
     heads: np.ndarray | None = None    # (n, _HEAD_BYTES) uint8 under ``hdr`` (decrypted pages written in)
+    dblwr_fseg: tuple[int, int] | None = None      # (page, offset) of the doublewrite segment's inode
+    dblwr_blocks: list = field(default_factory=list)
     crypt: EncryptionFacts | None = None
     plain: dict[int, bytes] = field(default_factory=dict)   # whole decrypted pages kept for later steps
     #: pages that overlap a hole without lying wholly in one, when the file's map
@@ -628,7 +632,9 @@ def _new_page_map(w: _Walk, path: str, flags: FspFlags, physical: int, n: int, t
 
 def _doublewrite(pm: PageMap, w: _Walk) -> None:
     """The doublewrite buffer of the system tablespace (trx0sys.h): copies of other
-    pages, so their page numbers and space ids legitimately differ."""
+    pages, so their page numbers and space ids legitimately differ; never index pages.
+    Its segment's inode (TRX_SYS_DOUBLEWRITE_FSEG) is kept to find the fragment pages
+    buf_dblwr_t::create allocates before the two blocks and never writes."""
     n, physical = pm.n_pages, pm.physical
     dblwr = np.zeros(n, dtype=bool)
     if w.fil0.space_id == 0 and n > 5:
@@ -636,9 +642,14 @@ def _doublewrite(pm: PageMap, w: _Walk) -> None:
         o = physical - 200                                # TRX_SYS_DOUBLEWRITE
         if _be(trx, o + 10, 4) == 536853855:              # TRX_SYS_DOUBLEWRITE_MAGIC_N
             ext0 = extent_size_pages(pm.logical)          # TRX_SYS_DOUBLEWRITE_BLOCK_SIZE
+            blocks = []
             for b in (_be(trx, o + 14, 4), _be(trx, o + 18, 4)):
                 if 0 < b < n:
                     dblwr[b:b + ext0] = True
+                    blocks.append((b, min(ext0, n - b)))
+            # TRX_SYS_DOUBLEWRITE_FSEG: space, page, byte offset of the segment inode
+            w.dblwr_fseg = (_be(trx, o + 4, 4), _be(trx, o + 8, 2))
+            w.dblwr_blocks = blocks
     pm.doublewrite = dblwr
 
 
@@ -947,7 +958,7 @@ def _owners(pm: PageMap, w: _Walk) -> None:
     segments' inodes, else its highest-level page), and the index owning each page."""
     n, kind, free, level, index_id, seg_of_page = pm.n_pages, pm.kind, pm.free, pm.level, pm.index_id, pm.seg_id
     is_index = pm.is_index_kind(kind)
-    unusable = pm.encrypted | pm.corrupt | w.undecided
+    unusable = pm.encrypted | pm.corrupt | w.undecided | pm.doublewrite
     if unusable.any():
         is_index &= ~unusable
     live_index = is_index & ~free
@@ -1032,11 +1043,44 @@ def _fill(pm: PageMap, w: _Walk) -> None:
 
 
 def _zero_in_use(pm: PageMap, w: _Walk) -> None:
-    """Zeroed pages that the extent map says are in use."""
+    """Zeroed pages that the extent map says are in use (the doublewrite segment's
+    fragment pages excepted: buf_dblwr_t::create allocates FSP_EXTENT_SIZE / 2 of them
+    so that its blocks start on an extent, and never writes them)."""
+    reserved = _doublewrite_area(pm, w)
     zero_used = pm.zero.nonzero()[0]
     if len(zero_used):
         zero_used = zero_used[~pm.free[zero_used] & ~pm.doublewrite[zero_used] & (zero_used < w.free_limit)]
+        if len(reserved) and len(zero_used):
+            zero_used = zero_used[~np.isin(zero_used, reserved)]
     pm.zero_in_use = zero_used
+
+
+def _doublewrite_area(pm: PageMap, w: _Walk) -> np.ndarray:
+    """The doublewrite area of ibdata1 (buf0dblwr.cc, trx0sys.h): its two blocks, the
+    fragment pages of its segment, and which page of which space each written slot is a
+    copy of (the copy's FIL header; the space id of an encrypted full_crc32 copy lies in
+    its ciphertext: null).  Returns the fragment pages."""
+    if not w.dblwr_blocks:
+        return np.zeros(0, dtype=np.int64)
+    seg = w.by_place.get(w.dblwr_fseg) if w.dblwr_fseg else None
+    reserved = np.asarray(sorted(seg.frag_pages) if seg is not None else [], dtype=np.int64)
+    reserved = reserved[reserved < pm.n_pages]
+    names = page_type_names(pm.flavor)
+    slots = np.nonzero(pm.doublewrite & ~pm.zero)[0]
+    kv = w.col("checksum", np.uint32)[slots] if pm.flags.full_crc32 else np.zeros(len(slots), np.uint32)
+    copies = []
+    for i, k in zip(slots.tolist(), kv.tolist()):
+        t = int(pm.type[i])
+        copies.append({"slot_page": i, "space_id": None if k else int(pm.space_id[i]),
+                       "page_no": int(pm.page_no[i]), "type": names.get(t, f"UNKNOWN_PAGE_TYPE_{t}")})
+    pm.doublewrite_area = {
+        "blocks": [[b, k] for b, k in w.dblwr_blocks],
+        "segment_id": seg.seg_id if seg is not None else None,
+        "reserved_pages": reserved.tolist(),
+        "reserved_zero_pages": int(pm.zero[reserved].sum()) if len(reserved) else 0,
+        "slots": int(pm.doublewrite.sum()), "written_slots": len(copies), "copies": copies,
+    }
+    return reserved
 
 
 def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.ndarray,

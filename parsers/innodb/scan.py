@@ -28,6 +28,7 @@ from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
 from . import names as names_module
+from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
 
@@ -79,6 +80,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         except OSError as e:
             entry.add_error(f"cannot read: {e.strerror or e}")
         _assign_table(dataset, entry, names)
+    _attach_fts(dataset, paged, names)
     for entry in files:
         if entry.role in ("system_tablespace", "redo_log", "undo"):
             try:
@@ -277,6 +279,58 @@ def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
             t.info.setdefault("partitions", []).append(part)
 
 
+def _attach_fts(dataset: Dataset, paged: list[FileEntry], names) -> None:
+    """FULLTEXT aux tablespaces (fts.py) under the table whose id their name holds, and
+    per FULLTEXT index (and the table's common aux tables) their files, bytes and pages
+    in the table's own file's section (``fulltext``)."""
+    table_ids = getattr(names, "table_ids", None) or {}
+    index_ids = getattr(names, "index_ids", None) or {}
+    groups: dict[str, dict] = {}
+    for entry in paged:
+        if entry.role != "tablespace":
+            continue
+        aux = parse_fts_aux_name(_stem(entry.path))
+        if aux is None:
+            continue
+        parent = table_ids.get(aux.table_id)
+        if parent is None:
+            if table_ids:
+                entry.warnings.append(f"{entry.path}: FULLTEXT aux table of table id {aux.table_id}, which "
+                                      f"SYS_TABLES does not have; not attached")
+            continue
+        db, table, _ = _split_full(parent)
+        old = next((t for t in dataset.tables if t.engine == "innodb" and entry.path in t.files), None)
+        if old is not None and (old.database, old.name) != (db or "", table):
+            old.files.remove(entry.path)
+            if not old.files:
+                dataset.tables.remove(old)
+        entry.database, entry.table = db, table
+        t = dataset.table("innodb", db or "", table)
+        if entry.path not in t.files:
+            t.files.append(entry.path)
+        iname = index_ids.get(aux.index_id, (None, None))[1] if aux.index_id is not None else None
+        sec = entry.sections.get("innodb")
+        if sec is not None:
+            sec.fts = {"table": parent, "table_id": aux.table_id, "index_id": aux.index_id, "index": iname,
+                       "aux": aux.part}
+        g = groups.setdefault(parent, {}).setdefault(aux.index_id, {
+            "index_id": aux.index_id, "name": iname, "aux_tables": 0, "aux_bytes": 0, "aux_allocated_bytes": 0,
+            "aux_pages": 0})
+        g["aux_tables"] += 1
+        g["aux_bytes"] += int(entry.apparent_bytes)
+        g["aux_allocated_bytes"] += int(entry.allocated_bytes)
+        g["aux_pages"] += int((sec or {}).get("pages") or 0)
+    for parent, by_index in groups.items():
+        db, table, _ = _split_full(parent)
+        owner = next((e for e in paged if e.role == "tablespace" and e.table == table and e.database == db and
+                      parse_fts_aux_name(_stem(e.path)) is None and "innodb" in e.sections), None)
+        fulltext = {"indexes": [v for k, v in sorted(by_index.items(), key=lambda kv: kv[0] or -1) if k is not None],
+                    "common": by_index.get(None)}
+        dataset.table("innodb", db or "", table).info["fulltext"] = fulltext
+        if owner is not None:
+            owner.sections["innodb"].fulltext = fulltext
+
+
 def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | None:
     """Build the page map of one file and fill ``entry``."""
     with ReadOnlyFile(entry.abspath) as f:
@@ -432,6 +486,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     if pm.checksum_checked:
         flags[~pm.checksum_ok] |= UNIT_BAD_CHECKSUM
     is_index = pm.is_index_kind(pm.kind) & ~pm.encrypted & ~pm.corrupt
+    if pm.doublewrite is not None and pm.doublewrite.any():
+        is_index &= ~pm.doublewrite          # copies in the doublewrite buffer, not live indexes
     flags[is_index & (pm.level == 0)] |= UNIT_LEAF
 
     # holes: really unallocated bytes per page against what the engine should have punched
@@ -526,6 +582,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         section.lobs = lob_json
     if pm.crypt is not None:
         section.encryption = pm.crypt.to_json(n)
+    if pm.doublewrite_area is not None:
+        section.doublewrite = pm.doublewrite_area
     if entry.role == "tablespace":
         section.tablespace = {"name": naming.tablespace, "shared": naming.shared,
                                  "tables": naming.tables, "names_from": naming.source}

@@ -45,4 +45,10 @@ class InnoDBSection(Section):
     encryption: dict = Key("MariaDB crypt data of page 0 and page counts (files that have crypt data): "
                            "{scheme, min_key_version, key_id, encryption, crypt_data_offset, algorithm, "
                            "encrypted_pages, unencrypted_pages, key_versions, decrypted_pages, index_facts}")
+    doublewrite: dict = Key("ibdata1's doublewrite area: {blocks [[first page, pages]], segment_id, reserved_pages "
+                            "(the segment's never-written fragment pages), reserved_zero_pages, slots, written_slots, "
+                            "copies [{slot_page, space_id, page_no, type}]}")
+    fts: dict = Key("FULLTEXT aux tablespaces: {table, table_id, index_id, index, aux} from the file name's ids")
+    fulltext: dict = Key("a table with FULLTEXT indexes, in its own file: {indexes [{index_id, name, aux_tables, "
+                         "aux_bytes, aux_allocated_bytes, aux_pages}], common {the same for CONFIG, DELETED...}}")
     system: dict = Key("TRX_SYS, dictionary header, doublewrite, redo header and checkpoints")
