@@ -11,7 +11,9 @@ the older format the space id and the checksums.
 A decrypted page is accepted only when it passes the check the engine makes
 after decryption (buf_page_is_corrupted on the plain page): the end-of-page LSN of
 a full_crc32 page, the checksum at FIL_PAGE_SPACE_OR_CHKSUM of the older format,
-a page-compressed payload that decodes.  Pages that fail are left encrypted and
+a page-compressed payload that decodes.  For the page map, uncompressed full_crc32
+pages are decrypted only as far as their headers, and accepted when their
+FIL_PAGE_SPACE_ID (in the ciphertext) decrypts to the tablespace's id.  Pages that fail are left encrypted and
 named (wrong key, or a key of another server).
 """
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .fil import (BUF_NO_CHECKSUM_MAGIC, FIL_PAGE_DATA, FIL_PAGE_PAGE_COMPRESSED
 from .pagecomp import PageDecodeError, decode_fcrc32_page
 
 FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION = 26
+FIL_PAGE_SPACE_ID = 34
 FIL_PAGE_FCRC32_CHECKSUM = 4
 FIL_PAGE_FCRC32_END_LSN = 8
 FIL_PAGE_DATA_END = 8
@@ -90,6 +93,40 @@ class PageDecryptor:
                 out[sel, s:s + width] = plain
         return out
 
+    def headers_full_crc32(self, pages: np.ndarray, sel: np.ndarray, lsn: np.ndarray, key_version: np.ndarray,
+                           heads_of_sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(plain header block, check) of uncompressed full_crc32 pages ``sel``, decrypting
+        only the AES blocks of the FIL and INDEX headers (the page map reads nothing else of
+        them; payloads are decrypted in full when asked).  The check: FIL_PAGE_SPACE_ID,
+        which lies in the ciphertext, decrypts to this tablespace's id (a wrong key gives
+        another value but once in 2^32)."""
+        n = len(sel)
+        head_bytes = heads_of_sel.shape[1]
+        start = FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION
+        # the AES blocks up to the end of the INDEX header (PAGE_DATA = 94): from the header
+        # blocks when they reach that far, else read from the pages
+        nh = -(-(FIL_PAGE_DATA + 56 - start) // pagecrypt.BLOCK)
+        end = start + nh * pagecrypt.BLOCK
+        out = heads_of_sel
+        ok = np.zeros(n, dtype=bool)
+        versions = np.unique(key_version).tolist() if n else []
+        for kv in versions:
+            key = self.page_keys.get(int(kv))
+            if key is None:
+                continue
+            r = slice(None) if len(versions) == 1 else np.nonzero(key_version == kv)[0]
+            rows = sel[r]
+            ivs = pagecrypt.page_ivs(self.space_id, rows.astype(np.uint32), lsn[r])
+            part = out[r]                      # a view for one key version (the usual case), else a copy
+            ct = part[:, start:end] if end <= head_bytes else _columns(pages, rows, start, end)
+            head = pagecrypt.decrypt_blocks(self.algorithm, key, ivs, ct, 0)
+            w = min(end, head_bytes) - start
+            part[:, start:start + w] = head[:, :w]
+            if not isinstance(r, slice):
+                out[r] = part
+            ok[r] = _be_field(part, FIL_PAGE_SPACE_ID, ">u4") == self.space_id
+        return out, ok
+
     def page(self, raw: bytes, page_no: int) -> bytes:
         """One page decrypted (the inspector, payloads); unchanged when its key version is 0."""
         row = np.frombuffer(raw, dtype=np.uint8).reshape(1, -1)
@@ -128,6 +165,37 @@ class EncryptionFacts:
                     "index_facts": "unknown (encrypted)" if enc > dec else ("from decrypted pages" if enc else
                                                                             "from plain pages")})
         return out
+
+
+def _be_field(rows: np.ndarray, offset: int, fmt: str) -> np.ndarray:
+    """One big-endian field of every row of a C-contiguous (n, width) uint8 array, as a strided view."""
+    dt = np.dtype({"names": ["f"], "formats": [fmt], "offsets": [offset], "itemsize": rows.shape[1]})
+    return np.ascontiguousarray(rows).reshape(-1).view(dt)["f"]
+
+
+def _columns(pages: np.ndarray, sel: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Bytes [a, b) of the pages ``sel`` (n, b - a): one item copy per page through a
+    strided record view, not a 2-D fancy index (a run of pages is a slice)."""
+    phys = pages.shape[1]
+    dt = np.dtype({"names": ["v"], "formats": [f"V{b - a}"], "offsets": [a], "itemsize": phys})
+    col = pages.reshape(-1).view(dt)["v"]
+    if len(sel) and int(sel[-1]) - int(sel[0]) + 1 == len(sel):
+        got = col[int(sel[0]):int(sel[-1]) + 1]
+    else:
+        got = col[sel]
+    return np.ascontiguousarray(got).view(np.uint8).reshape(len(sel), b - a)
+
+
+def _rows(a: np.ndarray, sel: np.ndarray) -> np.ndarray:
+    """Rows ``sel`` of a C-contiguous 2-D uint8 array (a copy), each row moved as one item."""
+    w = a.shape[1]
+    return a.view(np.dtype(f"V{w}")).reshape(-1)[sel].view(np.uint8).reshape(len(sel), w)
+
+
+def _put_rows(a: np.ndarray, sel: np.ndarray, rows: np.ndarray) -> None:
+    """``a[sel] = rows``, each row moved as one item."""
+    w = a.shape[1]
+    a.view(np.dtype(f"V{w}")).reshape(-1)[sel] = np.ascontiguousarray(rows).view(np.dtype(f"V{w}")).reshape(-1)
 
 
 def _key_versions(heads: np.ndarray, full_crc32: bool) -> np.ndarray:
@@ -199,8 +267,8 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
         magic_only = False
         if facts.crypt is None:
             return facts
-    kv = _key_versions(heads, full_crc32)
-    types = (heads[:, 24].astype(np.uint16) << 8) | heads[:, 25]
+    kv = _be_field(heads, 0 if full_crc32 else FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION, ">u4").astype(np.uint32)
+    types = _be_field(heads, 24, ">u2").astype(np.uint16)
     pno = np.arange(n)
     cand = (kv != 0) & (pno != 0) & ~zero & (types != FIL_PAGE_TYPE_FSP_HDR) & (types != FIL_PAGE_TYPE_XDES)
     facts.key_version = np.where(cand, kv, 0).astype(np.uint32)
@@ -227,7 +295,7 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
         page_keys[v] = pagecrypt.page_key(k, facts.crypt.iv)
     if not page_keys:
         return facts
-    lsn_all = heads[:, 16:24].copy().view(">u8").reshape(n).astype(np.uint64)
+    lsn_all = _be_field(heads, 16, ">u8").astype(np.uint64)
     dec = PageDecryptor(space_id, key_id, "AES_CBC", page_keys, full_crc32, physical)
     usable = idx[np.isin(kv[idx], list(page_keys))]
 
@@ -238,6 +306,7 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
 
     # the algorithm is not in the file: the one whose pages pass the engine's check
     probe = usable[:_PROBE]
+    all_usable = usable
     best, best_ok = None, -1
     for algo in pagecrypt.ALGORITHMS:
         dec.algorithm = algo
@@ -247,14 +316,31 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
         if best_ok == len(probe):
             break
     if best_ok <= 0:
-        facts.failed[usable] = True
+        facts.failed[all_usable] = True
         facts.errors.append((f"page {int(probe[0])}: key id {key_id}: no page decrypts to a valid page with "
-                             f"AES_CBC or AES_CTR (wrong key for this tablespace?); {len(usable)} encrypted "
+                             f"AES_CBC or AES_CTR (wrong key for this tablespace?); {len(all_usable)} encrypted "
                              f"page(s) not decrypted", int(probe[0]) * physical))
         return facts
     dec.algorithm = best
     facts.algorithm = best
     facts.decryptor = dec
+    # uncompressed full_crc32 pages other than INODE: only the blocks of the headers and the
+    # end LSN are decrypted (the page map reads nothing else of them; payloads decrypt in full)
+    hb = heads.shape[1]
+    if full_crc32:
+        fast_mask = ((types[usable].astype(np.int64) & FIL_PAGE_COMPRESS_FCRC32_MARKER) == 0) & \
+            (types[usable] != FIL_PAGE_INODE)
+        fast, usable = usable[fast_mask], usable[~fast_mask]
+        fbatch = 1 << 16
+        for a in range(0, len(fast), fbatch):
+            check()
+            sel = fast[a:a + fbatch]
+            plain, ok = dec.headers_full_crc32(pages, sel, lsn_all[sel], kv[sel], _rows(heads, sel))
+            if not ok.all():
+                facts.failed[sel[~ok]] = True
+                sel, plain = sel[ok], plain[ok]
+            facts.decrypted[sel] = True
+            _put_rows(heads, sel, plain)
     batch = max(1, BATCH_BYTES // physical)
     keep_types = (FIL_PAGE_INODE,)
     for a in range(0, len(usable), batch):

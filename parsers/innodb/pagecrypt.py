@@ -26,11 +26,15 @@ ALGORITHMS = ("AES_CBC", "AES_CTR")
 
 
 def _ecb(key: bytes, data: np.ndarray, encrypt: bool) -> np.ndarray:
+    """AES-ECB over all the bytes of ``data`` in one call (no copies besides the output)."""
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     c = Cipher(algorithms.AES(key), modes.ECB())
     op = c.encryptor() if encrypt else c.decryptor()
     buf = np.ascontiguousarray(data, dtype=np.uint8)
-    return np.frombuffer(op.update(buf.tobytes()) + op.finalize(), dtype=np.uint8).reshape(buf.shape)
+    out = np.empty(buf.size + BLOCK - 1, dtype=np.uint8)
+    n = op.update_into(memoryview(buf).cast("B"), out)
+    op.finalize()
+    return out[:n].reshape(buf.shape)
 
 
 def page_key(global_key: bytes, crypt_iv: bytes) -> bytes:
@@ -101,3 +105,55 @@ def decrypt(algorithm: str, key: bytes, ivs: np.ndarray, data: np.ndarray,
     if algorithm == "AES_CBC":
         return decrypt_cbc(key, ivs, data, lengths)
     raise ValueError(f"unknown algorithm {algorithm!r}")
+
+
+def _counters(ivs: np.ndarray, first_block: int, m: int) -> np.ndarray:
+    """(n, m*16) CTR counter blocks ``first_block..first_block+m-1`` of each IV (128-bit
+    big-endian increment, as OpenSSL's CTR mode)."""
+    n = len(ivs)
+    v = np.ascontiguousarray(ivs).view(">u8").reshape(n, 2)
+    hi, lo = v[:, 0].astype(np.uint64), v[:, 1].astype(np.uint64)
+    low = np.repeat(lo, m) + np.tile(np.arange(first_block, first_block + m, dtype=np.uint64), n)
+    high = np.repeat(hi, m)
+    wrapped = np.nonzero(low < np.repeat(lo, m))[0]   # the low half wrapped: carry into the high half
+    if len(wrapped):
+        high[wrapped] += np.uint64(1)
+    out = np.empty(2 * n * m, dtype=">u8")          # 1-D interleave: no per-row inner loops
+    out[0::2] = high
+    out[1::2] = low
+    return out.view(np.uint8).reshape(n, m * BLOCK)
+
+
+def decrypt_blocks(algorithm: str, key: bytes, ivs: np.ndarray, data: np.ndarray, first_block: int,
+                   prev: np.ndarray | None = None) -> np.ndarray:
+    """Whole blocks ``first_block..`` of each row's encrypted area, without the blocks before
+    them: ``data`` (n, m*16) holds those ciphertext blocks, ``prev`` (n, 16) the ciphertext
+    block before the first (CBC; unused when ``first_block`` is 0: the IV is).  CTR: the
+    counter plus the block number; CBC: each block decrypted and XORed with the block
+    before it, so any run of blocks can be read on its own."""
+    data = np.ascontiguousarray(data)
+    n, length = data.shape
+    m = length // BLOCK
+    if algorithm == "AES_CTR":
+        stream = _ecb(key, _counters(ivs, first_block, m), True)
+        np.bitwise_xor(stream, data, out=stream)
+        return stream
+    if algorithm != "AES_CBC":
+        raise ValueError(f"unknown algorithm {algorithm!r}")
+    out = _ecb(key, data, False)
+    flat, src = out.reshape(-1), data.reshape(-1)
+    np.bitwise_xor(flat[BLOCK:], src[:-BLOCK], out=flat[BLOCK:])      # each block ^ the one before it
+    firsts = out.reshape(n, m, BLOCK)[:, 0, :]
+    if n > 1:                                        # undo the XOR across rows, then the IV / prev block
+        np.bitwise_xor(firsts[1:], src.reshape(n, m, BLOCK)[:-1, m - 1, :], out=firsts[1:])
+    np.bitwise_xor(firsts, ivs if first_block == 0 else prev, out=firsts)
+    return out
+
+
+def decrypt_tail(algorithm: str, key: bytes, ivs: np.ndarray, tail: np.ndarray, tail_block: int) -> np.ndarray:
+    """The bytes after the last whole block (``tail`` (n, t), t < 16): CTR: XOR with the
+    counter's block ``tail_block``; CBC: XOR with AES-ECB(key, IV) (MyCTX_nopad::finish)."""
+    n, t = tail.shape
+    if algorithm == "AES_CTR":
+        return decrypt_blocks("AES_CTR", key, ivs, np.pad(tail, ((0, 0), (0, BLOCK - t))), tail_block)[:, :t]
+    return tail ^ _ecb(key, ivs, True)[:, :t]

@@ -30,6 +30,7 @@ from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
 from .xdes import XDES_ARR_OFFSET, ExtentMap, read_extent_map, xdes_size
+from .crypt import CRYPT_MAGIC, crypt_data_offset
 from .encryption import EncryptionFacts, read_encryption
 
 #: decoded bytes enough for the FIL and INDEX page headers
@@ -41,6 +42,9 @@ _THREADED = ("zlib", "bzip2")
 _THREAD_BATCH = 64
 #: bytes of each page holding the FIL header and the INDEX page header (PAGE_DATA = 94)
 _HEAD_BYTES = 96
+#: the same for encrypted tablespaces: the encrypted area starts at 26 (full_crc32) or 38,
+#: so the INDEX header ends in the AES block that ends at byte 106 (full_crc32) or 118
+_CRYPT_HEAD_BYTES = 128
 _HEAD_CHUNK = 1 << 18
 _HEAD_ITEM = np.dtype(f"V{_HEAD_BYTES}")       # one page's header block as an opaque item
 #: trailing all-hole pages beyond the data mapped at most (a sparse terabyte is 2^26 pages)
@@ -208,9 +212,9 @@ def _index_kinds(flavor: str) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _head_block_dtype(physical: int) -> np.dtype:
-    """A page as a record whose one field is its first _HEAD_BYTES bytes."""
-    return np.dtype({"names": ["h"], "formats": [_HEAD_ITEM], "offsets": [0], "itemsize": physical})
+def _head_block_dtype(physical: int, head_bytes: int = _HEAD_BYTES) -> np.dtype:
+    """A page as a record whose one field is its first ``head_bytes`` bytes."""
+    return np.dtype({"names": ["h"], "formats": [np.dtype(f"V{head_bytes}")], "offsets": [0], "itemsize": physical})
 
 
 def _any_of(values: np.ndarray, wanted) -> np.ndarray:
@@ -429,8 +433,12 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     if holes is None:
         holes = f.holes()
     n, in_hole = _pages_to_map(w, flags, physical, n, holes, errors)
-    _header_blocks(w, n, physical, holes, in_hole, header_reads and not verify_checksums)
-    _decrypt(w, flags, physical, n, in_hole, path, errors, keys)
+    page0 = _page0_if_crypt(w, flags, physical)
+    # encrypted tablespaces: header blocks wide enough for the AES blocks of the INDEX header
+    _header_blocks(w, n, physical, holes, in_hole, header_reads and not verify_checksums,
+                   _CRYPT_HEAD_BYTES if page0 is not None else _HEAD_BYTES)
+    if page0 is not None:
+        _decrypt(w, flags, physical, n, in_hole, path, errors, keys, page0)
     pm = _new_page_map(w, path, flags, physical, n, trailing, in_hole, errors)
     _doublewrite(pm, w)
     _check_page_numbers(pm, w)
@@ -512,7 +520,8 @@ def _pages_to_map(w: _Walk, flags: FspFlags, physical: int, n: int, holes, error
     return n, pages_in_holes(holes, n, physical)
 
 
-def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool) -> None:
+def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool,
+                   head_bytes: int = _HEAD_BYTES) -> None:
     """The pages as one (n, physical) view, and one pass over them that copies the
     header block of each (pages in holes stay zero, untouched); the fields are then
     read from that compact copy (``w.hdr``)."""
@@ -538,7 +547,8 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
             in_hole = in_hole.copy()
             in_hole[head_in_hole] = True      # skipped by the copy from the map
     runs = _data_runs(in_hole, holes if head_in_hole is None or not len(head_in_hole) else None, physical)
-    heads = np.empty((n, _HEAD_BYTES), dtype=np.uint8)
+    heads = np.empty((n, head_bytes), dtype=np.uint8)
+    item = np.dtype(f"V{head_bytes}")
     few_runs = len(runs) <= max(16, n // 64)   # few runs of data pages: plain slices
     if runs != [(0, n)]:                       # rows of pages in holes are zero, never read
         if few_runs:
@@ -547,8 +557,8 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
         else:
             heads[in_hole] = 0
     # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
-    src = np.frombuffer(buf, dtype=_head_block_dtype(physical), count=n)["h"]
-    dst = heads.view(_HEAD_ITEM).reshape(n)
+    src = np.frombuffer(buf, dtype=_head_block_dtype(physical, head_bytes), count=n)["h"]
+    dst = heads.view(item).reshape(n)
     if few_runs:
         for a0, b0 in runs:
             for a in range(a0, b0, _HEAD_CHUNK):
@@ -562,19 +572,26 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
     del src
     if head_in_hole is not None:
         for i in head_in_hole.tolist():
-            heads[i] = w.row(i)[:_HEAD_BYTES]
+            heads[i] = w.row(i)[:head_bytes]
     w.heads = heads
-    w.hdr = heads.view(header_dtype(_HEAD_BYTES, with_trailer=False)).reshape(n)
+    w.hdr = heads.view(header_dtype(head_bytes, with_trailer=False)).reshape(n)
+
+
+def _page0_if_crypt(w: _Walk, flags: FspFlags, physical: int) -> bytes | None:
+    """Page 0 when it holds MariaDB crypt data (the magic at the engine's offset), else None."""
+    if not flags.valid or w.fil0.page_type != FIL_PAGE_TYPE_FSP_HDR or flags.encryption:
+        return None
+    off = crypt_data_offset(flags.logical_page_size, physical)
+    if w.f.pread(off, len(CRYPT_MAGIC)) != CRYPT_MAGIC:
+        return None
+    return w.f.pread(0, min(w.f.size, physical))
 
 
 def _decrypt(w: _Walk, flags: FspFlags, physical: int, n: int, in_hole: np.ndarray, path: str, errors,
-             keys) -> None:
+             keys, page0: bytes) -> None:
     """MariaDB crypt data on page 0 and each page's key version (encryption.py); with
     ``keys``, the encrypted pages decrypted in batches, their header blocks written
     over the stored ones (so every later step reads them as plain pages)."""
-    if not flags.valid or w.fil0.page_type != FIL_PAGE_TYPE_FSP_HDR or flags.encryption:
-        return
-    page0 = w.head if len(w.head) >= physical else w.f.pread(0, min(w.f.size, physical))
     space_id = w.fsp.space_id if w.fsp else w.fil0.space_id
     w.crypt = read_encryption(path, w.pages, w.heads, page0, n, physical, flags.logical_page_size, flags.full_crc32,
                               flags.zip_size, space_id, flags.compression_algorithm if flags.page_compressed else None,
