@@ -625,7 +625,7 @@ class MainWindow(QMainWindow):
         'Salted__' one); its keys decrypt encrypted tablespaces in memory, from the next scan on
         (the current path is scanned again).  Keys stay in memory only."""
         from PySide6.QtWidgets import QInputDialog, QLineEdit
-        from dbxray.app.cli import load_keys
+        from dbxray.app.keys import load_keys
         path, _ = QFileDialog.getOpenFileName(self, "Key file (file_key_management)",
                                               self.settings.value("last_dir", ""))
         if not path:

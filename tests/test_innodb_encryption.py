@@ -256,7 +256,7 @@ def test_encrypted_key_file_password_and_wrong_password(tmp_path, mdb):
 
 
 def test_cli_keyfile_and_bad_password(tmp_path, mdb):
-    from dbxray.app.cli import load_keys
+    from dbxray.app.keys import load_keys
     ring, msgs = load_keys(str(mdb / "keys.txt"))
     assert ring is not None and msgs == []
     enc = tmp_path / "keys.enc"

@@ -604,15 +604,18 @@ class MapData:
         """Pages by encryption key version (UnitFacts.key_version; 0 = not encrypted), decrypted or not."""
         kv = self._fact("key_version")
         f = self.units["flags"]
-        if kv is None:
-            kv = np.zeros(len(f), dtype=np.uint32)
         not_dec = ((f & UNIT_ENCRYPTED) != 0).astype(np.int64)
-        keys = np.where(kv != 0, kv.astype(np.int64) * 2 + not_dec, 0)
+        if kv is None:       # a saved scan keeps the units' flags, not the key versions: "version 0" = unknown
+            keys = np.where(not_dec != 0, 1, 0)
+        else:
+            keys = np.where(kv != 0, kv.astype(np.int64) * 2 + not_dec, 0)
         ramp = ["#7B1FA2", "#1565C0", "#00897B", "#EF6C00", "#AD1457", "#6D4C41"]
 
         def label(k):
             if k == 0:
-                return "not encrypted"
+                return "not encrypted" if kv is not None else "not encrypted or decrypted"
+            if k == 1:
+                return "encrypted, not decrypted (key version not in a saved scan)"
             return f"key version {k // 2} ({'not decrypted' if k & 1 else 'decrypted'})"
 
         def colours(ks):
