@@ -470,3 +470,27 @@ def test_aes_ctr_pages_written_by_a_server():
         pm = build_page_map(f, "enc_t", keys=wrong)
     assert not pm.crypt.decrypted.any()
     assert any("key id 1" in m and "wrong key" in m for m, _ in pm.errors)
+
+
+def test_cut_crypt_data_named():
+    from dbxray.parsers.innodb.crypt import CryptDataError, read_crypt_data
+    page = bytearray(16384)
+    page[10428:10434] = CRYPT_MAGIC
+    page[10434:10436] = bytes([1, 16])
+    with pytest.raises(CryptDataError, match="cut"):
+        read_crypt_data(bytes(page[:10440]), 10428)       # a page 0 that ends inside the crypt data
+    assert read_crypt_data(bytes(page), 10428).key_id == 0
+
+
+def test_page_whose_key_version_has_no_key(tmp_path, mdb):
+    d = _copy_enc(tmp_path, mdb, ["k4.ibd"])
+    p = d / "k4.ibd"
+    raw = bytearray(p.read_bytes())
+    raw[5 * 16384:5 * 16384 + 4] = (2).to_bytes(4, "big")   # page 5: key version 2 (the file has only 1)
+    p.write_bytes(bytes(raw))
+    e = scan(str(d), ScanContext(keys=load_key_file(str(mdb / "keys.txt")))).files[0]
+    assert any("page 5: key id 4 version 2 is not in the key file" in m for m in e.errors), e.errors
+    enc = e.sections["innodb"]["encryption"]
+    assert enc["key_versions"] == {"1": 14, "2": 1} and enc["decrypted_pages"] == 14
+    assert e.sections["innodb"]["checksum"]["bad_pages"] == [5]   # the changed bytes are under the CRC
+    assert [ix["root_page"] for ix in e.sections["innodb"]["indexes"]] == [3, 4]
