@@ -352,7 +352,9 @@ class MapData:
         return None
 
     def btree_mask(self, index_id: int) -> np.ndarray:
-        """Live (not free) B-tree pages of an index: page header index id + index page type."""
+        """Live (not free) B-tree pages of an index: page header index id + index page type, and
+        owned (pages the parser did not count as the index's, e.g. ibdata1's doublewrite copies or
+        undecrypted pages, have no owner)."""
         u = self.units
         ids = self._fact("owner_id")
         kinds = self.index_kinds()
@@ -360,7 +362,7 @@ class MapData:
             np.zeros(len(u), bool)
         live = is_index & ((u["flags"] & UNIT_FREE) == 0)
         if ids is not None:
-            return live & (ids == np.uint64(index_id))
+            return live & (ids == np.uint64(index_id)) & (u["owner"] != NO_OWNER)
         code = index_id if index_id < 2 ** 31 else -1
         return live & (u["owner"] == code)
 
