@@ -251,11 +251,12 @@ def _plain_ok(plain: np.ndarray, lsn: np.ndarray, types: np.ndarray, full_crc32:
 
 def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: bytes, n: int, physical: int,
                     logical: int, full_crc32: bool, zip_size: int, space_id: int, compression_algorithm: str | None,
-                    zero: np.ndarray, keys=None, check=lambda: None) -> EncryptionFacts:
+                    zero: np.ndarray, keys=None, check=lambda: None, rows_of=None) -> EncryptionFacts:
     """Crypt data, key versions, and (with ``keys``) the decrypted pages of one file.
 
     ``heads`` (n, >= 96) are the pages' header blocks; the decrypted pages' header blocks
-    are written into it.  ``pages`` (n, physical) are the stored pages (never written)."""
+    are written into it.  ``pages`` (n, physical) are the stored pages (never written);
+    ``rows_of(sel)``, when given, reads whole pages instead (around holes)."""
     facts = EncryptionFacts()
     off = crypt_data_offset(logical, physical)
     try:
@@ -300,7 +301,7 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
     usable = idx[np.isin(kv[idx], list(page_keys))]
 
     def run(sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rows = np.asarray(pages[sel])
+        rows = rows_of(sel) if rows_of is not None else np.asarray(pages[sel])
         plain = dec.decrypt_rows(rows, sel.astype(np.uint32), lsn_all[sel], kv[sel], types[sel])
         return plain, _plain_ok(plain, lsn_all[sel], types[sel], full_crc32, zip_size, compression_algorithm, logical)
 

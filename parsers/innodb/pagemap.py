@@ -595,7 +595,8 @@ def _decrypt(w: _Walk, flags: FspFlags, physical: int, n: int, in_hole: np.ndarr
     space_id = w.fsp.space_id if w.fsp else w.fil0.space_id
     w.crypt = read_encryption(path, w.pages, w.heads, page0, n, physical, flags.logical_page_size, flags.full_crc32,
                               flags.zip_size, space_id, flags.compression_algorithm if flags.page_compressed else None,
-                              in_hole, keys=keys, check=w.check)
+                              in_hole, keys=keys, check=w.check,
+                              rows_of=lambda sel: w.rows(sel, decrypted=False))
     w.plain = w.crypt.plain
     errors.extend(w.crypt.errors)
 
