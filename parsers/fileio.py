@@ -39,6 +39,9 @@ _MINCORE_SPAN = 1 << 30          # mincore asked about at most this many bytes a
 #: file with more (page-compressed tablespaces: one hole per page) is read around
 #: its holes by its readers instead (``hole_safe_map`` False, ``pread`` goes to the file)
 _MAX_BLANKED_HOLES = 256
+#: read-ahead is turned off this far on either side of an unwritten extent (the largest
+#: read-around window a fault may start: read_ahead_kb is 128 KiB by default, a few MiB at most)
+_READAHEAD_MARGIN = 4 << 20
 #: files changed this recently may hold data not yet written back over unwritten extents
 _FRESH_SECONDS = 900
 
@@ -141,7 +144,34 @@ class ReadOnlyFile:
                 page = mmap.PAGESIZE
                 whole = sum(max(0, (o + n) // page * page - -(-o // page) * page) for o, n in holes)
                 self.hole_safe_map = mapguard.blank(self._mm, holes) == whole
+            if self.unwritten():
+                self._no_readahead_near_unwritten()
         return self._mm
+
+    def _no_readahead_near_unwritten(self) -> None:
+        """No read-ahead around unwritten extents (MADV_RANDOM on the map near them,
+        POSIX_FADV_RANDOM on this descriptor): the kernel's read-ahead around a read of
+        the data next to one would put zero pages over it in the cache, and SEEK_HOLE on
+        XFS, ext4 and btrfs reports cached pages over an unwritten extent as data."""
+        unw = self.unwritten()
+        if not unw:
+            return
+        try:
+            os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
+        except (OSError, AttributeError):
+            pass
+        mm = self._mm
+        if mm is None or not hasattr(mm, "madvise") or len(unw) > _MAX_BLANKED_HOLES:
+            return
+        page = mmap.PAGESIZE
+        for o, n in merge_ranges((max(0, o - _READAHEAD_MARGIN), n + 2 * _READAHEAD_MARGIN) for o, n in unw):
+            a = o - o % page
+            b = min(o + n, len(mm))
+            if b > a:
+                try:
+                    mm.madvise(mmap.MADV_RANDOM, a, b - a)
+                except (OSError, ValueError):
+                    pass
 
     def touches_hole(self, offset: int, length: int) -> bool:
         """Whether [offset, offset + length) overlaps a hole or an unwritten extent."""
@@ -171,12 +201,47 @@ class ReadOnlyFile:
         length = min(length, self.size - offset)
         mm = self.mmap()
         try:
-            # over a hole pread reads zeros without allocating (tmpfs included); a map would fault it in
             if mm is not None and (self.hole_safe_map or not self.touches_hole(offset, length)):
                 return mm[offset:offset + length]
-            return os.pread(self.fd, length, offset)
+            if mm is None and not self.touches_hole(offset, length):
+                return os.pread(self.fd, length, offset)
+            return self._read_around_holes(offset, length)
         except (OSError, ValueError) as e:
             raise FileReadError(self.path, f"read failed: {e}", offset) from None
+
+    def pread_nomap(self, offset: int, length: int) -> bytes:
+        """As :meth:`pread`, through ``pread(2)`` only (no map, so a file truncated meanwhile
+        gives a short read, never SIGBUS); holes and unwritten extents are not read."""
+        if offset < 0 or length < 0:
+            raise FileReadError(self.path, f"bad read of {length} bytes", offset)
+        try:
+            if not self.touches_hole(offset, length):
+                return os.pread(self.fd, length, offset)
+            length = max(0, min(length, self.size - offset))
+            return self._read_around_holes(offset, length)
+        except OSError as e:
+            raise FileReadError(self.path, f"read failed: {e}", offset) from None
+
+    def _read_around_holes(self, offset: int, length: int) -> bytes:
+        """[offset, offset + length) with holes and unwritten extents as the zeros they
+        hold, only the data between them read (pread): a read of a hole would allocate
+        it on tmpfs, and a read of an unwritten extent leaves zero pages in the cache,
+        which XFS, ext4 and btrfs then report to SEEK_HOLE as data."""
+        out = bytearray(length)
+        end = offset + length
+        pos = offset
+        for o, n in self.holes():
+            if o + n <= pos:
+                continue
+            if o >= end:
+                break
+            if o > pos:
+                out[pos - offset:o - offset] = os.pread(self.fd, o - pos, pos).ljust(o - pos, b"\0")
+            pos = max(pos, o + n)
+        if pos < end:
+            chunk = os.pread(self.fd, end - pos, pos)
+            out[pos - offset:pos - offset + len(chunk)] = chunk
+        return bytes(out)
 
     def read_exact(self, offset: int, length: int) -> bytes:
         """Exactly ``length`` bytes at ``offset`` or a FileReadError naming the offset."""
@@ -219,6 +284,8 @@ class ReadOnlyFile:
         open file."""
         if self._holes is None:
             self._holes = self._list_holes()
+            if self.unwritten():
+                self._no_readahead_near_unwritten()
         return self._holes
 
     def _list_holes(self) -> list[tuple[int, int]]:

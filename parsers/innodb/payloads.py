@@ -64,7 +64,7 @@ class _HandleCache:
                     old.close()
             else:
                 self._handles.move_to_end(path)
-            return os.pread(f.fd, length, offset)
+            return f.pread_nomap(offset, length)
 
     def close(self) -> None:
         with self._lock:
