@@ -39,6 +39,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON (schema version 1)")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
+    p.add_argument("--keyfile", metavar="FILE", help="MariaDB file_key_management key file: encrypted InnoDB "
+                   "pages are decrypted in memory and projected as the engine compresses them (before encryption)")
+    p.add_argument("--keyfile-password-file", metavar="FILE", help="password of an encrypted key file")
     p.set_defaults(func=run)
 
 
@@ -128,8 +131,12 @@ def run(args) -> int:
         print(f"dbxray: {args.path}: permission denied", file=sys.stderr)
         return 1
     show = getattr(args, "progress", True) and sys.stderr.isatty()
+    from dbxray.app.keys import load_keys
+    keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
+    for m in key_messages:
+        print(f"dbxray: {m}", file=sys.stderr)
     try:
-        ds = scan(args.path, ScanContext(progress=_progress(show), fs_block=args.fs_block))
+        ds = scan(args.path, ScanContext(progress=_progress(show), fs_block=args.fs_block, keys=keys))
     except OSError as e:
         print(f"dbxray: {args.path}: {e}", file=sys.stderr)
         return 1
@@ -141,6 +148,8 @@ def run(args) -> int:
                         fs_block=args.fs_block, progress=_progress(show),
                         filesystem=getattr(args, "filesystem", None),
                         raw_models=getattr(args, "raw_models", True))
+    if key_messages:
+        result["errors"] = list(key_messages) + list(result.get("errors") or [])
     if show:
         sys.stderr.write("\n")
     as_json = args.json or (args.output and args.output.endswith(".json"))
