@@ -1,6 +1,17 @@
-"""The codec advisor: per target, the smallest codec, the fastest to decode
-within 5% of the smallest, and the current one, with the DDL a DBA would run
-(the engines' own: ``compress/engines/``).
+"""The codec advisor: per table, the smallest codec the engine can write and the
+fastest to decode within 5% of it, with the DDL a DBA would run (the engines'
+own: ``compress/engines/``).
+
+Advice is given only where it is right to act on (issue 17): for tables, not the
+engines' own files (each engine's ``advisable``: no system tablespace, server
+schema, FULLTEXT auxiliary table or engine-internal dictionary); one entry per
+table (the files of a partitioned table, or a TokuDB table's dictionaries, summed
+into one projection with one DDL); one line per distinct recommendation (the
+smallest and the fastest within 5% are one line when they are the same codec);
+never the codec the table already has (its "saving" would be free or unwritten
+space, not compression); and only where the saving is positive beyond the 95%
+interval (``saving_bytes_ci95`` [low, high] > 0).  When the second-smallest codec's
+interval overlaps the smallest's, the entry says it is a tie within error.
 """
 from __future__ import annotations
 
@@ -37,36 +48,90 @@ def available(engine: str, codec_name: str, layout: str | None = None) -> bool:
     return w.available(codec, layout) if w is not None else True
 
 
-def advise(targets: list) -> list[dict[str, Any]]:
-    """Advice entries for the JSON: smallest, fastest within 5%, current, per target.
+def _table_key(t) -> tuple:
+    info = t.info or {}
+    if info.get("table"):
+        return (t.engine, info.get("database"), info.get("table"), info.get("column"))
+    return (t.engine, t.target)
 
-    Only codecs the engine can write are advised (a zstd projection for
-    InnoDB stays in the results as a what-if but is not advice).
-    """
-    out: list[dict[str, Any]] = []
+
+class _Summed:
+    """One codec's projection summed over a table's targets (independent estimates)."""
+
+    def __init__(self, codec: str, model: str, parts: list):
+        from .targets import combine
+        self.codec, self.model = codec, model
+        self.estimate = parts[0].estimate if len(parts) == 1 else combine([r.estimate for r in parts])
+        speeds = [_decode_speed(r) for r in parts if _decode_speed(r) > 0]
+        self.decompress_mb_s = min(speeds) if speeds else 0.0
+
+
+def _table_results(group: list) -> list[_Summed]:
+    """Per codec, the projection of the whole table (a codec missing for one of its
+    files is left out: the table's figure would be incomplete)."""
+    t0 = group[0]
+    layout = (t0.info or {}).get("layout")
+    by_codec: dict[str, list] = {}
+    for t in group:
+        for r in t.results:
+            if r.model == t.primary_model and available(t.engine, r.codec, layout):
+                by_codec.setdefault(r.codec, []).append(r)
+    return [_Summed(c, rs[0].model, rs) for c, rs in by_codec.items() if len(rs) == len(group)]
+
+
+def advise(targets: list) -> list[dict[str, Any]]:
+    """Advice entries for the JSON (see the module doc)."""
+    groups: dict[tuple, list] = {}
     for t in targets:
         w = engines.get(t.engine)
         if w is not None and not w.advisable(t):
-            continue      # e.g. TokuDB's engine-internal dictionaries: no table, no DDL to give
-        layout = (t.info or {}).get("layout")
-        rs = [r for r in t.results if r.model == t.primary_model and available(t.engine, r.codec, layout)]
+            continue
+        groups.setdefault(_table_key(t), []).append(t)
+    out: list[dict[str, Any]] = []
+    for group in groups.values():
+        t0 = group[0]
+        current_bytes = sum(int(t.current_bytes) for t in group)
+        currents = {t.current_codec for t in group}
+        rs = [r for r in _table_results(group) if r.codec not in currents]
         if not rs:
             continue
-        smallest = min(rs, key=lambda r: (r.estimate.projected, -_decode_speed(r)))
+        rs.sort(key=lambda r: (r.estimate.projected, -_decode_speed(r)))
+        smallest = rs[0]
         bound = smallest.estimate.projected * (1 + WITHIN)
         near = [r for r in rs if r.estimate.projected <= bound]
         fastest = max(near, key=lambda r: (_decode_speed(r), -r.estimate.projected))
-        current = next((r for r in rs if r.codec == t.current_codec), None)
-        picks = [("smallest", smallest), ("fastest_decode_within_5pct", fastest)]
-        if current is not None:
-            picks.append(("current", current))
-        for choice, r in picks:
+        picks: list[tuple[list[str], Any]] = [(["smallest"], smallest)]
+        if fastest is not smallest:
+            picks.append((["fastest_decode_within_5pct"], fastest))
+        else:
+            picks[0][0].append("fastest_decode_within_5pct")
+        tie = None
+        if len(rs) > 1 and rs[1].estimate.lo <= smallest.estimate.hi:
+            tie = rs[1].codec
+        names = sorted({t.target for t in group})
+        for choices, r in picks:
             proj = int(round(r.estimate.projected))
-            out.append({"target": t.target, "codec": r.codec, "projected_bytes": proj,
-                        "saving_bytes": int(t.current_bytes) - proj,
-                        "ddl": ddl_for(t, r.codec, r.model), "choice": choice, "model": r.model,
-                        "ci95": r.estimate.ci95(), "decompress_mb_s": round(_decode_speed(r), 1)})
+            lo_save = current_bytes - int(round(r.estimate.hi))
+            hi_save = current_bytes - int(round(r.estimate.lo))
+            if lo_save <= 0:
+                continue            # not a saving beyond the interval: no advice
+            entry = {"target": t0.target if len(group) == 1 else _group_name(t0, names),
+                     "codec": r.codec, "projected_bytes": proj, "current_bytes": current_bytes,
+                     "saving_bytes": current_bytes - proj, "saving_bytes_ci95": [lo_save, hi_save],
+                     "ddl": ddl_for(t0, r.codec, r.model), "choice": ", ".join(choices), "model": r.model,
+                     "ci95": r.estimate.ci95(), "decompress_mb_s": round(_decode_speed(r), 1),
+                     "files": names}
+            if tie is not None and "smallest" in choices:
+                entry["verdict"] = f"tie within error with {tie}: their 95% intervals overlap"
+            out.append(entry)
     return out
+
+
+def _group_name(t0, names: list[str]) -> str:
+    info = t0.info or {}
+    table = info.get("table") or t0.target
+    db = info.get("database")
+    return f"{db}.{table}" if db and not str(table).startswith(f"{db}.") else str(table)
 
 
 __all__ = ["advise", "ddl_for", "available"]

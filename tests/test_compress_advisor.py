@@ -18,8 +18,8 @@ def test_picks_and_ddl_innodb():
     adv = {a["choice"]: a for a in advise([t])}
     assert adv["smallest"]["codec"] == "lzma:6"
     assert adv["fastest_decode_within_5pct"]["codec"] == "zlib:6"      # 400 <= 390 * 1.05, decodes faster
-    assert adv["current"]["codec"] == "none" and adv["current"]["saving_bytes"] == 0
-    assert adv["smallest"]["saving_bytes"] == 610
+    assert "current" not in adv and set(adv) == {"smallest", "fastest_decode_within_5pct"}
+    assert adv["smallest"]["saving_bytes"] == 610 and "verdict" not in adv["smallest"]
     assert adv["smallest"]["ddl"] == ("SET GLOBAL innodb_compression_algorithm='lzma'; "
                                       "ALTER TABLE `fx`.`t` PAGE_COMPRESSED=1 PAGE_COMPRESSION_LEVEL=6;")
     assert ddl_for(t, "zlib:6", "innodb_row_compressed_kbs8k_estimate") == \
@@ -46,3 +46,51 @@ def test_mysql_layout_ddl():
     assert ddl_for(t, "lz4", "innodb_page_compressed") == "ALTER TABLE `db`.`t` COMPRESSION='lz4'; OPTIMIZE TABLE `db`.`t`;"
     assert ddl_for(t, "lzma:6", "innodb_page_compressed").startswith("--")
     assert available("innodb", "lz4", "mysql") and not available("innodb", "snappy", "mysql")
+
+
+def _t(path, db, table, current, results, role="tablespace", current_codec="none"):
+    t = Target(path, "innodb", current, 2 * current, current_codec=current_codec,
+               primary_model="innodb_page_compressed", info={"database": db, "table": table, "role": role})
+    t.results = [_r(c, "innodb_page_compressed", size, dec) for c, size, dec in results]
+    return t
+
+
+def test_advice_scope_tables_only():
+    """Never the system tablespace, undo, the server's schemas or FULLTEXT auxiliary tables."""
+    res = [("zlib:6", 400, 300), ("lz4", 600, 2000)]
+    ts = [_t("ibdata1", None, "ibdata1", 1000, res, role="system_tablespace"),
+          _t("mysql/innodb_index_stats.ibd", "mysql", "innodb_index_stats", 1000, res),
+          _t("sys/x.ibd", "SYS", "x", 1000, res),
+          _t("inno/FTS_0000000000000007_0000000000000011_INDEX_1.ibd", "inno",
+             "FTS_0000000000000007_0000000000000011_INDEX_1", 1000, res),
+          _t("db/t.ibd", "db", "t", 1000, res)]
+    adv = advise(ts)
+    assert {a["target"] for a in adv} == {"db/t.ibd"}
+
+
+def test_advice_one_entry_per_table_partitions_summed():
+    parts = [_t(f"db/p#P#p{i}.ibd", "db", "p", 1000, [("zlib:6", 400, 300), ("lz4", 600, 2000)]) for i in range(3)]
+    adv = advise(parts)
+    assert [a["choice"] for a in adv] == ["smallest", "fastest_decode_within_5pct"] or \
+        [a["choice"] for a in adv] == ["smallest, fastest_decode_within_5pct"]
+    a = adv[0]
+    assert a["target"] == "db.p" and a["current_bytes"] == 3000 and a["projected_bytes"] == 1200
+    assert a["files"] == sorted(t.target for t in parts)
+    assert len({x["ddl"] for x in adv}) == len(adv)          # one DDL per recommendation, not per partition
+
+
+def test_advice_same_codec_once_no_negative_no_current():
+    # the smallest also decodes fastest: one line
+    one = advise([_t("db/a.ibd", "db", "a", 1000, [("zlib:6", 400, 3000), ("lz4", 600, 2000)])])
+    assert [(a["codec"], a["choice"]) for a in one] == [("zlib:6", "smallest, fastest_decode_within_5pct")]
+    # no saving beyond the interval: nothing
+    assert advise([_t("db/b.ibd", "db", "b", 1000, [("zlib:6", 995, 300)])]) == []
+    # the codec the table already has is not advice (its 'saving' is free / unwritten space)
+    assert advise([_t("db/c.ibd", "db", "c", 1000, [("none", 700, 5000)])]) == []
+    assert advise([_t("db/d.ibd", "db", "d", 1000, [("zlib:6", 700, 300)], current_codec="zlib:6")]) == []
+
+
+def test_advice_tie_within_error():
+    t = _t("db/e.ibd", "db", "e", 1000, [("zlib:6", 400, 300), ("lzma:6", 402, 60)])
+    (a,) = [x for x in advise([t]) if "smallest" in x["choice"]]
+    assert a["codec"] == "zlib:6" and a["verdict"].startswith("tie within error with lzma:6")

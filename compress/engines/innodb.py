@@ -8,6 +8,7 @@ Page types are the parser's (parsers/innodb/fil.py, from fil0fil.h).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,11 @@ MARIADB_ALGOS = {"zlib", "lz4", "lzma", "bzip2", "snappy"}
 #: MySQL COMPRESSION= values (mysql-server storage/innobase/os/file.cc: Compression::ZLIB, LZ4)
 MYSQL_ALGOS = {"zlib", "lz4"}
 TABLESPACE_ROLES = ("tablespace", "system_tablespace")
+#: schemas of the server itself: no advice (their tables are the server's to manage)
+SYSTEM_SCHEMAS = frozenset({"mysql", "sys", "performance_schema", "information_schema"})
+#: FULLTEXT auxiliary tables (fts0fts.cc fts_get_table_name: FTS_<table id>_<index id>_INDEX_n,
+#: FTS_<table id>_CONFIG, _DELETED, _BEING_DELETED...)
+FTS_AUX = re.compile(r"^FTS_[0-9a-fA-F]{16}_", re.I)
 
 
 def page_type(page: bytes) -> int:
@@ -265,7 +271,7 @@ def innodb_zip_target(run: Run, entry: FileEntry, codecs: list[Codec], sec: dict
     t = Target(entry.path, "innodb", int(entry.lasting_allocated_bytes), int(entry.apparent_bytes),
                current_codec="zlib:6", primary_model="innodb_row_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
-                     "table": entry.table or _table_from_path(entry.path)})
+                     "table": entry.table or _table_from_path(entry.path), "role": entry.role})
     run.errors.append(f"{entry.path}: ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE="
                       f"{int(sec.get('physical_page_size') or 0) // 1024}): pages are not decompressed, "
                       f"only the filesystem comparisons are projected")
@@ -298,7 +304,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
                current_codec=current.name if current else "none", primary_model="innodb_page_compressed",
                info={"database": entry.database or _db_from_path(entry.path),
                      "table": entry.table or _table_from_path(entry.path), "page_size": page_size,
-                     "layout": layout})
+                     "layout": layout, "role": entry.role})
     all_codecs = list(codecs)
     if current is not None and current.name not in {c.name for c in all_codecs}:
         all_codecs.append(current)
@@ -356,6 +362,17 @@ class InnoDBWhatIf(WhatIfEngine):
 
     def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         return innodb_target(run, entry, codecs)
+
+    def advisable(self, target: Target) -> bool:
+        """Tables only: never the system tablespace, undo or redo, the server's own schemas,
+        or FULLTEXT auxiliary tables (the server manages those)."""
+        info = target.info or {}
+        if info.get("role", "tablespace") != "tablespace":
+            return False
+        if str(info.get("database") or "").lower() in SYSTEM_SCHEMAS:
+            return False
+        base = target.target.rsplit("/", 1)[-1]
+        return not FTS_AUX.match(base) and not FTS_AUX.match(str(info.get("table") or ""))
 
     def available(self, codec: Codec, layout: str | None = None) -> bool:
         algos = MYSQL_ALGOS if layout == "mysql" else MARIADB_ALGOS
