@@ -62,6 +62,10 @@ def window_state(win) -> dict:
         "tree": _rect(tree.viewport()),
         "view": _rect(win.tabs.currentWidget()),
     }
+    view = win.tabs.currentWidget()
+    if view is not None and view.isVisible():
+        from PySide6.QtWidgets import QPushButton
+        state["buttons"] = {b.text(): _rect(b) for b in view.findChildren(QPushButton) if b.isVisible()}
     em = win.extent_map
     if em is not None and em.isVisible() and em.data is not None:
         pages = {}

@@ -228,6 +228,13 @@ class MainWindow(QMainWindow):
         for a in (self.find_action, self.goto_page_action):
             v.addAction(a)
         v.addSeparator()
+        self.view_actions = []
+        for i, view in enumerate(self.views):        # Ctrl+1..: the views, as a browser's tabs
+            a = QAction(view.title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}") if i < 9 else QKeySequence(),
+                        triggered=lambda _=False, vw=view: self.show_view(vw))
+            self.view_actions.append(a)
+            v.addAction(a)
+        v.addSeparator()
         for a in (self.zoom_in_action, self.zoom_out_action, self.zoom_reset_action):
             v.addAction(a)
         v.addSeparator()
@@ -795,6 +802,12 @@ class MainWindow(QMainWindow):
             return "demo data dir (embedded; a working copy in the cache)"
         home = os.path.expanduser("~")
         return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
+
+    def show_view(self, view) -> None:
+        """Bring a view to the front (if it has something to show for this scan)."""
+        i = self.tabs.indexOf(view)
+        if i >= 0 and self.tabs.isTabVisible(i):
+            self.tabs.setCurrentIndex(i)
 
     def show_placeholder(self, text: str) -> None:
         """The centre shows ``text`` instead of views with nothing to draw."""

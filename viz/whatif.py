@@ -299,16 +299,26 @@ class WhatIfView(QWidget):
         bp.getAxis("bottom").setTicks([[]])
         bp.getAxis("bottom").setStyle(showValues=False)
         bp.getAxis("left").setLabel(f"bytes on disk ({unit})", color=theme.foreground())
+        top = max(heights.max(), hi.max() / scale)
+        # bars narrower than their labels: every other label two lines higher (staggered)
+        px_bar = max(bp.getViewBox().width(), 200.0) / (n + 1.2)
+        widest = max(self.fontMetrics().horizontalAdvance(t) for t in
+                     [short_label(lb, 12, 0) for lb in labels] + [human_bytes(heights[0] * scale), "-100%"])
+        stagger = px_bar < widest + 6
+        px_h = max(bp.getViewBox().height(), 150.0)
+        line = (self.fontMetrics().height() + 1) * top * 1.6 / px_h          # a text line in data units
         for i, h in enumerate(heights):
             pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
             name = short_label(labels[i], 12, 0)
             txt = pg.TextItem(html=f"<div style='text-align:center; color:{theme.foreground()}; font-size:9pt'>"
                                    f"{html.escape(pct or human_bytes(h * scale))}<br>{html.escape(name)}</div>",
                               anchor=(0.5, 1.0))
-            txt.setPos(float(i), float(max(h, (hi[i - 1] / scale) if i else h)))
+            lift = 2 * line if stagger and i % 2 else 0.0
+            txt.setPos(float(i), float(max(h, (hi[i - 1] / scale) if i else h)) + lift)
             bp.addItem(txt)
-        bp.setYRange(0, max(heights.max(), hi.max() / scale) * 1.4, padding=0)
-        bp.setXRange(-0.6, n + 0.6, padding=0)
+        bp.setYRange(0, top * 1.6 if stagger else top * 1.4, padding=0)
+        margin = max(0.6, (widest + 8) / 2 / px_bar)         # the end bars' labels stay inside
+        bp.setXRange(-margin, n + margin, padding=0)
         bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
         # scatter: ratio vs decompress speed, Pareto front
         base = logical or cur

@@ -76,10 +76,18 @@ class XDisplay:
     def xdo(self, *args) -> str:
         return self.run("xdotool", *map(str, args))
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, window: str | None = None) -> Path:
+        """The whole screen (``import -window root``), or one window's frame cut out of it."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         out = ARTIFACTS / f"{name}.png"
-        self.run("import", "-window", "root", str(out))
+        cmd = ["import", "-window", "root"]
+        if window is not None:
+            info = self.run("xwininfo", "-id", window)
+            geo = {k.strip(): int(v) for k, v in (ln.split(":", 1) for ln in info.splitlines()
+                                                    if ln.strip().startswith(("Absolute upper-left", "Width", "Height")))}
+            cmd += ["-crop", f"{geo['Width']}x{geo['Height']}+{geo['Absolute upper-left X']}+"
+                             f"{geo['Absolute upper-left Y']}", "+repage"]
+        self.run(*cmd, str(out))
         return out
 
     def close(self) -> None:
