@@ -91,3 +91,20 @@ def test_map_legend_goes_under_a_narrow_map(qtbot, window, sparse_fixtures):
     window.resize(1900, 1000)
     qtbot.wait(100)
     assert em.report.orientation() == Qt.Horizontal
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)])
+def test_sizes_value_texts_inside_the_plot(window, qtbot, sparse_fixtures, size):
+    """The "X of Y" text after each bar of the Sizes chart ends inside the plot (it was cut)."""
+    window.resize(*size)
+    _open(qtbot, window, sparse_fixtures / "innodb" / "16k")
+    view = next(v for v in window.views if v.view_id == "sizes")
+    window.tabs.setCurrentWidget(view)
+    qtbot.wait(100)
+    vb = view.plot.getViewBox()
+    (x0, x1), _ = vb.viewRange()
+    texts = [it for it in view.plot.items if type(it).__name__ == "TextItem"]
+    assert texts
+    right = vb.mapViewToScene(vb.viewRect().topRight()).x()
+    for t in texts:
+        assert t.mapToScene(t.boundingRect().topRight()).x() <= right + 1, (t.toPlainText(), right)

@@ -53,6 +53,7 @@ class SizeBarsView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot_widget)
         self.rows: list[Node] = []
+        self.plot.getViewBox().sigResized.connect(self._fit_x)
 
     def set_dataset(self, dataset, root: Node) -> None:
         """View protocol: redraw for a newly scanned dataset."""
@@ -107,8 +108,27 @@ class SizeBarsView(QWidget):
         self.plot.setTitle(f"{n} largest: {human_bytes(total_alloc)} allocated of {human_bytes(total_app)}",
                            color=theme.foreground(), size="10pt")
         self.plot.titleLabel.setMinimumWidth(10)
-        self.plot.setXRange(0, max(apparent.max(), allocated.max()) / scale * 1.35, padding=0)
+        fm = self.fontMetrics()
+        self._label_fit = [(max(r.apparent, r.allocated) / scale,
+                            fm.horizontalAdvance(f"{human_bytes(r.allocated)} of {human_bytes(r.apparent)}") + 12)
+                           for r in self.rows]
+        self._fit_x()
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
+
+    def _fit_x(self, *args) -> None:
+        """The x range wide enough for every bar's value text after it (it was cut at the right)."""
+        fit = getattr(self, "_label_fit", None)
+        if not fit:
+            return
+        vb = self.plot.getViewBox()
+        if args and getattr(self, "_fitted_x", None) is not None:      # a resize: only if not zoomed
+            (x0, x1), _ = vb.viewRange()
+            if abs(x0) > 1e-9 or abs(x1 - self._fitted_x) > 1e-9 * max(1.0, x1):
+                return
+        px = max(float(vb.width()), 120.0)
+        xmax = max(end / max(0.2, 1.0 - text_px / px) for end, text_px in fit)
+        self.plot.setXRange(0, xmax, padding=0)
+        self._fitted_x = vb.viewRange()[0][1]
 
 
 def _label(node: Node) -> str:

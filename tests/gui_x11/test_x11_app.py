@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from x11util import center, unprivileged_prefix
+from x11util import CAPS_DROPPED, center, unprivileged_prefix
 
 FIXTURES = Path(os.environ.get("DBXRAY_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures"))
 
@@ -23,7 +23,11 @@ def fixtures():
     return FIXTURES
 
 
-def test_open_folder_with_an_unreadable_file_as_nobody(launch, fixtures, public_tmp, xdisplay):
+@pytest.mark.parametrize("who", ["unprivileged", "root without DAC capabilities"])
+def test_open_folder_with_an_unreadable_file_as_nobody(launch, fixtures, public_tmp, xdisplay, who):
+    """As nobody where nobody can run the checkout, else (a checkout under root's 0700 home,
+    as CI may have it) as root without the capabilities that read any file; the second
+    case forces that path so both are known to work."""
     d = public_tmp / "data"
     d.mkdir()
     for name in ("t_zip4.ibd", "t_zip8.ibd"):
@@ -31,10 +35,10 @@ def test_open_folder_with_an_unreadable_file_as_nobody(launch, fixtures, public_
     os.chmod(d, 0o755)
     os.chmod(d / "t_zip4.ibd", 0o644)
     os.chmod(d / "t_zip8.ibd", 0)
-    prefix, who = unprivileged_prefix(public_tmp)
+    prefix, who = unprivileged_prefix(public_tmp) if who == "unprivileged" else (CAPS_DROPPED, who)
     app = launch(d, prefix=prefix, name="nobody")
     s = app.idle()
-    xdisplay.screenshot("unreadable_file")
+    xdisplay.screenshot("unreadable_file" if who == "nobody" else "unreadable_file_" + who.split()[0])
     assert s["tree_files"] == ["t_zip4.ibd", "t_zip8.ibd"], (who, s)
     assert len(s["tree_rows"]) >= 2, s["tree_rows"]
     denied = [e for e in s["errors"] if "t_zip8.ibd" in e and "Permission denied" in e]

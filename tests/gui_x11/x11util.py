@@ -112,8 +112,11 @@ def unprivileged_prefix(home: Path) -> tuple[list[str], str]:
                            env={"HOME": str(home), "PATH": os.environ.get("PATH", "")}, cwd="/")
     if probe.returncode == 0:
         return nobody, "nobody"
-    return ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"], \
-        "root without DAC capabilities"
+    return CAPS_DROPPED, "root without DAC capabilities"
+
+
+#: root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: file modes apply to it
+CAPS_DROPPED = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
 
 
 class App:
