@@ -109,7 +109,7 @@ class SizeBarsView(QWidget):
                            color=theme.foreground(), size="10pt")
         self.plot.titleLabel.setMinimumWidth(10)
         fm = self.fontMetrics()
-        self._label_fit = [(max(r.apparent, r.allocated) / scale,
+        self._label_fit = [(max(r.apparent, r.data + r.unwritten + r.unallocated + r.past_eof) / scale,
                             fm.horizontalAdvance(f"{human_bytes(r.allocated)} of {human_bytes(r.apparent)}") + 12)
                            for r in self.rows]
         self._fit_x()
