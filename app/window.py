@@ -863,6 +863,15 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.inspector_dock], [max(250, int(self.width() * 0.25))], Qt.Horizontal)
             self.resizeDocks([self.errors_dock], [90], Qt.Vertical)
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # the inspector keeps about a quarter of the width: shrinking the window must not
+        # take it all from the tree and the views
+        if self._docks_sized and self.inspector_dock.isVisible() and not self.inspector_dock.isFloating():
+            want = max(250, int(self.width() * 0.25))
+            if self.inspector_dock.width() > want + 20:
+                self.resizeDocks([self.inspector_dock], [want], Qt.Horizontal)
+
     def sizeHint(self) -> QSize:
         return QSize(1400, 860)
 

@@ -108,3 +108,28 @@ def test_sizes_value_texts_inside_the_plot(window, qtbot, sparse_fixtures, size)
     right = vb.mapViewToScene(vb.viewRect().topRight()).x()
     for t in texts:
         assert t.mapToScene(t.boundingRect().topRight()).x() <= right + 1, (t.toPlainText(), right)
+
+
+def test_shrinking_the_window_keeps_room_for_the_tree(window, qtbot):
+    window.resize(1400, 860)
+    qtbot.wait(50)
+    window.resize(1024, 700)
+    qtbot.wait(100)
+    assert window.inspector_dock.width() <= 0.3 * 1024, window.inspector_dock.width()
+    assert window.splitter.widget(0).width() >= 200
+
+
+def test_block_histogram_labels_do_not_run_together(window, qtbot, sparse_fixtures):
+    window.resize(1024, 700)
+    _open(qtbot, window, sparse_fixtures / "clickhouse" / "datadir")
+    view = next(v for v in window.views if v.view_id == "columns")
+    window.tabs.setCurrentWidget(view)
+    qtbot.wait(150)
+    ticks = view.hist.getAxis("bottom")._tickLevels[0]
+    px = view.hist.getViewBox().width()
+    (x0, x1), _ = view.hist.getViewBox().viewRange()
+    fm = view.fontMetrics()
+    xs = [(v - x0) / (x1 - x0) * px for v, _ in ticks]
+    widths = [fm.horizontalAdvance(t) for _, t in ticks]
+    for i in range(1, len(xs)):
+        assert xs[i] - xs[i - 1] >= (widths[i] + widths[i - 1]) / 2, ticks

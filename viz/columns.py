@@ -13,6 +13,8 @@ power-of-two histograms, which are summed instead.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -802,6 +804,7 @@ class ColumnSizesView(QWidget):
         if self.table is not None and (self._capacity() != getattr(self, "_shown_cap", None) or
                                        abs(self.plot.getViewBox().width() - getattr(self, "_fit_px", 0)) > 4):
             self._draw_bars()
+        self._hist_ticks()
 
     #: below this width the toolbar takes two rows
     TWO_ROWS_BELOW = 900
@@ -830,6 +833,18 @@ class ColumnSizesView(QWidget):
         self._place_toolbar()
         if self.table is not None and self.rows:
             self._resize_timer.start(10)
+
+    def _hist_ticks(self) -> None:
+        """Bin labels of the histogram, every ``step``-th one when the bins are narrower than
+        their labels (they ran together: "64 B128 B256 B")."""
+        edges = getattr(self, "hist_edges", None)
+        if edges is None or len(edges) < 2:
+            return
+        nb = len(edges) - 1
+        px = max(float(self.hist.getViewBox().width()), 100.0) / (nb + 0.2)
+        widest = max(self.fontMetrics().horizontalAdvance(_pow2(edges[i])) for i in range(nb))
+        step = max(1, math.ceil((widest + 8) / px))
+        self.hist.getAxis("bottom").setTicks([[(float(i), _pow2(edges[i])) for i in range(0, nb, step)]])
 
     def _draw_hist(self) -> None:
         self.hist.clear()
@@ -877,9 +892,8 @@ class ColumnSizesView(QWidget):
             title = (f"Compressed block sizes, all columns: {int(self.hist_all.sum())} blocks (median "
                      f"{'in ' if from_json is not None else ''}{med}); pick a column (click its bar) to see its own")
         self.hist.setTitle(title, color=fg, size="9pt")
-        ticks = [(float(i), _pow2(edges[i])) for i in range(len(edges) - 1)]
+        self._hist_ticks()
         bottom = self.hist.getAxis("bottom")
-        bottom.setTicks([ticks])
         bottom.setLabel("stored size of a compressed block (each bin: from the size shown to twice it)",
                         color=fg)
         self.hist.getAxis("left").setLabel("blocks", color=fg)

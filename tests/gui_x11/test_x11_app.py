@@ -56,6 +56,13 @@ def test_window_accepts_1024x700(launch, xdisplay):
     geo = xdisplay.run("xwininfo", "-id", app.wid)
     assert "Width: 1024" in geo and "Height: 700" in geo, geo
     xdisplay.screenshot("window_1024x700")
+    order = ["Sizes", "Extent map", "Holes", "Columns", "TokuDB", "What if"]
+    for title in s["tabs"]:                     # every view at that size (looked at, not measured)
+        app.click(*center(s["tree"]))
+        app.key(f"ctrl+{order.index(title) + 1}")
+        s = app.wait(lambda s, t=title: s["tab"] == t and s["size"] == [1024, 700], 10, f"the {title} view")
+        time.sleep(0.3)
+        xdisplay.screenshot("small_" + title.lower().replace(" ", "_"), window=app.wid)
 
 
 def test_hovered_page_facts_stay_for_3_s(launch, xdisplay, fixtures, tmp_path):
