@@ -65,6 +65,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     for msg in getattr(names, "errors", None) or []:
         path = msg.split(" ", 1)[0].rstrip(":")
         target = by_path.get(path)
+        if target is not None and any(msg.endswith(e.split(": ", 1)[-1]) for e in target.errors):
+            continue            # the file's own error already says it (e.g. cannot open): once is enough
         (target.warnings if target is not None else dataset.warnings).append(f"innodb names: {msg}")
     paged = [f for f in files if f.role in PAGED_ROLES]
     total = len(paged)
