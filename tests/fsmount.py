@@ -58,3 +58,15 @@ def mounted(kind: str, workdir: Path):
         if mkfs is not None:
             with contextlib.suppress(OSError):
                 (workdir / f"{kind}.img").unlink()
+
+
+def peak_rss_kb(code: str, *args: str, timeout: int = 300) -> tuple[str, int]:
+    """Run ``code`` in a fresh Python (``sys.argv[1:]`` = args); (its stdout, its peak RSS in
+    KiB from /proc/self/status VmHWM; ru_maxrss would keep the forking parent's peak)."""
+    import sys
+    wrapped = (code + "\nimport re as _re; print('VMHWM', _re.search(r'VmHWM:\\s+(\\d+)', "
+               "open('/proc/self/status').read()).group(1))")
+    r = subprocess.run([sys.executable, "-c", wrapped, *args], capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out, _, hwm = r.stdout.rpartition("VMHWM ")
+    return out, int(hwm)

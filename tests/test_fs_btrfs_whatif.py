@@ -89,18 +89,22 @@ def write_sequential(src, dst):
         os.fsync(b.fileno())
 
 
-@pytest.fixture(scope="module")
-def btrfs_mount(tmp_path_factory):
+def _btrfs(tmp_path_factory, kind: str):
+    """A btrfs of ``kind`` (tests/fsmount.py) mounted for the module, compsize at hand."""
     if fixtures_dir() is None:
         pytest.fail(MISSING, pytrace=False)
     if shutil.which("compsize") is None:
         pytest.fail("compsize is not installed (apt-get install btrfs-compsize)", pytrace=False)
-    work = tmp_path_factory.mktemp("btrfs-whatif")
     try:
-        with mounted("btrfs-zstd", work) as mp:
+        with mounted(kind, tmp_path_factory.mktemp(kind)) as mp:
             yield mp
     except MountUnavailable as e:
         pytest.fail(f"cannot test on btrfs: {e}", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def btrfs_mount(tmp_path_factory):
+    yield from _btrfs(tmp_path_factory, "btrfs-zstd")
 
 
 def _check(proj: int, disk: int, what: str) -> None:
@@ -153,16 +157,7 @@ def test_sequentially_written_files(btrfs_mount, sparse_fixtures, rel):
 
 @pytest.fixture(scope="module")
 def btrfs_compress_mount(tmp_path_factory):
-    if fixtures_dir() is None:
-        pytest.fail(MISSING, pytrace=False)
-    if shutil.which("compsize") is None:
-        pytest.fail("compsize is not installed (apt-get install btrfs-compsize)", pytrace=False)
-    work = tmp_path_factory.mktemp("btrfs-compress")
-    try:
-        with mounted("btrfs-zstd-heuristic", work) as mp:
-            yield mp
-    except MountUnavailable as e:
-        pytest.fail(f"cannot test on btrfs: {e}", pytrace=False)
+    yield from _btrfs(tmp_path_factory, "btrfs-zstd-heuristic")
 
 
 def projected_heuristic(path: str) -> int:

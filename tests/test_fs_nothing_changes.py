@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from fixtures_util import fixtures_dir, make_sparse_copy, MISSING
-from fsmount import KINDS, MountUnavailable, mounted
+from fsmount import KINDS, MountUnavailable, mounted, peak_rss_kb
 
 FOLDERS = ["innodb", "innodb-public", "innodb-mysql", "mariadb/datadir", "clickhouse/datadir", "tokudb"]
 
@@ -81,8 +81,6 @@ def test_tmpfs_hole_not_faulted_by_sparse_terabyte(tmp_path):
     the scan reads it without allocating a byte and with bounded memory."""
     if fixtures_dir() is None:
         pytest.fail(MISSING, pytrace=False)
-    import subprocess
-    import sys
     src = fixtures_dir() / "innodb" / "16k" / "fx" / "t_dynamic.ibd"
     try:
         with mounted("tmpfs", tmp_path) as mp:
@@ -91,13 +89,9 @@ def test_tmpfs_hole_not_faulted_by_sparse_terabyte(tmp_path):
             with open(p, "r+b") as fh:
                 fh.truncate(1 << 40)
             blocks = os.stat(p).st_blocks
-            # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec
-            code = ("import re, sys; from dbxray.parsers.scan import scan; ds = scan(sys.argv[1]); "
-                    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1); "
-                    "print(len(ds.files), hwm)")
-            r = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, timeout=300)
-            assert r.returncode == 0, r.stderr[-2000:]
-            nfiles, maxrss_kb = map(int, r.stdout.split()[-2:])
+            out, maxrss_kb = peak_rss_kb("import sys; from dbxray.parsers.scan import scan; "
+                                         "print(len(scan(sys.argv[1]).files))", str(p))
+            nfiles = int(out.split()[-1])
             assert nfiles == 1
             assert maxrss_kb < 400 * 1024, f"peak RSS {maxrss_kb} KiB for a 1 TB sparse file"
             assert os.stat(p).st_blocks == blocks

@@ -5,14 +5,12 @@ blanked in the file's map, the preview peaked at 2.1 GB RSS on it (the page
 cache's zero pages mapped in), now at a few tens of MB."""
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from fixtures_util import MISSING, fixtures_dir
+from fsmount import peak_rss_kb
 
 CODE = {
     "preview": "from dbxray.parsers.innodb.preview import header_preview as h; "
@@ -36,10 +34,7 @@ def sparse_2g(tmp_path_factory):
 
 @pytest.mark.parametrize("what", sorted(CODE))
 def test_sparse_tablespace_memory_bounded(sparse_2g, what):
-    code = ("import re, sys; " + CODE[what] + "; "
-            "print(n, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
-    r = subprocess.run([sys.executable, "-c", code, str(sparse_2g)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-2000:]
-    n, hwm_kb = map(int, r.stdout.split()[-2:])
+    out, hwm_kb = peak_rss_kb("import sys; " + CODE[what] + "; print(n)", str(sparse_2g))
+    n = int(out.split()[-1])
     assert n == 131072
     assert hwm_kb < 300 * 1024, f"{what}: peak RSS {hwm_kb} KiB on a 2 GiB sparse tablespace"
