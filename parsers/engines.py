@@ -11,6 +11,7 @@ from .clickhouse.engine import ENGINE as CLICKHOUSE
 from .csv.engine import ENGINE as CSV
 from .engine import Engine
 from .innodb.engine import ENGINE as INNODB
+from .rocksdb.engine import ENGINE as ROCKSDB
 from .tokudb.engine import ENGINE as TOKUDB
 
 #: every engine, in the order the scan reads them and the JSON lists them
@@ -19,6 +20,7 @@ ENGINES: tuple[Engine, ...] = (
     CLICKHOUSE,
     TOKUDB,
     CSV,
+    ROCKSDB,
 )
 
 

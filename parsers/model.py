@@ -32,6 +32,11 @@ ROLES = (
     "dictionary",          # TokuDB *.tokudb, tokudb.directory
     "engine_environment",  # tokudb.environment, lock files
     "table_data",          # a table's rows in an engine's own data file (CSV .CSV)
+    "sst",                 # RocksDB / MyRocks sorted string table (NNNNNN.sst)
+    "manifest",            # RocksDB MANIFEST-NNNNNN (version edits: live files per level)
+    "options",             # RocksDB OPTIONS-NNNNNN
+    "wal",                 # RocksDB write-ahead log (NNNNNN.log)
+    "info_log",            # RocksDB LOG, LOG.old.*
     "other",
 )
 

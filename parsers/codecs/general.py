@@ -147,6 +147,34 @@ def zstd_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hint
     return b"".join(chunks)
 
 
+_ZSTD_DICTS: dict[bytes, zstandard.ZstdCompressionDict] = {}
+
+
+def _zstd_dict(dict_data: bytes) -> zstandard.ZstdCompressionDict:
+    """A zstd dictionary object for raw or trained dictionary bytes (cached by content)."""
+    d = _ZSTD_DICTS.get(dict_data)
+    if d is None:
+        if len(_ZSTD_DICTS) > 64:
+            _ZSTD_DICTS.clear()
+        d = _ZSTD_DICTS[dict_data] = zstandard.ZstdCompressionDict(dict_data)
+    return d
+
+
+def zstd_decompress_dict(data: bytes, dict_data: bytes, max_output: int = DEFAULT_MAX_OUTPUT) -> bytes:
+    """Decode a zstd frame written with a dictionary (RocksDB ``rocksdb.compression_dict``),
+    never producing more than ``max_output`` bytes."""
+    try:
+        declared = zstandard.frame_content_size(data)
+        if declared >= 0:
+            _check_cap(declared, max_output, "zstd")
+        out = zstandard.ZstdDecompressor(dict_data=_zstd_dict(dict_data)).decompress(
+            data, max_output_size=max_output)
+    except zstandard.ZstdError as e:
+        raise DecodeError(f"zstd: {e}") from None
+    _check_cap(len(out), max_output, "zstd")
+    return out
+
+
 def zstd_compress(data: bytes, level: int = 3) -> bytes:
     """A zstd frame (content size written), one reusable compressor per thread and level."""
     cache = getattr(_zstd_local, "cctx", None)

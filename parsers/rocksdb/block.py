@@ -1,0 +1,144 @@
+"""Block contents: prefix-compressed entries and the restart array (RocksDB
+table/block_based/block.cc ``Block``, ``DecodeEntry``, ``DecodeKeyV4``;
+table/block_based/data_block_footer.cc ``UnPackIndexTypeAndNumRestarts``;
+table/block_based/data_block_hash_index.cc; table/format.cc ``IndexValue``).
+
+A block is ``entry* restart* [hash buckets, NUM_BUCK] packed_num_restarts``: each
+entry is ``shared varint32, non_shared varint32, value_length varint32, key delta,
+value``; the last fixed32 holds the restart count, its top bit the data block index
+type (binary search, or binary search + hash map when the block is at most 64 KiB).
+Index blocks of format_version >= 4 may delta-encode their values (no value length;
+a block handle whose offset follows the previous one)."""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+from .coding import CodingError, signed_varint, varint, varint32
+from .footer import BlockHandle, decode_handle, kBlockTrailerSize
+
+#: data_block_footer.h kDataBlockIndexTypeBitShift / kNumRestartsMask
+kDataBlockIndexTypeBitShift = 31
+kNumRestartsMask = (1 << kDataBlockIndexTypeBitShift) - 1
+#: block.h kMaxBlockSizeSupportedByHashIndex
+kMaxBlockSizeSupportedByHashIndex = 1 << 16
+#: BlockBasedTableOptions::DataBlockIndexType
+kDataBlockBinarySearch = 0
+kDataBlockBinaryAndHash = 1
+
+
+class BlockError(Exception):
+    def __init__(self, message: str, offset: int):
+        self.offset = offset          # offset inside the block contents
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class BlockLayout:
+    """Where a block's entries end: the restart array and the index type."""
+
+    restarts_offset: int
+    num_restarts: int
+    index_type: int
+    size: int
+
+    def restart_points(self, data) -> list[int]:
+        return list(struct.unpack_from(f"<{self.num_restarts}I", data, self.restarts_offset))
+
+
+def block_layout(data) -> BlockLayout:
+    """Block::Block: the restart array of a block's (decompressed) contents."""
+    size = len(data)
+    if size < 4:
+        raise BlockError(f"block of {size} bytes has no restart count", 0)
+    packed = struct.unpack_from("<I", data, size - 4)[0]
+    index_type = kDataBlockBinarySearch
+    num = packed
+    end = size - 4
+    if size <= kMaxBlockSizeSupportedByHashIndex:
+        index_type = packed >> kDataBlockIndexTypeBitShift
+        num = packed & kNumRestartsMask
+        if index_type == kDataBlockBinaryAndHash:
+            if end < 2:
+                raise BlockError("hash-indexed block too short for its bucket count", 0)
+            buckets = struct.unpack_from("<H", data, end - 2)[0]
+            end = end - 2 - buckets
+    restarts_offset = end - 4 * num
+    if num == 0 and size > 4:
+        raise BlockError("block with no restart points", size - 4)
+    if restarts_offset < 0:
+        raise BlockError(f"{num} restart points do not fit in a block of {size} bytes", size - 4)
+    return BlockLayout(restarts_offset, num, index_type, size)
+
+
+def iter_entries(data, layout: BlockLayout | None = None) -> Iterator[tuple[bytes, memoryview]]:
+    """(full key, value) of every entry of a block with value lengths (data, meta,
+    properties, and index blocks without delta-encoded values)."""
+    lay = layout or block_layout(data)
+    mv = memoryview(data)
+    pos = 0
+    end = lay.restarts_offset
+    key = b""
+    while pos < end:
+        start = pos
+        try:
+            a = data[pos]
+            if pos + 3 <= end and a < 128 and data[pos + 1] < 128 and data[pos + 2] < 128:
+                shared, non_shared, vlen = a, data[pos + 1], data[pos + 2]
+                pos += 3
+            else:
+                shared, pos = varint32(data, pos, end)
+                non_shared, pos = varint32(data, pos, end)
+                vlen, pos = varint32(data, pos, end)
+        except CodingError as e:
+            raise BlockError(f"entry header: {e}", e.offset) from None
+        if shared > len(key) or pos + non_shared + vlen > end:
+            raise BlockError(f"entry (shared {shared}, non-shared {non_shared}, value {vlen}) does not fit",
+                             start)
+        key = key[:shared] + bytes(mv[pos:pos + non_shared])
+        pos += non_shared
+        yield key, mv[pos:pos + vlen]
+        pos += vlen
+
+
+def iter_index(data, value_delta_encoded: bool, have_first_key: bool = False) -> Iterator[tuple[bytes, BlockHandle]]:
+    """(separator key, block handle) of every entry of an index block (IndexBlockIter)."""
+    lay = block_layout(data)
+    if not value_delta_encoded:
+        for key, value in iter_entries(data, lay):
+            try:
+                h, _ = decode_handle(value, 0)
+            except CodingError as e:
+                raise BlockError(f"index entry's block handle: {e}", 0) from None
+            yield key, h
+        return
+    restarts = set(lay.restart_points(data))
+    pos = 0
+    end = lay.restarts_offset
+    key = b""
+    prev: BlockHandle | None = None
+    while pos < end:
+        start = pos
+        try:
+            shared, pos = varint32(data, pos, end)
+            non_shared, pos = varint32(data, pos, end)
+        except CodingError as e:
+            raise BlockError(f"index entry header: {e}", e.offset) from None
+        if shared > len(key) or pos + non_shared > end:
+            raise BlockError(f"index entry (shared {shared}, non-shared {non_shared}) does not fit", start)
+        key = key[:shared] + bytes(data[pos:pos + non_shared])
+        pos += non_shared
+        try:
+            if start in restarts or prev is None:
+                h, pos = decode_handle(data, pos, end)
+            else:
+                delta, pos = signed_varint(data, pos, end)
+                h = BlockHandle(prev.offset + prev.size + kBlockTrailerSize, prev.size + delta)
+            if have_first_key:
+                n, pos = varint32(data, pos, end)
+                pos += n
+        except CodingError as e:
+            raise BlockError(f"index entry's block handle: {e}", e.offset) from None
+        prev = h
+        yield key, h

@@ -1,0 +1,121 @@
+"""The RocksDB / MyRocks engine behind the engine protocol (parsers/engine.py).
+
+A RocksDB directory (MyRocks' ``#rocksdb``, or any folder with ``CURRENT`` and a
+``MANIFEST-*``) is claimed by place: ``NNNNNN.sst`` tables, ``MANIFEST-*``,
+``OPTIONS-*``, ``NNNNNN.log`` write-ahead logs, ``LOG*`` info logs, ``CURRENT``,
+``IDENTITY``, ``LOCK`` (RocksDB file/filename.cc names them so). A lone SST elsewhere
+is claimed by its footer's magic number."""
+from __future__ import annotations
+
+import re
+import struct
+
+import numpy as np
+
+from ..engine import Engine
+from ..model import FileEntry, UnitGeometry
+from .footer import kBlockBasedTableMagicNumber, kLegacyBlockBasedTableMagicNumber
+from .scan import (ENGINE as NAME, ENV_NAMES, INFO_LOG_RE, MANIFEST_RE, OPTIONS_RE, SST_RE, WAL_RE)
+
+MYROCKS_DIR = "#rocksdb"
+#: blocks drawn to a row of the unit map
+BLOCKS_PER_ROW = 32
+_MAGICS = (struct.pack("<Q", kBlockBasedTableMagicNumber), struct.pack("<Q", kLegacyBlockBasedTableMagicNumber))
+
+
+def is_rocksdb_dir(dirname: str, names: set[str]) -> bool:
+    if dirname == MYROCKS_DIR:
+        return True
+    return "CURRENT" in names and any(MANIFEST_RE.match(n) for n in names)
+
+
+class RocksDB(Engine):
+    name = NAME
+    label = "MyRocks / RocksDB"
+    roles = ("sst", "manifest", "options", "wal", "info_log", "engine_environment")
+    claim_order = 15
+    tail_bytes = 8
+
+    def enter_dir(self, reldir, dirname, names, state):
+        return is_rocksdb_dir(dirname, set(names))
+
+    def claim_name(self, rel, state):
+        if not state:
+            return None
+        n = rel.rsplit("/", 1)[-1]
+        if SST_RE.match(n):
+            return "sst"
+        if MANIFEST_RE.match(n):
+            return "manifest"
+        if OPTIONS_RE.match(n) or re.match(r"^OPTIONS-\d+\.dbtmp$", n):
+            return "options"
+        if WAL_RE.match(n):
+            return "wal"
+        if INFO_LOG_RE.match(n):
+            return "info_log"
+        if n in ENV_NAMES:
+            return "engine_environment"
+        return None
+
+    def claim_bytes(self, head, tail):
+        if len(tail) >= 8 and bytes(tail[-8:]) in _MAGICS:
+            return "sst"
+        return None
+
+    def analyze(self, dataset, files, ctx):
+        from .scan import analyze
+        analyze(dataset, files, ctx)
+
+    def place(self, entry: FileEntry):
+        sec = entry.sections.get(NAME)
+        if entry.role == "sst" and sec is not None:
+            cf = sec.get("column_family") or "(unknown column family)"
+            level = sec.get("level")
+            if level is not None:
+                return cf, f"L{level}", None
+            return cf, "not live (obsolete)" if sec.get("live") is False else "level unknown", None
+        return "(RocksDB files)", None, None
+
+    def file_children(self, entry: FileEntry):
+        u = entry.units
+        if u is None or not len(u) or entry.role != "sst":
+            return []
+        rows = []
+        owners = u["owner"]
+        for o in np.unique(owners[owners >= 0]):
+            m = owners == o
+            name = entry.owner_names.get(int(o), f"index {int(o)}")
+            ref = {"index_number": int(o), "name": name, "data_blocks": int(m.sum())}
+            rows.append((name, ref, int(u["stored"][m].sum(dtype=np.uint64)),
+                         int(u["logical"][m].sum(dtype=np.uint64))))
+        return rows
+
+    def unit_geometry(self, entry: FileEntry):
+        if entry.role != "sst" or entry.units is None:
+            return None
+        return UnitGeometry(0, 0, BLOCKS_PER_ROW, "block", "row", tree_kind_names=None,
+                            modes=(("type", "Block kind · compression"), ("index", "MyRocks index"),
+                                   ("compression", "Stored / uncompressed"), ("allocation", "Allocation (holes)"),
+                                   ("checksum", "Checksum")))
+
+    def unit_payload(self, entry, i, max_output):
+        from ..fileio import ReadOnlyFile
+        from .sst import block_contents
+        sst = entry.detail.get("sst")
+        if sst is None:
+            raise ValueError(f"{entry.path}: SST not read")
+        with ReadOnlyFile(entry.abspath) as f:
+            return block_contents(sst, f, int(i), max_output)
+
+    def section_from_json(self, data):
+        from .section import section_from_json
+        return section_from_json(data) if isinstance(data, dict) else data
+
+    def restore(self, dataset):
+        from .section import RocksSection
+        data = dataset.sections.get(self.name)
+        if isinstance(data, dict) and not isinstance(data, RocksSection):
+            dataset.sections[self.name] = RocksSection.from_json(data)
+
+
+ENGINE = RocksDB()

@@ -1,0 +1,280 @@
+"""One block-based SST file read from its end: footer, metaindex, properties, the
+index (partitioned or not), so every block is known without reading a data block
+(RocksDB table/block_based/block_based_table_reader.cc ``BlockBasedTable::Open``,
+``ReadMetaIndexBlock``, ``ReadPropertiesBlock``; table/meta_blocks.cc).
+
+Blocks are listed in file order as numpy arrays: offset, stored size (contents, the
+5-byte trailer after them), kind, compression type, the uncompressed size where the
+block's first bytes declare it, the checksum verdict, and for data blocks the last
+key (the index's separator: MyRocks' comparators keep full keys as separators)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .block import BlockError, iter_entries, iter_index
+from .coding import CodingError
+from .compression import (BlockDecodeError, COMPRESSION_NAMES, declared_size, kNoCompression,
+                          name_of, uncompress)
+from .footer import (BlockHandle, Footer, FooterError, decode_handle, kBlockTrailerSize,
+                     kNewVersionsEncodedLength, read_footer)
+from .properties import PropertiesError, TableProperties, read_properties
+from .trailer import split_trailer, verify
+
+#: meta block names (table/meta_blocks.h, table/block_based/block_based_table_builder.cc)
+kPropertiesBlockName = "rocksdb.properties"
+kCompressionDictBlockName = "rocksdb.compression_dict"
+kRangeDelBlockName = "rocksdb.range_del"
+kIndexBlockName = "rocksdb.index"             # format_version >= 6
+kHashIndexPrefixesBlock = "rocksdb.hashindex.prefixes"
+kHashIndexPrefixesMetadataBlock = "rocksdb.hashindex.metadata"
+FILTER_PREFIXES = ("fullfilter.", "partitionedfilter.", "filter.")
+
+#: unit kinds of an SST's blocks (the unit map's kinds)
+KIND_DATA, KIND_INDEX, KIND_FILTER, KIND_META, KIND_PROPERTIES, KIND_DICT, KIND_RANGE_DEL, \
+    KIND_METAINDEX, KIND_FOOTER, KIND_INDEX_PARTITION, KIND_OTHER_META = range(1, 12)
+KIND_NAMES = {KIND_DATA: "data", KIND_INDEX: "index", KIND_FILTER: "filter", KIND_META: "meta",
+              KIND_PROPERTIES: "properties", KIND_DICT: "compression dict", KIND_RANGE_DEL: "range deletions",
+              KIND_METAINDEX: "metaindex", KIND_FOOTER: "footer", KIND_INDEX_PARTITION: "index partition",
+              KIND_OTHER_META: "other meta"}
+#: a meta or index block larger than this is not read (a corrupt handle, not a real block)
+MAX_META_BLOCK = 256 << 20
+#: files up to this size are read whole (one read) instead of block by block
+WHOLE_FILE_READ = 4 << 20
+
+
+@dataclass
+class SstFile:
+    path: str
+    size: int
+    footer: Footer | None = None
+    metaindex: dict[str, BlockHandle] = field(default_factory=dict)
+    props: TableProperties | None = None
+    index_handle: BlockHandle | None = None
+    #: block arrays, file order
+    offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    size_: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    ctype: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    logical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # -1 unknown
+    checksum: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))   # 1 ok, 0 bad, -1 not checked
+    #: separator (last) key of each data block, aligned with the data blocks in file order
+    data_keys: list[bytes] = field(default_factory=list)
+    #: (message, file offset) of everything that could not be read
+    errors: list[tuple[str, int | None]] = field(default_factory=list)
+    compression_dict: bytes | None = None
+
+    @property
+    def format_version(self) -> int:
+        return self.footer.format_version if self.footer else -1
+
+    def data_mask(self) -> np.ndarray:
+        return self.kind == KIND_DATA
+
+    @property
+    def index_key_is_user_key(self) -> bool:
+        return bool(self.props and self.props.index_key_is_user_key)
+
+    def user_key(self, key: bytes, from_index: bool = True) -> bytes:
+        """The user key of an index separator (internal keys end with 8 bytes of
+        sequence number and type)."""
+        if from_index and self.index_key_is_user_key:
+            return key
+        return key[:-8] if len(key) >= 8 else key
+
+
+class _Reader:
+    """Reads a file's bytes: from a whole-file buffer, or with preads."""
+
+    def __init__(self, f, size: int):
+        self.f = f
+        self.size = size
+        self.buf = f.pread(0, size) if size <= WHOLE_FILE_READ else None
+
+    def read(self, off: int, n: int) -> bytes:
+        if off < 0 or off + n > self.size:
+            raise FooterError(f"block at {off} of {n} bytes runs past the end of the file ({self.size} bytes)",
+                              off)
+        if self.buf is not None:
+            return self.buf[off:off + n]
+        return self.f.pread(off, n)
+
+
+def _read_block(sst: SstFile, r: _Reader, h: BlockHandle, what: str, verify_checksum: bool,
+                max_output: int = MAX_META_BLOCK) -> bytes | None:
+    """A meta/index block's uncompressed contents (None after recording an error)."""
+    if h.size > MAX_META_BLOCK:
+        sst.errors.append((f"{what} block handle of {h.size} bytes is not believable", h.offset))
+        return None
+    try:
+        raw = r.read(h.offset, h.size + kBlockTrailerSize)
+    except FooterError as e:
+        sst.errors.append((f"{what} block: {e}", e.offset))
+        return None
+    stored, ctype, _ = split_trailer(raw)
+    if verify_checksum and sst.footer is not None:
+        ok = verify(sst.footer.checksum_type, raw, h.offset, sst.footer.base_context_checksum)
+        if ok is False:
+            sst.errors.append((f"{what} block checksum mismatch ({sst.footer.checksum_name})", h.offset))
+    if ctype != kNoCompression and ctype not in COMPRESSION_NAMES:
+        sst.errors.append((f"{what} block has unknown compression type 0x{ctype:02x}", h.offset + h.size))
+        return None
+    try:
+        return uncompress(ctype, stored, sst.format_version, max_output)
+    except BlockDecodeError as e:
+        sst.errors.append((f"{what} block ({name_of(ctype)}): {e}", h.offset))
+        return None
+
+
+def read_sst(f, path: str, size: int, verify_checksums: bool = False, check=None) -> SstFile:
+    """Everything about an SST but its data blocks' contents (``f``: a ReadOnlyFile).
+    With ``verify_checksums`` every block is read and its trailer checked."""
+    sst = SstFile(path, size)
+    r = _Reader(f, size)
+    tail_n = min(size, kNewVersionsEncodedLength)
+    try:
+        sst.footer = read_footer(r.read(size - tail_n, tail_n), size)
+    except FooterError as e:
+        sst.errors.append((str(e), e.offset))
+        return sst
+    ft = sst.footer
+    meta = _read_block(sst, r, ft.metaindex, "metaindex", verify_checksums)
+    if meta is None:
+        return sst
+    try:
+        for key, value in iter_entries(meta):
+            h, _ = decode_handle(value, 0)
+            sst.metaindex[key.decode("utf-8", "replace")] = h
+    except (BlockError, CodingError) as e:
+        sst.errors.append((f"metaindex block: {e}", ft.metaindex.offset))
+    ph = sst.metaindex.get(kPropertiesBlockName)
+    if ph is not None:
+        pdata = _read_block(sst, r, ph, "properties", verify_checksums)
+        if pdata is not None:
+            try:
+                sst.props = read_properties(pdata)
+            except PropertiesError as e:
+                sst.errors.append((str(e), ph.offset))
+    else:
+        sst.errors.append(("no rocksdb.properties block in the metaindex", ft.metaindex.offset))
+    sst.index_handle = ft.index if ft.index is not None else sst.metaindex.get(kIndexBlockName)
+    blocks: list[tuple[int, int, int]] = []          # offset, size, kind
+    if sst.index_handle is None:
+        sst.errors.append(("no index block handle (footer or rocksdb.index)", ft.footer_offset))
+    else:
+        _read_index(sst, r, verify_checksums, blocks)
+    for name, h in sst.metaindex.items():
+        blocks.append((h.offset, h.size, _meta_kind(name)))
+    blocks.append((ft.metaindex.offset, ft.metaindex.size, KIND_METAINDEX))
+    if sst.index_handle is not None:
+        blocks.append((sst.index_handle.offset, sst.index_handle.size, KIND_INDEX))
+    dh = sst.metaindex.get(kCompressionDictBlockName)
+    if dh is not None:
+        sst.compression_dict = _read_block(sst, r, dh, "compression dictionary", verify_checksums)
+    _fill_arrays(sst, r, blocks, verify_checksums, check)
+    return sst
+
+
+def _meta_kind(name: str) -> int:
+    if name == kPropertiesBlockName:
+        return KIND_PROPERTIES
+    if name == kCompressionDictBlockName:
+        return KIND_DICT
+    if name == kRangeDelBlockName:
+        return KIND_RANGE_DEL
+    if name == kIndexBlockName:
+        return KIND_INDEX
+    if name.startswith(FILTER_PREFIXES):
+        return KIND_FILTER
+    return KIND_OTHER_META
+
+
+def _read_index(sst: SstFile, r: _Reader, verify_checksums: bool, blocks: list) -> None:
+    props = sst.props or TableProperties()
+    data = _read_block(sst, r, sst.index_handle, "index", verify_checksums)
+    if data is None:
+        return
+    delta = bool(props.index_value_is_delta_encoded)
+    first_key = props.index_type == 3
+    try:
+        if props.index_type == 2:                  # kTwoLevelIndexSearch: partitions first
+            for _, ph in iter_index(data, False):  # the top level keeps full handles
+                blocks.append((ph.offset, ph.size, KIND_INDEX_PARTITION))
+                part = _read_block(sst, r, ph, "index partition", verify_checksums)
+                if part is None:
+                    continue
+                for key, h in iter_index(part, delta, first_key):
+                    blocks.append((h.offset, h.size, KIND_DATA))
+                    sst.data_keys.append(key)
+        else:
+            for key, h in iter_index(data, delta, first_key):
+                blocks.append((h.offset, h.size, KIND_DATA))
+                sst.data_keys.append(key)
+    except BlockError as e:
+        sst.errors.append((f"index block entry: {e}", sst.index_handle.offset))
+
+
+def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool, check) -> None:
+    """Sort the blocks into file order and read each one's trailer (type) and first bytes
+    (declared uncompressed size), or the whole block when checksums are verified."""
+    ft = sst.footer
+    blocks = sorted(set(blocks), key=lambda b: (b[0], -b[2]))
+    data_order = [i for i, b in enumerate(blocks) if b[2] == KIND_DATA]
+    # data keys were collected in index order, which is file order for data blocks
+    n = len(blocks)
+    sst.offset = np.fromiter((b[0] for b in blocks), np.uint64, n)
+    sst.size_ = np.fromiter((b[1] for b in blocks), np.uint32, n)
+    sst.kind = np.fromiter((b[2] for b in blocks), np.uint8, n)
+    sst.ctype = np.zeros(n, np.uint8)
+    sst.logical = np.full(n, -1, np.int64)
+    sst.checksum = np.full(n, -1, np.int8)
+    if len(data_order) != len(sst.data_keys):
+        sst.data_keys = sst.data_keys[:len(data_order)]
+    bad = 0
+    for i, (off, size, kind) in enumerate(blocks):
+        if check is not None and i % 4096 == 0:
+            check()
+        end = off + size + kBlockTrailerSize
+        if end > ft.footer_offset:
+            sst.errors.append((f"{KIND_NAMES[kind]} block of {size} bytes at {off} runs past the footer "
+                               f"({ft.footer_offset})", off))
+            sst.checksum[i] = 0
+            continue
+        try:
+            if verify_checksums or r.buf is not None:
+                raw = r.read(off, size + kBlockTrailerSize)
+                ctype = raw[size]
+                head = raw[:10]
+                if verify_checksums:
+                    ok = verify(ft.checksum_type, raw, off, ft.base_context_checksum)
+                    if ok is not None:
+                        sst.checksum[i] = 1 if ok else 0
+                        if not ok:
+                            bad += 1
+                            if bad <= 10:
+                                sst.errors.append((f"{KIND_NAMES[kind]} block checksum mismatch "
+                                                   f"({ft.checksum_name})", off))
+            else:
+                head = r.read(off, min(size, 10))
+                ctype = r.read(off + size, 1)[0]
+        except FooterError as e:
+            sst.errors.append((str(e), e.offset))
+            continue
+        sst.ctype[i] = ctype
+        if ctype != kNoCompression and ctype not in COMPRESSION_NAMES:
+            sst.errors.append((f"{KIND_NAMES[kind]} block has unknown compression type 0x{ctype:02x}",
+                               off + size))
+            continue
+        d = declared_size(ctype, head, ft.format_version) if ctype else size
+        sst.logical[i] = -1 if d is None else d
+    if bad > 10:
+        sst.errors.append((f"{bad - 10} more blocks with checksum mismatches", None))
+
+
+def block_contents(sst: SstFile, f, i: int, max_output: int) -> bytes:
+    """The uncompressed contents of block ``i`` (the what-if's payload)."""
+    off, size = int(sst.offset[i]), int(sst.size_[i])
+    raw = f.pread(off, size + kBlockTrailerSize)
+    stored, ctype, _ = split_trailer(raw)
+    return uncompress(ctype, stored, sst.format_version, max_output, sst.compression_dict)
