@@ -5,6 +5,7 @@ from __future__ import annotations
 from .base import WhatIfEngine
 from .clickhouse import WHATIF as CLICKHOUSE
 from .innodb import WHATIF as INNODB
+from .rocksdb import WHATIF as ROCKSDB
 from .tokudb import WHATIF as TOKUDB
 
 #: in the parser registry's order (parsers/engines.py)
@@ -12,6 +13,7 @@ WHATIF_ENGINES: tuple[WhatIfEngine, ...] = (
     INNODB,
     CLICKHOUSE,
     TOKUDB,
+    ROCKSDB,
 )
 
 _BY_NAME = {w.name: w for w in WHATIF_ENGINES}

@@ -293,3 +293,9 @@ def brotli_decompress(data: bytes, max_output: int = DEFAULT_MAX_OUTPUT, size_hi
             continue
         _check_cap(n, max_output, "brotli")
         return bytes(memoryview(buf)[:n])
+
+
+def zstd_compress_dict(data: bytes, dict_data: bytes, level: int = 3) -> bytes:
+    """A zstd frame written with a dictionary (content size written, as RocksDB's
+    ZSTD_compress_usingCDict)."""
+    return zstandard.ZstdCompressor(level=level, dict_data=_zstd_dict(dict_data)).compress(data)

@@ -1,0 +1,285 @@
+"""RocksDB / MyRocks what-if: one target per column family and LSM level (the unit
+RocksDB's compression options act on: ``compression_per_level``,
+``bottommost_compression``), its SSTs' data blocks re-encoded with each codec the
+way the block-based table builder frames them, and the options that get there.
+
+Storage model (table/block_based/block_based_table_builder.cc ``CompressAndVerifyBlock``,
+``GoodCompressionRatio``; util/compression.h): every data block is compressed on its
+own; the stored block is the compressed form (snappy raw; zlib as raw deflate, lz4,
+lz4hc, bzip2 and zstd behind a varint32 of the uncompressed size) unless it does not
+save at least 1/8 of the block (``compressed_size < raw_size - raw_size / 8``), in
+which case the block is stored raw; a 5-byte trailer (type + checksum) follows every
+block. Index, filter, properties and footer bytes are kept as they are (the index
+block is compressed too, by the same codec, but it is ~1% of a file)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lz4.block
+import numpy as np
+
+from dbxray.parsers.codecs import general as g
+from dbxray.parsers.model import Dataset, FileEntry
+from dbxray.parsers.rocksdb.coding import encode_varint32
+from dbxray.parsers.rocksdb.sst import KIND_DATA, KIND_DICT
+
+from ..models import Model
+from ..registry import Codec
+from ..sources import SourceUnavailable, engine_units
+from ..targets import Result, Run, Target, combine, measure_speeds, model_pairs, shift
+from .base import WhatIfEngine
+
+#: format.h kBlockTrailerSize
+BLOCK_TRAILER = 5
+#: codec family -> RocksDB CompressionType option name
+ROCKSDB_TYPES = {"none": "kNoCompression", "snappy": "kSnappyCompression", "zlib": "kZlibCompression",
+                 "lz4": "kLZ4Compression", "lz4hc": "kLZ4HCCompression", "zstd": "kZSTD",
+                 "bzip2": "kBZip2Compression"}
+#: the names an SST's ``rocksdb.compression`` property holds -> codec family
+WRITTEN = {"NoCompression": "none", "Snappy": "snappy", "Zlib": "zlib", "LZ4": "lz4", "LZ4HC": "lz4hc",
+           "ZSTD": "zstd", "ZSTDNotFinal": "zstd", "BZip2": "bzip2"}
+#: CompressionOptions::kDefaultCompressionLevel and what each codec makes of it
+#: (util/compression.h: zlib Z_DEFAULT_COMPRESSION 6, ZSTD 3, LZ4HC 0 -> 9, BZip2 blockSize100k 9)
+kDefaultCompressionLevel = 32767
+DEFAULT_LEVEL = {"zlib": 6, "zstd": 3, "lz4hc": 9, "bzip2": 9}
+MODEL = "rocksdb_blocks"
+
+
+def current_codec(compression: str | None, options: str | None) -> Codec | None:
+    """The codec an SST was written with, from its properties."""
+    fam = WRITTEN.get(compression or "")
+    if fam is None:
+        return None
+    if fam in ("none", "snappy", "lz4"):
+        return Codec(fam)
+    m = re.search(r"(?:^|;\s*)level=(-?\d+)", options or "")
+    level = int(m.group(1)) if m else kDefaultCompressionLevel
+    if level == kDefaultCompressionLevel:
+        level = DEFAULT_LEVEL[fam]
+    return Codec(fam, level)
+
+
+@dataclass
+class RocksDBBlocks(Model):
+    """Data blocks compressed one by one, stored raw when compression saves < 1/8."""
+
+    dictionary: bytes | None = None
+
+    def __post_init__(self):
+        self.name = MODEL
+
+    def supports(self, codec: Codec) -> str | None:
+        if codec.is_chain:
+            return "ClickHouse codec chains do not apply to RocksDB"
+        if codec.family not in ROCKSDB_TYPES:
+            return f"RocksDB has no {codec.family} block compression"
+        return None
+
+    def stored(self, codec: Codec, payload: bytes) -> int:
+        """Bytes of one block as the table builder stores it (trailer not included)."""
+        raw = len(payload)
+        fam = codec.family
+        if fam == "none" or raw == 0:
+            return raw
+        prefix = len(encode_varint32(raw))
+        if fam == "snappy":
+            c = codec.compressed_size(payload)
+        elif fam == "zlib":
+            c = prefix + codec.compressed_size(payload) - 6          # raw deflate: no zlib header/adler
+        elif fam == "lz4":
+            # util/compression.h LZ4_Compress: LZ4_compress_fast_continue on a fresh stream
+            # (acceleration 1), which python-lz4's block API calls; it differs from
+            # LZ4_compress_default below 64 KiB
+            c = prefix + len(lz4.block.compress(payload, store_size=False))
+        elif fam == "zstd" and self.dictionary:
+            c = prefix + len(g.zstd_compress_dict(payload, self.dictionary, codec.level or 3))
+        else:
+            c = prefix + codec.compressed_size(payload)
+        return c if c < raw - raw // 8 else raw
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        return self.stored(codec, payload) + BLOCK_TRAILER
+
+
+def _data_blocks(entry: FileEntry, units: np.ndarray) -> np.ndarray:
+    return (units["kind"] >> 8) == KIND_DATA
+
+
+def _groups(dataset: Dataset) -> dict[tuple, list[FileEntry]]:
+    out: dict[tuple, list[FileEntry]] = {}
+    for e in dataset.files:
+        if e.engine != "rocksdb" or e.role != "sst" or e.units is None:
+            continue
+        sec = e.sections.get("rocksdb")
+        if sec is None or sec.get("live") is False:
+            continue
+        d = e.path.rsplit("/", 1)[0] if "/" in e.path else "."
+        out.setdefault((d, sec.get("column_family") or "?", sec.get("level")), []).append(e)
+    return out
+
+
+def level_target(run: Run, key: tuple, entries: list[FileEntry], codecs: list[Codec]) -> Target:
+    d, cf, level = key
+    where = f"{d}/{cf}/L{level}" if level is not None else f"{d}/{cf}/" + entries[0].path.rsplit("/", 1)[-1]
+    secs = [e.sections["rocksdb"] for e in entries]
+    written = sorted({s.get("compression") for s in secs if s.get("compression")})
+    cur = current_codec(secs[0].get("compression"), secs[0].get("compression_options")) if len(written) == 1 else None
+    logical = 0
+    current = 0
+    per_pair: dict[tuple[str, str], list] = {}
+    speeds: dict = {}
+    t = Target(where, "rocksdb", 0, 0, current_codec=cur.name if cur else ", ".join(written) or None,
+               primary_model=MODEL,
+               info={"column_family": cf, "level": level, "directory": d, "files": len(entries),
+                     "written": written})
+    largest = max(entries, key=lambda e: e.apparent_bytes)
+    for e in sorted(entries, key=lambda e: e.path):
+        run.check()
+        try:
+            base = engine_units(e, _data_blocks)
+        except SourceUnavailable as err:
+            t.notes.append(str(err))
+            continue
+        sst = e.detail.get("sst")
+        model = RocksDBBlocks(dictionary=sst.compression_dict if sst is not None else None)
+        pairs = model_pairs(codecs, [model], t.notes)
+        if cur is not None and cur.name not in {c.name for c, _ in pairs} and model.supports(cur) is None:
+            pairs.append((cur, model))
+        idx = base.meta["index"]
+        stored_data = int(e.units["stored"][idx].astype(np.int64).sum())
+        other = int(e.lasting_allocated_bytes) - stored_data      # index, filter, meta, footer, fs rounding
+        current += int(e.lasting_allocated_bytes)
+        logical += int(base.logical.sum())
+        if not len(idx):
+            for c, m in pairs:
+                per_pair.setdefault((c.name, m.name), [])
+            continue
+        dict_bytes = 0
+        if model.dictionary:
+            dict_bytes = int(e.units["stored"][(e.units["kind"] >> 8) == KIND_DICT].astype(np.int64).sum())
+        proj = run.project(base, pairs)
+        for (cname, mname), pr in proj.pairs.items():
+            # the zstd dictionary block is written only for the dictionary codec projected with it
+            keep = other if cname.startswith("zstd") else other - dict_bytes
+            per_pair.setdefault((cname, mname), []).append(shift(pr.estimate, keep))
+        if e is largest:
+            speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+    t.current_bytes = current
+    t.logical_bytes = logical
+    for (cname, mname), ests in per_pair.items():
+        if not ests:
+            continue
+        cs, ds = speeds.get(cname, (0.0, 0.0))
+        t.results.append(Result(cname, mname, combine(ests), cs, ds))
+    if len(written) > 1:
+        t.notes.append(f"files of this level were written with {', '.join(written)} (the level's codec changed "
+                       f"or the bottommost rule applied when they were written)")
+    if any(e.detail.get("sst") is not None and e.detail["sst"].compression_dict for e in entries):
+        t.notes.append("zstd projections use each file's own compression dictionary (rocksdb.compression_dict); "
+                       "the other codecs are projected without a dictionary (and without its block)")
+    t.notes.append("index, filter and properties blocks kept as they are; RocksDB compresses the index "
+                   "block with the same codec (about 1% of a file)")
+    return t
+
+
+#: codecs RocksDB has but MyRocks builds usually lack (MariaDB's and Percona's packages list
+#: ``rocksdb_supported_compression_types`` without BZip2): projected, never advised
+NOT_IN_MYROCKS_BUILDS = ("bzip2",)
+
+
+def _option_name(written: str | None) -> str:
+    fam = WRITTEN.get(written or "")
+    return ROCKSDB_TYPES[fam] if fam else "kSnappyCompression"
+
+
+def plan_context(dataset: Dataset) -> dict[tuple, dict]:
+    """Per (directory, column family): its options and non-empty levels, from the scan's section."""
+    out: dict[tuple, dict] = {}
+    sec = dataset.sections.get("rocksdb") or {}
+    for dsec in sec.get("directories", []) or []:
+        levels: dict[str, list[int]] = {}
+        for lv in dsec.get("levels", []) or []:
+            levels.setdefault(lv["column_family"], []).append(lv["level"])
+        for cf in dsec.get("column_families", []) or []:
+            out[(dsec.get("path"), cf.get("name"))] = {"cf": cf, "levels": sorted(levels.get(cf.get("name"), []))}
+    return out
+
+
+class RocksDBWhatIf(WhatIfEngine):
+    name = "rocksdb"
+
+    def wants_dataset(self, dataset: Dataset) -> bool:
+        return bool(_groups(dataset))
+
+    def dataset_targets(self, run: Run, dataset: Dataset, codecs: list[Codec]) -> list[Target]:
+        out = []
+        groups = _groups(dataset)
+        ctx = plan_context(dataset)
+        for key in sorted(groups, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2])):
+            t = level_target(run, key, groups[key], codecs)
+            c = ctx.get((key[0], key[1]))
+            if c is not None and key[2] is not None:
+                cf, levels = c["cf"], c["levels"]
+                nonzero = [x for x in levels if x > 0]
+                t.info.update({
+                    "num_levels": cf.get("num_levels") or 7,
+                    "compression": cf.get("compression"),
+                    "per_level": cf.get("compression_per_level") or [],
+                    "bottommost_compression": cf.get("bottommost_compression"),
+                    "dynamic": bool(cf.get("dynamic_level_bytes")),
+                    "base_level": min(nonzero) if nonzero else None,
+                    "bottommost": bool(nonzero) and key[2] == max(nonzero),
+                })
+            out.append(t)
+        return out
+
+    def available(self, codec: Codec, layout: str | None = None) -> bool:
+        return codec.family in ROCKSDB_TYPES and codec.family not in NOT_IN_MYROCKS_BUILDS
+
+    def advisable(self, target: Target) -> bool:
+        info = target.info or {}
+        return (info.get("level") is not None and "num_levels" in info
+                and info.get("column_family") not in (None, "?", "__system__"))
+
+    def ddl(self, target: Target, codec: Codec, model: str) -> str:
+        return cf_options_ddl(target.info or {}, codec)
+
+
+def cf_options_ddl(info: dict, codec: Codec) -> str:
+    """The column family option change that writes a level with ``codec``: the level's
+    entry of compression_per_level (relative to the base level when
+    level_compaction_dynamic_level_bytes is on), or bottommost_compression when the
+    level is the bottommost one and that option decides it (GetCompressionType)."""
+    cf, level = info.get("column_family"), info.get("level")
+    kind = ROCKSDB_TYPES.get(codec.family)
+    if kind is None:
+        return f"-- {codec.name}: RocksDB has no {codec.family} block compression (what-if only)"
+    opts = []
+    bottom = info.get("bottommost_compression")
+    level_opts = f"{{level={codec.level}}}" if codec.level is not None and codec.family != "none" else None
+    if info.get("bottommost") and bottom and bottom in WRITTEN:
+        opts.append(f"bottommost_compression={kind}")
+        if level_opts:
+            opts.append(f"bottommost_compression_opts={{level={codec.level};enabled=true}}")
+        why = "bottommost_compression decides the last level"
+    else:
+        n = int(info.get("num_levels") or 7)
+        per = list(info.get("per_level") or []) or [info.get("compression") or "Snappy"] * n
+        plan = [_option_name(x) for x in per] + [_option_name(per[-1])] * max(0, n - len(per))
+        if info.get("dynamic") and info.get("base_level") is not None and level > 0:
+            idx = level - int(info["base_level"]) + 1           # dynamic levels: relative to the base level
+            why = f"dynamic level bytes: L{level} is entry {idx} (base level L{info['base_level']})"
+        else:
+            idx = level
+            why = f"entry {idx} of compression_per_level"
+        plan[min(max(idx, 0), len(plan) - 1)] = kind
+        opts.append("compression_per_level=" + ":".join(plan))
+        if level_opts:
+            opts.append(f"compression_opts={level_opts}")
+    setting = f"{cf}={{{';'.join(opts)}}}"
+    return (f"SET GLOBAL rocksdb_update_cf_options='{setting}';  -- {why}; also in my.cnf "
+            f"rocksdb_override_cf_options; existing files change as compactions rewrite L{level}")
+
+
+WHATIF = RocksDBWhatIf()
