@@ -199,7 +199,7 @@ def _read_index(sst: SstFile, r: _Reader, verify_checksums: bool, blocks: list) 
     first_key = props.index_type == 3
     try:
         if props.index_type == 2:                  # kTwoLevelIndexSearch: partitions first
-            for _, ph in iter_index(data, False):  # the top level keeps full handles
+            for _, ph in iter_index(data, delta):  # the top level is delta-encoded too (PartitionedIndexBuilder)
                 blocks.append((ph.offset, ph.size, KIND_INDEX_PARTITION))
                 part = _read_block(sst, r, ph, "index partition", verify_checksums)
                 if part is None:
