@@ -196,6 +196,13 @@ def test_tables_rows_and_owners(ds, manifest):
             # the engine's own count (TABLE_ROWS counts LSM versions, and so does __indexstats__)
             assert t.info["rows"] == sum(i["num_rows"] for i in pk), key
         assert t.info["data_size"] == sum(i["data_size"] for i in w["rocksdb_indexes"]), key
+        # information_schema.TABLES as the server computes it, from the saved index statistics
+        rep = t.info["engine_reported"]
+        assert (rep["table_rows"], rep["data_length"], rep["index_length"]) == (
+            w["is_table_rows"], w["is_data_length"], w["is_index_length"]), key
+        # and the live SSTs' own collector figures beside them (equal rows, disk within 1%)
+        assert t.info["rows"] == w["is_table_rows"]
+        assert abs(t.info["data_disk_bytes"] - w["is_data_length"]) <= 0.01 * w["is_data_length"]
     # every data block's owner is the index its last key belongs to
     ssts = _sst_entries(ds)
     f = ssts["000340.sst"]            # cf_none: rdb.events.idx_kind alone

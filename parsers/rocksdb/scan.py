@@ -369,6 +369,17 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
                         for ix in ixs],
             "partitions": sorted({ix.partition for ix in ixs if ix.partition}),
         }
+        saved = {ix.index_number: dictionary.saved_stats.get(ix.index_number) for ix in ixs}
+        if all(saved.values()):
+            # what information_schema.TABLES shows: the index statistics the server last saved in
+            # the dictionary (ha_rocksdb::info: data_file_length = the primary key's actual_disk_size,
+            # index_file_length = the secondary keys', records = the primary key's rows)
+            t.info["engine_reported"] = {
+                "table_rows": sum(saved[ix.index_number].rows for ix in pk) if pk else None,
+                "data_length": sum(saved[ix.index_number].actual_disk_size for ix in pk),
+                "index_length": sum(saved[ix.index_number].actual_disk_size for ix in ixs if ix not in pk),
+                "source": "INDEX_STATISTICS records of the __system__ column family",
+            }
         for s in ssts_of:
             fe = dataset.file(posixpath.join(d, s))
             if fe is not None and fe.database is None:
