@@ -7,6 +7,7 @@ one tuple.
 """
 from __future__ import annotations
 
+from .archive.engine import ENGINE as ARCHIVE
 from .clickhouse.engine import ENGINE as CLICKHOUSE
 from .csv.engine import ENGINE as CSV
 from .engine import Engine
@@ -21,6 +22,7 @@ ENGINES: tuple[Engine, ...] = (
     TOKUDB,
     CSV,
     ROCKSDB,
+    ARCHIVE,
 )
 
 

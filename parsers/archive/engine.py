@@ -1,0 +1,56 @@
+"""The ARCHIVE engine behind the engine protocol (parsers/engine.py): ``<table>.ARZ``
+(ha_archive.cc ARZ), the azio header and the deflate row stream.  (The ``.ARM``
+meta file and ``.ARN`` of MySQL 5.0 are gone since ARCHIVE_VERSION 3.)"""
+from __future__ import annotations
+
+from ..engine import Engine
+from ..model import FileEntry, UnitGeometry
+from .scan import DATA_EXT, table_of
+from .section import section_from_json
+
+#: spans drawn to a row of the unit map (32 x 32 KiB = 1 MiB of the file)
+SPANS_PER_ROW = 32
+
+
+class Archive(Engine):
+    name = "archive"
+    label = "ARCHIVE"
+    roles = ("table_data",)
+    claim_order = 45
+
+    def claim_name(self, rel, state):
+        return "table_data" if rel.endswith(DATA_EXT) else None
+
+    def analyze(self, dataset, files, ctx):
+        from .scan import analyze
+        analyze(dataset, files, ctx)
+
+    def place(self, entry: FileEntry):
+        db, table = table_of(entry)
+        return entry.database or db, entry.table or table, None
+
+    def unit_geometry(self, entry: FileEntry):
+        """32 KiB spans of deflate data (and the header unit before them), in file order."""
+        if entry.units is None or not len(entry.units):
+            return None
+        return UnitGeometry(0, 0, SPANS_PER_ROW, "span", "row", tree_kind_names=None,
+                            modes=(("type", "Unit kind"), ("compression", "Stored / inflated"),
+                                   ("allocation", "Allocation (holes)")))
+
+    def unit_payload(self, entry, i, max_output):
+        from .payloads import unit_payload
+        return unit_payload(entry, i, max_output)
+
+    def section_from_json(self, data):
+        return section_from_json(data) if isinstance(data, dict) else data
+
+    def restore(self, dataset):
+        from .scan import table_info
+        for t in dataset.tables:
+            if t.engine == self.name:
+                e = dataset.file(t.files[0]) if t.files else None
+                if e is not None:
+                    t.info = table_info(e, e.sections.get("archive"))
+
+
+ENGINE = Archive()
