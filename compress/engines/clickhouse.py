@@ -287,9 +287,12 @@ def column_unitset(dataset, mod, ch, db: str, table: str, col: dict, default_cha
 
 
 def table_files(dataset, tb: dict) -> list:
-    """The file entries of a table's active parts (projections included)."""
+    """The file entries of a table's active parts (projections included), or of a
+    Log-family table's folder."""
     prefixes = tuple(p["path"].rstrip("/") + "/" for p in tb.get("parts", [])
                      if p.get("active") and p.get("state", "active") == "active" and p.get("path"))
+    if tb.get("log_files") is not None and tb.get("path") is not None:
+        prefixes += ("" if tb["path"] in ("", ".") else tb["path"].rstrip("/") + "/",)
     if not prefixes:
         return []
     return [f for f in dataset.files if f.engine == "clickhouse" and f.path.startswith(prefixes)]

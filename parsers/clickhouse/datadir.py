@@ -49,6 +49,7 @@ class TableInfo:
     parts: list[Part] = field(default_factory=list)      # active and outdated
     detached: list[Part] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
+    log: object | None = None             # a Log-family table's LogTable (logtable.py)
 
     @property
     def engine(self) -> str:

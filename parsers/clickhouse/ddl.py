@@ -236,3 +236,27 @@ def parse_table_sql(text: str) -> TableDef:
     if junk:
         raise DDLError(f"unexpected text after ENGINE: {junk[:60]!r}", base)
     return t
+
+
+def key_text(clause: str) -> str:
+    """A key clause (ORDER BY / PRIMARY KEY / PARTITION BY of the stored .sql) as
+    system.tables shows it (``sorting_key``, ``primary_key``): the engine prints the
+    key's expression list (src/Storages/KeyDescription.cpp, ``expression_list_ast``;
+    src/Storages/System/StorageSystemTables.cpp), so a tuple ``(a, b)`` loses its
+    parentheses (``a, b``), ``tuple()`` is empty, and one parenthesised expression
+    keeps them as the .sql has them (``(id)``: the fixture manifest's ``codecs``
+    table, ClickHouse 26.9)."""
+    text = clause.strip()
+    if text.replace(" ", "") == "tuple()":
+        return ""
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text           # "(a) + (b)": not one parenthesised list
+        items = [x.strip() for x in split_top_level(text[1:-1])]
+        if len(items) >= 2:
+            return ", ".join(items)
+    return text

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from ..engine import Engine
 from ..model import FileEntry
+from .logtable import is_log_table_dir
 
 # part directory names: <partition>_<min>_<max>_<level>[_<mutation>]
 CH_PART_RE = re.compile(r"^(?P<partition>.+?)_(?P<min>\d+)_(?P<max>\d+)_(?P<level>\d+)(?:_(?P<mutation>\d+))?$")
@@ -37,33 +38,46 @@ def is_ch_data_path(names: set[str]) -> bool:
 
 
 class WalkState(NamedTuple):
-    """Where the walk is: the enclosing data path (relative to the scan root), in a part."""
+    """Where the walk is: the enclosing data path (relative to the scan root), in a part,
+    in a Log-family table folder (TinyLog / Log / StripeLog: parsers/clickhouse/logtable.py)."""
 
     base: str | None
     in_part: bool
+    in_log: bool = False
 
 
 class ClickHouse(Engine):
     name = "clickhouse"
     label = "ClickHouse"
-    roles = ("part_column_data", "marks", "primary_index", "part_metadata", "table_metadata", "other")
+    roles = ("part_column_data", "marks", "primary_index", "part_metadata", "table_metadata", "table_data", "other")
     claim_order = 10      # by place: before the other engines' name rules
 
     def enter_dir(self, reldir, dirname, names, state):
-        base, in_part = state or (None, False)
+        base, in_part = (state or (None, False))[:2]
         if base is None and is_ch_data_path(names):
             base = reldir
         # a part folder that lost checksums.txt / columns.txt is still a part (named as one, inside a data path)
         here_part = in_part or is_ch_part_dir(names) or (
             base is not None and bool(CH_PART_RE.match(dirname))
             and any(n.endswith((".bin",) + CH_MARK_EXT) or n in CH_PART_META for n in names))
-        return WalkState(base, here_part)
+        # a Log-family table folder is one by its files, inside a data path or scanned alone
+        in_log = not here_part and is_log_table_dir(names)
+        return WalkState(base, here_part, in_log)
 
     def claim_name(self, rel, state):
         if state is None:
             return None
-        base, in_part = state
+        base, in_part, in_log = state
         lower = rel.rsplit("/", 1)[-1].lower()
+        if in_log:
+            if lower.endswith(".bin"):
+                return "table_data"
+            if lower in ("__marks.mrk", "index.mrk"):
+                return "marks"
+            if lower in ("sizes.json", "format_version.txt"):
+                return "table_metadata"
+            if base is None:
+                return None
         if in_part:
             if lower.endswith(".bin"):
                 return "part_column_data"

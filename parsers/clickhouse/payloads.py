@@ -50,15 +50,16 @@ def column_blocks(dataset: Dataset, db: str, table: str, column: str,
                   include_inactive: bool = False) -> list[tuple[FileEntry, int]]:
     """Every (entry, block index) of a ``.bin`` file holding data of ``column`` in the table's
     active parts (projections, outdated and detached parts left out unless
-    ``include_inactive``), in file then offset order."""
+    ``include_inactive``), or in a Log-family table's data files, in file then offset order."""
     out: list[tuple[FileEntry, int]] = []
     for f in dataset.files:
         if f.engine != ENGINE or f.database != db or f.table != table or f.units is None:
             continue
-        if f.role != "part_column_data":
+        if f.role not in ("part_column_data", "table_data"):
             continue          # compressed marks / primary.cidx units are owned by a column too
         sec = f.sections.get(ENGINE, {})
-        if not include_inactive and (sec.get("part_state") != "active" or "parent_part" in sec):
+        if f.role == "part_column_data" and not include_inactive and (
+                sec.get("part_state") != "active" or "parent_part" in sec):
             continue
         ids = [k for k, v in f.owner_names.items() if v == column]
         if not ids:

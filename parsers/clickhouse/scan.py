@@ -32,6 +32,10 @@ from .section import (ClickHouseFileSection, ClickHousePart, ClickHousePartColum
                       ClickHouseSubcolumn, ClickHouseTable, ClickHouseTableColumn)
 from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated, part_dirs, read_metadata)
 from .marks import marks_flavour
+from .columns import Column
+from .ddl import key_text
+from .logscan import log_table_json
+from .logtable import LOG_ENGINES, is_log_table_dir, read_log_table
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
 from ..fileio import FileReadError
 from .part import PART_NAME_RE, Part, compact_block_owners, read_part, walk_file_blocks
@@ -176,11 +180,13 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         ctx.check()
         ctx.report(len(t_parts), len(candidates), f"read part {rel}")
 
+    _read_log_tables(by_dir, set(candidates), tables, links, verify, ctx)
+
     results: list[TableResult] = []
     root = os.path.realpath(dataset.root)
     for path, t in sorted(tables.items(), key=lambda kv: (kv[1].database, kv[1].name)):
         meta_inside = bool(t.metadata_path) and (os.path.realpath(t.metadata_path) + os.sep).startswith(root + os.sep)
-        if not (t.parts or t.detached or meta_inside):
+        if not (t.parts or t.detached or meta_inside or t.log is not None):
             continue          # a table of the surrounding data dir that this scan did not cover
         mark_outdated(t.parts)
         if t.data_path and os.path.isfile(os.path.join(t.data_path, "format_version.txt")):
@@ -190,6 +196,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             except OSError:
                 pass
         results.append(_table_result(dataset, t, by_dir, entry_of))
+        _attach_format_version(dataset, t, entry_of)
 
     for iss in issues:
         _issue_to_entry(dataset, entry_of, iss)
@@ -200,6 +207,43 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         (r.info.database, r.info.name): {path: {c.name: list(c.block_sizes) for c in ps.columns}
                                          for path, ps in r.sizes.items()}
         for r in results})
+
+
+def _attach_format_version(dataset: Dataset, t: TableInfo, entry_of: dict[str, FileEntry]) -> None:
+    """The table folder's ``format_version.txt`` (MergeTreeData: the data format
+    version of the table's parts) belongs to the table, not to a part."""
+    if not t.data_path:
+        return
+    e = entry_of.get(os.path.join(os.path.realpath(t.data_path), "format_version.txt"))
+    if e is None:
+        return
+    e.engine, e.role = ENGINE, "table_metadata"
+    e.database, e.table = t.database, t.name
+    reg = dataset.table(ENGINE, t.database, t.name)
+    if e.path not in reg.files:
+        reg.files.append(e.path)
+
+
+def _read_log_tables(by_dir: dict[str, list[FileEntry]], part_folders: set[str], tables: dict[str, TableInfo],
+                     links: dict[str, tuple[str, str]], verify: bool, ctx: ScanContext) -> None:
+    """Log-family table folders (TinyLog, Log, StripeLog: logtable.py) among the
+    scanned folders: by their files, or by the table's DDL."""
+    for d in sorted(by_dir):
+        if d in part_folders:
+            continue
+        try:
+            names = set(os.listdir(d))
+        except OSError:
+            names = {os.path.basename(f.abspath) for f in by_dir[d]}
+        t = tables.get(d)
+        if not (is_log_table_dir(names) or (t is not None and t.engine in LOG_ENGINES)):
+            continue
+        if t is None:
+            db, name = links.get(d, ("", os.path.basename(d) or d))
+            t = tables[d] = TableInfo(db, name, data_path=d)
+        cols = [Column(c.name, c.type) for c in t.ddl.columns] if t.ddl else None
+        t.log = read_log_table(d, names, t.engine or None, cols, verify=verify)
+        ctx.check()
 
 
 def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue, table_errors: list | None = None):
@@ -220,6 +264,8 @@ def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue
 def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEntry]],
                   entry_of: dict[str, FileEntry]) -> TableResult:
     res = TableResult(t)
+    if t.log is not None:
+        return _log_table_result(dataset, t, res, by_dir, entry_of)
     names: list[str] = [c.name for c in t.ddl.columns] if t.ddl else []
     if not names:
         newest = sorted(t.parts, key=lambda p: (p.state != "active", -(p.info.max_block if p.info else 0)))
@@ -302,9 +348,9 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
         "metadata_path": _rel(dataset, t.metadata_path) if t.metadata_path else None,
         "database_engine": t.db_engine,
         "format_version": t.format_version,
-        "partition_key": ddl.partition_by if ddl else "",
-        "sorting_key": ddl.order_by if ddl else "",
-        "primary_key": (ddl.primary_key or ddl.order_by) if ddl else "",
+        "partition_key": key_text(ddl.partition_by) if ddl else "",
+        "sorting_key": key_text(ddl.order_by) if ddl else "",
+        "primary_key": key_text(ddl.primary_key or ddl.order_by) if ddl else "",
         "settings": dict(ddl.settings) if ddl else {},
         "projections": list(ddl.projections) if ddl else [],
         "indices": list(ddl.indices) if ddl else [],
@@ -318,6 +364,38 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
     reg.info.update({"uuid": t.uuid, "engine": t.engine, "parts": len(t.parts),
                      "active_parts": len(active), "detached_parts": len(t.detached),
                      "total_rows": res.json["total_rows"], "total_bytes": res.json["total_bytes"]})
+    return res
+
+
+def _log_table_result(dataset: Dataset, t: TableInfo, res: TableResult, by_dir: dict[str, list[FileEntry]],
+                      entry_of: dict[str, FileEntry]) -> TableResult:
+    """A Log-family table (logscan.py): its folder's files, units and figures."""
+    lt = t.log
+    res.column_names = [c.name for c in t.ddl.columns] if t.ddl else []
+    owner_id = {n: i for i, n in enumerate(res.column_names)}
+
+    def oid(name: str) -> int:
+        if name not in owner_id:
+            owner_id[name] = len(res.column_names)
+            res.column_names.append(name)
+        return owner_id[name]
+
+    errors: list[str] = []
+    reg = dataset.table(ENGINE, t.database, t.name)
+    for iss in t.issues:
+        _issue_to_entry(dataset, entry_of, iss, errors)
+    if t.metadata_path:
+        e = entry_of.get(os.path.realpath(t.metadata_path))
+        if e is not None:
+            if e.engine is None:
+                e.engine, e.role = ENGINE, "table_metadata"
+            e.database, e.table = t.database, t.name
+            if e.path not in reg.files:
+                reg.files.append(e.path)
+    d = os.path.realpath(lt.abspath)
+    entries = {os.path.basename(f.abspath): f for f in by_dir.get(d, [])}
+    ddl_cols = {c.name: c for c in t.ddl.columns} if t.ddl else {}
+    res.json = log_table_json(dataset, t, lt, entries, oid, reg, errors, ddl_cols, lambda p: _rel(dataset, p))
     return res
 
 
@@ -420,6 +498,11 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
         "checksums_body_method": (METHOD_NAMES.get(p.checksums.body_method)
                                   if p.checksums and p.checksums.body_method is not None else None),
     }
+    if p.state == "detached":
+        # system.detached_parts.bytes_on_disk is the folder's size (DataPartStorageOnDiskBase::
+        # calculateTotalSizeOnDisk, every file, recursively), not the checksums.txt sum
+        out["bytes_on_disk"] = s.real_bytes
+        out["checksums_bytes"] = s.bytes_on_disk
     if info:
         out.update({"min_block_number": info.min_block, "max_block_number": info.max_block,
                     "level": info.level})

@@ -24,6 +24,8 @@ class ClickHouseFileSection(Section):
     marks_file: str | None = Key()
     marks: int | None = Key()
     checksums_verified: bool = Key("every block's CityHash128 checked")
+    table_engine: str = Key("Log-family files: TinyLog / Log / StripeLog")
+    recorded_size: int | None = Key("Log-family files: the size sizes.json records")
 
 
 class ClickHouseSubcolumn(Section):
@@ -82,6 +84,7 @@ class ClickHousePart(Section):
     secondary_indices_uncompressed_bytes: int = Key()
     secondary_indices_marks_bytes: int = Key()
     folder_bytes: int = Key()
+    checksums_bytes: int = Key("detached parts: the checksums.txt sum (bytes_on_disk of an attached part)")
     path: str = Key()
     marks_file_extension: str | None = Key()
     default_compression_codec: str | None = Key()
@@ -116,12 +119,29 @@ class ClickHouseTableColumn(Section):
     codecs: dict = Key()
     default_kind: str = Key()
     compact_parts_computed: dict = Key()
+    computed: dict = Key("Log family: compressed_bytes, uncompressed_bytes, blocks from the block walk")
+    note: str = Key()
+
+
+class ClickHouseLogFile(Section):
+    """One data file of a Log-family table (TinyLog / Log / StripeLog)."""
+
+    file: str = Key()
+    stream: str = Key()
+    column: str | None = Key()
+    size: int | None = Key("real size")
+    recorded_size: int | None = Key("sizes.json")
+    blocks: int = Key()
+    compressed_bytes: int = Key()
+    uncompressed_bytes: int = Key()
+    codecs: dict = Key()
+    marks: int | None = Key("Log: marks of this file in __marks.mrk")
 
 
 class ClickHouseTable(Section):
     """One table: system.tables figures, parts and columns."""
 
-    nested = {"parts": ClickHousePart, "columns": ClickHouseTableColumn}
+    nested = {"parts": ClickHousePart, "columns": ClickHouseTableColumn, "log_files": ClickHouseLogFile}
 
     database: str = Key()
     table: str = Key()
@@ -143,6 +163,12 @@ class ClickHouseTable(Section):
     parts: list = Key("ClickHousePart")
     columns: list = Key("ClickHouseTableColumn")
     errors: list = Key()
+    log_files: list = Key("Log family: ClickHouseLogFile of each data file")
+    marks_count: int | None = Key("Log: marks (INSERT blocks) in __marks.mrk")
+    index_blocks: int | None = Key("StripeLog: blocks listed by index.mrk")
+    computed_rows: int | None = Key("TinyLog: rows from the first stream's uncompressed bytes")
+    total_rows_note: str = Key()
+    notes: list = Key("Log family: what could not be read without the DDL")
 
 
 class ClickHouseSection(Section):

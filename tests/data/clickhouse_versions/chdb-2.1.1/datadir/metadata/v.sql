@@ -1,0 +1,2 @@
+ATTACH DATABASE _ UUID '622d2dcb-9a2b-4f20-a7fd-ba6a1fb307f4'
+ENGINE = Atomic
