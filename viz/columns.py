@@ -98,8 +98,37 @@ def scope_parts(t: dict, mode: str, key: str | None) -> list[dict]:
     return active
 
 
+def is_log_table(t: dict) -> bool:
+    """A Log-family table (TinyLog / Log / StripeLog): no parts, its data files in ``log_files``."""
+    return t.get("log_files") is not None
+
+
+def log_column_rows(dataset, t: dict) -> list[ColRow]:
+    """Per-column figures of a Log-family table: the engine's compressed bytes (Log,
+    TinyLog) or the computed split of data.bin (StripeLog, engine reports 0), and the
+    uncompressed bytes from the block walk (the engine reports 0)."""
+    facts = (getattr(dataset, "facts", None) or {}).get("clickhouse")
+    blocks_of = facts.part_block_sizes(t.get("database"), t.get("table"), t.get("path")) if facts is not None else {}
+    stripe = t.get("engine") == "StripeLog"
+    out = []
+    for c in t.get("columns") or []:
+        comp = c.get("computed") or {}
+        r = ColRow(c["name"], c.get("type", ""))
+        r.compressed = int(comp.get("compressed_bytes", 0)) if stripe else int(c.get("compressed_bytes", 0))
+        r.uncompressed = int(comp.get("uncompressed_bytes", 0))
+        r.blocks = int(comp.get("blocks", 0))
+        r.computed = True
+        r.computed_bytes = r.compressed if stripe else 0
+        r.codec = _declared(c.get("codec", "")) or f"default {_top_codec(c.get('codecs') or {})}".strip()
+        r.block_sizes.extend(np.asarray(b) for b in blocks_of.get(c["name"], []) if b is not None)
+        out.append(r)
+    return out
+
+
 def column_rows(dataset, t: dict, mode: str = "table", key: str | None = None) -> list[ColRow]:
     """Per-column figures of table ``t`` over the parts of the scope, DDL order."""
+    if is_log_table(t):
+        return log_column_rows(dataset, t)
     parts = scope_parts(t, mode, key)
     facts = (getattr(dataset, "facts", None) or {}).get("clickhouse")     # None in saved scans
     declared = {c["name"]: c for c in t.get("columns") or []}
@@ -235,7 +264,9 @@ def treemap_tree(dataset, root_name: str = "ClickHouse") -> TreeBox:
         tb = TreeBox(t.get("table", "?"), payload=("table", table_key(t), None))
         for r in rows:
             ratio = f"×{r.ratio:.2f}" if r.ratio else "-"
-            note = "\n(compact part: engine reports 0, size computed from marks)" if r.computed else ""
+            note = ("" if not r.computed else f"\n({t.get('engine')} table: uncompressed bytes computed from the block "
+                    f"headers, the engine reports 0)" if is_log_table(t)
+                    else "\n(compact part: engine reports 0, size computed from marks)")
             tb.children.append(TreeBox(
                 r.name, value=float(r.compressed), payload=("column", table_key(t), r.name),
                 tooltip=(f"{table_key(t)}.{r.name}  {r.type}\ncodec {r.codec}\n"
@@ -669,6 +700,9 @@ class ColumnSizesView(QWidget):
                     f"{p.get('rows', 0):,} rows)")
         if self.mode == "partition":
             return f"partition {self.scope_key}: {len(parts)} active part{'s' if len(parts) != 1 else ''}"
+        if is_log_table(t):
+            rows = t.get("total_rows") if t.get("total_rows") is not None else t.get("computed_rows")
+            return f"{t.get('engine')} table, " + (f"{rows:,} rows" if rows is not None else "rows not known")
         return f"{len(parts)} active part{'s' if len(parts) != 1 else ''}, {t.get('total_rows', 0):,} rows"
 
     def _draw_bars(self) -> None:
@@ -706,7 +740,13 @@ class ColumnSizesView(QWidget):
             f"<b>{human_bytes(comp_total)}</b> of {human_bytes(unc_total)} uncompressed ({ratio}) · "
             f"{marks_txt} · {len(self.rows)} columns, largest first")
         computed = [r for r in self.rows if r.computed]
-        if computed:
+        if is_log_table(self.table):
+            note = next((c.get("note") for c in self.table.get("columns") or [] if c.get("note")), "")
+            engine = str(self.table.get("engine"))
+            self.note.setText((note if note.startswith(engine) else f"{engine} table: {note}") + "."
+                              + (" The purple bars are that split." if self.table.get("engine") == "StripeLog" else ""))
+            self.note.setVisible(True)
+        elif computed:
             self.note.setText(
                 "Compact part" + ("s" if self.mode != "part" else "") + ": ClickHouse reports 0 bytes per column "
                 "(system.parts_columns, system.columns) because all columns share one data.bin. The purple bars "
@@ -743,7 +783,8 @@ class ColumnSizesView(QWidget):
         self.bar_graphs = {"uncompressed": (unc_item, np.arange(n))}
         self.scale = scale
         for x0, width, colour, label in ((np.zeros(n), epart, COMPRESSED, "compressed (on disk)"),
-                                         (epart, cpart, COMPUTED, "compressed in compact parts (computed)")):
+                                         (epart, cpart, COMPUTED, "compressed, StripeLog split of data.bin (computed)"
+                                          if is_log_table(self.table) else "compressed in compact parts (computed)")):
             mask = width > 0
             if mask.any():
                 it = pg.BarGraphItem(x0=x0[mask] / scale, y=y[mask] + 0.05, height=0.42,

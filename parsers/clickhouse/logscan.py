@@ -41,6 +41,22 @@ def _units(entry: FileEntry, blocks, owners: np.ndarray) -> None:
     entry.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(blocks.methods)}
 
 
+def log_block_sizes(lt: LogTable, path: str) -> dict[str, dict[str, list[np.ndarray]]]:
+    """ClickHouseFacts.block_sizes of a Log-family table: the table folder's path ->
+    column -> the stored size of each of its blocks, one array per data file."""
+    out: dict[str, list[np.ndarray]] = {}
+    for f in lt.files.values():
+        if f.blocks is None:
+            continue
+        if lt.engine == "StripeLog":
+            owners = lt.data_owners if lt.data_owners is not None else np.full(len(f.blocks), -1)
+            for i, c in enumerate(lt.columns):
+                out.setdefault(c.name, []).append(f.blocks.stored[owners == i])
+        elif f.column is not None:
+            out.setdefault(f.column, []).append(f.blocks.stored)
+    return {path: out}
+
+
 def log_table_json(dataset: Dataset, t, lt: LogTable, entries: dict[str, FileEntry], oid, reg,
                    errors: list[str], ddl_cols: dict, rel) -> ClickHouseTable:
     """Fills the folder's file entries and returns the table's JSON object."""

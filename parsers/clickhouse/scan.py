@@ -34,7 +34,7 @@ from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated,
 from .marks import marks_flavour
 from .columns import Column
 from .ddl import key_text
-from .logscan import log_table_json
+from .logscan import log_block_sizes, log_table_json
 from .logtable import LOG_ENGINES, is_log_table_dir, read_log_table
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
 from ..fileio import FileReadError
@@ -204,8 +204,9 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
                               "checksums_verified": verify}
     dataset.facts[ENGINE] = ClickHouseFacts(block_sizes={
-        (r.info.database, r.info.name): {path: {c.name: list(c.block_sizes) for c in ps.columns}
-                                         for path, ps in r.sizes.items()}
+        (r.info.database, r.info.name): ({path: {c.name: list(c.block_sizes) for c in ps.columns}
+                                          for path, ps in r.sizes.items()} if r.info.log is None
+                                         else log_block_sizes(r.info.log, _rel(dataset, r.info.log.abspath)))
         for r in results})
 
 
