@@ -10,6 +10,7 @@ import numpy as np
 
 from ..model import Dataset, FileEntry
 from .blocks import METHOD_NAMES
+from .blockunits import block_units
 from .filechecker import SIZES_FILE_NAME
 from .logmarks import MARKS_FILE_NAME
 from .logtable import LogTable
@@ -36,8 +37,7 @@ COLUMN_NOTE["TinyLog"] = COLUMN_NOTE["Log"]
 
 
 def _units(entry: FileEntry, blocks, owners: np.ndarray) -> None:
-    from .scan import _units_for
-    entry.units = _units_for(blocks, owners)
+    entry.units = block_units(blocks, owners)
     entry.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(blocks.methods)}
 
 

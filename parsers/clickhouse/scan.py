@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, Dataset, FileEntry, ScanContext, empty_units
-from .blocks import METHOD_NAMES, NONE, BlockTable
+from ..model import Dataset, FileEntry, ScanContext
+from .blocks import METHOD_NAMES
 from .facts import ClickHouseFacts
 from .section import (ClickHouseFileSection, ClickHousePart, ClickHousePartColumn, ClickHouseSection,
                       ClickHouseSubcolumn, ClickHouseTable, ClickHouseTableColumn)
@@ -34,6 +34,7 @@ from .datadir import (Issue, TableInfo, data_links, find_datadir, mark_outdated,
 from .marks import marks_flavour
 from .columns import Column
 from .ddl import key_text
+from .blockunits import block_units as _units_for
 from .logscan import log_block_sizes, log_table_json
 from .logtable import LOG_ENGINES, is_log_table_dir, read_log_table
 from .primary import PrimaryIndexError, key_expressions, key_types, read_key_value
@@ -518,25 +519,6 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
     return ClickHousePart.of(out)
-
-
-def _units_for(blocks: BlockTable, owners: np.ndarray) -> np.ndarray:
-    n = len(blocks)
-    u = empty_units(n)
-    if not n:
-        return u
-    u["offset"] = blocks.offsets
-    u["stored"] = blocks.compressed.astype(np.uint64) + 16
-    u["logical"] = blocks.decompressed
-    u["kind"] = blocks.methods
-    u["owner"] = owners
-    flags = np.where(blocks.methods != NONE, UNIT_COMPRESSED, 0).astype(np.uint16)
-    if blocks.bad is not None and len(blocks.bad) == n:
-        flags |= np.where(blocks.bad, UNIT_CORRUPT, 0).astype(np.uint16)
-    if blocks.checksum_ok is not None and len(blocks.checksum_ok) == n:
-        flags |= np.where(blocks.checksum_ok, 0, UNIT_BAD_CHECKSUM).astype(np.uint16)
-    u["flags"] = flags
-    return u
 
 
 def is_compressed_side_file(name: str) -> bool:
