@@ -5,6 +5,7 @@
     dbxray scan PATH [--json] [-o FILE]
     dbxray whatif PATH ...       (compressor layer)
     dbxray export / report       (headless views and HTML report)
+    dbxray advise PATH ...       (narrower ClickHouse column types, compress/typeadvice.py)
 
 Exit codes: 0 success, 1 PATH cannot be read, 2 bad usage.
 """
@@ -17,13 +18,14 @@ import sys
 
 from dbxray.parsers.humanize import human_bytes
 
-from . import cli_export, cli_whatif
+from . import cli_advise, cli_export, cli_whatif
 
 #: subcommand -> module providing add_parser(subparsers) and run(args) -> int
 SUBCOMMAND_MODULES = {
     "whatif": cli_whatif,
     "export": cli_export,
     "report": cli_export,
+    "advise": cli_advise,
 }
 
 
@@ -192,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help"):
         gui_parser().print_help()
         print("\nsubcommands:\n  scan PATH [--json] [-o FILE]\n  whatif PATH [--codec ...]\n"
-              "  export PATH --view ... -o FILE\n  report PATH -o report.html")
+              "  export PATH --view ... -o FILE\n  report PATH -o report.html\n"
+              "  advise PATH [--sample F|all] [--json]")
         return 0
     args = gui_parser().parse_args(argv)
     if args.path is not None and not os.path.lexists(args.path):

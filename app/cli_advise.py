@@ -1,0 +1,93 @@
+"""``dbxray advise PATH``: narrower types for ClickHouse columns, each projected
+on disk with the column's codec and the engine's block framing
+(compress/typeadvice.py).
+
+    dbxray advise PATH [--sample FRACTION|all] [--seed N] [--json] [-o FILE]
+
+Exit codes: 0 ok, 1 PATH cannot be read, 2 bad usage (bad sample).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from dbxray.parsers.humanize import human_bytes
+
+
+def add_parser(subparsers) -> None:
+    """Register the ``advise`` subcommand on the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "advise", help="narrower ClickHouse column types, projected on disk (95%% intervals) with their DDL",
+        description="For every integer and float column of every MergeTree table: the narrower types its "
+                    "values fit (Float64 that is whole numbers or fits Float32 exactly, integers that fit "
+                    "a smaller type), each projected with the column's codec and the engine's block framing.")
+    p.add_argument("path", help="ClickHouse data directory, table folder or part")
+    p.add_argument("--sample", default="0.05", help="fraction of each column's block runs to decode (0.05, 5%%) "
+                                                     "or 'all'")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
+    p.set_defaults(func=run)
+
+
+def human_table(result: dict) -> str:
+    """One block per advised column: its range, then one line per candidate type."""
+    lines = [f"sample: {result['sample']}  seed {result['seed']}  ({result['seconds']:.2f} s)", ""]
+    skipped = 0
+    for a in result["columns"]:
+        if a["not_advised"] or not a["candidates"]:
+            skipped += 1
+            continue
+        lines.append(f"{a['database']}.{a['table']}.{a['column']}  {a['type']}  now "
+                     f"{human_bytes(a['current_bytes'])} ({a['current_codec']}), values {a['min']}..{a['max']} "
+                     f"({a['range_source']}, {a['sampled_rows']:,} of {a['rows']:,} rows read)")
+        for c in a["candidates"]:
+            lo, hi = c["projected_bytes_ci95"]
+            lines.append(f"  {c['type']:<8} {human_bytes(c['projected_bytes']):>10}  ({human_bytes(lo)}.."
+                         f"{human_bytes(hi)})  saves {human_bytes(max(c['saving_bytes'], 0)):>10}  "
+                         f"{'lossless' if c['lossless'] else 'LOSES PRECISION'}: {c['reason']}")
+            lines.append(f"           {c['ddl']}")
+        lines.append("")
+    lines.append(f"{skipped} columns without a narrower type or not advised (--json lists why)")
+    lines.append(f"note: {result['warning']}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    """Run ``dbxray advise``; returns the exit code."""
+    from dbxray.compress.sampling import SampleSpecError, parse_sample
+    from dbxray.compress.typeadvice import advise
+    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.scan import scan
+
+    try:
+        spec = parse_sample(args.sample)
+    except SampleSpecError as e:
+        print(f"dbxray advise: {e}", file=sys.stderr)
+        return 2
+    if not os.path.lexists(args.path):
+        print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
+        return 1
+    t0 = time.perf_counter()
+    try:
+        ds = scan(args.path, ScanContext())
+    except OSError as e:
+        print(f"dbxray: {args.path}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    result = advise(ds, None if spec.is_all else spec.fraction, args.seed)
+    result["root"] = os.path.abspath(args.path)
+    result["scan_and_advise_seconds"] = round(time.perf_counter() - t0, 3)
+    as_json = args.json or (args.output or "").endswith(".json")
+    text = json.dumps(result, indent=1) if as_json else human_table(result)
+    if args.output:
+        try:
+            with open(args.output, "w") as f:
+                f.write(text + "\n")
+        except OSError as e:
+            print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(text + "\n")
+    return 0

@@ -1,0 +1,167 @@
+"""The ClickHouse type advisor (compress/typeadvice.py, ``dbxray advise``) against
+reality: the fixture's rows written with the suggested types by the engine itself
+(chdb 4.4.0, ``ALTER TABLE ... MODIFY COLUMN`` on a copy: tests/data/clickhouse_typeadvice,
+made by its make.py from the advisor's own JSON), and the fixture's seed tables,
+which hold the same values as UInt32, UInt64, Float32 and Float64."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dbxray.compress import typeadvice
+from dbxray.compress.typeadvice import advise, advise_column
+from dbxray.parsers.scan import scan
+
+TRUTH = json.loads((Path(__file__).resolve().parent / "data" / "clickhouse_typeadvice" / "truth.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def ds(fixtures_root):
+    return scan(str(fixtures_root / "clickhouse" / "datadir"))
+
+
+@pytest.fixture(scope="module")
+def advice_all(ds):
+    return advise(ds, None)
+
+
+def _col(advice, table, column):
+    return next(a for a in advice["columns"] if a["table"] == table and a["column"] == column)
+
+
+def test_projection_equals_the_engine_writing_the_type(advice_all):
+    """Every suggested type the engine could write (ALTER ... MODIFY COLUMN through chdb):
+    the projected column bytes within 5% of the real column_data_compressed_bytes."""
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r]
+    assert len(rows) >= 20
+    worst = 0.0
+    n_est = 0
+    for r in rows:
+        a = _col(advice_all, r["table"], r["column"])
+        c = next(c for c in a["candidates"] if c["type"] == r["type"])
+        assert r["written_type"] == r["type"]
+        # the copy the change was made on holds the column as the original part does
+        assert abs(r["copy_bytes_before"] - r["original_bytes"]) <= 0.01 * r["original_bytes"]
+        err = abs(c["projected_bytes"] - r["real_bytes"]) / r["real_bytes"]
+        est = r["estimateCompressionRatio_bytes"]
+        est_err = abs(est - r["real_bytes"]) / r["real_bytes"] if isinstance(est, int) else None
+        print(f"{r['table']}.{r['column']} {r['from_type']} -> {r['type']}: engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']} ({err:.2%}), estimateCompressionRatio {est} "
+              f"({'-' if est_err is None else f'{est_err:.2%}'})")
+        worst = max(worst, err)
+        assert err <= 0.05, (r, c["projected_bytes"])
+        if est_err is not None:        # the engine's own estimator ignores the block framing
+            assert err <= est_err
+            n_est += 1
+    print(f"worst {worst:.2%} over {len(rows)} suggestions")
+    assert n_est >= 20
+    assert not [r for r in TRUTH["rows"] if "error" in r], "the advisor offered a DDL the engine refused"
+
+
+def test_current_type_reencoded_is_the_real_size(advice_all):
+    """The model's own error: each advised column re-encoded as it is equals its real bytes."""
+    n = 0
+    for a in advice_all["columns"]:
+        if a["not_advised"] is None and a["current_bytes"]:
+            assert abs(a["current_projected_bytes"] - a["current_bytes"]) <= 0.001 * a["current_bytes"], a["column"]
+            n += 1
+    assert n >= 15
+
+
+@pytest.mark.parametrize("table", ["seed_nq_mostly1", "seed_nq_u1000", "seed_nq_u1m"])
+def test_the_field_notes_question(advice_all, ds, table):
+    """UInt64 -> UInt32 and Float64 -> Float32 projected = the seed table's own UInt32 / Float32
+    columns holding the same values (the field note's comparison, from one column)."""
+    u64 = _col(advice_all, table, "nq_UInt64")
+    f64 = _col(advice_all, table, "nq_Float64")
+    real = {c["name"]: c["compressed_bytes"] for t in ds.sections["clickhouse"]["tables"] if t["table"] == table
+            for c in t["columns"]}
+    u32 = next(c for c in u64["candidates"] if c["type"] == "UInt32")
+    f32 = next(c for c in f64["candidates"] if c["type"] == "Float32")
+    assert abs(u32["projected_bytes"] - real["nq_UInt32"]) <= 0.01 * real["nq_UInt32"]
+    assert abs(f32["projected_bytes"] - real["nq_Float32"]) <= 0.01 * real["nq_Float32"]
+    assert f32["lossless"] and u64["range_source"].startswith("statistics")
+    assert f64["integral"] is True
+
+
+def test_lossy_float_says_so(advice_all):
+    a = _col(advice_all, "codecs", "f64_gorilla")
+    (c,) = [c for c in a["candidates"] if c["type"] == "Float32"]
+    assert not c["lossless"] and 0 < c["max_rel_error"] < 1e-6 and "largest error" in c["reason"]
+
+
+def test_key_columns_get_no_alter(advice_all):
+    a = _col(advice_all, "codecs", "id")
+    assert a["candidates"] and all(c["ddl"].startswith("--") and "ALTER_OF_COLUMN_IS_FORBIDDEN" in c["ddl"]
+                                   for c in a["candidates"])
+
+
+def test_not_advised_with_reasons(advice_all, ds):
+    kinds = {a["column"]: a["not_advised"] for a in advice_all["columns"] if a["table"] == "codecs"}
+    assert "Sparse" in kinds["sparse_u64"]
+    assert "not advised" in kinds["s_lz4"]
+    t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "codecs")
+    for typ in ("Variant(String, UInt64)", "Dynamic", "JSON"):
+        a = advise_column(ds, t, {"name": "v", "type": typ}, None)
+        assert a.not_advised and "no fixed layout" in a.not_advised
+
+
+def test_a_block_that_does_not_decode(fixtures_root, tmp_path):
+    """One column's damaged block: that column says why, the others are advised."""
+    dst = tmp_path / "datadir"
+    shutil.copytree(fixtures_root / "clickhouse" / "datadir", dst, symlinks=True)
+    (f,) = list(dst.glob("store/*/*/202401_1_5_1/nq_UInt64.bin"))[:1] or [None]
+    f.chmod(0o644)
+    data = bytearray(f.read_bytes())
+    data[30:60] = b"\xff" * 30
+    f.write_bytes(bytes(data))
+    out = advise(scan(str(dst)), None)
+    cols = [a for a in out["columns"] if a["column"] == "nq_UInt64" and a["not_advised"]
+            and "could not be decoded" in a["not_advised"]]
+    assert len(cols) == 1
+    assert _col(out, cols[0]["table"], "nq_UInt32")["candidates"]
+
+
+def test_sampled_interval_covers_the_engine(ds, advice_all, monkeypatch):
+    """5% samples of the shortest aligned runs (8 granules) over 40 seeds: the 95%
+    interval holds the size the engine wrote (= the every-value projection, equal to
+    it above) for the seed tables' suggestions in at least 95% of the seeds."""
+    monkeypatch.setattr(typeadvice, "RUN_BYTES", 1)
+    monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"].startswith("seed_nq")]
+    hits = total = 0
+    tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
+    for seed in range(40):
+        for r in rows[::3]:
+            col = next(c for c in tables[r["table"]]["columns"] if c["name"] == r["column"])
+            a = advise_column(ds, tables[r["table"]], col, 0.05, seed)
+            assert a.sampled_runs < a.runs
+            c = next(c for c in a.candidates if c.type == r["type"])
+            lo, hi = c.ci95
+            hits += lo <= r["real_bytes"] <= hi
+            total += 1
+    print(f"interval holds the engine's size in {hits}/{total}")
+    assert hits >= 0.95 * total
+
+
+def test_cli_advise_json_and_text(fixtures_root, tmp_path):
+    out = tmp_path / "a.json"
+    r = subprocess.run([sys.executable, "-m", "dbxray.app.main", "advise", str(fixtures_root / "clickhouse" / "datadir"),
+                        "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert data["sample"] == 0.05 and any(a["candidates"] for a in data["columns"])
+    r = subprocess.run([sys.executable, "-m", "dbxray.app.main", "advise", str(fixtures_root / "clickhouse" / "datadir"),
+                        "--sample", "all"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "MODIFY COLUMN `nq_UInt64` UInt16" in r.stdout and "rewrites the column" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "dbxray.app.main", "advise", "/nonexistent"], capture_output=True)
+    assert r.returncode == 1
+    r = subprocess.run([sys.executable, "-m", "dbxray.app.main", "advise", str(tmp_path), "--sample", "2"],
+                       capture_output=True)
+    assert r.returncode == 2
