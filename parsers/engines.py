@@ -13,6 +13,7 @@ from .csv.engine import ENGINE as CSV
 from .engine import Engine
 from .innodb.engine import ENGINE as INNODB
 from .rocksdb.engine import ENGINE as ROCKSDB
+from .myisam.engine import ENGINE as MYISAM
 from .tokudb.engine import ENGINE as TOKUDB
 
 #: every engine, in the order the scan reads them and the JSON lists them
@@ -23,6 +24,7 @@ ENGINES: tuple[Engine, ...] = (
     CSV,
     ROCKSDB,
     ARCHIVE,
+    MYISAM,
 )
 
 

@@ -37,6 +37,7 @@ ROLES = (
     "options",             # RocksDB OPTIONS-NNNNNN
     "wal",                 # RocksDB write-ahead log (NNNNNN.log)
     "info_log",            # RocksDB LOG, LOG.old.*
+    "table_index",         # a table's indexes in an engine's own index file (MyISAM .MYI, Aria .MAI)
     "other",
 )
 

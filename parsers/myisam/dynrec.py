@@ -1,0 +1,146 @@
+"""Blocks of a dynamic-row data file (``.MYD`` of ROW_FORMAT=DYNAMIC; Aria's ``.MAD`` of
+ROW_FORMAT=DYNAMIC has the same blocks: storage/maria/ma_dynrec.c), walked from the
+start as storage/myisam/mi_dynrec.c _mi_get_block_info reads each block header.  The
+first byte is the block type:
+
+* 0: deleted block: 3-byte block length (header included), next and previous deleted
+  block (8 bytes each): 20 bytes of header, at least MI_MIN_BLOCK_LENGTH long;
+* 1, 2: a whole row: 2- or 3-byte length; 3, 4: the same with 1 byte of unused space after it;
+* 5, 6 (and 13: 4-byte row length, 3-byte block length): the first part of a row split
+  over several blocks: row length, this block's data length, next block (8 bytes);
+* 7, 8: the last part of a split row (2- or 3-byte length), 9, 10: the same with unused bytes;
+* 11, 12: a middle part: data length and the next block.
+
+Numbers are big endian.  A row is counted at its first block (types 1-6, 13); the deleted
+blocks' bytes are what OPTIMIZE TABLE gives back (state.empty).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import UNIT_CORRUPT, UNIT_FREE, empty_units
+
+MI_MIN_BLOCK_LENGTH = 20
+MI_DYN_ALIGN_SIZE = 4
+#: block walk cap: past this many blocks the rest of the file is one "not walked" unit
+MAX_BLOCKS = 1_000_000
+
+KIND_ROW, KIND_ROW_PART, KIND_DELETED, KIND_NOT_WALKED, KIND_BAD = 0, 1, 2, 3, 4
+KIND_NAMES = {KIND_ROW: "ROW", KIND_ROW_PART: "ROW_PART (split row)", KIND_DELETED: "DELETED",
+              KIND_NOT_WALKED: "NOT_WALKED", KIND_BAD: "UNREADABLE"}
+
+# header type: (header bytes, rec_len bytes, data_len bytes, extra byte, next pointer, first, last)
+_TYPES = {
+    1: (3, 2, 0, False, False, True, True), 2: (4, 3, 0, False, False, True, True),
+    3: (4, 2, 0, True, False, True, True), 4: (5, 3, 0, True, False, True, True),
+    5: (13, 2, 2, False, True, True, False), 6: (15, 3, 3, False, True, True, False),
+    13: (16, 4, 3, False, True, True, False),
+    7: (3, 0, 2, False, False, False, True), 8: (4, 0, 3, False, False, False, True),
+    9: (4, 0, 2, True, False, False, True), 10: (5, 0, 3, True, False, False, True),
+    11: (11, 0, 2, False, True, False, False), 12: (12, 0, 3, False, True, False, False),
+}
+
+
+@dataclass
+class DynWalk:
+    """What the block walk found."""
+
+    rows: int = 0                  # first blocks (one per live row)
+    row_blocks: int = 0            # blocks holding row data (first, middle, last parts)
+    row_bytes: int = 0             # bytes of those blocks, headers included
+    data_bytes: int = 0            # bytes of row data in them
+    deleted_blocks: int = 0
+    deleted_bytes: int = 0         # bytes of deleted blocks (OPTIMIZE TABLE gives them back)
+    walked_to: int = 0             # offset the walk reached
+    complete: bool = False         # the walk reached the end of the data
+    error: tuple[str, int] | None = None
+    units: np.ndarray = field(default_factory=lambda: empty_units(0))
+
+
+def walk(buf, end: int, max_blocks: int = MAX_BLOCKS, check=lambda: None) -> DynWalk:
+    """Walk the blocks of ``buf`` from 0 to ``end`` (data_file_length)."""
+    w = DynWalk()
+    offs, lens, kinds, fills = [], [], [], []
+    pos = 0
+    n = 0
+    end = min(end, len(buf))
+    while pos < end:
+        if n >= max_blocks:
+            break
+        if n % 65536 == 0:
+            check()
+        t = buf[pos]
+        if t == 0:
+            if pos + MI_MIN_BLOCK_LENGTH > end:
+                w.error = (f"deleted block header cut by the end of the data at {end}", pos)
+                break
+            blen = int.from_bytes(buf[pos + 1:pos + 4], "big")
+            if blen < MI_MIN_BLOCK_LENGTH or blen & (MI_DYN_ALIGN_SIZE - 1):
+                w.error = (f"deleted block of {blen} bytes (at least {MI_MIN_BLOCK_LENGTH}, a multiple of "
+                           f"{MI_DYN_ALIGN_SIZE}): not a block header", pos)
+                break
+            total = blen
+            w.deleted_blocks += 1
+            w.deleted_bytes += blen
+            kind, fill = KIND_DELETED, 0.0
+        else:
+            spec = _TYPES.get(t)
+            if spec is None:
+                w.error = (f"block type {t} (0-13 expected): not a block header", pos)
+                break
+            hdr, rl, dl, extra, nxt, first, _last = spec
+            if pos + hdr > end:
+                w.error = (f"block header of {hdr} bytes cut by the end of the data at {end}", pos)
+                break
+            p = pos + 1
+            rec_len = int.from_bytes(buf[p:p + rl], "big") if rl else 0
+            p += rl
+            if dl:
+                data_len = int.from_bytes(buf[p:p + dl], "big")
+                p += dl
+            else:
+                data_len = rec_len
+            if nxt:
+                p += 8
+            unused = buf[p] if extra else 0
+            total = hdr + data_len + unused
+            if total <= 0:
+                w.error = (f"block of type {t} with no length", pos)
+                break
+            w.row_blocks += 1
+            w.row_bytes += total
+            w.data_bytes += data_len
+            if first:
+                w.rows += 1
+            kind = KIND_ROW if first else KIND_ROW_PART
+            fill = data_len / total
+        if pos + total > end:
+            w.error = (f"block of {total} bytes runs past the end of the data at {end}", pos)
+            break
+        offs.append(pos)
+        lens.append(total)
+        kinds.append(kind)
+        fills.append(fill)
+        pos += total
+        n += 1
+    w.walked_to = pos
+    w.complete = pos >= end and w.error is None
+    extra_units = 1 if pos < end else 0
+    units = empty_units(len(offs) + extra_units)
+    if offs:
+        units["offset"][:len(offs)] = offs
+        units["stored"][:len(offs)] = lens
+        units["logical"][:len(offs)] = lens
+        units["kind"][:len(offs)] = kinds
+        units["fill"][:len(offs)] = fills
+        k = np.asarray(kinds)
+        units["flags"][:len(offs)][k == KIND_DELETED] = UNIT_FREE
+    if extra_units:
+        units[-1]["offset"] = pos
+        units[-1]["stored"] = units[-1]["logical"] = min(end - pos, 0xFFFFFFFF)
+        units[-1]["kind"] = KIND_BAD if w.error else KIND_NOT_WALKED
+        units[-1]["flags"] = UNIT_CORRUPT if w.error else 0
+    w.units = units
+    return w

@@ -1,0 +1,250 @@
+"""MyISAM entry point: ``analyze(dataset, files, ctx)`` reads every ``.MYI`` header
+and key blocks and walks every ``.MYD``; a table's figures are those ha_myisam::info
+gives information_schema (from the ``.MYI`` state: mi_info.c mi_status), beside what the
+data file itself holds."""
+from __future__ import annotations
+
+import os
+import posixpath
+
+import numpy as np
+
+from ..fileio import FileReadError, ReadOnlyFile
+from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
+from . import dynrec, keyblocks, staticrec
+from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, read_pack_header
+from .section import MyisamDataSection, MyisamIndexSection
+from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderError, MyiHeader, check_header,
+                    option_names, read_header)
+
+INDEX_EXT = ".MYI"
+DATA_EXT = ".MYD"
+HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
+#: compressed rows are shown in units of this many bytes (their row boundaries are not walked)
+PACKED_UNIT = 1 << 20
+PACK_KIND_NAMES = {0: "PACK_HEADER (Huffman trees)", 1: "PACKED_ROWS"}
+
+
+def table_of(entry: FileEntry) -> tuple[str, str]:
+    """(database, table) of a table file: its folder and its stem."""
+    folder = posixpath.dirname(entry.path) or os.path.dirname(entry.abspath)
+    return os.path.basename(folder) or "(files)", posixpath.basename(entry.path).rsplit(".", 1)[0]
+
+
+def read_whole(f: ReadOnlyFile):
+    """The file's bytes as a bytes-like object (the hole-safe map, else one read)."""
+    mm = f.mmap()
+    if mm is not None and f.hole_safe_map:
+        return mm
+    return f.pread(0, f.size)
+
+
+def _index(entry: FileEntry, ctx: ScanContext) -> MyiHeader | None:
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            buf = read_whole(f)
+            size = f.size
+            h = _index_from(entry, buf, size)
+            changed = f.changed()
+    except FileReadError as e:
+        entry.add_error(str(e).split(": ", 1)[-1], e.offset)
+        return None
+    if changed:
+        entry.warnings.append(changed)
+    return h
+
+
+def _index_from(entry: FileEntry, buf, size: int) -> MyiHeader | None:
+    entry.database, entry.table = table_of(entry)
+    try:
+        h = read_header(buf)
+    except HeaderError as e:
+        entry.add_error(str(e), e.offset)
+        return None
+    if h.cut:
+        entry.add_error(h.cut[0], h.cut[1])
+    problems = check_header(h, size) if h.state_read else []
+    for msg, off in problems:
+        entry.add_error(msg, off)
+    if h.open_count:
+        entry.warnings.append(f"{entry.path} @ offset 24: open_count {h.open_count}: the table was not closed "
+                              f"(a crash, or copied while the server had it open); the state may be stale")
+    if h.crashed:
+        entry.warnings.append(f"{entry.path} @ offset 26: state.changed {h.changed:#x}: marked crashed "
+                              f"(the server refuses it until REPAIR TABLE)")
+    if h.state_read and size < h.key_file_length:
+        entry.add_error(f"file ends at {size}, the state's key_file_length is {h.key_file_length}: "
+                        f"truncated", size)
+    kb = None
+    sane = h.base_read and h.cut is None and not any("keystart" in m or "block_length" in m for m, _ in problems)
+    if sane and h.keys:
+        kb = keyblocks.read_key_blocks(buf, h)
+        for msg, off in kb.problems[:20]:
+            entry.add_error(msg, off)
+        entry.units = kb.units
+        entry.unit_facts = UnitFacts(level=kb.level, records=kb.records)
+        entry.kind_names = dict(keyblocks.KIND_NAMES)
+        entry.owner_names = {k: f"key {k}" for k in range(h.keys)}
+    else:
+        hdr = min(h.keystart if h.base_read and h.keystart else h.header_length, size) or size
+        units = empty_units(2 if size > hdr else 1)
+        units[0]["offset"], units[0]["stored"], units[0]["logical"] = 0, hdr, hdr
+        if size > hdr:
+            units[1]["offset"], units[1]["kind"] = hdr, keyblocks.KIND_UNREACHED
+            units[1]["stored"] = units[1]["logical"] = min(size - hdr, 0xFFFFFFFF)
+        entry.units = units
+        entry.kind_names = dict(keyblocks.KIND_NAMES)
+    sec = MyisamIndexSection(
+        role="index", file_version=h.file_version, options=option_names(h.options), row_format=h.row_format)
+    if h.state_read:
+        sec.update(records=h.records, deleted=h.deleted, data_file_length=h.data_file_length,
+                   key_file_length=h.key_file_length, empty=h.empty, key_empty=h.key_empty,
+                   auto_increment=h.auto_increment, open_count=h.open_count, changed=h.changed,
+                   crashed=h.crashed)
+    sec.update(keys=h.keys, key_parts=h.key_parts)
+    if h.base_read:
+        sec.update(keystart=h.keystart,
+                   key_roots=[None if r == HA_OFFSET_ERROR else r for r in h.key_root],
+                   reclength=h.reclength, pack_reclength=h.pack_reclength, rec_reflength=h.rec_reflength,
+                   key_reflength=h.key_reflength, key_block_lengths=[kd.block_length for kd in h.keydefs])
+    if kb is not None:
+        sec.update(blocks=kb.blocks, leaf_blocks=kb.leaf_blocks, node_blocks=kb.node_blocks,
+                   deleted_blocks=kb.deleted_blocks, deleted_block_bytes=kb.deleted_bytes, per_key=kb.per_key)
+    entry.sections["myisam"] = MyisamIndexSection(**{k: sec[k] for k in MyisamIndexSection.keys_in_order()
+                                                      if k in sec})
+    entry.detail["myisam_header"] = h
+    return h
+
+
+def _data(entry: FileEntry, h: MyiHeader | None, ctx: ScanContext) -> None:
+    entry.database, entry.table = table_of(entry)
+    try:
+        with ReadOnlyFile(entry.abspath) as f:
+            buf = read_whole(f)
+            size = f.size
+            _data_from(entry, h, buf, size, ctx)
+            changed = f.changed()
+    except FileReadError as e:
+        entry.add_error(str(e).split(": ", 1)[-1], e.offset)
+        return
+    if changed:
+        entry.warnings.append(changed)
+
+
+def _data_from(entry: FileEntry, h: MyiHeader | None, buf, size: int, ctx: ScanContext) -> None:
+    if h is None or not h.state_read:
+        packed = bytes(buf[:3]) == MYISAM_PACK_FILE_MAGIC
+        entry.warnings.append(f"{entry.path}: no readable .MYI state beside it: the rows are not counted"
+                              + (" (a myisampack-compressed file by its magic)" if packed else ""))
+        return
+    end = h.data_file_length
+    if size < end:
+        entry.add_error(f"file ends at {size}, the state's data_file_length is {end}: truncated (rows past "
+                        f"{size} are lost)", size)
+    elif size > end:
+        entry.warnings.append(f"{entry.path} @ offset {end}: {size - end} bytes past the state's "
+                              f"data_file_length (written after the state was last saved)")
+    fmt = h.row_format
+    sec = MyisamDataSection(role="data", row_format=fmt)
+    if h.options & HA_OPTION_COMPRESS_RECORD:
+        try:
+            ph = read_pack_header(bytes(buf[:HEAD_LENGTH]))
+        except ValueError as e:
+            entry.add_error(str(e), 0)
+            ph = None
+        hl = ph.header_length if ph else 0
+        stop = min(end, size)
+        n = 1 + max(0, -(-(stop - hl) // PACKED_UNIT))
+        units = empty_units(n)
+        units[0]["offset"], units[0]["stored"], units[0]["logical"] = 0, min(hl, stop), min(hl, stop)
+        starts = hl + np.arange(n - 1, dtype=np.int64) * PACKED_UNIT
+        units["offset"][1:] = starts
+        units["stored"][1:] = units["logical"][1:] = np.minimum(PACKED_UNIT, stop - starts)
+        units["kind"][1:] = 1
+        entry.units, entry.kind_names = units, dict(PACK_KIND_NAMES)
+        if ph:
+            sec.pack = {"version": ph.version, "header_length": ph.header_length,
+                        "min_pack_length": ph.min_pack_length, "max_pack_length": ph.max_pack_length,
+                        "elements": ph.elements, "intervall_length": ph.intervall_length, "trees": ph.trees,
+                        "ref_length": ph.ref_length, "rec_reflength": ph.rec_reflength}
+    elif h.options & HA_OPTION_PACK_RECORD:
+        w = dynrec.walk(buf, min(end, size), check=ctx.check)
+        if w.error:
+            entry.add_error(w.error[0], w.error[1])
+        sec.update(rows=w.rows, deleted_blocks=w.deleted_blocks, deleted_bytes=w.deleted_bytes,
+                   row_blocks=w.row_blocks, row_bytes=w.row_bytes, data_bytes=w.data_bytes,
+                   walked_bytes=w.walked_to, complete=w.complete and size >= end)
+        entry.units, entry.kind_names = w.units, dict(dynrec.KIND_NAMES)
+        if w.complete and size >= end:
+            _compare(entry, h, w.rows, w.deleted_blocks, w.deleted_bytes, blocks=True)
+    else:
+        arr = np.frombuffer(buf, dtype=np.uint8, count=min(end, size)) if size else np.zeros(0, np.uint8)
+        r = staticrec.count_rows(arr, h.pack_reclength, min(end, size))
+        sec.update(rows=r.rows, deleted_rows=r.deleted, deleted_bytes=r.deleted_bytes,
+                   trailing_bytes=r.trailing_bytes, complete=size >= end and not r.trailing_bytes)
+        if r.trailing_bytes:
+            entry.add_error(f"{r.trailing_bytes} bytes after the last whole row of {h.pack_reclength} bytes",
+                            min(end, size) - r.trailing_bytes)
+        entry.units, entry.kind_names = r.units, dict(staticrec.KIND_NAMES)
+        if size >= end:
+            _compare(entry, h, r.rows, r.deleted, r.deleted_bytes, blocks=False)
+    entry.sections["myisam"] = sec
+
+
+def _compare(entry, h: MyiHeader, rows: int, deleted: int, deleted_bytes: int, blocks: bool) -> None:
+    """The data file against the state: a difference means the state is stale or damaged."""
+    if rows != h.records:
+        entry.warnings.append(f"{entry.path}: {rows} rows in the data file, the state says {h.records}")
+    if deleted_bytes != h.empty:
+        entry.warnings.append(f"{entry.path}: {deleted_bytes} bytes of deleted {'blocks' if blocks else 'rows'} "
+                              f"in the data file, the state's empty says {h.empty}")
+    if not blocks and deleted != h.deleted:
+        entry.warnings.append(f"{entry.path}: {deleted} deleted rows in the data file, the state says {h.deleted}")
+
+
+def table_info(entries: list[FileEntry]) -> dict:
+    """A table's figures from its files' sections: information_schema's as ha_myisam::info
+    computes them, and what the data file holds."""
+    idx = next((e.sections.get("myisam") for e in entries if e.path.endswith(INDEX_EXT)), None) or {}
+    dat = next((e.sections.get("myisam") for e in entries if e.path.endswith(DATA_EXT)), None) or {}
+    return {
+        "row_format": idx.get("row_format"),
+        "table_rows": idx.get("records"),           # TABLE_ROWS
+        "data_length": idx.get("data_file_length"),  # DATA_LENGTH
+        "index_length": idx.get("key_file_length"),  # INDEX_LENGTH
+        "data_free": idx.get("empty"),               # DATA_FREE
+        "deleted_rows": idx.get("deleted"),
+        "rows": dat.get("rows"),                     # live rows found in the data file
+        "deleted_bytes": dat.get("deleted_bytes"),   # what OPTIMIZE TABLE gives back
+        "data_bytes": sum(e.apparent_bytes for e in entries if e.path.endswith(DATA_EXT)),
+        "index_bytes": sum(e.apparent_bytes for e in entries if e.path.endswith(INDEX_EXT)),
+        "allocated_bytes": sum(e.allocated_bytes for e in entries),
+    }
+
+
+def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
+    """Read every MyISAM file handed over by the scan (index first: the data file needs its state)."""
+    groups: dict[tuple[str, str, str], list[FileEntry]] = {}
+    for e in files:
+        folder = posixpath.dirname(e.path)
+        db, name = table_of(e)
+        groups.setdefault((folder, db, name), []).append(e)
+    total = len(files)
+    done = 0
+    for (_folder, db, name), entries in sorted(groups.items()):
+        ctx.check()
+        idx = [e for e in entries if e.path.endswith(INDEX_EXT)]
+        dat = [e for e in entries if e.path.endswith(DATA_EXT)]
+        h = None
+        for e in idx:
+            ctx.report(done, total, f"reading {e.path}")
+            h = _index(e, ctx)
+            done += 1
+        for e in dat:
+            ctx.report(done, total, f"reading {e.path}")
+            _data(e, h, ctx)
+            done += 1
+        t = dataset.table("myisam", db, name)
+        t.files = [e.path for e in entries]
+        t.info = table_info(entries)
+    ctx.report(total, total, "myisam done")
