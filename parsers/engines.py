@@ -8,6 +8,7 @@ one tuple.
 from __future__ import annotations
 
 from .archive.engine import ENGINE as ARCHIVE
+from .aria.engine import ENGINE as ARIA
 from .clickhouse.engine import ENGINE as CLICKHOUSE
 from .csv.engine import ENGINE as CSV
 from .engine import Engine
@@ -25,6 +26,7 @@ ENGINES: tuple[Engine, ...] = (
     ROCKSDB,
     ARCHIVE,
     MYISAM,
+    ARIA,
 )
 
 

@@ -1,0 +1,77 @@
+"""Aria behind the engine protocol (parsers/engine.py): ``<table>.MAI`` (state and
+index pages), ``<table>.MAD`` (rows), named so by storage/maria (MARIA_NAME_IEXT,
+MARIA_NAME_DEXT), and the engine's log ``aria_log.NNNNNNNN`` and ``aria_log_control``
+(ma_loghandler.c, ma_control_file.c)."""
+from __future__ import annotations
+
+import posixpath
+
+from ..engine import Engine
+from ..model import FileEntry, UnitGeometry
+from .scan import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME, table_info
+from .section import section_from_json
+
+PAGES_PER_ROW = 16
+
+
+class Aria(Engine):
+    name = "aria"
+    label = "Aria"
+    roles = ("table_data", "table_index", "redo_log", "engine_environment")
+    claim_order = 42
+
+    def claim_name(self, rel, state):
+        if rel.endswith(DATA_EXT):
+            return "table_data"
+        if rel.endswith(INDEX_EXT):
+            return "table_index"
+        base = posixpath.basename(rel)
+        if base == CONTROL_NAME:
+            return "engine_environment"
+        if LOG_NAME.match(base):
+            return "redo_log"
+        return None
+
+    def analyze(self, dataset, files, ctx):
+        from .scan import analyze
+        analyze(dataset, files, ctx)
+
+    def section_from_json(self, data):
+        return section_from_json(data) if isinstance(data, dict) else data
+
+    def place(self, entry: FileEntry):
+        if entry.role in ("redo_log", "engine_environment"):
+            return "(engine files)", None, None
+        from ..myisam.scan import table_of
+        db, table = table_of(entry)
+        return entry.database or db, entry.table or table, None
+
+    def unit_geometry(self, entry: FileEntry):
+        """Pages of ``block_size`` (index files: the header first, as one page when keystart
+        is one block); Dynamic/Fixed data files: their blocks or rows in file order."""
+        if entry.units is None or not len(entry.units) or entry.role not in ("table_data", "table_index"):
+            return None
+        sizes = set(int(s) for s in entry.units["stored"][:-1]) if len(entry.units) > 1 else \
+            {int(entry.units["stored"][0])}
+        size = sizes.pop() if len(sizes) == 1 else 0
+        if entry.role == "table_index":
+            return UnitGeometry(size, size, PAGES_PER_ROW, "page", "row", tree_kind_names=("KEY_LEAF", "KEY_NODE"),
+                                modes=(("type", "Page type"), ("index", "Key"), ("fill", "Fill ratio"),
+                                       ("lsn", "LSN age"), ("allocation", "Allocation (holes)"),
+                                       ("checksum", "Checksum")))
+        sec = entry.sections.get("aria") or {}
+        if sec.get("pages") is not None:
+            return UnitGeometry(size, size, PAGES_PER_ROW, "page", "row", tree_kind_names=(),
+                                modes=(("type", "Page type"), ("fill", "Fill ratio"), ("lsn", "LSN age"),
+                                       ("allocation", "Allocation (holes)"), ("checksum", "Checksum")))
+        return UnitGeometry(size, size, PAGES_PER_ROW * 2, "row block", "row", tree_kind_names=(),
+                            modes=(("type", "Block type"), ("fill", "Fill ratio"),
+                                   ("allocation", "Allocation (holes)")))
+
+    def restore(self, dataset):
+        for t in dataset.tables:
+            if t.engine == self.name:
+                t.info = table_info([e for e in dataset.files if e.path in t.files])
+
+
+ENGINE = Aria()
