@@ -7,9 +7,11 @@ import json
 
 import pytest
 
+from dbxray.parsers.aria.section import AriaControlSection, AriaDataSection, AriaIndexSection, AriaLogSection
 from dbxray.parsers.clickhouse.section import ClickHouseFileSection, ClickHouseSection
 from dbxray.parsers.csv.section import CsvDataSection, CsvMetaSection
 from dbxray.parsers.innodb.section import InnoDBSection
+from dbxray.parsers.myisam.section import MyisamDataSection, MyisamIndexSection
 from dbxray.parsers.savedscan import load_saved_scan
 from dbxray.parsers.scan import scan
 from dbxray.parsers.section import ABSENT, Key, Section
@@ -39,6 +41,9 @@ def test_keys_in_declared_order_absent_keys_and_unknown_ones():
     ("innodb/datadir16k", {"innodb": (InnoDBSection,), "csv": (CsvDataSection, CsvMetaSection)}),
     ("tokudb/datadir", {"tokudb": (TokuDBTreeSection, TokuDBLogSection, TokuDBFileSection)}),
     ("clickhouse/datadir", {"clickhouse": (ClickHouseFileSection,)}),
+    ("mariadb/datadir/misc", {"myisam": (MyisamIndexSection, MyisamDataSection),
+                              "aria": (AriaIndexSection, AriaDataSection)}),
+    ("mariadb/datadir", {"aria": (AriaIndexSection, AriaDataSection, AriaLogSection, AriaControlSection)}),
 ])
 def test_scan_sections_are_typed_and_survive_a_saved_scan(sparse_fixtures, tmp_path, folder, types):
     ds = scan(str(sparse_fixtures / folder))
