@@ -90,6 +90,12 @@ def test_pages_and_their_crcs(ds):
     assert idx["transactional"] is True and idx["checksum"]["bad_pages"] == []
     # an empty table's bitmap page carries no CRC (MARIA_NO_CRC_BITMAP_PAGE), which is accepted
     assert ds.file("mysql/db.MAD").sections["aria"]["checksum"]["no_crc_pages"] == 1
+    secs = [(f.role, f.sections["aria"]) for f in ds.files if f.engine == "aria" and f.role != "redo_log"
+            and "checksum" in f.sections.get("aria", {})]
+    data = sum(s["pages"] - s["checksum"]["no_crc_pages"] - s["unallocated_pages"] for r, s in secs
+               if r == "table_data")
+    index = sum(s["pages"] - s["checksum"]["no_crc_pages"] for r, s in secs if r == "table_index")
+    assert (data, index) == (415, 41) and not any(s["checksum"]["bad_pages"] for _r, s in secs)
 
 
 def test_log_and_control_files(ds, manifest):
