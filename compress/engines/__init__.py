@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from .base import WhatIfEngine
+from .aria import WHATIF as ARIA
 from .clickhouse import WHATIF as CLICKHOUSE
 from .innodb import WHATIF as INNODB
 from .rocksdb import WHATIF as ROCKSDB
+from .myisam import WHATIF as MYISAM
 from .tokudb import WHATIF as TOKUDB
 
 #: in the parser registry's order (parsers/engines.py)
@@ -14,6 +16,8 @@ WHATIF_ENGINES: tuple[WhatIfEngine, ...] = (
     CLICKHOUSE,
     TOKUDB,
     ROCKSDB,
+    MYISAM,
+    ARIA,
 )
 
 _BY_NAME = {w.name: w for w in WHATIF_ENGINES}

@@ -73,6 +73,7 @@ def plan(args) -> list[tuple[str, list[str] | None, str]]:
          "no InnoDB set (--innodb DIR; make_fixtures.sh 200 DIR builds one)"),
         ("bench_clickhouse", ["--datadir", str(ch)] + rep if ch else None, "no ClickHouse data dir"),
         ("bench_tokudb", rep, ""),
+        ("bench_myisam_aria", rep, ""),
         ("bench_extentmap", (["--ibd", args.ibd] if args.ibd else []) + rep + ["1000000", "10000000"], ""),
         ("bench_whatif", (["--innodb", str(inno)] if inno else []) + (["--clickhouse", str(ch)] if ch else []), ""),
     ]

@@ -1,0 +1,125 @@
+"""MyISAM what-if: one target per data file (``.MYD``); its bytes as they are on disk
+re-encoded with each codec, as two labelled estimates of where the same rows could go:
+
+* ``innodb_page_compressed_estimate``: the table converted to InnoDB with
+  PAGE_COMPRESSED=1 (``ALTER TABLE ... ENGINE=InnoDB PAGE_COMPRESSED=1``): the data
+  file cut in 16 KiB pieces, each compressed and written as MariaDB writes a
+  page_compressed page (compress/engines/innodb.py InnoDBPageCompressed: full_crc32
+  framing, rounded up to the filesystem block).  It assumes InnoDB pages would hold the
+  same bytes as the data file: InnoDB's own row headers (5-6 bytes and a 13-byte
+  transaction id / roll pointer per row), page directory and a 15/16 page fill are not
+  modelled, nor are the indexes (only the data file is projected);
+* ``myisampack_estimate`` (Aria: ``aria_pack_estimate``): a read-only compressed copy
+  made with myisampack (storage/myisam/myisampack.c) or aria_pack: the data file
+  compressed in 64 KiB pieces, no rounding.  myisampack's own coding (a Huffman tree
+  per column, field-level tricks such as dropping trailing spaces and zero-filled
+  columns) is not reproduced; the codecs stand in for it.
+
+Both are labelled estimates in the JSON and the report.  The engine writes none of
+these codecs itself, so advice (DDL) is given for the InnoDB conversion only, with the
+algorithms MariaDB page compression has.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dbxray.parsers.model import FileEntry
+
+from ..models import Model, is_zero
+from ..registry import Codec
+from ..sources import raw_records
+from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results
+from .base import WhatIfEngine
+from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed
+
+INNODB_PAGE = 16384
+PACK_PIECE = 65536
+
+
+@dataclass
+class InnoDBPageCompressedEstimate(InnoDBPageCompressed):
+    """A 16 KiB piece of another engine's data file as a MariaDB page_compressed page
+    (InnoDBPageCompressed's write size and rounding; no InnoDB page types to keep whole)."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.name = "innodb_page_compressed_estimate"
+
+    def fixed_by_kind(self, kind_name):
+        return None
+
+    def fixed_by_payload(self, payload: bytes) -> int | None:
+        return 0 if is_zero(payload) else None
+
+
+@dataclass
+class PackedCopyEstimate(Model):
+    """A compressed read-only copy (myisampack / aria_pack) estimated as the data file's
+    bytes compressed piece by piece with the codec."""
+
+    label: str = "myisampack_estimate"
+
+    def __post_init__(self):
+        self.name = self.label
+
+    def supports(self, codec: Codec) -> str | None:
+        return "ClickHouse codec chains do not apply" if codec.is_chain else None
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        if codec.family == "none":
+            return len(payload)
+        return codec.compressed_size(payload)
+
+
+def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: str, pack_label: str) -> Target:
+    fs_block = int(run.fs_block or entry.fs_block or 4096)
+    t = Target(entry.path, engine, int(entry.lasting_allocated_bytes), int(entry.apparent_bytes),
+               current_codec="none", primary_model="innodb_page_compressed_estimate",
+               info={"database": entry.database, "table": entry.table, "layout": "full_crc32"})
+    t.notes.append("estimates: the data file's bytes re-encoded; InnoDB row headers, page fill and the "
+                   "indexes are not modelled, nor is the packer's per-column Huffman coding")
+    pages = InnoDBPageCompressedEstimate(page_size=INNODB_PAGE, fs_block=fs_block)
+    proj = run.project(raw_records(entry, INNODB_PAGE), model_pairs(codecs, [pages], t.notes))
+    speeds = measure_speeds(run, proj, codecs)
+    add_results(t, proj, speeds)
+    run.check()
+    packed = PackedCopyEstimate(label=pack_label)
+    proj2 = run.project(raw_records(entry, PACK_PIECE), model_pairs(codecs, [packed], t.notes), count=False)
+    add_results(t, proj2, speeds)
+    if run.raw_models:
+        raw_results(run, t, entry, codecs)
+    return t
+
+
+class MyisamWhatIf(WhatIfEngine):
+    name = "myisam"
+    pack_label = "myisampack_estimate"
+
+    def wants_file(self, entry: FileEntry) -> bool:
+        return entry.role == "table_data" and entry.apparent_bytes > 0
+
+    def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+        return data_file_target(run, entry, codecs, self.name, self.pack_label)
+
+    def available(self, codec: Codec, layout: str | None = None) -> bool:
+        return codec.family in MARIADB_ALGOS
+
+    def advisable(self, target: Target) -> bool:
+        info = target.info or {}
+        return bool(info.get("table")) and str(info.get("database") or "").lower() not in SYSTEM_SCHEMAS
+
+    def ddl(self, target: Target, codec: Codec, model: str) -> str:
+        info = target.info or {}
+        table = f"`{info.get('database') or '?'}`.`{info.get('table') or '?'}`"
+        if model.startswith("innodb_page_compressed"):
+            if codec.family not in MARIADB_ALGOS:
+                return f"-- {codec.name}: MariaDB page compression has no {codec.family}; shown as a what-if only"
+            level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \
+                else ""
+            return (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
+                    f"ALTER TABLE {table} ENGINE=InnoDB PAGE_COMPRESSED=1{level};")
+        return (f"-- {self.pack_label}: a read-only copy with the engine's packer (its own Huffman coding, "
+                f"not {codec.name}); estimate only")
+
+
+WHATIF = MyisamWhatIf()
