@@ -19,7 +19,8 @@ def test_mariadb_datadir(fixtures_root):
     assert by["ib_logfile0"].role == "redo_log"
     assert by["fx/t_metrics.ibd"].role == "tablespace"
     assert by["mysql/innodb_table_stats.ibd"].engine == "innodb"
-    assert by["mysql/db.MAD"].engine is None and by["mysql/db.MAD"].role == "other"
+    assert by["mysql/db.MAD"].engine == "aria" and by["mysql/db.MAD"].role == "table_data"      # Aria
+    assert by["mysql/db.MAI"].engine == "aria" and by["mysql/db.MAI"].role == "table_index"
     assert not d.errors
 
 
