@@ -56,7 +56,7 @@ def _payload_module(engine: str):
     from dbxray.parsers.clickhouse import payloads as clickhouse
     from dbxray.parsers.innodb import payloads as innodb
     from dbxray.parsers.tokudb import payloads as tokudb
-    return {"innodb": innodb, "clickhouse": clickhouse, "tokudb": tokudb}[engine]
+    return {"innodb": innodb, "clickhouse": clickhouse, "tokudb": tokudb}.get(engine)   # None: no unit decoding
 
 
 def check_payloads(entry, engine: str, unit: int, limit: int = 3) -> tuple[list[str], int]:
@@ -65,6 +65,8 @@ def check_payloads(entry, engine: str, unit: int, limit: int = 3) -> tuple[list[
     from dbxray.parsers.codecs.general import DecodeError
     from dbxray.parsers.fileio import FileReadError
     mod = _payload_module(engine)
+    if mod is None:                 # an engine whose units are the file's bytes (MyISAM, Aria): nothing to decode
+        return [], 0
     allowed = (mod.PayloadError, DecodeError, FileReadError)
     if entry.units is None or not len(entry.units):
         return [], 0
