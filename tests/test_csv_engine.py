@@ -10,7 +10,6 @@ import shutil
 
 import pytest
 
-from dbxray.parsers import engines
 from dbxray.parsers.csv import data as csv_data
 from dbxray.parsers.fileio import ReadOnlyFile
 from dbxray.parsers.scan import scan
