@@ -27,6 +27,7 @@ VIEW_CLASSES = [
     ("holes", "HolesView"),
     ("columns", "ColumnSizesView"),
     ("tokudb", "TokuDBView"),
+    ("lsm", "LsmView"),
     ("whatif", "WhatIfView"),
 ]
 
@@ -46,6 +47,8 @@ def _import(module: str):
         from . import columns as mod
     elif module == "tokudb":
         from . import tokudb as mod
+    elif module == "lsm":
+        from . import lsm as mod
     elif module == "whatif":
         from . import whatif as mod
     else:
