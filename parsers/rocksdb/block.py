@@ -142,3 +142,86 @@ def iter_index(data, value_delta_encoded: bool, have_first_key: bool = False) ->
             raise BlockError(f"index entry's block handle: {e}", e.offset) from None
         prev = h
         yield key, h
+
+
+def _rv(b, p: int) -> tuple[int, int]:
+    """A varint at ``p`` (no bounds check: an IndexError means it ran past the end)."""
+    x = b[p]
+    if x < 128:
+        return x, p + 1
+    r = x & 127
+    shift = 7
+    p += 1
+    while True:
+        x = b[p]
+        p += 1
+        r |= (x & 127) << shift
+        if x < 128:
+            return r, p
+        shift += 7
+        if shift > 63:
+            raise BlockError("varint longer than 10 bytes", p)
+
+
+def index_handles(data, value_delta_encoded: bool, have_first_key: bool = False,
+                  key_prefix: int = 8) -> tuple[list[bytes], list[int], list[int]]:
+    """Every entry of an index block as three lists (the first ``key_prefix`` bytes of each
+    separator key, block offsets, block sizes): :func:`iter_index` without an object per
+    entry, for the hot path of listing a file's blocks (a 64 MiB SST has ~8,000)."""
+    lay = block_layout(data)
+    end = lay.restarts_offset
+    b = bytes(data[:end])
+    restarts = set(lay.restart_points(data)) if value_delta_encoded else ()
+    keys: list[bytes] = []
+    offs: list[int] = []
+    sizes: list[int] = []
+    key = b""
+    pos = 0
+    prev_off = prev_size = -1
+    rv = _rv
+    try:
+        while pos < end:
+            start = pos
+            shared = b[pos]
+            if shared < 128:
+                pos += 1
+            else:
+                shared, pos = rv(b, pos)
+            non_shared = b[pos]
+            if non_shared < 128:
+                pos += 1
+            else:
+                non_shared, pos = rv(b, pos)
+            if not value_delta_encoded:
+                vlen = b[pos]
+                if vlen < 128:
+                    pos += 1
+                else:
+                    vlen, pos = rv(b, pos)
+            if pos + non_shared > end:
+                raise BlockError(f"index entry (shared {shared}, non-shared {non_shared}) does not fit", start)
+            if shared < key_prefix:
+                key = (key[:shared] + b[pos:pos + non_shared])[:key_prefix]
+            pos += non_shared
+            vstart = pos
+            if value_delta_encoded and prev_off >= 0 and start not in restarts:
+                delta, pos = rv(b, pos)
+                size = prev_size + ((delta >> 1) ^ -(delta & 1))
+                off = prev_off + prev_size + kBlockTrailerSize
+            else:
+                off, pos = rv(b, pos)
+                size, pos = rv(b, pos)
+            if have_first_key:
+                n, pos = rv(b, pos)
+                pos += n
+            if not value_delta_encoded:
+                pos = vstart + vlen
+            if pos > end:
+                raise BlockError("index entry's value runs past the entries", start)
+            prev_off, prev_size = off, size
+            keys.append(key)
+            offs.append(off)
+            sizes.append(size)
+    except IndexError:
+        raise BlockError("index entry runs past the end of the block", pos) from None
+    return keys, offs, sizes

@@ -39,6 +39,8 @@ MAX_MANIFEST_BYTES = 256 << 20
 #: MyRocks index numbers below this are the data dictionary's own (END_DICT_INDEX_ID)
 FIRST_USER_INDEX = 256
 HIDDEN_PK_NAME = "HIDDEN_PK_ID"
+#: MyRocks' comparators (rdb_comparator.h: "RocksDB_SE_v3.10", "rev:RocksDB_SE_v3.10")
+MYROCKS_COMPARATOR = "RocksDB_SE_"
 SYSTEM_CF = "__system__"
 
 
@@ -69,10 +71,13 @@ def _units(entry: FileEntry, sst: SstFile) -> None:
         u["fill"][:n] = np.where(logical > 0, sst.size_ / np.maximum(logical, 1), np.nan)
     data = np.flatnonzero(sst.kind == KIND_DATA)
     owners = np.full(n, -1, np.int32)
-    for j, i in enumerate(data[:len(sst.data_keys)]):
-        uk = sst.user_key(sst.data_keys[j])
-        if len(uk) >= 4:
-            owners[i] = struct.unpack_from(">I", uk, 0)[0] & 0x7FFFFFFF
+    comparator = sst.props.comparator_name if sst.props else ""
+    # MyRocks keys start with their index number; other RocksDB keys mean nothing to us
+    myrocks = comparator.split(":")[-1].startswith(MYROCKS_COMPARATOR)
+    for j, i in enumerate(data[:len(sst.data_keys)] if myrocks else ()):
+        k = sst.data_keys[j]
+        if len(k) >= 4:
+            owners[i] = struct.unpack_from(">I", k, 0)[0] & 0x7FFFFFFF
     u["owner"][:n] = owners
     if sst.footer:
         ft = sst.footer

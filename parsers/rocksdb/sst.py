@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .block import BlockError, iter_entries, iter_index
+from .block import BlockError, index_handles, iter_entries
 from .coding import CodingError
 from .compression import (BlockDecodeError, COMPRESSION_NAMES, declared_size, kNoCompression,
                           name_of, uncompress)
@@ -40,8 +40,6 @@ KIND_NAMES = {KIND_DATA: "data", KIND_INDEX: "index", KIND_FILTER: "filter", KIN
               KIND_OTHER_META: "other meta"}
 #: a meta or index block larger than this is not read (a corrupt handle, not a real block)
 MAX_META_BLOCK = 256 << 20
-#: files up to this size are read whole (one read) instead of block by block
-WHOLE_FILE_READ = 4 << 20
 
 
 @dataclass
@@ -59,7 +57,8 @@ class SstFile:
     ctype: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
     logical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # -1 unknown
     checksum: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))   # 1 ok, 0 bad, -1 not checked
-    #: separator (last) key of each data block, aligned with the data blocks in file order
+    #: the first 8 bytes of each data block's separator (last) key, aligned with the data
+    #: blocks in file order (MyRocks: the index number is the first 4)
     data_keys: list[bytes] = field(default_factory=list)
     #: (message, file offset) of everything that could not be read
     errors: list[tuple[str, int | None]] = field(default_factory=list)
@@ -76,28 +75,30 @@ class SstFile:
     def index_key_is_user_key(self) -> bool:
         return bool(self.props and self.props.index_key_is_user_key)
 
-    def user_key(self, key: bytes, from_index: bool = True) -> bytes:
-        """The user key of an index separator (internal keys end with 8 bytes of
-        sequence number and type)."""
-        if from_index and self.index_key_is_user_key:
-            return key
-        return key[:-8] if len(key) >= 8 else key
 
 
 class _Reader:
-    """Reads a file's bytes: from a whole-file buffer, or with preads."""
+    """Reads a file's bytes through the file layer (its hole-safe map, or pread)."""
 
     def __init__(self, f, size: int):
         self.f = f
         self.size = size
-        self.buf = f.pread(0, size) if size <= WHOLE_FILE_READ else None
+
+    def view(self) -> np.ndarray | None:
+        """The whole file as a numpy byte array over its map, when reading it there is safe
+        (no holes, or holes covered by zero pages), else None."""
+        try:
+            mm = self.f.mmap()
+        except Exception:
+            return None
+        if mm is None or not (self.f.hole_safe_map or not self.f.holes()):
+            return None
+        return np.frombuffer(mm, np.uint8, count=self.size)
 
     def read(self, off: int, n: int) -> bytes:
         if off < 0 or off + n > self.size:
             raise FooterError(f"block at {off} of {n} bytes runs past the end of the file ({self.size} bytes)",
                               off)
-        if self.buf is not None:
-            return self.buf[off:off + n]
         return self.f.pread(off, n)
 
 
@@ -199,77 +200,119 @@ def _read_index(sst: SstFile, r: _Reader, verify_checksums: bool, blocks: list) 
     first_key = props.index_type == 3
     try:
         if props.index_type == 2:                  # kTwoLevelIndexSearch: partitions first
-            for _, ph in iter_index(data, delta):  # the top level is delta-encoded too (PartitionedIndexBuilder)
-                blocks.append((ph.offset, ph.size, KIND_INDEX_PARTITION))
+            # the top level is delta-encoded too (PartitionedIndexBuilder)
+            _, poffs, psizes = index_handles(data, delta, False, key_prefix=0)
+            for po, ps in zip(poffs, psizes):
+                ph = BlockHandle(po, ps)
+                blocks.append((po, ps, KIND_INDEX_PARTITION))
                 part = _read_block(sst, r, ph, "index partition", verify_checksums)
                 if part is None:
                     continue
-                for key, h in iter_index(part, delta, first_key):
-                    blocks.append((h.offset, h.size, KIND_DATA))
-                    sst.data_keys.append(key)
+                keys, offs, sizes = index_handles(part, delta, first_key)
+                blocks.extend(zip(offs, sizes, [KIND_DATA] * len(offs)))
+                sst.data_keys.extend(keys)
         else:
-            for key, h in iter_index(data, delta, first_key):
-                blocks.append((h.offset, h.size, KIND_DATA))
-                sst.data_keys.append(key)
+            keys, offs, sizes = index_handles(data, delta, first_key)
+            blocks.extend(zip(offs, sizes, [KIND_DATA] * len(offs)))
+            sst.data_keys.extend(keys)
     except BlockError as e:
         sst.errors.append((f"index block entry: {e}", sst.index_handle.offset))
 
 
+def _declared_sizes(head: np.ndarray, ctype: np.ndarray, size: np.ndarray, format_version: int) -> np.ndarray:
+    """Uncompressed sizes the blocks' first bytes declare (``head``: n x 8 bytes), -1 where
+    their framing declares none (compression.declared_size, vectorised)."""
+    n = len(ctype)
+    out = np.full(n, -1, np.int64)
+    h = head.astype(np.int64)
+    # varint32 of up to 5 bytes
+    val = np.zeros(n, np.int64)
+    done = np.zeros(n, bool)
+    ok = np.zeros(n, bool)
+    for k in range(5):
+        take = ~done
+        val[take] |= (h[take, k] & 0x7F) << (7 * k)
+        end = take & (h[:, k] < 0x80)
+        ok |= end
+        done |= end
+    varint_framed = (ctype == 1) | (ctype == 7) | (ctype == 0x40) | ((ctype != 0) & (format_version >= 2))
+    m = varint_framed & ok
+    out[m] = val[m]
+    lz4_v1 = ((ctype == 4) | (ctype == 5)) & (format_version < 2)
+    if lz4_v1.any():
+        out[lz4_v1] = head[lz4_v1].copy().view("<u8").ravel().astype(np.int64)
+    raw = ctype == 0
+    out[raw] = size[raw]
+    return out
+
+
 def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool, check) -> None:
-    """Sort the blocks into file order and read each one's trailer (type) and first bytes
-    (declared uncompressed size), or the whole block when checksums are verified."""
+    """Sort the blocks into file order, then read each one's trailer (compression type)
+    and first bytes (declared uncompressed size): gathered with numpy from the file's
+    map, or read block by block; the whole block when checksums are verified."""
     ft = sst.footer
-    blocks = sorted(set(blocks), key=lambda b: (b[0], -b[2]))
-    data_order = [i for i, b in enumerate(blocks) if b[2] == KIND_DATA]
-    # data keys were collected in index order, which is file order for data blocks
-    n = len(blocks)
-    sst.offset = np.fromiter((b[0] for b in blocks), np.uint64, n)
-    sst.size_ = np.fromiter((b[1] for b in blocks), np.uint32, n)
-    sst.kind = np.fromiter((b[2] for b in blocks), np.uint8, n)
+    arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
+    arr = np.unique(arr, axis=0)                      # a block listed twice (metaindex + footer) once
+    arr = arr[np.lexsort((-arr[:, 2], arr[:, 0]))]
+    n = len(arr)
+    sst.offset = arr[:, 0].astype(np.uint64)
+    sst.size_ = arr[:, 1].astype(np.uint32)
+    sst.kind = arr[:, 2].astype(np.uint8)
     sst.ctype = np.zeros(n, np.uint8)
     sst.logical = np.full(n, -1, np.int64)
     sst.checksum = np.full(n, -1, np.int8)
-    if len(data_order) != len(sst.data_keys):
-        sst.data_keys = sst.data_keys[:len(data_order)]
-    bad = 0
-    for i, (off, size, kind) in enumerate(blocks):
-        if check is not None and i % 4096 == 0:
-            check()
-        end = off + size + kBlockTrailerSize
-        if end > ft.footer_offset:
-            sst.errors.append((f"{KIND_NAMES[kind]} block of {size} bytes at {off} runs past the footer "
-                               f"({ft.footer_offset})", off))
-            sst.checksum[i] = 0
-            continue
-        try:
-            if verify_checksums or r.buf is not None:
-                raw = r.read(off, size + kBlockTrailerSize)
-                ctype = raw[size]
-                head = raw[:10]
-                if verify_checksums:
-                    ok = verify(ft.checksum_type, raw, off, ft.base_context_checksum)
-                    if ok is not None:
-                        sst.checksum[i] = 1 if ok else 0
-                        if not ok:
-                            bad += 1
-                            if bad <= 10:
-                                sst.errors.append((f"{KIND_NAMES[kind]} block checksum mismatch "
-                                                   f"({ft.checksum_name})", off))
-            else:
-                head = r.read(off, min(size, 10))
-                ctype = r.read(off + size, 1)[0]
-        except FooterError as e:
-            sst.errors.append((str(e), e.offset))
-            continue
-        sst.ctype[i] = ctype
-        if ctype != kNoCompression and ctype not in COMPRESSION_NAMES:
-            sst.errors.append((f"{KIND_NAMES[kind]} block has unknown compression type 0x{ctype:02x}",
-                               off + size))
-            continue
-        d = declared_size(ctype, head, ft.format_version) if ctype else size
-        sst.logical[i] = -1 if d is None else d
-    if bad > 10:
-        sst.errors.append((f"{bad - 10} more blocks with checksum mismatches", None))
+    data_count = int((sst.kind == KIND_DATA).sum())
+    if data_count != len(sst.data_keys):
+        sst.data_keys = sst.data_keys[:data_count]
+    off = arr[:, 0]
+    size = arr[:, 1]
+    ends = off + size + kBlockTrailerSize
+    inside = ends <= ft.footer_offset
+    for i in np.flatnonzero(~inside)[:10]:
+        sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block of {int(size[i])} bytes at {int(off[i])} "
+                           f"runs past the footer ({ft.footer_offset})", int(off[i])))
+    sst.checksum[~inside] = 0
+    idx = np.flatnonzero(inside)
+    view = r.view()
+    if view is not None:
+        ctype = view[(off[idx] + size[idx])]
+        pos = off[idx, None] + np.arange(8)[None, :]
+        head = view[np.minimum(pos, len(view) - 1)]
+        head[pos >= (off[idx] + size[idx])[:, None]] = 0x80        # past the block: no varint end there
+    else:
+        ctype = np.zeros(len(idx), np.uint8)
+        head = np.full((len(idx), 8), 0x80, np.uint8)
+        for j, i in enumerate(idx):
+            if check is not None and j % 4096 == 0:
+                check()
+            o, s = int(off[i]), int(size[i])
+            raw = r.read(o, min(s, 8))
+            head[j, :len(raw)] = np.frombuffer(raw, np.uint8)
+            ctype[j] = r.read(o + s, 1)[0]
+    sst.ctype[idx] = ctype
+    known = (ctype == 0) | np.isin(ctype, list(COMPRESSION_NAMES))
+    for j in np.flatnonzero(~known)[:10]:
+        i = idx[j]
+        sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block has unknown compression type 0x{int(ctype[j]):02x}",
+                           int(off[i] + size[i])))
+    sst.logical[idx] = np.where(known, _declared_sizes(head, ctype, size[idx], ft.format_version), -1)
+    if verify_checksums and ft.checksum_type != 0:
+        bad = 0
+        for j, i in enumerate(idx):
+            if check is not None and j % 4096 == 0:
+                check()
+            o, s = int(off[i]), int(size[i])
+            ok = verify(ft.checksum_type, r.read(o, s + kBlockTrailerSize), o, ft.base_context_checksum)
+            if ok is None:
+                break
+            sst.checksum[i] = 1 if ok else 0
+            if not ok:
+                bad += 1
+                if bad <= 10:
+                    sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block checksum mismatch "
+                                       f"({ft.checksum_name})", o))
+        if bad > 10:
+            sst.errors.append((f"{bad - 10} more blocks with checksum mismatches", None))
 
 
 def block_contents(sst: SstFile, f, i: int, max_output: int) -> bytes:

@@ -60,7 +60,6 @@ def make_set(path: Path, mb: int, file_mb: int) -> None:
         written += len(key) + len(val)
         i += 1
     db.flush()
-    db.compact_range(None, None)
     db.close()
 
 
