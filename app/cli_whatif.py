@@ -36,6 +36,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--filesystem", default=None, help="filesystem type to model (ext4 adds extent-tree blocks)")
     p.add_argument("--no-raw", dest="raw_models", action="store_false",
                    help="skip the ZFS / btrfs comparison on the raw files")
+    p.add_argument("--level-plan", metavar="PLAN", default=None,
+                   help="RocksDB: project every column family under one codec per level, e.g. "
+                        "'none,none,none,lz4,lz4,lz4,zstd:3' or 'none,lz4,bottom=zstd:3' (adds its codecs)")
     p.add_argument("--json", action="store_true", help="print the JSON (schema version 1)")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
@@ -98,6 +101,18 @@ def human_table(result: dict) -> str:
                          f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])})")
             if a.get("ddl"):
                 lines.append(f"      {a['ddl']}")
+    if result.get("level_plans"):
+        lines.append("")
+        lines.append("level plan (RocksDB column families):")
+        for p in result["level_plans"]:
+            if p["projected_bytes"] is None:
+                lines.append(f"  {p['column_family']}: {p['plan']}: not projected ({', '.join(p['missing'])} missing)")
+                continue
+            lo, hi = p["ci95"]
+            per = ", ".join(f"L{r['level']} {r['codec']}" for r in p["levels"])
+            lines.append(f"  {p['column_family']}: now {human_bytes(p['current_bytes'])} -> "
+                         f"{human_bytes(p['projected_bytes'])} ({human_bytes(lo)}..{human_bytes(hi)})  [{per}]")
+            lines.append(f"      {p['ddl']}")
     for e in result.get("errors", []):
         lines.append(f"error: {e}")
     return "\n".join(lines)
@@ -114,7 +129,13 @@ def run(args) -> int:
     codecs = []
     for item in args.codecs or []:
         codecs.extend([item] if "(" in item else [x for x in item.split() if x])
+    plan = None
     try:
+        if getattr(args, "level_plan", None):
+            from dbxray.compress.engines.rocksdb import parse_level_plan
+            plan = parse_level_plan(args.level_plan)
+            if codecs or plan is not None:
+                codecs = list(dict.fromkeys((codecs or []) + [c.name for c in plan.codecs]))
         for c in codecs:
             parse_codec(c)
         parse_sample(args.sample)
@@ -148,6 +169,9 @@ def run(args) -> int:
                         fs_block=args.fs_block, progress=_progress(show),
                         filesystem=getattr(args, "filesystem", None),
                         raw_models=getattr(args, "raw_models", True))
+    if plan is not None:
+        from dbxray.compress.engines.rocksdb import project_level_plan
+        result["level_plans"] = project_level_plan(result, ds, plan)
     if key_messages:
         result["errors"] = list(key_messages) + list(result.get("errors") or [])
     if show:

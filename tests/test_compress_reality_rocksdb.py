@@ -130,3 +130,32 @@ def test_advice_names_the_option_that_decides_each_level(rocks):
     assert "cf_none={compression_per_level=kNoCompression:kZSTD:kNoCompression" in none1
     for t in res["advice"]:
         assert t["saving_bytes_ci95"][0] > 0
+
+
+def test_level_plan_projects_every_column_family(rocks):
+    from dbxray.compress.engines.rocksdb import parse_level_plan, project_level_plan
+    plan = parse_level_plan("none,none,none,lz4,lz4,lz4,bottom=zstd:9")
+    res = run_whatif(rocks, [c.name for c in plan.codecs], sample="all", raw_models=False)
+    plans = {p["column_family"]: p for p in project_level_plan(res, rocks, plan)}
+    assert "__system__" not in plans and len(plans) == 11
+    tiered = plans["cf_tiered"]
+    assert [(r["level"], r["codec"]) for r in tiered["levels"]] == [
+        (0, "none"), (2, "none"), (3, "lz4"), (4, "lz4"), (5, "zstd:9")]
+    per = {t["target"]: t for t in res["targets"]}
+    want = sum(result_for(per[f"#rocksdb/cf_tiered/L{r['level']}"], r["codec"], "rocksdb_blocks")["projected_bytes"]
+               for r in tiered["levels"])
+    assert tiered["projected_bytes"] == want and tiered["ci95"][0] <= want <= tiered["ci95"][1]
+    assert tiered["ddl"] == ("SET GLOBAL rocksdb_update_cf_options='cf_tiered={compression_per_level="
+                             "kNoCompression:kNoCompression:kNoCompression:kLZ4Compression:kLZ4Compression:"
+                             "kLZ4Compression;bottommost_compression=kZSTD;"
+                             "bottommost_compression_opts={level=9;enabled=true}}';")
+    dyn = plans["cf_dyn"]                          # dynamic level bytes: L5 is the base level, entry 1
+    assert [(r["level"], r["codec"]) for r in dyn["levels"]] == [(0, "none"), (5, "none"), (6, "zstd:9")]
+    # a codec the what-if did not project is named, not guessed
+    partial = project_level_plan(run_whatif(rocks, ["none"], sample="all", raw_models=False), rocks, plan)
+    assert any(p["missing"] for p in partial)
+    for p in partial:
+        assert (p["projected_bytes"] is None) == bool(p["missing"])
+        assert all(m.endswith(("lz4", "zstd:9")) for m in p["missing"])
+    with pytest.raises(ValueError, match="no lzma"):
+        parse_level_plan("none,lzma:6")

@@ -283,3 +283,109 @@ def cf_options_ddl(info: dict, codec: Codec) -> str:
 
 
 WHATIF = RocksDBWhatIf()
+
+
+# ---------------------------------------------------------------------------
+# level plans: one codec per level for every column family, projected as a whole
+@dataclass(frozen=True)
+class LevelPlan:
+    """``compression_per_level`` as a list of codecs (the last one repeats to the deepest
+    level), and optionally a ``bottommost_compression`` codec."""
+
+    per_level: tuple[Codec, ...]
+    bottom: Codec | None = None
+
+    @property
+    def codecs(self) -> list[Codec]:
+        return list(dict.fromkeys(list(self.per_level) + ([self.bottom] if self.bottom else [])))
+
+    def codec_for(self, level: int, deepest: bool, base_level: int | None, dynamic: bool) -> Codec:
+        if self.bottom is not None and deepest and level > 0:
+            return self.bottom
+        idx = level - base_level + 1 if dynamic and base_level is not None and level > 0 else level
+        return self.per_level[min(max(idx, 0), len(self.per_level) - 1)]
+
+    def text(self) -> str:
+        out = ",".join(c.name for c in self.per_level)
+        return out + (f",bottom={self.bottom.name}" if self.bottom else "")
+
+
+def parse_level_plan(text: str) -> LevelPlan:
+    """``none,none,lz4,lz4,zstd:3`` (one codec per level from L0) with an optional
+    ``bottom=CODEC`` item; UnknownCodec / ValueError when it does not read."""
+    from ..registry import parse_codec
+    per: list[Codec] = []
+    bottom = None
+    for item in [x.strip() for x in text.split(",") if x.strip()]:
+        if item.lower().startswith("bottom="):
+            bottom = parse_codec(item.split("=", 1)[1])
+        else:
+            per.append(parse_codec(item))
+    if not per:
+        raise ValueError(f"level plan {text!r}: give at least the codec of L0")
+    for c in per + ([bottom] if bottom else []):
+        if c.family not in ROCKSDB_TYPES:
+            raise ValueError(f"level plan {text!r}: RocksDB has no {c.name} block compression")
+    return LevelPlan(tuple(per), bottom)
+
+
+def project_level_plan(result: dict, dataset: Dataset, plan: LevelPlan) -> list[dict]:
+    """The whole of every column family under ``plan``, from a what-if result's per-level
+    targets (which must hold the plan's codecs): projected bytes (the levels' sum), an
+    interval combining the levels' as independent (their half-widths in quadrature), and
+    the options that set the plan."""
+    ctx = plan_context(dataset)
+    names = {f"{d}/{cf}/L": (d, cf) for (d, cf) in ctx}
+    by_cf: dict[tuple, list[tuple[int, dict]]] = {}
+    for t in result.get("targets", []):
+        if t.get("engine") != "rocksdb" or "/L" not in t["target"]:
+            continue
+        head, _, lv = t["target"].rpartition("/L")
+        key = names.get(head + "/L")
+        if key is not None and lv.isdigit():
+            by_cf.setdefault(key, []).append((int(lv), t))
+    out = []
+    for (d, cf), targets in sorted(by_cf.items()):
+        if cf == "__system__":
+            continue                        # MyRocks' dictionary: its options are the server's own
+        c = ctx[(d, cf)]
+        levels = [lv for lv, _ in targets]
+        nonzero = [x for x in levels if x > 0]
+        base = min(nonzero) if nonzero else None
+        deepest = max(levels)
+        dynamic = bool(c["cf"].get("dynamic_level_bytes"))
+        rows, missing = [], []
+        cur = proj = 0
+        half2 = 0.0
+        for lv, t in sorted(targets, key=lambda x: x[0]):
+            codec = plan.codec_for(lv, lv == deepest, base, dynamic)
+            r = next((r for r in t["results"] if r["codec"] == codec.name and r["model"] == MODEL), None)
+            cur += t["current_bytes"]
+            if r is None:
+                missing.append(f"L{lv} {codec.name}")
+                continue
+            proj += r["projected_bytes"]
+            half2 += ((r["ci95"][1] - r["ci95"][0]) / 2) ** 2
+            rows.append({"level": lv, "codec": codec.name, "current_bytes": t["current_bytes"],
+                         "projected_bytes": r["projected_bytes"]})
+        half = half2 ** 0.5
+        opts = ["compression_per_level=" + ":".join(ROCKSDB_TYPES[x.family] for x in plan.per_level)]
+        lv_levels = sorted({x.level for x in plan.per_level if x.level is not None and x.family != "none"})
+        notes = []
+        if lv_levels:
+            opts.append(f"compression_opts={{level={lv_levels[-1]}}}")
+            if len(lv_levels) > 1:
+                notes.append(f"compression_opts holds one level for every level: {lv_levels[-1]} is used "
+                             f"for all (the plan names {', '.join(map(str, lv_levels))})")
+        if plan.bottom is not None:
+            opts.append(f"bottommost_compression={ROCKSDB_TYPES[plan.bottom.family]}")
+            if plan.bottom.level is not None:
+                opts.append(f"bottommost_compression_opts={{level={plan.bottom.level};enabled=true}}")
+        out.append({
+            "directory": d, "column_family": cf, "plan": plan.text(), "dynamic_level_bytes": dynamic,
+            "levels": rows, "missing": missing, "current_bytes": cur,
+            "projected_bytes": None if missing else proj,
+            "ci95": None if missing else [int(proj - half), int(proj + half + 0.999)],
+            "ddl": f"SET GLOBAL rocksdb_update_cf_options='{cf}={{{';'.join(opts)}}}';", "notes": notes,
+        })
+    return out
