@@ -323,3 +323,34 @@ def test_saved_scan_round_trip(ds, tmp_path):
     assert back.to_json()["rocksdb"] == json.loads(json.dumps(js["rocksdb"]))
     f = next(f for f in back.files if f.path == "#rocksdb/000340.sst")
     assert f.sections["rocksdb"].entries == 23520
+
+
+def test_obsolete_and_missing_ssts_named(tmp_path, rocksdir):
+    names = ["CURRENT", "MANIFEST-000017", "OPTIONS-000044", "000340.sst", "000336.sst", "000343.sst"]
+    d = _copy_dir(tmp_path, rocksdir, names)
+    shutil.copyfile(rocksdir / "000340.sst", d / "000999.sst")        # a file the MANIFEST does not list
+    ds = scan(str(tmp_path))
+    sec = ds.to_json()["rocksdb"]["directories"][0]
+    assert sec["obsolete_ssts"] == ["000999.sst"]
+    assert len(sec["missing_ssts"]) == 75 and "000340.sst" not in sec["missing_ssts"]
+    f = next(f for f in ds.files if f.path.endswith("000999.sst"))
+    assert f.sections["rocksdb"].live is False and any("obsolete" in w for w in f.warnings)
+    # the obsolete copy is no part of any table or level figure
+    lv = {(x["column_family"], x["level"]): x for x in sec["levels"]}
+    assert lv[("cf_none", 1)]["files"] == 1
+    idx = {i["index_number"]: i for i in sec["indexes"]}
+    assert idx[261]["sst_files"] == ["000340.sst"]
+
+
+def test_sst_blocks_on_the_unit_map(ds, qapp):
+    """The generic unit map lays an SST's blocks out in file order, coloured by block kind
+    and codec, by MyRocks index, by ratio and by checksum."""
+    from dbxray.viz.extentmap import MapData
+    f = _sst_entries(ds)["000309.sst"]           # cf_zstd: ZSTD data blocks and a dictionary
+    m = MapData(f)
+    assert m.n_pages == len(f.units) and m.extent_pages == 32
+    assert {mid for mid, _ in m.modes()} >= {"type", "index", "compression", "checksum"}
+    kinds = set(f.kind_names.values())
+    assert {"data · ZSTD", "compression dict · NoCompression", "footer", "properties · NoCompression"} <= kinds
+    names = set(f.owner_names.values())
+    assert "rdb.kv_zstd.PRIMARY" in names and {n.rsplit(".", 1)[0] for n in names} == {"rdb.kv_zstd"}
