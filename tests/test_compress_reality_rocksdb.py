@@ -125,7 +125,9 @@ def test_advice_names_the_option_that_decides_each_level(rocks):
     by_target = {t: d for (t, _), d in ddl.items()}
     dyn5 = by_target["#rocksdb/cf_dyn/L5"]
     assert "compression_per_level=kNoCompression:kZSTD:kSnappyCompression" in dyn5 and "base level L5" in dyn5
-    assert "bottommost_compression=kZSTD" in by_target["#rocksdb/cf_dyn/L6"]
+    assert dyn5.startswith("-- my.cnf: rocksdb_override_cf_options='cf_dyn={") and "restart" in dyn5
+    dyn6 = by_target["#rocksdb/cf_dyn/L6"]
+    assert dyn6.startswith("SET GLOBAL rocksdb_update_cf_options='cf_dyn={bottommost_compression=kZSTD")
     none1 = by_target["#rocksdb/cf_none/L1"]
     assert "cf_none={compression_per_level=kNoCompression:kZSTD:kNoCompression" in none1
     for t in res["advice"]:
@@ -145,10 +147,15 @@ def test_level_plan_projects_every_column_family(rocks):
     want = sum(result_for(per[f"#rocksdb/cf_tiered/L{r['level']}"], r["codec"], "rocksdb_blocks")["projected_bytes"]
                for r in tiered["levels"])
     assert tiered["projected_bytes"] == want and tiered["ci95"][0] <= want <= tiered["ci95"][1]
-    assert tiered["ddl"] == ("SET GLOBAL rocksdb_update_cf_options='cf_tiered={compression_per_level="
+    assert tiered["ddl"] == ("-- my.cnf: rocksdb_override_cf_options='cf_tiered={compression_per_level="
                              "kNoCompression:kNoCompression:kNoCompression:kLZ4Compression:kLZ4Compression:"
                              "kLZ4Compression;bottommost_compression=kZSTD;"
-                             "bottommost_compression_opts={level=9;enabled=true}}';")
+                             "bottommost_compression_opts={level=9;enabled=true}}'")
+    assert any("cannot be changed while the server runs" in n for n in tiered["notes"])
+    uniform = {p["column_family"]: p for p in project_level_plan(res, rocks, parse_level_plan("lz4"))}
+    assert uniform["cf_none"]["ddl"] == "SET GLOBAL rocksdb_update_cf_options='cf_none={compression=kLZ4Compression}';"
+    # a CF with compression_per_level needs it replaced, not `compression`
+    assert uniform["cf_tiered"]["ddl"].startswith("-- my.cnf: rocksdb_override_cf_options='cf_tiered={compression_per_level=kLZ4Compression}")
     dyn = plans["cf_dyn"]                          # dynamic level bytes: L5 is the base level, entry 1
     assert [(r["level"], r["codec"]) for r in dyn["levels"]] == [(0, "none"), (5, "none"), (6, "zstd:9")]
     # a codec the what-if did not project is named, not guessed

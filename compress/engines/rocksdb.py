@@ -246,40 +246,54 @@ class RocksDBWhatIf(WhatIfEngine):
         return cf_options_ddl(target.info or {}, codec)
 
 
+#: MariaDB 10.11's RocksDB 6.29 refuses compression_per_level in rocksdb_update_cf_options
+#: ("Option not changeable", checked on a private server); compression, compression_opts,
+#: bottommost_compression and bottommost_compression_opts change while it runs
+NOT_CHANGEABLE_NOTE = ("compression_per_level cannot be changed while the server runs (MyRocks: \"Option "
+                       "not changeable\"): set it in my.cnf and restart")
+
+
+def live_statement(cf: str, opts: list[str]) -> str:
+    return f"SET GLOBAL rocksdb_update_cf_options='{cf}={{{';'.join(opts)}}}';"
+
+
+def mycnf_line(cf: str, opts: list[str]) -> str:
+    return f"rocksdb_override_cf_options='{cf}={{{';'.join(opts)}}}'"
+
+
 def cf_options_ddl(info: dict, codec: Codec) -> str:
     """The column family option change that writes a level with ``codec``: the level's
     entry of compression_per_level (relative to the base level when
-    level_compaction_dynamic_level_bytes is on), or bottommost_compression when the
-    level is the bottommost one and that option decides it (GetCompressionType)."""
+    level_compaction_dynamic_level_bytes is on; in my.cnf, as MyRocks cannot change it
+    live), or bottommost_compression (live) when the level is the bottommost one and that
+    option decides it (GetCompressionType)."""
     cf, level = info.get("column_family"), info.get("level")
     kind = ROCKSDB_TYPES.get(codec.family)
     if kind is None:
         return f"-- {codec.name}: RocksDB has no {codec.family} block compression (what-if only)"
-    opts = []
     bottom = info.get("bottommost_compression")
-    level_opts = f"{{level={codec.level}}}" if codec.level is not None and codec.family != "none" else None
+    with_level = codec.level is not None and codec.family != "none"
     if info.get("bottommost") and bottom and bottom in WRITTEN:
-        opts.append(f"bottommost_compression={kind}")
-        if level_opts:
+        opts = [f"bottommost_compression={kind}"]
+        if with_level:
             opts.append(f"bottommost_compression_opts={{level={codec.level};enabled=true}}")
-        why = "bottommost_compression decides the last level"
+        return (f"{live_statement(cf, opts)}  -- bottommost_compression decides the last level; existing "
+                f"files change as compactions rewrite L{level}")
+    n = int(info.get("num_levels") or 7)
+    per = list(info.get("per_level") or []) or [info.get("compression") or "Snappy"] * n
+    plan = [_option_name(x) for x in per] + [_option_name(per[-1])] * max(0, n - len(per))
+    if info.get("dynamic") and info.get("base_level") is not None and level > 0:
+        idx = level - int(info["base_level"]) + 1           # dynamic levels: relative to the base level
+        why = f"dynamic level bytes: L{level} is entry {idx} (base level L{info['base_level']})"
     else:
-        n = int(info.get("num_levels") or 7)
-        per = list(info.get("per_level") or []) or [info.get("compression") or "Snappy"] * n
-        plan = [_option_name(x) for x in per] + [_option_name(per[-1])] * max(0, n - len(per))
-        if info.get("dynamic") and info.get("base_level") is not None and level > 0:
-            idx = level - int(info["base_level"]) + 1           # dynamic levels: relative to the base level
-            why = f"dynamic level bytes: L{level} is entry {idx} (base level L{info['base_level']})"
-        else:
-            idx = level
-            why = f"entry {idx} of compression_per_level"
-        plan[min(max(idx, 0), len(plan) - 1)] = kind
-        opts.append("compression_per_level=" + ":".join(plan))
-        if level_opts:
-            opts.append(f"compression_opts={level_opts}")
-    setting = f"{cf}={{{';'.join(opts)}}}"
-    return (f"SET GLOBAL rocksdb_update_cf_options='{setting}';  -- {why}; also in my.cnf "
-            f"rocksdb_override_cf_options; existing files change as compactions rewrite L{level}")
+        idx = level
+        why = f"entry {idx} of compression_per_level"
+    plan[min(max(idx, 0), len(plan) - 1)] = kind
+    opts = ["compression_per_level=" + ":".join(plan)]
+    if with_level:
+        opts.append(f"compression_opts={{level={codec.level}}}")
+    return (f"-- my.cnf: {mycnf_line(cf, opts)}  -- {why}; {NOT_CHANGEABLE_NOTE}; existing files change as "
+            f"compactions rewrite L{level}")
 
 
 WHATIF = RocksDBWhatIf()
@@ -369,9 +383,13 @@ def project_level_plan(result: dict, dataset: Dataset, plan: LevelPlan) -> list[
             rows.append({"level": lv, "codec": codec.name, "current_bytes": t["current_bytes"],
                          "projected_bytes": r["projected_bytes"]})
         half = half2 ** 0.5
-        opts = ["compression_per_level=" + ":".join(ROCKSDB_TYPES[x.family] for x in plan.per_level)]
-        lv_levels = sorted({x.level for x in plan.per_level if x.level is not None and x.family != "none"})
         notes = []
+        uniform = len(set(plan.per_level)) == 1 and not c["cf"].get("compression_per_level")
+        if uniform:                       # one codec everywhere: `compression`, which changes live
+            opts = [f"compression={ROCKSDB_TYPES[plan.per_level[0].family]}"]
+        else:
+            opts = ["compression_per_level=" + ":".join(ROCKSDB_TYPES[x.family] for x in plan.per_level)]
+        lv_levels = sorted({x.level for x in plan.per_level if x.level is not None and x.family != "none"})
         if lv_levels:
             opts.append(f"compression_opts={{level={lv_levels[-1]}}}")
             if len(lv_levels) > 1:
@@ -381,11 +399,16 @@ def project_level_plan(result: dict, dataset: Dataset, plan: LevelPlan) -> list[
             opts.append(f"bottommost_compression={ROCKSDB_TYPES[plan.bottom.family]}")
             if plan.bottom.level is not None:
                 opts.append(f"bottommost_compression_opts={{level={plan.bottom.level};enabled=true}}")
+        if uniform:
+            ddl = live_statement(cf, opts)
+        else:
+            ddl = f"-- my.cnf: {mycnf_line(cf, opts)}"
+            notes.append(NOT_CHANGEABLE_NOTE)
         out.append({
             "directory": d, "column_family": cf, "plan": plan.text(), "dynamic_level_bytes": dynamic,
             "levels": rows, "missing": missing, "current_bytes": cur,
             "projected_bytes": None if missing else proj,
             "ci95": None if missing else [int(proj - half), int(proj + half + 0.999)],
-            "ddl": f"SET GLOBAL rocksdb_update_cf_options='{cf}={{{';'.join(opts)}}}';", "notes": notes,
+            "ddl": ddl, "notes": notes,
         })
     return out
