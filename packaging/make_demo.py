@@ -63,6 +63,9 @@ def main() -> int:
             if f["holes"]:
                 holes[f"tokudb/{name}"] = [[o, ln, "hole"] for o, ln in f["holes"]]
 
+    # MyRocks: the small data dir made by a real MariaDB + MyRocks (tests/data/myrocks_demo/make.py)
+    shutil.copytree(REPO / "tests" / "data" / "myrocks_demo" / "datadir", data / "myrocks")
+
     (out / "holes.json").write_text(json.dumps({"source": "shared fixtures manifests", "holes": holes}, indent=1))
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and not p.is_symlink())
     print(f"demo: {total} bytes in {out}")

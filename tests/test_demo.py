@@ -20,9 +20,10 @@ def test_demo_holes_restored_and_tables_named(tmp_path, fixtures_root):
     assert sparse
     ds = scan(str(path))
     assert not ds.errors
-    assert set(ds.engines) == {"innodb", "clickhouse", "tokudb"}
+    assert {"innodb", "clickhouse", "tokudb", "rocksdb"} <= set(ds.engines)
     tables = {(t.engine, f"{t.database}.{t.name}") for t in ds.tables}
-    assert {("innodb", "fx.t_pc_zlib"), ("clickhouse", "fx.marks_default"), ("tokudb", "fx.blobs")} <= tables
+    assert {("innodb", "fx.t_pc_zlib"), ("clickhouse", "fx.marks_default"), ("tokudb", "fx.blobs"),
+            ("rocksdb", "shop.orders"), ("rocksdb", "shop.events")} <= tables
     man = json.loads((fixtures_root / "innodb" / "manifest.json").read_text())
     m = next(f for f in man["files"] if f["path"] == "16k/fx/t_pc_zlib.ibd")
     f = ds.file("mariadb/fx/t_pc_zlib.ibd")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from dbxray.parsers.humanize import axis_unit, human_bytes
@@ -20,7 +21,7 @@ def _text(r: LsmRow) -> str:
     if r.differs:
         codec += f" (options now: {r.configured})"
     files = f"{r.files} file" + ("s" if r.files != 1 else "")
-    return f"{codec} · {files} · {human_bytes(r.file_bytes)} of {human_bytes(r.raw_bytes)} raw ({r.ratio:.1f}×)"
+    return f"{codec} · {files} · {human_bytes(r.file_bytes)} / {human_bytes(r.raw_bytes)} ({r.ratio:.1f}×)"
 
 
 class LsmView(QWidget):
@@ -75,12 +76,11 @@ class LsmView(QWidget):
                                    brush=theme.qcolor(colours[c]), pen=pg.mkPen(theme.qcolor(colours[c]).darker(130)))
             self.plot.addItem(item)
             self.legend.addItem(item, f"on disk, {c}")
-        self.legend.setColumnCount(len(codecs) + 1)
+        self.legend.setColumnCount(len(codecs) + 1 if self.width() >= 900 else 2)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), r.label) for yy, r in zip(y, self.rows)]])
         left.setWidth(150)
         self.plot.getAxis("bottom").setLabel(f"bytes ({unit})", color=theme.foreground())
-        fm = self.fontMetrics()
         self._label_fit = []
         for yy, r in zip(y, self.rows):
             t = _text(r)
@@ -88,15 +88,18 @@ class LsmView(QWidget):
             end = max(r.raw_bytes, r.file_bytes) / scale
             txt.setPos(end, yy)
             self.plot.addItem(txt)
-            self._label_fit.append((end, fm.horizontalAdvance(t) + 12))
+            self._label_fit.append((end, QFontMetricsF(txt.textItem.font()).horizontalAdvance(t) + 30))
         total_disk = sum(r.file_bytes for r in self.rows)
         total_raw = sum(r.raw_bytes for r in self.rows)
         files = sum(r.files for r in self.rows)
         cfs = len({(r.directory, r.column_family) for r in self.rows})
-        self.plot.setTitle(f"{files} SSTs in {cfs} column families: {human_bytes(total_disk)} on disk "
-                           f"for {human_bytes(total_raw)} of keys and values", color=theme.foreground(), size="10pt")
+        cf_word = "column families" if self.width() >= 700 else "CFs"
+        self.plot.setTitle(f"{files} SSTs, {cfs} {cf_word}: {human_bytes(total_disk)} on disk, "
+                           f"{human_bytes(total_raw)} raw", color=theme.foreground(), size="10pt")
+        self.plot.titleLabel.setMinimumWidth(10)
         self._fit_x()
-        self.plot.setYRange(-0.7, n + 0.9, padding=0)       # a free band at the top for the legend
+        top = 0.9 if self.width() >= 900 else 0.5 + 0.6 * ((len(codecs) + 2) // 2)
+        self.plot.setYRange(-0.7, n - 0.3 + top, padding=0)  # a free band at the top for the legend
 
     def _fit_x(self, *args) -> None:
         fit = getattr(self, "_label_fit", None)
@@ -104,7 +107,7 @@ class LsmView(QWidget):
             return
         vb = self.plot.getViewBox()
         px = max(float(vb.width()), 120.0)
-        xmax = max(end / max(0.15, 1.0 - text_px / px) for end, text_px in fit)
+        xmax = max(end / max(0.1, 1.0 - text_px / px) for end, text_px in fit)
         self.plot.setXRange(0, xmax, padding=0)
 
 

@@ -56,7 +56,7 @@ def test_window_accepts_1024x700(launch, xdisplay):
     geo = xdisplay.run("xwininfo", "-id", app.wid)
     assert "Width: 1024" in geo and "Height: 700" in geo, geo
     xdisplay.screenshot("window_1024x700")
-    order = ["Sizes", "Extent map", "Holes", "Columns", "TokuDB", "What if"]
+    order = ["Sizes", "Extent map", "Holes", "Columns", "TokuDB", "LSM", "What if"]
     for title in s["tabs"]:                     # every view at that size (looked at, not measured)
         app.click(*center(s["tree"]))
         app.key(f"ctrl+{order.index(title) + 1}")
@@ -109,7 +109,8 @@ def test_tree_rows_click_and_shortcuts_from_the_filter_box(launch, xdisplay):
 def test_right_click_menus(launch, xdisplay):
     app = launch()
     s = app.idle()
-    row = next(r for r in s["tree_rows"] if r["text"] not in ("InnoDB", "ClickHouse", "TokuDB", "Other files"))
+    row = next(r for r in s["tree_rows"] if r["text"] not in ("InnoDB", "ClickHouse", "TokuDB", "MyRocks / RocksDB",
+                                                                "Other files"))
     app.click(*center(row["rect"]), button=3)
     s = app.wait(lambda s: "Copy path" in s["popup"] or "Copy row" in s["popup"], 10, "the tree's menu")
     assert "Copy tree as CSV" in s["popup"], s["popup"]
@@ -131,7 +132,7 @@ def test_every_view_on_the_demo(launch, xdisplay):
     xdisplay.xdo("windowsize", "--sync", app.wid, 1400, 860)
     app.wait(lambda s: s["size"] == [1400, 860], 10, "the window at 1400x860")
     names = {"Sizes": "sizes", "Extent map": "extent_map", "Holes": "holes", "Columns": "columns",
-             "TokuDB": "tokudb", "What if": "whatif"}
+             "TokuDB": "tokudb", "LSM": "lsm", "What if": "whatif"}
     all_tabs = list(names)
     shots = []
     for title in s["tabs"]:
