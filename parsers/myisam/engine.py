@@ -50,6 +50,10 @@ class Myisam(Engine):
                             modes=(("type", "Block type"), ("fill", "Fill ratio"),
                                    ("allocation", "Allocation (holes)")))
 
+    def inspect_unit(self, entry, i, unit=None):
+        from .inspect import inspect_unit
+        return inspect_unit(entry, i, unit)
+
     def restore(self, dataset):
         for t in dataset.tables:
             if t.engine == self.name:
