@@ -171,6 +171,7 @@ def test_indexes_equal_rocksdb_index_file_map_and_ddl(ds, manifest):
         g = idx[w["index_number"]]
         assert (g["rows"], g["data_size"], g["sst_files"], g["levels"]) == (
             w["num_rows"], w["data_size"], sorted(w["sst_files"]), sorted(w["levels"])), w["index_number"]
+        assert (g["entry_deletes"], g["entry_singledeletes"]) == (w["entry_deletes"], w["entry_singledeletes"])
     for r in manifest["sql"]["rocksdb_ddl"]:
         g = idx[r["INDEX_NUMBER"]]
         assert g["table"] == f"{r['TABLE_SCHEMA']}.{r['TABLE_NAME']}"

@@ -330,8 +330,10 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
         sec = e.sections[ENGINE]
         for st in sec.index_stats or []:
             acc = per_index.setdefault(st.index_number, {"rows": 0, "data_size": 0, "disk": 0, "ssts": [],
-                                                         "levels": set(), "cf": st.cf_id})
+                                                         "levels": set(), "cf": st.cf_id, "del": 0, "sdel": 0})
             acc["rows"] += st.rows
+            acc["del"] += st.entry_deletes
+            acc["sdel"] += st.entry_singledeletes
             acc["data_size"] += st.data_size
             acc["disk"] += st.disk_bytes
             acc["ssts"].append(posixpath.basename(e.path))
@@ -341,7 +343,7 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
     for num in sorted(set(per_index) | set(dictionary.indexes)):
         ix = dictionary.indexes.get(num)
         acc = per_index.get(num, {"rows": 0, "data_size": 0, "disk": 0, "ssts": [], "levels": set(),
-                                  "cf": ix.cf_id if ix else None})
+                                  "cf": ix.cf_id if ix else None, "del": 0, "sdel": 0})
         if ix is None and num < FIRST_USER_INDEX:
             continue
         indexes.append(RocksIndex(
@@ -350,6 +352,7 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
             column_family=cf_names.get(ix.cf_id if ix else acc["cf"], f"cf#{acc['cf']}"),
             kv_format_version=ix.kv_format_version if ix else None,
             rows=acc["rows"], data_size=acc["data_size"], disk_bytes=acc["disk"],
+            entry_deletes=acc["del"], entry_singledeletes=acc["sdel"],
             sst_files=sorted(acc["ssts"]), levels=sorted(acc["levels"])))
     # tables
     by_table: dict[str, list[RocksIndex]] = {}

@@ -114,6 +114,8 @@ class RocksIndex(Section):
     rows: int = Key("sum of __indexstats__ rows over live SSTs (LSM versions included, as the engine counts)")
     data_size: int = Key("raw key + value bytes (ROCKSDB_INDEX_FILE_MAP.DATA_SIZE)")
     disk_bytes: int = Key("the engine's own on-disk estimate, summed")
+    entry_deletes: int = Key("delete markers still in the live SSTs (space a compaction can reclaim)")
+    entry_singledeletes: int = Key()
     sst_files: list = Key()
     levels: list = Key()
 
