@@ -17,12 +17,15 @@ ENV = "DBXRAY_STATE_DUMP"
 
 
 def _rect(widget, rect=None) -> list[int] | None:
-    """Global [x, y, w, h] of ``rect`` in ``widget`` (its whole area when None)."""
+    """Global [x, y, w, h] of ``rect`` in ``widget`` (its whole area when None), in the
+    screen's device pixels, as an X driver (xdotool) clicks them: Qt's logical pixels
+    times the device pixel ratio (QT_SCALE_FACTOR=2: twice)."""
     if widget is None or not widget.isVisible():
         return None
     r = rect if rect is not None else widget.rect()
     tl = widget.mapToGlobal(r.topLeft())
-    return [tl.x(), tl.y(), r.width(), r.height()]
+    k = widget.devicePixelRatioF()
+    return [round(tl.x() * k), round(tl.y() * k), round(r.width() * k), round(r.height() * k)]
 
 
 def window_state(win) -> dict:

@@ -40,3 +40,25 @@ def launch(xdisplay, public_tmp):
     yield start
     for a in apps:
         a.close()
+
+
+@pytest.fixture(scope="session")
+def xdisplay_hidpi(tmp_path_factory):
+    """A screen large enough for the window at QT_SCALE_FACTOR=2 (its minimum is 966x515
+    logical pixels: 1932x1030 device pixels)."""
+    d = XDisplay(tmp_path_factory.mktemp("x11hidpi"), screen=(2560, 1600))
+    yield d
+    d.close()
+
+
+@pytest.fixture
+def launch_hidpi(xdisplay_hidpi, public_tmp):
+    apps = []
+
+    def start(*args, env=None, name="hidpi"):
+        app = App(xdisplay_hidpi, public_tmp / f"{name}{len(apps)}", [str(a) for a in args], None, env)
+        apps.append(app)
+        return app
+    yield start
+    for a in apps:
+        a.close()

@@ -39,7 +39,7 @@ def _wait(pred, timeout: float, what: str, step: float = 0.05):
 class XDisplay:
     """Xvfb + openbox on a free display number."""
 
-    def __init__(self, logdir: Path):
+    def __init__(self, logdir: Path, screen: tuple[int, int] = SCREEN):
         missing = [f"{t} ({pkg})" for t, pkg in TOOLS.items() if shutil.which(t) is None]
         if missing:
             pytest.fail("the X11 suite needs " + ", ".join(missing) + ": apt-get install them (.ci/run does)",
@@ -50,7 +50,8 @@ class XDisplay:
         self.logdir = logdir
         self._xlog = open(logdir / "xvfb.log", "wb")
         # -ac: any local user may connect (the app also runs as nobody); no TCP
-        self.xvfb = subprocess.Popen(["Xvfb", self.name, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24",
+        self.screen = screen
+        self.xvfb = subprocess.Popen(["Xvfb", self.name, "-screen", "0", f"{screen[0]}x{screen[1]}x24",
                                       "-nolisten", "tcp", "-ac", "-noreset"],
                                      stdout=self._xlog, stderr=subprocess.STDOUT)
         _wait(lambda: os.path.exists(f"/tmp/.X11-unix/X{n}") or self.xvfb.poll() is not None, 20, "Xvfb")
