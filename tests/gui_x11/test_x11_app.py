@@ -100,7 +100,7 @@ def test_tree_rows_click_and_shortcuts_from_the_filter_box(launch, xdisplay):
     app.wait(lambda s: s["focus"] == "filter", 10, "the focus in the filter box")
     xdisplay.xdo("type", "--delay", "30", "t_")
     app.key("ctrl+e")
-    s = app.wait(lambda s: s["modal"].startswith("Export"), 10, "Ctrl+E's export dialog")
+    s = app.wait(lambda s: s["modal"].startswith("Export"), 30, "Ctrl+E's export dialog")   # a file dialog: slow under load
     xdisplay.screenshot("ctrl_e_from_filter")
     app.key("Escape")
     app.wait(lambda s: not s["modal"], 10, "the dialog closed")
