@@ -57,7 +57,7 @@ WIDTH = {n: w for n, w, _, _ in INT_TYPES} | {"Float32": 4, "Float64": 8}
 NO_LAYOUT = ("Variant", "Dynamic", "JSON", "Object")
 #: bytes of old values per sampled run (whole blocks, at least one)
 RUN_BYTES = 1 << 20
-MIN_RUNS = 8
+MIN_RUNS = 4
 #: a run holds a multiple of this many granules: the most a 64 KiB block of a 1-byte type
 #: takes at 8192 rows (min_compress_block_size / index_granularity)
 ALIGN_GRANULES = 8
@@ -390,7 +390,8 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     per = {id(c): [] for c in cands}
     for v, j in zip(values, pick):
         r = runs[int(j)]
-        per_cur.append((r.rows, project_stream(v, base, chain, granule)))
+        if cands:       # the current type re-encoded: the model's check beside the candidates
+            per_cur.append((r.rows, project_stream(v, base, chain, granule)))
         for c in cands:
             per[id(c)].append((r.rows, project_stream(v, c.type, c.codec, granule)))
     adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
