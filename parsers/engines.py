@@ -15,6 +15,7 @@ from .engine import Engine
 from .innodb.engine import ENGINE as INNODB
 from .rocksdb.engine import ENGINE as ROCKSDB
 from .myisam.engine import ENGINE as MYISAM
+from .server.engine import ENGINE as SERVER
 from .tokudb.engine import ENGINE as TOKUDB
 
 #: every engine, in the order the scan reads them and the JSON lists them
@@ -27,6 +28,7 @@ ENGINES: tuple[Engine, ...] = (
     ARCHIVE,
     MYISAM,
     ARIA,
+    SERVER,
 )
 
 

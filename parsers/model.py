@@ -38,6 +38,11 @@ ROLES = (
     "wal",                 # RocksDB write-ahead log (NNNNNN.log)
     "info_log",            # RocksDB LOG, LOG.old.*
     "table_index",         # a table's indexes in an engine's own index file (MyISAM .MYI, Aria .MAI)
+    "table_definition",    # MariaDB/MySQL .frm
+    "partition_definition",  # MariaDB/MySQL .par
+    "database_options",    # MariaDB/MySQL db.opt
+    "ddl_log",             # MariaDB ddl_recovery.log
+    "leftover",            # MariaDB/MySQL #sql* files left by an interrupted ALTER TABLE
     "other",
 )
 

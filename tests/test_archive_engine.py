@@ -96,7 +96,7 @@ def test_tables_equal_the_manifest(ds, manifest, arc_dir):
         assert info["information_schema"]["table_rows"] == mt["is_table_rows"]
         assert info["allocated_bytes"] == e.allocated_bytes and info["rows"] == rows
     js = ds.to_json()
-    assert js["engines"] == ["archive"]
+    assert js["engines"] == ["archive", "server"]              # the .frm and db.opt beside them
     root = build_tree(ds)
     row = next(c for c in root.children if c.kind == "engine" and c.name == "ARCHIVE")
     assert [c.name for c in row.children] == ["arc"]

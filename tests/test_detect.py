@@ -31,7 +31,9 @@ def test_innodb_16k_every_ibd(fixtures_root):
     d = detect(str(fixtures_root / "innodb" / "16k"))
     ibd = [f for f in d.files if f.path.endswith(".ibd")]
     assert sorted(f.path for f in ibd) == expected and all(f.engine == "innodb" and f.role == "tablespace" for f in ibd)
-    assert all(f.engine is None for f in d.files if f.path.endswith((".frm", ".par")))
+    assert all((f.engine, f.role) == ("server", "table_definition" if f.path.endswith(".frm") else
+                                      "partition_definition")
+               for f in d.files if f.path.endswith((".frm", ".par")))
 
 
 def test_innodb_public_and_mysql(fixtures_root):

@@ -84,4 +84,4 @@ def test_installed_beside_a_package_named_app(tmp_path, fixtures_root, editable)
                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
-    assert data["engines"] == ["innodb"] and len(data["files"]) > 10
+    assert data["engines"] == ["innodb", "server"] and len(data["files"]) > 10     # .frm files: server
