@@ -2,6 +2,7 @@
 (one module per engine, one line each here; see base.py)."""
 from __future__ import annotations
 
+from .archive import WHATIF as ARCHIVE
 from .base import WhatIfEngine
 from .aria import WHATIF as ARIA
 from .clickhouse import WHATIF as CLICKHOUSE
@@ -16,6 +17,7 @@ WHATIF_ENGINES: tuple[WhatIfEngine, ...] = (
     CLICKHOUSE,
     TOKUDB,
     ROCKSDB,
+    ARCHIVE,
     MYISAM,
     ARIA,
 )

@@ -4,8 +4,13 @@ A span of deflate data cannot be inflated on its own (deflate blocks are not
 byte aligned and refer back 32 KiB), so a span's bytes come from inflating
 the data region from its start (stream.py :class:`Inflater`).  The inflater
 is kept on the entry after each call: the sampler asks in ascending order
-within a round, so a round costs one pass over the file."""
+within a round, so a round costs one pass over the file.  The sampler's
+threads may ask at once: the kept inflaters are taken and given back under a
+lock, each used by one thread (a thread that finds none at or before its span
+starts a new one)."""
 from __future__ import annotations
+
+import threading
 
 from ..codecs.general import DecodeError
 from ..fileio import ReadOnlyFile
@@ -13,7 +18,10 @@ from ..model import FileEntry
 from .scan import KIND_HEADER
 from .stream import Inflater
 
-_CURSOR = "archive_inflater"
+_CURSORS = "archive_inflaters"
+_LOCK = threading.Lock()
+#: inflaters kept per file (one per sampling thread is enough)
+MAX_CURSORS = 4
 
 
 class PayloadError(DecodeError):
@@ -36,8 +44,13 @@ def unit_payload(entry: FileEntry, i: int, max_output: int) -> bytes:
         if h is None:
             raise PayloadError(f"{where}: the header was not read")
         span = i - 1                              # units[0] is the header
-        inf = entry.detail.get(_CURSOR)
-        if inf is None or inf.unit > span:
+        with _LOCK:
+            kept = entry.detail.setdefault(_CURSORS, [])
+            usable = [c for c in kept if c.unit <= span]
+            inf = max(usable, key=lambda c: c.unit) if usable else None
+            if inf is not None:
+                kept.remove(inf)
+        if inf is None:
             inf = Inflater(h, f.size, count_rows=False)
         while inf.unit < span and not inf.done:
             inf.step(f)
@@ -45,9 +58,12 @@ def unit_payload(entry: FileEntry, i: int, max_output: int) -> bytes:
             raise PayloadError(f"{where}: the stream ends before this span")
         data = inf.step(f, collect=True)
         if inf.walk.error is not None:
-            entry.detail.pop(_CURSOR, None)
             raise PayloadError(f"{entry.path} @ offset {inf.walk.error.offset}: {inf.walk.error}")
-        entry.detail[_CURSOR] = inf
+        with _LOCK:
+            kept = entry.detail.setdefault(_CURSORS, [])
+            kept.append(inf)
+            if len(kept) > MAX_CURSORS:
+                kept.remove(min(kept, key=lambda c: c.unit))
     if len(data) != logical:
         raise PayloadError(f"{where}: inflated {len(data)} bytes, the scan found {logical}")
     return data

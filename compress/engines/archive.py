@@ -1,0 +1,139 @@
+"""ARCHIVE what-if: one target per ``.ARZ`` file, its row stream (the rows as
+ha_archive.cc ``pack_row`` writes them, each with its 4-byte length) re-encoded
+with each codec, sampled by span (parsers/archive: 32 KiB of the file, inflated).
+
+The model: the spans are taken in groups of :data:`SPANS_PER_GROUP` (1 MiB of the
+file, 3-5 MiB of rows on the fixture); each sampled group's rows are compressed
+as one stream, and the header, the .frm copy and the member trailers are added
+as they are.  The engine compresses the whole table as one deflate stream
+(azio.c: ``deflateInit2(Z_DEFAULT_COMPRESSION, -MAX_WBITS)``, a 32 KiB window),
+so for zlib the grouped figure equals the whole-stream one within 0.1% on the
+fixture; codecs with windows beyond a group find matches across groups that
+this model does not see: on the fixture's two tables, groups of 32 spans give
+zstd:3 0.5-0.7% and lzma:6 2.9-3.1% more than one stream of the whole table
+(groups of 1 span: 3% and 11-48% more), so their figures are slight upper bounds.
+
+ARCHIVE writes deflate only, at zlib's default level (no table option chooses
+another codec or level: ha_archive.cc, azio.c), so no codec is "available" to the
+engine and no ARCHIVE DDL is advised; the other figures say what the same rows
+would take with another codec, not how to get there.  No cross-engine estimate
+(InnoDB page compression, ROW_FORMAT=COMPRESSED, MyRocks) is made from these
+rows: those engines store rows in another format (record headers, transaction
+ids, off-page columns) and pages, which this stream does not show.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbxray.parsers.model import FileEntry
+
+from ..models import Model
+from ..registry import Codec
+from ..sources import UnitSet, engine_units
+from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results, shift
+from .base import WhatIfEngine
+
+#: azio.c az_open: deflateInit2(level = Z_DEFAULT_COMPRESSION (zlib's 6), -MAX_WBITS)
+ARCHIVE_CODEC = Codec("zlib", 6)
+#: the zlib wrapper around a deflate stream: 2-byte header + 4-byte Adler-32 (RFC 1950); azio writes raw deflate
+ZLIB_WRAPPER = 6
+#: azclose: crc32 + length after each member
+MEMBER_TRAILER = 8
+#: spans (32 KiB of the file each) compressed as one stream by the model
+SPANS_PER_GROUP = 32
+
+
+@dataclass
+class ArchiveRowStream(Model):
+    """ARCHIVE: the row stream re-encoded span by span (no framing; zlib as raw deflate,
+    as azio writes it)."""
+
+    def __post_init__(self):
+        self.name = "archive_row_stream"
+
+    def supports(self, codec: Codec) -> str | None:
+        if codec.is_chain:
+            return "ClickHouse codec chains do not apply to ARCHIVE"
+        return None
+
+    def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
+        if codec.family == "zlib":
+            return max(0, len(codec.compress(payload)) - ZLIB_WRAPPER)
+        return codec.compressed_size(payload)
+
+
+def archive_span_filter(entry: FileEntry, units: np.ndarray) -> np.ndarray:
+    """The inflated spans (not the header unit)."""
+    names = entry.kind_names or {}
+    keep = np.ones(len(units), dtype=bool)
+    for code, name in names.items():
+        if name != "AZ_DATA_SPAN":
+            keep &= units["kind"] != code
+    return keep
+
+
+def span_groups(base: UnitSet, factor: int = SPANS_PER_GROUP) -> UnitSet:
+    """Runs of ``factor`` consecutive spans (in file order) as one unit: their rows concatenated."""
+    order = np.argsort(base.order_key, kind="stable")
+    groups = [order[i:i + factor] for i in range(0, len(order), factor)]
+    logical = np.array([int(base.logical[g].sum()) for g in groups], dtype=np.int64)
+
+    def payload(j: int) -> bytes:
+        return b"".join(base.payload(int(k)) for k in groups[j])
+
+    return UnitSet(label=f"{base.label} (groups of {factor} spans)", logical=logical,
+                   strata=np.zeros(len(groups), dtype=np.int64), payload=payload,
+                   order_key=np.array([int(base.order_key[g[0]]) for g in groups], dtype=np.int64),
+                   meta={"groups": groups, "base": base})
+
+
+def archive_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+    sec = entry.sections.get("archive") or {}
+    base = span_groups(engine_units(entry, archive_span_filter))
+    t = Target(entry.path, "archive", int(entry.lasting_allocated_bytes), base.logical_bytes,
+               current_codec=ARCHIVE_CODEC.name, primary_model="archive_row_stream",
+               info={"table": f"{entry.database}.{entry.table}", "database": entry.database,
+                     "rows": sec.get("rows"), "compressed_bytes": sec.get("compressed_bytes")})
+    t.notes.append(f"rows compressed in runs of {SPANS_PER_GROUP} spans (1 MiB of the file); ARCHIVE compresses "
+                   f"the table as one deflate stream: zstd/lzma figures are slight upper bounds of a whole-table "
+                   f"encoding")
+    pairs = model_pairs(list(codecs), [ArchiveRowStream()], t.notes)
+    if ARCHIVE_CODEC.name not in {c.name for c, _ in pairs}:
+        pairs.append((ARCHIVE_CODEC, ArchiveRowStream()))
+    proj = run.project(base, pairs)
+    speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
+    # kept as they are: the header with the .frm copy and comment, each member's trailer
+    other = int(sec.get("data_start") or 0) + MEMBER_TRAILER * int(sec.get("members") or 1)
+
+    def adjust(pr, est):
+        return shift(est, other)
+
+    add_results(t, proj, speeds, adjust)
+    if run.raw_models:
+        raw_results(run, t, entry, codecs)
+    return t
+
+
+class ArchiveWhatIf(WhatIfEngine):
+    name = "archive"
+
+    def wants_file(self, entry: FileEntry) -> bool:
+        return (entry.role == "table_data" and entry.units is not None and len(entry.units) > 1
+                and bool((entry.sections.get("archive") or {}).get("complete")))
+
+    def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
+        return archive_target(run, entry, codecs)
+
+    def available(self, codec: Codec, layout: str | None = None) -> bool:
+        return codec.name == ARCHIVE_CODEC.name
+
+    def ddl(self, target: Target, codec: Codec, model: str) -> str:
+        if codec.name == ARCHIVE_CODEC.name:
+            return ""
+        return (f"-- {codec.name}: ARCHIVE writes deflate only, at zlib's default level (azio.c); "
+                f"what-if only")
+
+
+WHATIF = ArchiveWhatIf()
