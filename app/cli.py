@@ -6,6 +6,7 @@
     dbxray whatif PATH ...       (compressor layer)
     dbxray export / report       (headless views and HTML report)
     dbxray advise PATH ...       (narrower ClickHouse column types, compress/typeadvice.py)
+    dbxray compare PATH          (the same table in several schemas/engines)
 
 Exit codes: 0 success, 1 PATH cannot be read, 2 bad usage.
 """
@@ -18,7 +19,7 @@ import sys
 
 from dbxray.parsers.humanize import human_bytes
 
-from . import cli_advise, cli_export, cli_whatif
+from . import cli_advise, cli_compare, cli_export, cli_whatif
 
 #: subcommand -> module providing add_parser(subparsers) and run(args) -> int
 SUBCOMMAND_MODULES = {
@@ -26,6 +27,7 @@ SUBCOMMAND_MODULES = {
     "export": cli_export,
     "report": cli_export,
     "advise": cli_advise,
+    "compare": cli_compare,
 }
 
 
@@ -195,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         gui_parser().print_help()
         print("\nsubcommands:\n  scan PATH [--json] [-o FILE]\n  whatif PATH [--codec ...]\n"
               "  export PATH --view ... -o FILE\n  report PATH -o report.html\n"
-              "  advise PATH [--sample F|all] [--json]")
+              "  advise PATH [--sample F|all] [--json]\n  compare PATH [--json]")
         return 0
     args = gui_parser().parse_args(argv)
     if args.path is not None and not os.path.lexists(args.path):

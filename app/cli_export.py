@@ -9,7 +9,7 @@ def add_parser(sub) -> None:
     e = sub.add_parser("export", help="render one view to PNG or SVG, headless")
     e.add_argument("path", help="data directory, part directory, file or saved scan")
     e.add_argument("--view", required=True,
-                   help="sizes, extent-map, holes, columns, tokudb, lsm or whatif")
+                   help="sizes, extent-map, holes, columns, tokudb, lsm, whatif or compare")
     e.add_argument("--target", help="file path, db.table or db.table.column to show")
     e.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
     e.add_argument("--width", type=int, default=1400, help="width of the exported view, logical pixels")

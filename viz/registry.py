@@ -29,6 +29,7 @@ VIEW_CLASSES = [
     ("tokudb", "TokuDBView"),
     ("lsm", "LsmView"),
     ("whatif", "WhatIfView"),
+    ("compare", "CompareView"),
 ]
 
 #: views that failed to load: "module: error" (shown in the window's errors panel)
@@ -51,6 +52,8 @@ def _import(module: str):
         from . import lsm as mod
     elif module == "whatif":
         from . import whatif as mod
+    elif module == "compare":
+        from . import compare as mod
     else:
         raise ValueError(f"no view module {module!r}")
     return mod

@@ -1,0 +1,115 @@
+"""Engine comparison view: the same table held in several schemas or engines, side by
+side (parsers/compare.py computes the figures; this view draws them): per table,
+bytes per row as allocated on disk and as information_schema's DATA_LENGTH +
+INDEX_LENGTH would say, against the raw row size, with the figures in a table."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+
+from dbxray.parsers.compare import twins
+from dbxray.parsers.humanize import human_bytes
+
+from . import theme
+
+COLUMNS = ("table", "engine", "rows", "on disk", "allocated", "I_S rows", "I_S data", "I_S index",
+           "bytes/row", "× raw row")
+
+
+class CompareView(QWidget):
+    """Bars: allocated bytes per row (blue) and information_schema's (grey) per table of each
+    group, the raw row size as a dashed line; below them the figures."""
+
+    title = "Compare"
+    view_id = "compare"
+    engine = None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget(background=theme.background())
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=False, alpha=0.25)
+        theme.style_plot(self.plot)
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
+                                          brush=theme.qcolor(theme.background(), 220))
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.plot_widget)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.groups = []
+
+    @staticmethod
+    def shows(dataset) -> bool:
+        """Only a data dir that holds a table twice has anything to compare."""
+        return bool(twins(dataset))
+
+    def set_dataset(self, dataset, root) -> None:
+        self.groups = twins(dataset)
+        self.plot.clear()
+        self.legend.clear()
+        self.table.setRowCount(0)
+        rows = [r for g in self.groups for r in g]
+        if not rows:
+            self.plot.setTitle("No table is held in more than one schema or engine", color=theme.foreground())
+            return
+        n = len(rows)
+        y = np.arange(n)[::-1].astype(float)
+        alloc = np.array([r.bytes_per_row or 0.0 for r in rows])
+        i_s = np.array([((r.is_data_length or 0) + (r.is_index_length or 0)) / r.rows
+                        if r.rows and r.is_data_length is not None else 0.0 for r in rows])
+        for name, vals, colour, off in (("allocated bytes / row", alloc, theme.ALLOCATED, 0.18),
+                                        ("information_schema bytes / row", i_s, theme.APPARENT, -0.18)):
+            item = pg.BarGraphItem(x0=np.zeros(n), y=y + off, height=0.34, width=vals,
+                                   brush=theme.qcolor(colour), pen=pg.mkPen(theme.qcolor(colour).darker(130)))
+            self.plot.addItem(item)
+            self.legend.addItem(item, name)
+        raw = next((r.raw_row_bytes for r in rows if r.raw_row_bytes), None)
+        if raw:
+            line = pg.InfiniteLine(pos=raw, angle=90, pen=pg.mkPen(theme.foreground(), style=Qt.DashLine))
+            self.plot.addItem(line)
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(theme.foreground(), style=Qt.DashLine)),
+                                f"raw row {raw:,.0f} B")
+        left = self.plot.getAxis("left")
+        left.setTicks([[(float(yy), f"{r.table} ({r.engine})") for yy, r in zip(y, rows)]])
+        left.setWidth(220)
+        self.plot.getAxis("bottom").setLabel("bytes per row", color=theme.foreground())
+        for yy, r, a in zip(y, rows, alloc):
+            txt = pg.TextItem(f"{a:,.1f} B/row" + (f"  ×{r.ratio_to_raw:.2f} raw" if r.ratio_to_raw else ""),
+                              color=theme.foreground(), anchor=(0, 0.5))
+            txt.setPos(float(a), float(yy) + 0.18)
+            self.plot.addItem(txt)
+        self.plot.setTitle(f"{len(self.groups)} table name(s) held in more than one place: bytes per row",
+                           color=theme.foreground(), size="10pt")
+        xmax = max(float(alloc.max()), float(i_s.max()), raw or 0.0) * 1.35
+        self.plot.setXRange(0, xmax or 1.0, padding=0)
+        self.plot.setYRange(-0.7, n - 0.3, padding=0)
+        self.table.setRowCount(n)
+        for k, r in enumerate(rows):
+            cells = (r.table, r.engine, _n(r.rows), human_bytes(r.disk_bytes), human_bytes(r.allocated_bytes),
+                     _n(r.is_table_rows), "-" if r.is_data_length is None else human_bytes(r.is_data_length),
+                     "-" if r.is_index_length is None else human_bytes(r.is_index_length),
+                     "-" if r.bytes_per_row is None else f"{r.bytes_per_row:,.1f}",
+                     "-" if r.ratio_to_raw is None else f"{r.ratio_to_raw:.3f}")
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if r.notes or r.raw_source:
+                    item.setToolTip("\n".join(r.notes + ([f"raw row: {r.raw_source}"] if r.raw_source else [])))
+                self.table.setItem(k, c, item)
+
+
+def _n(v) -> str:
+    return "-" if v is None else f"{v:,}"
+
+
+__all__ = ["CompareView"]
