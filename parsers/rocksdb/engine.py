@@ -7,6 +7,7 @@ A RocksDB directory (MyRocks' ``#rocksdb``, or any folder with ``CURRENT`` and a
 is claimed by its footer's magic number."""
 from __future__ import annotations
 
+import posixpath
 import re
 import struct
 
@@ -27,6 +28,27 @@ def is_rocksdb_dir(dirname: str, names: set[str]) -> bool:
     if dirname == MYROCKS_DIR:
         return True
     return "CURRENT" in names and any(MANIFEST_RE.match(n) for n in names)
+
+
+def frm_key_names_of(dataset):
+    """``key_names(rocksdb_dir, db, table)``: the key names of the table's ``.frm`` beside the
+    MyRocks directory (MyRocks names an index by its place in the table's key order; the
+    names are the server's, in the .frm: sql/table.cc), or None when the scan holds no .frm."""
+    from ..fileio import FileReadError, ReadOnlyFile
+    from ..server.frm import FrmError, read_frm
+
+    def key_names(rocks_dir: str, db: str, table: str):
+        parent = posixpath.dirname(rocks_dir)
+        entry = dataset.file(posixpath.join(parent, db, f"{table}.frm"))
+        if entry is None:
+            return None
+        try:
+            with ReadOnlyFile(entry.abspath) as f:
+                frm = read_frm(f.pread(0, min(f.size, 1 << 20)))
+        except (FileReadError, FrmError):
+            return None
+        return list(frm.key_names) or None
+    return key_names
 
 
 class RocksDB(Engine):
@@ -64,7 +86,7 @@ class RocksDB(Engine):
 
     def analyze(self, dataset, files, ctx):
         from .scan import analyze
-        analyze(dataset, files, ctx)
+        analyze(dataset, files, ctx, frm_key_names=frm_key_names_of(dataset))
 
     def place(self, entry: FileEntry):
         sec = entry.sections.get(NAME)

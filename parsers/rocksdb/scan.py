@@ -196,15 +196,16 @@ def _dir_of(entry: FileEntry) -> str:
     return posixpath.dirname(entry.path)
 
 
-def _index_names(dictionary: Dictionary, frm_key_names) -> dict[int, str]:
+def _index_names(dictionary: Dictionary, frm_key_names, d: str) -> dict[int, str]:
     names: dict[int, str] = {}
     for full, defs in dictionary.tables.items():
         db, table, part = split_table_name(full)
-        keys = frm_key_names(db, table) if frm_key_names else None
+        keys = frm_key_names(d, db, table) if frm_key_names else None
         for ix in defs:
             if ix.index_type == 3:
                 names[ix.index_number] = HIDDEN_PK_NAME
-            elif keys is not None and ix.ordinal < len(keys):
+            elif keys is not None and ix.ordinal < len(keys) and len(keys) == sum(
+                    1 for x in defs if x.index_type != 3):
                 names[ix.index_number] = keys[ix.ordinal]
             else:
                 names[ix.index_number] = "PRIMARY" if ix.index_type == 1 else f"key #{ix.ordinal + 1}"
@@ -306,7 +307,7 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
     live = [(e, s) for e, s in ssts if e.sections[ENGINE].live is not False]
     system = [(e, s) for e, s in live if e.sections[ENGINE].column_family == SYSTEM_CF]
     dictionary = build_dictionary(_system_records(system, ctx)) if system else Dictionary()
-    names = _index_names(dictionary, frm_key_names)
+    names = _index_names(dictionary, frm_key_names, d)
     cf_names = {cf.id: cf.name for cf in manifest.column_families.values()} if manifest else {}
     for e, s in ssts:
         sec = e.sections[ENGINE]

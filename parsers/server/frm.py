@@ -73,6 +73,8 @@ class Frm:
     default_part_db_type: int = 0
     part_engine_name: str | None = None    # EXTRA2_DEFAULT_PART_ENGINE
     partition_clause: str | None = None
+    #: the keys' names in key order (the key information segment); empty when it cannot be read
+    key_names: tuple[str, ...] = ()
 
     @property
     def partitioned(self) -> bool:
@@ -108,6 +110,35 @@ def _extra2(buf: bytes, length: int) -> dict[int, bytes]:
         out.setdefault(typ, buf[pos:pos + n])
         pos += n
     return out
+
+
+#: sql/unireg.h NAMES_SEP_CHAR: each key name follows one
+NAMES_SEP_CHAR = 0xFF
+
+
+def read_key_names(buf: bytes, key_pos: int, key_len: int, version: int) -> tuple[str, ...]:
+    """The key names of the key information segment (sql/table.cc ``open_binary_frm``):
+    the key count (one byte, or 15 bits when the first has its top bit), then per key
+    8 bytes (flags, length, parts, algorithm, block size; 4 before FRM_VER + 3) and 9 per
+    key part (7 before FRM_VER + 1), then the names, each after a 0xff, ended by a 0."""
+    seg = buf[key_pos:key_pos + key_len]
+    if len(seg) < 6:
+        raise FrmError("key information segment shorter than its 6-byte header", key_pos)
+    keys = ((seg[1] << 7) | (seg[0] & 0x7F)) if seg[0] & 0x80 else seg[0]
+    new_frm_ver = version - FRM_VER
+    key_head = 8 if new_frm_ver >= 3 else 4
+    part_len = 9 if new_frm_ver >= 1 else 7
+    pos = 6
+    for _ in range(keys):
+        if pos + key_head > len(seg):
+            raise FrmError("key definitions run past the key information segment", key_pos + pos)
+        parts = seg[pos + 4] if new_frm_ver >= 3 else seg[pos + 2]
+        pos += key_head + parts * part_len
+    end = seg.find(b"\0", pos)
+    names = [n.decode("utf-8", "replace") for n in seg[pos:end if end >= 0 else len(seg)].split(b"\xff") if n]
+    if len(names) != keys:
+        raise FrmError(f"{len(names)} key names for {keys} keys", key_pos + pos)
+    return tuple(names)
 
 
 def read_frm(buf: bytes) -> Frm:
@@ -146,7 +177,11 @@ def read_frm(buf: bytes) -> Frm:
                 if m and pos + 4 + m <= end:
                     partition_clause = buf[pos + 4:pos + 4 + m].rstrip(b"\0").decode("utf-8", "replace")
     part = e2.get(EXTRA2_DEFAULT_PART_ENGINE)
-    return Frm(view=False, frm_version=version, legacy_db_type=dbt, mysql_version=mysql_version,
+    try:
+        key_names = read_key_names(buf, key_pos, key_len, version)
+    except FrmError:
+        key_names = ()                                 # the engine figures stand without them
+    return Frm(view=False, frm_version=version, legacy_db_type=dbt, mysql_version=mysql_version, key_names=key_names,
                engine_name=engine_name, default_part_db_type=buf[61],
                part_engine_name=part.decode("utf-8", "replace") if part else None,
                partition_clause=partition_clause)
