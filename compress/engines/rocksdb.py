@@ -26,8 +26,8 @@ from dbxray.parsers.rocksdb.sst import KIND_DATA, KIND_DICT
 
 from ..models import Model
 from ..registry import Codec
-from ..sources import SourceUnavailable, engine_units
-from ..targets import Result, Run, Target, combine, measure_speeds, model_pairs, shift
+from ..sources import SourceUnavailable, UnitSet, engine_units
+from ..targets import Result, Run, Target, measure_speeds, model_pairs, shift
 from .base import WhatIfEngine
 
 #: format.h kBlockTrailerSize
@@ -65,9 +65,17 @@ class RocksDBBlocks(Model):
     """Data blocks compressed one by one, stored raw when compression saves < 1/8."""
 
     dictionary: bytes | None = None
+    #: a level's units come from several files: each unit's file and each file's dictionary
+    unit_file: np.ndarray | None = None
+    dictionaries: tuple = ()
 
     def __post_init__(self):
         self.name = MODEL
+
+    def _dictionary(self, unit: int | None) -> bytes | None:
+        if self.unit_file is not None and unit is not None and self.dictionaries:
+            return self.dictionaries[int(self.unit_file[unit])]
+        return self.dictionary
 
     def supports(self, codec: Codec) -> str | None:
         if codec.is_chain:
@@ -76,7 +84,7 @@ class RocksDBBlocks(Model):
             return f"RocksDB has no {codec.family} block compression"
         return None
 
-    def stored(self, codec: Codec, payload: bytes) -> int:
+    def stored(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         """Bytes of one block as the table builder stores it (trailer not included)."""
         raw = len(payload)
         fam = codec.family
@@ -92,14 +100,14 @@ class RocksDBBlocks(Model):
             # (acceleration 1), which python-lz4's block API calls; it differs from
             # LZ4_compress_default below 64 KiB
             c = prefix + len(lz4.block.compress(payload, store_size=False))
-        elif fam == "zstd" and self.dictionary:
-            c = prefix + len(g.zstd_compress_dict(payload, self.dictionary, codec.level or 3))
+        elif fam == "zstd" and self._dictionary(unit):
+            c = prefix + len(g.zstd_compress_dict(payload, self._dictionary(unit), codec.level or 3))
         else:
             c = prefix + codec.compressed_size(payload)
         return c if c < raw - raw // 8 else raw
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
-        return self.stored(codec, payload) + BLOCK_TRAILER
+        return self.stored(codec, payload, unit) + BLOCK_TRAILER
 
 
 def _data_blocks(entry: FileEntry, units: np.ndarray) -> np.ndarray:
@@ -119,63 +127,77 @@ def _groups(dataset: Dataset) -> dict[tuple, list[FileEntry]]:
     return out
 
 
+def level_units(entries: list[FileEntry]) -> tuple[UnitSet, list[FileEntry], np.ndarray, list[str]]:
+    """One population of every data block of a level's files (sampled as one: a level of a
+    thousand 50 KiB files is a thousand strata of 10 blocks otherwise), with each unit's file."""
+    bases, used, notes = [], [], []
+    for e in entries:
+        try:
+            bases.append(engine_units(e, _data_blocks))
+            used.append(e)
+        except SourceUnavailable as err:
+            notes.append(str(err))
+    sizes = np.array([len(b) for b in bases], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    unit_file = np.repeat(np.arange(len(bases)), sizes) if len(bases) else np.zeros(0, np.int64)
+
+    def payload(k: int) -> bytes:
+        j = int(unit_file[k])
+        return bases[j].payload(k - int(starts[j]))
+    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
+    unitset = UnitSet(
+        label=", ".join(e.path for e in used[:3]) + (f" (+{len(used) - 3})" if len(used) > 3 else ""),
+        logical=cat([b.logical for b in bases]).astype(np.int64),
+        strata=cat([b.strata for b in bases]).astype(np.int64),
+        payload=payload,
+        kinds=[k for b in bases for k in (b.kinds or [None] * len(b))],
+        probe=cat([b.probe if b.probe is not None else np.zeros(len(b), bool) for b in bases]).astype(bool),
+        zero=cat([b.zero if b.zero is not None else np.zeros(len(b), bool) for b in bases]).astype(bool),
+        order_key=cat([b.order_key.astype(np.int64) + (np.int64(j) << np.int64(40))
+                       for j, b in enumerate(bases)]),
+        meta={"index": [b.meta["index"] for b in bases]})
+    return unitset, used, unit_file, notes
+
+
 def level_target(run: Run, key: tuple, entries: list[FileEntry], codecs: list[Codec]) -> Target:
     d, cf, level = key
     where = f"{d}/{cf}/L{level}" if level is not None else f"{d}/{cf}/" + entries[0].path.rsplit("/", 1)[-1]
     secs = [e.sections["rocksdb"] for e in entries]
     written = sorted({s.get("compression") for s in secs if s.get("compression")})
     cur = current_codec(secs[0].get("compression"), secs[0].get("compression_options")) if len(written) == 1 else None
-    logical = 0
-    current = 0
-    per_pair: dict[tuple[str, str], list] = {}
-    speeds: dict = {}
     t = Target(where, "rocksdb", 0, 0, current_codec=cur.name if cur else ", ".join(written) or None,
                primary_model=MODEL,
                info={"column_family": cf, "level": level, "directory": d, "files": len(entries),
                      "written": written})
-    largest = max(entries, key=lambda e: e.apparent_bytes)
-    for e in sorted(entries, key=lambda e: e.path):
-        run.check()
-        try:
-            base = engine_units(e, _data_blocks)
-        except SourceUnavailable as err:
-            t.notes.append(str(err))
-            continue
-        sst = e.detail.get("sst")
-        model = RocksDBBlocks(dictionary=sst.compression_dict if sst is not None else None)
-        pairs = model_pairs(codecs, [model], t.notes)
-        if cur is not None and cur.name not in {c.name for c, _ in pairs} and model.supports(cur) is None:
-            pairs.append((cur, model))
-        idx = base.meta["index"]
-        stored_data = int(e.units["stored"][idx].astype(np.int64).sum())
-        other = int(e.lasting_allocated_bytes) - stored_data      # index, filter, meta, footer, fs rounding
-        current += int(e.lasting_allocated_bytes)
-        logical += int(base.logical.sum())
-        if not len(idx):
-            for c, m in pairs:
-                per_pair.setdefault((c.name, m.name), [])
-            continue
-        dict_bytes = 0
-        if model.dictionary:
-            dict_bytes = int(e.units["stored"][(e.units["kind"] >> 8) == KIND_DICT].astype(np.int64).sum())
-        proj = run.project(base, pairs)
+    run.check()
+    unitset, used, unit_file, notes = level_units(sorted(entries, key=lambda e: e.path))
+    t.notes.extend(notes)
+    dicts = tuple((e.detail.get("sst").compression_dict if e.detail.get("sst") is not None else None) for e in used)
+    model = RocksDBBlocks(unit_file=unit_file, dictionaries=dicts)
+    pairs = model_pairs(codecs, [model], t.notes)
+    if cur is not None and cur.name not in {c.name for c, _ in pairs} and model.supports(cur) is None:
+        pairs.append((cur, model))
+    stored_data = other = dict_bytes = 0
+    for e, idx in zip(used, unitset.meta["index"]):
+        sd = int(e.units["stored"][idx].astype(np.int64).sum())
+        stored_data += sd
+        other += int(e.lasting_allocated_bytes) - sd          # index, filter, meta, footer, fs rounding
+        if e.detail.get("sst") is not None and e.detail["sst"].compression_dict:
+            dict_bytes += int(e.units["stored"][(e.units["kind"] >> 8) == KIND_DICT].astype(np.int64).sum())
+    t.current_bytes = sum(int(e.lasting_allocated_bytes) for e in entries)
+    t.logical_bytes = int(unitset.logical.sum())
+    if len(unitset):
+        proj = run.project(unitset, pairs)
+        speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
         for (cname, mname), pr in proj.pairs.items():
             # the zstd dictionary block is written only for the dictionary codec projected with it
             keep = other if cname.startswith("zstd") else other - dict_bytes
-            per_pair.setdefault((cname, mname), []).append(shift(pr.estimate, keep))
-        if e is largest:
-            speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
-    t.current_bytes = current
-    t.logical_bytes = logical
-    for (cname, mname), ests in per_pair.items():
-        if not ests:
-            continue
-        cs, ds = speeds.get(cname, (0.0, 0.0))
-        t.results.append(Result(cname, mname, combine(ests), cs, ds))
+            cs, ds = speeds.get(cname, (0.0, 0.0))
+            t.results.append(Result(cname, mname, shift(pr.estimate, keep), cs, ds))
     if len(written) > 1:
         t.notes.append(f"files of this level were written with {', '.join(written)} (the level's codec changed "
                        f"or the bottommost rule applied when they were written)")
-    if any(e.detail.get("sst") is not None and e.detail["sst"].compression_dict for e in entries):
+    if dict_bytes:
         t.notes.append("zstd projections use each file's own compression dictionary (rocksdb.compression_dict); "
                        "the other codecs are projected without a dictionary (and without its block)")
     t.notes.append("index, filter and properties blocks kept as they are; RocksDB compresses the index "

@@ -10,8 +10,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from .block import BlockError, iter_entries
-from .coding import CodingError, varint
+from .block import BlockError, _rv, iter_entries
 
 #: TablePropertiesNames: the predefined varint64 properties, by their attribute here
 UINT64_PROPERTIES = {
@@ -141,9 +140,9 @@ def read_properties(data: bytes) -> TableProperties:
             attr = UINT64_PROPERTIES.get(name)
             if attr is not None:
                 try:
-                    setattr(props, attr, varint(value, 0)[0])
-                except CodingError as e:
-                    raise PropertiesError(f"property {name}: {e}") from None
+                    setattr(props, attr, _rv(value, 0)[0])
+                except (IndexError, BlockError) as e:
+                    raise PropertiesError(f"property {name}: varint cut short ({e})") from None
                 if name in _ALSO_USER:
                     props.user_collected[name] = bytes(value)
                 continue

@@ -77,16 +77,24 @@ class SstFile:
 
 
 
+#: files up to this size are read with one pread (no map: its set-up costs more than the read)
+SMALL_FILE = 1 << 20
+
+
 class _Reader:
-    """Reads a file's bytes through the file layer (its hole-safe map, or pread)."""
+    """Reads a file's bytes through the file layer: a small file whole with one pread
+    (around its holes), a larger one through its hole-safe map or preads."""
 
     def __init__(self, f, size: int):
         self.f = f
         self.size = size
+        self.buf = f.pread_nomap(0, size) if size <= SMALL_FILE else None
 
     def view(self) -> np.ndarray | None:
-        """The whole file as a numpy byte array over its map, when reading it there is safe
-        (no holes, or holes covered by zero pages), else None."""
+        """The whole file as a numpy byte array (its bytes, or over its map when reading it
+        there is safe: no holes, or holes covered by zero pages), else None."""
+        if self.buf is not None:
+            return np.frombuffer(self.buf, np.uint8)
         try:
             mm = self.f.mmap()
         except Exception:
@@ -99,6 +107,8 @@ class _Reader:
         if off < 0 or off + n > self.size:
             raise FooterError(f"block at {off} of {n} bytes runs past the end of the file ({self.size} bytes)",
                               off)
+        if self.buf is not None:
+            return self.buf[off:off + n]
         return self.f.pread(off, n)
 
 
@@ -219,10 +229,20 @@ def _read_index(sst: SstFile, r: _Reader, verify_checksums: bool, blocks: list) 
         sst.errors.append((f"index block entry: {e}", sst.index_handle.offset))
 
 
+_KNOWN_CTYPE = np.zeros(256, bool)
+_KNOWN_CTYPE[list(COMPRESSION_NAMES)] = True
+
+
 def _declared_sizes(head: np.ndarray, ctype: np.ndarray, size: np.ndarray, format_version: int) -> np.ndarray:
     """Uncompressed sizes the blocks' first bytes declare (``head``: n x 8 bytes), -1 where
     their framing declares none (compression.declared_size, vectorised)."""
     n = len(ctype)
+    if n <= 64:                                       # a small file: numpy's per-call cost is the larger
+        vals = [declared_size(int(c), bytes(hd), format_version) for c, hd in zip(ctype.tolist(), head)]
+        out = np.array([-1 if v is None else v for v in vals], dtype=np.int64)
+        raw = ctype == 0
+        out[raw] = size[raw]
+        return out
     out = np.full(n, -1, np.int64)
     h = head.astype(np.int64)
     # varint32 of up to 5 bytes
@@ -252,8 +272,11 @@ def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool,
     map, or read block by block; the whole block when checksums are verified."""
     ft = sst.footer
     arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
-    arr = np.unique(arr, axis=0)                      # a block listed twice (metaindex + footer) once
-    arr = arr[np.lexsort((-arr[:, 2], arr[:, 0]))]
+    arr = arr[np.lexsort((arr[:, 1], -arr[:, 2], arr[:, 0]))]
+    if len(arr) > 1:                                  # a block listed twice (metaindex + footer) once
+        keep = np.ones(len(arr), bool)
+        keep[1:] = (arr[1:] != arr[:-1]).any(axis=1)
+        arr = arr[keep]
     n = len(arr)
     sst.offset = arr[:, 0].astype(np.uint64)
     sst.size_ = arr[:, 1].astype(np.uint32)
@@ -290,7 +313,7 @@ def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool,
             head[j, :len(raw)] = np.frombuffer(raw, np.uint8)
             ctype[j] = r.read(o + s, 1)[0]
     sst.ctype[idx] = ctype
-    known = (ctype == 0) | np.isin(ctype, list(COMPRESSION_NAMES))
+    known = _KNOWN_CTYPE[ctype]
     for j in np.flatnonzero(~known)[:10]:
         i = idx[j]
         sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block has unknown compression type 0x{int(ctype[j]):02x}",

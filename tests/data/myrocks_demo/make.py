@@ -11,7 +11,10 @@ MariaDB 10.11 + MyRocks (Debian mariadb-server, mariadb-plugin-rocksdb) run priv
 then a slow shutdown.  Keeps ``#rocksdb/`` (without the info LOG files) and the tables'
 ``.frm`` files.  Run from the repo root:
 
-    python3 tests/data/myrocks_demo/make.py [OUT]     # OUT: tests/data/myrocks_demo/datadir
+    python3 tests/data/myrocks_demo/make.py [OUT] [--scale N]   # OUT: tests/data/myrocks_demo/datadir
+
+``--scale N`` multiplies the rows (the benchmark's larger MyRocks set: tests/benchmarks/bench_rocksdb.py
+``--dir OUT/#rocksdb --sst-dump tools/myrocks_sst_dump``); the demo is made at scale 1.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ CF_OPTIONS = ("cf_orders={write_buffer_size=64k;target_file_size_base=48k;max_by
               "compression_per_level=kNoCompression:kNoCompression:kLZ4Compression:kLZ4Compression:kZSTD};"
               "cf_status={compression=kZlibCompression}")
 SQL = """
+SET SESSION rocksdb_commit_in_the_middle = 1;
 CREATE DATABASE shop;
 USE shop;
 CREATE TABLE orders (id INT NOT NULL, customer INT NOT NULL, status VARCHAR(12) NOT NULL,
@@ -40,10 +44,10 @@ CREATE TABLE events (id BIGINT NOT NULL PRIMARY KEY, kind VARCHAR(16), at DATETI
   KEY idx_kind (kind)) ENGINE=ROCKSDB;
 INSERT INTO orders SELECT seq, seq % 1500, ELT(1 + seq % 5, 'shipped', 'pending', 'returned', 'lost', 'open'),
   CONCAT('order ', seq, ' ', REPEAT(ELT(1 + seq % 6, 'red ', 'green ', 'blue ', 'teal ', 'plum ', 'grey '),
-         1 + seq % 7), LEFT(MD5(seq), seq % 17)) FROM seq_1_to_12000;
+         1 + seq % 7), LEFT(MD5(seq), seq % 17)) FROM seq_1_to_{orders};
 SET GLOBAL rocksdb_force_flush_memtable_now = 1;
 INSERT INTO events SELECT seq, ELT(1 + seq % 4, 'click', 'view', 'buy', 'leave'),
-  '2026-11-01' + INTERVAL seq MINUTE, CONCAT('session ', seq % 300, ' ', LEFT(SHA1(seq), 20)) FROM seq_1_to_6000;
+  '2026-11-01' + INTERVAL seq MINUTE, CONCAT('session ', seq % 300, ' ', LEFT(SHA1(seq), 20)) FROM seq_1_to_{events};
 UPDATE orders SET status = 'shipped' WHERE id % 10 = 0;
 SET GLOBAL rocksdb_force_flush_memtable_now = 1;
 """
@@ -54,13 +58,19 @@ def main() -> int:
     if why:
         print(f"cannot make the MyRocks demo: {why}", file=sys.stderr)
         return 1
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "datadir"
+    args = sys.argv[1:]
+    scale = 1
+    if "--scale" in args:
+        i = args.index("--scale")
+        scale = int(args[i + 1])
+        del args[i:i + 2]
+    out = Path(args[0]) if args else HERE / "datadir"
     with tempfile.TemporaryDirectory() as tmp:
         server = PrivateServer(Path(tmp) / "srv", [
             "--plugin-load-add=ha_rocksdb.so", "--rocksdb-block-size=4096",
             f"--rocksdb-override-cf-options={CF_OPTIONS}", "--innodb-fast-shutdown=0"])
         with server:
-            server.sql(SQL)
+            server.sql(SQL.format(orders=12000 * scale, events=6000 * scale))
         if out.exists():
             shutil.rmtree(out)
         src = server.datadir
