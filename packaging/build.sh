@@ -24,7 +24,8 @@ $PY - "$(dirname "$out")" <<'PY'
 import json, sys
 scan = json.load(open(f"{sys.argv[1]}/scan.json"))
 whatif = json.load(open(f"{sys.argv[1]}/whatif.json"))
-assert scan["engines"] == ["innodb", "clickhouse", "tokudb"], scan["engines"]
-assert {t["engine"] for t in whatif["targets"]} == {"innodb", "clickhouse", "tokudb"}, whatif.get("errors")
+# the demo's engines (MyRocks with its tables' .frm files since 2026-11-24), in registry order
+assert scan["engines"] == ["innodb", "clickhouse", "tokudb", "rocksdb", "server"], scan["engines"]
+assert {t["engine"] for t in whatif["targets"]} == {"innodb", "clickhouse", "tokudb", "rocksdb"}, whatif.get("errors")
 print(f"bundle scan and whatif OK: {len(scan['files'])} files, {len(whatif['targets'])} targets")
 PY
