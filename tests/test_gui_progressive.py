@@ -52,11 +52,11 @@ def test_map_fills_in_while_the_scan_runs(qtbot, tmp_path, sparse_fixtures, monk
     monkeypatch.setattr(preview, "PREVIEW_CHUNKS", (64,))
     real = preview.header_preview
 
-    def slow(p, emit, cancelled, root=None):       # a slow disk: 40 ms a chunk
+    def slow(p, emit, cancelled, root=None):       # a slow disk: 100 ms a chunk (40 ms let a busy CI paint late)
         def emit_slowly(part):
             emit(part)
             if part["kind"] == "chunk":
-                time.sleep(0.04)
+                time.sleep(0.1)
         return real(p, emit_slowly, cancelled, root=root)
 
     monkeypatch.setattr(preview, "header_preview", slow)
