@@ -298,11 +298,18 @@ def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int |
                        int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
 
 
-def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None) -> DecodedPage:
+def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None,
+                       decrypted: bool = False) -> DecodedPage:
     """Decode a MariaDB legacy page_compressed page (type 34354); the payload
-    length is in the header, so ``prefix`` may limit the work to the headers."""
+    length is in the header, so ``prefix`` may limit the work to the headers.
+
+    A FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED (37401) page decodes once ``decrypted``:
+    fil0crypt.cc fil_space_decrypt_for_non_full_checksum decrypts only the payload
+    behind the FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_METADATA_LEN header and leaves
+    the type 37401, which fil0pagecompress.cc fil_page_decompress_for_non_full_crc32
+    then decompresses (algorithm at FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO)."""
     hdr = parse_legacy_comp_header(raw, 0, page_size)
-    if hdr.encrypted:
+    if hdr.encrypted and not decrypted:
         raise PageDecodeError("page_compressed and encrypted: not decrypted")
     data = raw[hdr.header_len:hdr.header_len + hdr.payload_len]
     page, used = decode_payload(hdr.algorithm, data, page_size, hdr.payload_len, prefix)

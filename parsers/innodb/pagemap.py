@@ -357,6 +357,8 @@ class _Walk:
     dblwr_blocks: list = field(default_factory=list)
     crypt: EncryptionFacts | None = None
     plain: dict[int, bytes] = field(default_factory=dict)   # whole decrypted pages kept for later steps
+    #: checksum of each decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED page
+    decoded_ok: dict[int, bool] | None = None
     #: pages that overlap a hole without lying wholly in one, when the file's map
     #: is not hole-safe (too many holes to blank): read with pread, never through the map
     partial: np.ndarray | None = None
@@ -455,7 +457,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     _fill(pm, w)
     _zero_in_use(pm, w)
     if verify_checksums:
-        verify(pm, lambda sel: w.rows(sel, decrypted=False), w.hdr, w.decoded, w.check)
+        verify(pm, lambda sel: w.rows(sel, decrypted=False), w.hdr, w.decoded, w.check, w.decoded_ok)
     return pm
 
 
@@ -805,6 +807,7 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     compressed, corrupt = pm.compressed, pm.corrupt
     counts, decoded = w.counts, w.decoded
     legacy = np.nonzero(_any_of(pm.type, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0]
+    whole: list[tuple[int, bytes]] = []
     for i in legacy:
         i = int(i)
         compressed[i] = True
@@ -819,14 +822,18 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
         pm.compression_algorithm = pm.compression_algorithm or h.algorithm
         pm.stored[i] = h.header_len + h.payload_len
         pm.payload_len[i] = h.payload_len
-        if h.encrypted:
+        if h.encrypted and (w.crypt is None or w.crypt.decrypted is None or not w.crypt.decrypted[i]):
             pm.encrypted[i] = True
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             continue
         try:
-            d = decode_legacy_page(raw, physical, prefix=_HEADER_PREFIX)
-            if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
-                d = decode_legacy_page(raw, physical)
+            if h.encrypted:                       # decrypted (w.raw): decoded whole for its own checksum
+                d = decode_legacy_page(raw, physical, decrypted=True)
+                whole.append((i, d.page))
+            else:
+                d = decode_legacy_page(raw, physical, prefix=_HEADER_PREFIX)
+                if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
+                    d = decode_legacy_page(raw, physical)
         except PageDecodeError as e:
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             if str(e).endswith("not decoded"):
@@ -836,6 +843,30 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
                 _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
             continue
         decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
+        if len(whole) >= 1024:
+            _check_decoded_checksums(pm, w, whole)
+    _check_decoded_checksums(pm, w, whole)
+
+
+def _check_decoded_checksums(pm: PageMap, w: _Walk, whole: list[tuple[int, bytes]]) -> None:
+    """The checksum of decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+    pages, as buf0buf.cc buf_page_check_corrupt checks the page once
+    buf_page_decrypt_after_read has decrypted and decompressed it (buf_page_is_corrupted
+    on the original page, whose checksum was computed before compression); the
+    result is used by the checksum step (``w.decoded_ok``)."""
+    if not whole:
+        return
+    if w.decoded_ok is None:
+        w.decoded_ok = {}
+    sel = np.array([i for i, _ in whole], dtype=np.int64)
+    rows = np.frombuffer(b"".join(p for _, p in whole), dtype=np.uint8).reshape(len(whole), -1)
+    f0 = ((rows[:, 0].astype(np.uint32) << 24) | (rows[:, 1].astype(np.uint32) << 16)
+          | (rows[:, 2].astype(np.uint32) << 8) | rows[:, 3])
+    lsn = rows[:, 16:24].copy().view(">u8").reshape(-1).astype(np.uint64)
+    ok = np.zeros(pm.n_pages, dtype=bool)
+    _check_legacy_rows(rows, f0, lsn, ok, sel, {})
+    w.decoded_ok.update(zip(sel.tolist(), ok[sel].tolist()))
+    whole.clear()
 
 
 def _mysql_compression(pm: PageMap, w: _Walk) -> None:
@@ -1102,9 +1133,10 @@ def _doublewrite_area(pm: PageMap, w: _Walk) -> np.ndarray:
 
 
 def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.ndarray,
-           decoded: dict[int, bytes], check) -> None:
+           decoded: dict[int, bytes], check, decoded_ok: dict[int, bool] | None = None) -> None:
     """Check every page's checksum with the algorithm its format uses (``rows_of(sel)``
-    gives pages ``sel`` in full, read around holes)."""
+    gives pages ``sel`` in full, read around holes; ``decoded_ok`` the checksums of
+    decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED pages)."""
     n, physical = pm.n_pages, pm.physical
     ok = np.ones(n, dtype=bool)
     algos: dict[str, int] = {}
@@ -1178,7 +1210,8 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
             ok[leg] = magic
             algos["none"] = algos.get("none", 0) + int(magic.sum())
     if crypt_pages is not None and crypt_pages.any():
-        _verify_encrypted(pm, rows_of, field0, np.nonzero(crypt_pages & ~in_hole)[0], ok, algos, check)
+        _verify_encrypted(pm, rows_of, field0, np.nonzero(crypt_pages & ~in_hole)[0], ok, algos, check,
+                          decoded_ok or {})
     pm.checksum_ok = ok
     pm.checksum_checked = True
     if algos:
@@ -1186,14 +1219,18 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
 
 
 def _verify_encrypted(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], field0: np.ndarray, sel_all: np.ndarray, ok: np.ndarray,
-                      algos: dict[str, int], check) -> None:
+                      algos: dict[str, int], check, decoded_ok: dict[int, bool]) -> None:
     """Checksums of MariaDB encrypted pages as stored (buf_page_is_corrupted,
     fil_space_verify_crypt_checksum): full_crc32: the CRC-32C of the stored bytes,
     which covers the ciphertext, and no end-LSN check (it lies in the ciphertext);
     the older format: the post-encryption checksum after the key version
     (FIL_PAGE_FILE_FLUSH_LSN_OR_KEY_VERSION + 4), CRC-32 of the page (page_zip_calc_checksum
-    for ROW_FORMAT=COMPRESSED), BUF_NO_CHECKSUM_MAGIC accepted; page-compressed
-    encrypted pages carry none."""
+    for ROW_FORMAT=COMPRESSED), BUF_NO_CHECKSUM_MAGIC accepted.  Page-compressed
+    encrypted pages (FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED) carry none
+    (fil_space_verify_crypt_checksum accepts them; buf_page_is_corrupted skips both
+    page_compressed types): their checksum field must hold BUF_NO_CHECKSUM_MAGIC, in
+    clear (fil_page_decompress_for_non_full_crc32 refuses them otherwise), and once
+    decrypted and decompressed the original page's own checksum must hold."""
     physical = pm.physical
     batch = max(1, (64 << 20) // physical)
     for s in range(0, len(sel_all), batch):
@@ -1208,8 +1245,11 @@ def _verify_encrypted(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], 
             stored = ((rows[:, 30].astype(np.uint32) << 24) | (rows[:, 31].astype(np.uint32) << 16)
                       | (rows[:, 32].astype(np.uint32) << 8) | rows[:, 33])
             crc = ck.zip_page_checksum_crc32(rows) if pm.flags.zip_size else ck.crc32_page_checksum(rows)
-            good = (crc == stored) | (stored == BUF_NO_CHECKSUM_MAGIC) | (pm.type[sel] == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)
-            rest = np.nonzero(~good)[0]
+            pc = pm.type[sel] == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+            good = ((crc == stored) | (stored == BUF_NO_CHECKSUM_MAGIC)) & ~pc
+            for j in np.nonzero(pc)[0].tolist():
+                good[j] = field0[sel[j]] == BUF_NO_CHECKSUM_MAGIC and decoded_ok.get(int(sel[j]), True)
+            rest = np.nonzero(~good & ~pc)[0]
             if len(rest) and pm.flags.zip_size:
                 good[rest] = np.array(ck.zip_page_checksum_adler(rows[rest]), dtype=np.uint32) == stored[rest]
             algos["crc32"] = algos.get("crc32", 0) + len(sel)

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from ..codecs.general import DEFAULT_MAX_OUTPUT
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import FileEntry
-from .fil import FIL_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED
+from .fil import FIL_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
 from .pagecomp import PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page
 
 
@@ -128,6 +128,8 @@ def unit_payload(entry: FileEntry, i: int, max_output: int = DEFAULT_MAX_OUTPUT)
             return decode_fcrc32_page(raw, logical, pm.compression_algorithm or "").page
         if int(pm.type[i]) == FIL_PAGE_PAGE_COMPRESSED:
             return decode_legacy_page(raw, logical).page
+        if int(pm.type[i]) == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED:     # decrypted above
+            return decode_legacy_page(raw, logical, decrypted=True).page
         if int(pm.type[i]) == FIL_PAGE_COMPRESSED:
             return decode_mysql_page(raw, logical).page
     except PageDecodeError as e:
