@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import records as rec
-from .sdi import SdiInfo, parse_se_private_data
+from .sdi import DD_INDEX_FULLTEXT, SdiInfo, parse_se_private_data
 from .fil import FIL_PAGE_INDEX
 from .fsp import FSP_FLAGS_POS_SHARED
 from .sysfile import PageError, SpaceFile
@@ -101,6 +101,11 @@ class DdNames:
     spaces: dict[int, DdSpace] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)      # dictionary table -> live rows read
     errors: list[str] = field(default_factory=list)
+    #: InnoDB ids from the indexes' se_private_data (``id=..;table_id=..``): FULLTEXT aux tables
+    #: name their owner by them
+    table_ids: dict[int, str] = field(default_factory=dict)
+    index_ids: dict[int, tuple[str, str]] = field(default_factory=dict)
+    fulltext: dict[int, tuple[int, str, str]] = field(default_factory=dict)   # index id -> (table id, table, index)
 
 
 def column_spec(c: DdColumn) -> rec.ColumnSpec:
@@ -195,6 +200,13 @@ def read_dd_table(space: SpaceFile, t: DdTableDef, errors: list[str]) -> list[di
     return rows
 
 
+def _enum(v) -> int | None:
+    """An ENUM column's value as read (its 1-based index, stored big-endian)."""
+    if isinstance(v, (bytes, bytearray)):
+        return int.from_bytes(v, "big") if v else None
+    return _int(v)
+
+
 def _int(v) -> int | None:
     try:
         return int(v)
@@ -266,6 +278,14 @@ def read_dd_names(space: SpaceFile, info: SdiInfo) -> DdNames:
         tname = full_name(row.get("table_id"))
         if tname is not None:
             put(row.get("se_private_data"), tname, str(row.get("name")))
+            se_text = row.get("se_private_data")
+            se = parse_se_private_data(se_text if isinstance(se_text, str) else "")
+            tid, iid = _int(se.get("table_id")), _int(se.get("id"))
+            if tid is not None and iid is not None:
+                out.table_ids[tid] = tname
+                out.index_ids[iid] = (tname, str(row.get("name")))
+                if _enum(row.get("type")) == DD_INDEX_FULLTEXT:
+                    out.fulltext[iid] = (tid, tname, str(row.get("name")))
     for row in rows["index_partitions"]:
         p = parts.get(row.get("partition_id"))
         ix = index_rows.get(row.get("index_id"))

@@ -33,6 +33,8 @@ SYSTEM_TABLESPACE_NAME = "innodb_system"
 #: dict0mem.h DICT_TF2_USE_FILE_PER_TABLE (SYS_TABLES.MIX_LEN): the table has its own .ibd; a table
 #: with a non-zero space and without it lives in a shared (MySQL 5.7 general) tablespace
 DICT_TF2_USE_FILE_PER_TABLE = 16
+#: dict0mem.h: SYS_INDEXES.TYPE bit of a FULLTEXT index
+DICT_FTS = 32
 
 _IBDATA_RE = re.compile(r"^ibdata(\d+)$", re.IGNORECASE)
 _FILENAME_HEX_RE = re.compile(r"@([0-9a-fA-F]{4})")
@@ -64,9 +66,12 @@ class Names:
     by_file: dict[str, FileNames] = field(default_factory=dict)
     #: directory of a mysql.ibd ("" for the root) -> what its dictionary tables say per space id
     dd: dict[str, ddtables.DdNames] = field(default_factory=dict)
-    #: SYS_TABLES / SYS_INDEXES by id (FULLTEXT aux tables name their owner by these ids)
+    #: InnoDB table and index ids (FULLTEXT aux tables name their owner by these ids): from
+    #: SYS_TABLES / SYS_INDEXES, or (MySQL 8) the indexes' se_private_data in SDI / mysql.ibd
     table_ids: dict[int, str] = field(default_factory=dict)              # table id -> "db.table"
     index_ids: dict[int, tuple[str, str]] = field(default_factory=dict)  # index id -> ("db.table", index name)
+    #: FULLTEXT indexes: index id -> (table id, "db.table", index name)
+    fulltext: dict[int, tuple[int, str, str]] = field(default_factory=dict)
 
     def dictionary_for(self, path: str) -> ddtables.DdNames | None:
         """The mysql.ibd dictionary of the data directory holding ``path`` (nearest above it)."""
@@ -126,6 +131,8 @@ def names_from_dictionary(d: sysdict.Dictionary, names: Names) -> None:
             continue
         names.indexes[(i.space, i.id)] = (innodb_table_name(t.name), i.name)
         names.index_ids[i.id] = (innodb_table_name(t.name), i.name)
+        if i.type & DICT_FTS:
+            names.fulltext[i.id] = (t.id, innodb_table_name(t.name), i.name)
 
 
 def file_names_from_sdi(info: sdi.SdiInfo) -> FileNames:
@@ -149,6 +156,19 @@ def file_names_from_sdi(info: sdi.SdiInfo) -> FileNames:
     return fn
 
 
+def ids_from_sdi(t: sdi.SdiTable, names: Names) -> None:
+    """The InnoDB table and index ids of one dd::Table (each index's se_private_data
+    ``id=..;table_id=..``; a FULLTEXT index has them too, with root FIL_NULL: its data is
+    in the aux tables).  Partitions have their own table ids and no FULLTEXT index."""
+    for i in t.indexes:
+        if i.id is None or i.table_id is None or i.partition:
+            continue
+        names.table_ids[i.table_id] = t.full_name
+        names.index_ids[i.id] = (t.full_name, i.name)
+        if i.type == sdi.DD_INDEX_FULLTEXT:
+            names.fulltext[i.id] = (i.table_id, t.full_name, i.name)
+
+
 def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
     """Fill ``names`` from the SDI tables and tablespaces of MySQL 8 files."""
     per_space: dict[int, set[str]] = {}
@@ -168,6 +188,8 @@ def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
         for (space, iid), (tname, iname) in fn.indexes.items():
             names.indexes[(space, iid)] = (tname, iname)
             per_space.setdefault(space, set()).add(tname)
+        for t in info.tables:
+            ids_from_sdi(t, names)
     for space, tnames in per_space.items():
         if len(tnames) == 1:
             names.tables[space] = next(iter(tnames))
@@ -228,6 +250,9 @@ def resolve_names(files: list[FileEntry]) -> Names:
                         names.errors.extend(dd.errors)
                         if dd.spaces:
                             names.dd[os.path.dirname(f.path)] = dd
+                        names.table_ids.update(dd.table_ids)
+                        names.index_ids.update(dd.index_ids)
+                        names.fulltext.update(dd.fulltext)
         except PageError as e:
             names.errors.append(str(e))
             continue

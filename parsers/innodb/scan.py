@@ -284,7 +284,10 @@ def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
 def _attach_fts(dataset: Dataset, paged: list[FileEntry], names) -> None:
     """FULLTEXT aux tablespaces (fts.py) under the table whose id their name holds, and
     per FULLTEXT index (and the table's common aux tables) their files, bytes and pages
-    in the table's own file's section (``fulltext``)."""
+    in the table's own file's section (``fulltext``).  The ids come from SYS_TABLES /
+    SYS_INDEXES (MariaDB, MySQL 5.7) or the indexes' se_private_data in SDI and mysql.ibd
+    (MySQL 8).  Aux tables of a table id no dictionary names stay unattached (said so), and
+    a FULLTEXT index whose table is here but none of its aux tables is named."""
     table_ids = getattr(names, "table_ids", None) or {}
     index_ids = getattr(names, "index_ids", None) or {}
     groups: dict[str, dict] = {}
@@ -296,9 +299,14 @@ def _attach_fts(dataset: Dataset, paged: list[FileEntry], names) -> None:
             continue
         parent = table_ids.get(aux.table_id)
         if parent is None:
+            sec = entry.sections.get("innodb")
+            if sec is not None:
+                sec.fts = {"table": None, "table_id": aux.table_id, "index_id": aux.index_id, "index": None,
+                           "aux": aux.part}
             if table_ids:
-                entry.warnings.append(f"{entry.path}: FULLTEXT aux table of table id {aux.table_id}, which "
-                                      f"SYS_TABLES does not have; not attached")
+                entry.warnings.append(f"{entry.path}: FULLTEXT aux table of table id {aux.table_id} "
+                                      f"(0x{aux.table_id:x}), which the data dictionary here "
+                                      f"({getattr(names, 'source', '') or 'none'}) does not name; not attached")
             continue
         db, table, _ = _split_full(parent)
         old = next((t for t in dataset.tables if t.engine == "innodb" and entry.path in t.files), None)
@@ -331,6 +339,19 @@ def _attach_fts(dataset: Dataset, paged: list[FileEntry], names) -> None:
         dataset.table("innodb", db or "", table).info["fulltext"] = fulltext
         if owner is not None:
             owner.sections["innodb"].fulltext = fulltext
+    for iid, (tid, parent, iname) in sorted((getattr(names, "fulltext", None) or {}).items()):
+        if iid in groups.get(parent, {}):
+            continue
+        db, table, _ = _split_full(parent)
+        owner = next((e for e in paged if e.role == "tablespace" and e.table == table and e.database == db and
+                      parse_fts_aux_name(_stem(e.path)) is None and "innodb" in e.sections), None)
+        if owner is not None:
+            # MySQL 8 writes the aux file names in lower case, MariaDB and MySQL 5.7 in upper case
+            aux_name = f"FTS_{tid:016x}_{iid:016x}_INDEX_1..6"
+            if "sdi" in (owner.sections["innodb"].get("tablespace") or {}).get("names_from", "").lower():
+                aux_name = aux_name.lower()
+            owner.warnings.append(f"{owner.path}: FULLTEXT index {iname} (index id {iid}) of {parent} (table id "
+                                  f"{tid}): none of its aux tables ({aux_name}) is here")
 
 
 def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | None:

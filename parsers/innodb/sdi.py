@@ -77,6 +77,11 @@ SDI_LEAF_COLUMNS = [
 ]
 
 
+#: dd::Index::enum_index_type (sql/dd/types/index.h): IT_PRIMARY 1, IT_UNIQUE 2, IT_MULTIPLE 3,
+#: IT_FULLTEXT 4, IT_SPATIAL 5
+DD_INDEX_FULLTEXT = 4
+
+
 class SdiError(Exception):
     """An SDI record or page could not be decoded; the message names where."""
 
