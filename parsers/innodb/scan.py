@@ -28,6 +28,7 @@ from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
 from . import names as names_module
+from .dblwr import DblwrError, DblwrFile, parse_dblwr_name, read_dblwr
 from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
@@ -83,6 +84,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             entry.add_error(f"cannot read: {e.strerror or e}")
         _assign_table(dataset, entry, names)
     _attach_fts(dataset, paged, names)
+    _read_doublewrite_files(files, ctx)
     for entry in files:
         if entry.role in ("system_tablespace", "redo_log", "undo"):
             try:
@@ -279,6 +281,50 @@ def _assign_table(dataset: Dataset, entry: FileEntry, names) -> None:
             t.files.append(entry.path)
         if part:
             t.info.setdefault("partitions", []).append(part)
+
+
+def _read_doublewrite_files(files: list[FileEntry], ctx: ScanContext) -> None:
+    """MySQL 8.0.20+ ``#ib_<page size>_<n>.dblwr`` files (dblwr.py): each written slot's
+    page (space, page number, type, LSN, checksum) in ``doublewrite``.  The zip size of a
+    copy's tablespace comes from the scanned tablespaces beside the file; File::s_n_pages
+    (batch slots) from the size of an even-numbered sibling file."""
+    dblwr_files = [e for e in files if e.role == "doublewrite" and parse_dblwr_name(_base(e.path))]
+    if not dblwr_files:
+        return
+    read: list[tuple[FileEntry, DblwrFile]] = []
+    for entry in dblwr_files:
+        ctx.check()
+        here = os.path.dirname(entry.path)
+        zip_sizes = {}
+        for e in files:
+            sec = e.sections.get("innodb")
+            if sec is None or e.role not in PAGED_ROLES or (here and not e.path.startswith(here + "/")):
+                continue
+            sid, phys = sec.get("space_id"), sec.get("physical_page_size")
+            if sid is not None and phys:
+                zip_sizes[int(sid)] = int(phys)
+        try:
+            with ReadOnlyFile(entry.abspath) as f:
+                read.append((entry, read_dblwr(f, _base(entry.path), zip_sizes, ctx.check)))
+        except (DblwrError, FileReadError) as e:
+            entry.add_error(str(e).split(": ", 1)[-1] if isinstance(e, FileReadError) else str(e))
+        except OSError as e:
+            entry.add_error(f"cannot read: {e.strerror or e}")
+    for entry, d in read:
+        here = os.path.dirname(entry.path)
+        evens = [o.slots for e, o in read if os.path.dirname(e.path) == here and o.page_size == d.page_size
+                 and not o.for_lru]
+        sec = entry.sections.setdefault("innodb", InnoDBSection())
+        sec.doublewrite = d.to_json(min(evens) if evens else None)
+        bad = [c for c in d.copies if c["checksum_ok"] is False]
+        if bad:
+            entry.warnings.append(f"{entry.path}: {len(bad)} doublewrite slot(s) fail their checksum (first: slot "
+                                  f"{bad[0]['slot']}, a copy of space {bad[0]['space_id']} page {bad[0]['page_no']}): "
+                                  f"recovery would not use them")
+
+
+def _base(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
 def _attach_fts(dataset: Dataset, paged: list[FileEntry], names) -> None:

@@ -47,7 +47,10 @@ class InnoDBSection(Section):
                            "encrypted_pages, unencrypted_pages, key_versions, decrypted_pages, index_facts}")
     doublewrite: dict = Key("ibdata1's doublewrite area: {blocks [[first page, pages]], segment_id, reserved_pages "
                             "(the segment's never-written fragment pages), reserved_zero_pages, slots, written_slots, "
-                            "copies [{slot_page, space_id, page_no, type}]}")
+                            "copies [{slot_page, space_id, page_no, type}]}; a MySQL 8 .dblwr file: {kind, file_id, "
+                            "page_size, segments, slots, batch_slots, single_page_slots, written_slots, "
+                            "bad_checksum_slots, trailing_bytes, copies [{slot, space_id, page_no, type, lsn, "
+                            "page_size, checksum_ok}]}")
     fts: dict = Key("FULLTEXT aux tablespaces: {table, table_id, index_id, index, aux} from the file name's ids")
     fulltext: dict = Key("a table with FULLTEXT indexes, in its own file: {indexes [{index_id, name, aux_tables, "
                          "aux_bytes, aux_allocated_bytes, aux_pages}], common {the same for CONFIG, DELETED...}}")
