@@ -863,9 +863,9 @@ def _check_decoded_checksums(pm: PageMap, w: _Walk, whole: list[tuple[int, bytes
     f0 = ((rows[:, 0].astype(np.uint32) << 24) | (rows[:, 1].astype(np.uint32) << 16)
           | (rows[:, 2].astype(np.uint32) << 8) | rows[:, 3])
     lsn = rows[:, 16:24].copy().view(">u8").reshape(-1).astype(np.uint64)
-    ok = np.zeros(pm.n_pages, dtype=bool)
-    _check_legacy_rows(rows, f0, lsn, ok, sel, {})
-    w.decoded_ok.update(zip(sel.tolist(), ok[sel].tolist()))
+    ok = np.zeros(len(sel), dtype=bool)
+    _check_legacy_rows(rows, f0, lsn, ok, np.arange(len(sel)), {})
+    w.decoded_ok.update(zip(sel.tolist(), ok.tolist()))
     whole.clear()
 
 
