@@ -118,6 +118,10 @@ def _read_block(sst: SstFile, r: _Reader, h: BlockHandle, what: str, verify_chec
     if h.size > MAX_META_BLOCK:
         sst.errors.append((f"{what} block handle of {h.size} bytes is not believable", h.offset))
         return None
+    buf = r.buf
+    end = h.offset + h.size
+    if buf is not None and not verify_checksum and end + kBlockTrailerSize <= r.size and buf[end] == kNoCompression:
+        return buf[h.offset:end]                      # the common case: an uncompressed meta block in memory
     try:
         raw = r.read(h.offset, h.size + kBlockTrailerSize)
     except FooterError as e:
@@ -271,6 +275,79 @@ def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool,
     and first bytes (declared uncompressed size): gathered with numpy from the file's
     map, or read block by block; the whole block when checksums are verified."""
     ft = sst.footer
+    if r.buf is not None and len(blocks) <= SMALL_BLOCK_COUNT:
+        _fill_small(sst, r.buf, blocks)
+    else:
+        _fill_large(sst, r, blocks, check)
+    if verify_checksums and ft.checksum_type != 0:
+        _verify_all(sst, r, check)
+
+
+#: up to this many blocks, a file held in memory is listed in plain Python (numpy's per-call
+#: cost is larger than the work: a MyRocks data dir holds thousands of ~40 KiB SSTs)
+SMALL_BLOCK_COUNT = 256
+
+
+def _fill_small(sst: SstFile, buf: bytes, blocks: list) -> None:
+    """:func:`_fill_large` for a file read whole, block by block: the same arrays, the same
+    messages in the same order."""
+    ft = sst.footer
+    rows = sorted(set(blocks))
+    for a, b in zip(rows, rows[1:]):
+        if a[0] == b[0]:                              # blocks sharing an offset: the larger kind first
+            rows.sort(key=lambda t: (t[0], -t[2], t[1]))
+            break
+    foff, fv = ft.footer_offset, ft.format_version
+    n = len(rows)
+    ctypes = [0] * n
+    logical = [-1] * n
+    checks = [-1] * n
+    past: list = []
+    unknown: list = []
+    known_names = COMPRESSION_NAMES
+    varint_framed = fv >= 2             # compression.declared_size: every codec's size is a varint32
+    data_count = 0
+    for i, (o, sz, k) in enumerate(rows):
+        if k == KIND_DATA:
+            data_count += 1
+        end = o + sz
+        if end + kBlockTrailerSize > foff:
+            checks[i] = 0
+            if len(past) < 10:
+                past.append((f"{KIND_NAMES[k]} block of {sz} bytes at {o} runs past the footer ({foff})", o))
+            continue
+        ct = buf[end]
+        ctypes[i] = ct
+        if ct == kNoCompression:
+            logical[i] = sz
+        elif varint_framed and ct in known_names and sz >= 3 and buf[o] >= 128 and buf[o + 1] < 128:
+            logical[i] = (buf[o] & 127) | (buf[o + 1] << 7)          # a 2-byte varint32 (most blocks)
+        elif ct in known_names:
+            v = declared_size(ct, buf[o:o + min(sz, 8)], fv)
+            if v is not None:
+                logical[i] = v
+        elif len(unknown) < 10:
+            unknown.append((f"{KIND_NAMES[k]} block has unknown compression type 0x{ct:02x}", end))
+    sst.errors.extend(past)
+    sst.errors.extend(unknown)
+    if data_count != len(sst.data_keys):
+        sst.data_keys = sst.data_keys[:data_count]
+    if n:
+        offs, sizes, kinds = zip(*rows)
+    else:
+        offs = sizes = kinds = ()
+    sst.offset = np.array(offs, np.uint64)
+    sst.size_ = np.array(sizes, np.uint32)
+    sst.kind = np.array(kinds, np.uint8)
+    sst.ctype = np.array(ctypes, np.uint8)
+    sst.logical = np.array(logical, np.int64)
+    sst.checksum = np.array(checks, np.int8)
+
+
+def _fill_large(sst: SstFile, r: _Reader, blocks: list, check) -> None:
+    """The block arrays gathered with numpy (from the file's bytes or its map), or read
+    block by block when neither can be viewed."""
+    ft = sst.footer
     arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
     arr = arr[np.lexsort((arr[:, 1], -arr[:, 2], arr[:, 0]))]
     if len(arr) > 1:                                  # a block listed twice (metaindex + footer) once
@@ -319,23 +396,29 @@ def _fill_arrays(sst: SstFile, r: _Reader, blocks: list, verify_checksums: bool,
         sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block has unknown compression type 0x{int(ctype[j]):02x}",
                            int(off[i] + size[i])))
     sst.logical[idx] = np.where(known, _declared_sizes(head, ctype, size[idx], ft.format_version), -1)
-    if verify_checksums and ft.checksum_type != 0:
-        bad = 0
-        for j, i in enumerate(idx):
-            if check is not None and j % 4096 == 0:
-                check()
-            o, s = int(off[i]), int(size[i])
-            ok = verify(ft.checksum_type, r.read(o, s + kBlockTrailerSize), o, ft.base_context_checksum)
-            if ok is None:
-                break
-            sst.checksum[i] = 1 if ok else 0
-            if not ok:
-                bad += 1
-                if bad <= 10:
-                    sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block checksum mismatch "
-                                       f"({ft.checksum_name})", o))
-        if bad > 10:
-            sst.errors.append((f"{bad - 10} more blocks with checksum mismatches", None))
+
+
+def _verify_all(sst: SstFile, r: _Reader, check) -> None:
+    """Every block read whole and its trailer's checksum checked (``sst.checksum``: 1 ok, 0 bad)."""
+    ft = sst.footer
+    off, size = sst.offset, sst.size_
+    idx = np.flatnonzero(sst.checksum != 0)
+    bad = 0
+    for j, i in enumerate(idx):
+        if check is not None and j % 4096 == 0:
+            check()
+        o, s = int(off[i]), int(size[i])
+        ok = verify(ft.checksum_type, r.read(o, s + kBlockTrailerSize), o, ft.base_context_checksum)
+        if ok is None:
+            break
+        sst.checksum[i] = 1 if ok else 0
+        if not ok:
+            bad += 1
+            if bad <= 10:
+                sst.errors.append((f"{KIND_NAMES[int(sst.kind[i])]} block checksum mismatch "
+                                   f"({ft.checksum_name})", o))
+    if bad > 10:
+        sst.errors.append((f"{bad - 10} more blocks with checksum mismatches", None))
 
 
 def block_contents(sst: SstFile, f, i: int, max_output: int) -> bytes:
