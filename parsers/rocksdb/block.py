@@ -163,6 +163,58 @@ def _rv(b, p: int) -> tuple[int, int]:
             raise BlockError("varint longer than 10 bytes", p)
 
 
+def _plain_index_handles(b: bytes, end: int, key_prefix: int) -> tuple[list[bytes], list[int], list[int]] | None:
+    """:func:`index_handles` of an index block whose values are whole handles with value
+    lengths, in a loop specialised for one-byte entry headers (None at the first longer
+    one, or anything that does not fit: the general loop then reads it and names the fault)."""
+    keys: list[bytes] = []
+    offs: list[int] = []
+    sizes: list[int] = []
+    key = b""
+    pos = 0
+    try:
+        while pos < end:
+            shared, non_shared, vlen = b[pos], b[pos + 1], b[pos + 2]
+            if (shared | non_shared | vlen) >= 128:
+                return None
+            pos += 3
+            vpos = pos + non_shared
+            if shared < key_prefix:
+                key = (key[:shared] + b[pos:vpos])[:key_prefix] if shared else b[pos:min(vpos, pos + key_prefix)]
+            pos = vpos + vlen
+            if pos > end:
+                return None
+            x = b[vpos]
+            if x < 128:
+                off = x
+                vpos += 1
+            elif b[vpos + 1] < 128:
+                off = (x & 127) | (b[vpos + 1] << 7)
+                vpos += 2
+            elif b[vpos + 2] < 128:
+                off = (x & 127) | ((b[vpos + 1] & 127) << 7) | (b[vpos + 2] << 14)
+                vpos += 3
+            else:
+                off, vpos = _rv(b, vpos)
+            x = b[vpos]
+            if x < 128:
+                size = x
+                vpos += 1
+            elif b[vpos + 1] < 128:
+                size = (x & 127) | (b[vpos + 1] << 7)
+                vpos += 2
+            else:
+                size, vpos = _rv(b, vpos)
+            if vpos > pos:
+                return None
+            keys.append(key)
+            offs.append(off)
+            sizes.append(size)
+    except (IndexError, BlockError):
+        return None
+    return keys, offs, sizes
+
+
 def index_handles(data, value_delta_encoded: bool, have_first_key: bool = False,
                   key_prefix: int = 8) -> tuple[list[bytes], list[int], list[int]]:
     """Every entry of an index block as three lists (the first ``key_prefix`` bytes of each
@@ -171,6 +223,10 @@ def index_handles(data, value_delta_encoded: bool, have_first_key: bool = False,
     lay = block_layout(data)
     end = lay.restarts_offset
     b = bytes(data[:end])
+    if not value_delta_encoded and not have_first_key:
+        got = _plain_index_handles(b, end, key_prefix)
+        if got is not None:
+            return got
     restarts = set(lay.restart_points(data)) if value_delta_encoded else ()
     keys: list[bytes] = []
     offs: list[int] = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .coding import CodingError, varint
 
@@ -48,9 +49,9 @@ class FooterError(Exception):
         super().__init__(message)
 
 
-@dataclass(frozen=True)
-class BlockHandle:
-    """Where a block is: offset and size of its contents (the 5-byte trailer follows)."""
+class BlockHandle(NamedTuple):
+    """Where a block is: offset and size of its contents (the 5-byte trailer follows).
+    A named tuple: an SST's handles are made by the thousand."""
 
     offset: int
     size: int

@@ -42,6 +42,12 @@ KIND_NAMES = {KIND_DATA: "data", KIND_INDEX: "index", KIND_FILTER: "filter", KIN
 MAX_META_BLOCK = 256 << 20
 
 
+#: read-only empty arrays: an SstFile's until its blocks are listed (replaced, never written)
+_EMPTY = {t: np.zeros(0, t) for t in (np.uint64, np.uint32, np.uint8, np.int64, np.int8)}
+for _a in _EMPTY.values():
+    _a.flags.writeable = False
+
+
 @dataclass
 class SstFile:
     path: str
@@ -51,12 +57,12 @@ class SstFile:
     props: TableProperties | None = None
     index_handle: BlockHandle | None = None
     #: block arrays, file order
-    offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
-    size_: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
-    kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
-    ctype: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
-    logical: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))   # -1 unknown
-    checksum: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))   # 1 ok, 0 bad, -1 not checked
+    offset: np.ndarray = field(default_factory=lambda: _EMPTY[np.uint64])
+    size_: np.ndarray = field(default_factory=lambda: _EMPTY[np.uint32])
+    kind: np.ndarray = field(default_factory=lambda: _EMPTY[np.uint8])
+    ctype: np.ndarray = field(default_factory=lambda: _EMPTY[np.uint8])
+    logical: np.ndarray = field(default_factory=lambda: _EMPTY[np.int64])   # -1 unknown
+    checksum: np.ndarray = field(default_factory=lambda: _EMPTY[np.int8])   # 1 ok, 0 bad, -1 not checked
     #: the first 8 bytes of each data block's separator (last) key, aligned with the data
     #: blocks in file order (MyRocks: the index number is the first 4)
     data_keys: list[bytes] = field(default_factory=list)
