@@ -16,6 +16,10 @@ class CodingError(Exception):
 def varint(buf, pos: int, limit: int | None = None, max_bytes: int = 10) -> tuple[int, int]:
     """One unsigned LEB128 varint at ``pos`` (GetVarint32/64Ptr); returns (value, next pos)."""
     end = len(buf) if limit is None else limit
+    if pos < end:
+        b = buf[pos]
+        if b < 0x80:                                  # one byte: most tags, lengths and levels
+            return b, pos + 1
     result = 0
     shift = 0
     p = pos
@@ -33,7 +37,12 @@ def varint(buf, pos: int, limit: int | None = None, max_bytes: int = 10) -> tupl
 
 def varint32(buf, pos: int, limit: int | None = None) -> tuple[int, int]:
     """A varint32 (at most 5 bytes, value < 2**32)."""
-    v, p = varint(buf, pos, limit, 5)
+    end = len(buf) if limit is None else limit
+    if pos < end:
+        b = buf[pos]
+        if b < 0x80:
+            return b, pos + 1
+    v, p = varint(buf, pos, end, 5)
     if v >= 1 << 32:
         raise CodingError("varint32 over 32 bits", pos)
     return v, p
