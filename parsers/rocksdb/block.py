@@ -264,31 +264,9 @@ def index_handles(data, value_delta_encoded: bool, have_first_key: bool = False,
                 delta, pos = rv(b, pos)
                 size = prev_size + ((delta >> 1) ^ -(delta & 1))
                 off = prev_off + prev_size + kBlockTrailerSize
-            else:                                  # two varint64s, inlined up to 3 bytes each
-                x = b[pos]
-                if x < 128:
-                    off = x
-                    pos += 1
-                elif b[pos + 1] < 128:
-                    off = (x & 127) | (b[pos + 1] << 7)
-                    pos += 2
-                elif b[pos + 2] < 128:
-                    off = (x & 127) | ((b[pos + 1] & 127) << 7) | (b[pos + 2] << 14)
-                    pos += 3
-                else:
-                    off, pos = rv(b, pos)
-                x = b[pos]
-                if x < 128:
-                    size = x
-                    pos += 1
-                elif b[pos + 1] < 128:
-                    size = (x & 127) | (b[pos + 1] << 7)
-                    pos += 2
-                elif b[pos + 2] < 128:
-                    size = (x & 127) | ((b[pos + 1] & 127) << 7) | (b[pos + 2] << 14)
-                    pos += 3
-                else:
-                    size, pos = rv(b, pos)
+            else:
+                off, pos = rv(b, pos)
+                size, pos = rv(b, pos)
             if have_first_key:
                 n, pos = rv(b, pos)
                 pos += n
