@@ -3,31 +3,23 @@
 meta file and ``.ARN`` of MySQL 5.0 are gone since ARCHIVE_VERSION 3.)"""
 from __future__ import annotations
 
-from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
-from .scan import DATA_EXT, table_of
+from ..tablefiles import TableFilesEngine
+from .scan import DATA_EXT, analyze
 from .section import section_from_json
 
 #: spans drawn to a row of the unit map (32 x 32 KiB = 1 MiB of the file)
 SPANS_PER_ROW = 32
 
 
-class Archive(Engine):
+class Archive(TableFilesEngine):
     name = "archive"
     label = "ARCHIVE"
     roles = ("table_data",)
     claim_order = 45
-
-    def claim_name(self, rel, state):
-        return "table_data" if rel.endswith(DATA_EXT) else None
-
-    def analyze(self, dataset, files, ctx):
-        from .scan import analyze
-        analyze(dataset, files, ctx)
-
-    def place(self, entry: FileEntry):
-        db, table = table_of(entry)
-        return entry.database or db, entry.table or table, None
+    table_exts = ((DATA_EXT, "table_data"),)
+    analyze_files = staticmethod(analyze)
+    read_section = staticmethod(section_from_json)
 
     def unit_geometry(self, entry: FileEntry):
         """32 KiB spans of deflate data (and the header unit before them), in file order."""
@@ -40,9 +32,6 @@ class Archive(Engine):
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload
         return unit_payload(entry, i, max_output)
-
-    def section_from_json(self, data):
-        return section_from_json(data) if isinstance(data, dict) else data
 
     def restore(self, dataset):
         from .scan import table_info

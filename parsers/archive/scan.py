@@ -6,12 +6,12 @@ reports (ha_archive.cc ``info``: ``stats.records`` = the header's rows,
 from __future__ import annotations
 
 import os
-import posixpath
 
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import UNIT_COMPRESSED, Dataset, FileEntry, ScanContext, UnitFacts, empty_units
+from ..tablefiles import table_of
 from .header import AZ_HEADER_BYTES, AzHeader, HeaderError, read_header
 from .section import ArchiveSection
 from .stream import Walk, walk
@@ -22,13 +22,6 @@ FRM_EXT = ".frm"
 KIND_HEADER = 1          # azio header, .frm copy, comment: [0, start)
 KIND_SPAN = 2            # AZ_BUFSIZE_READ span of the deflate data
 KIND_NAMES = {KIND_HEADER: "AZ_HEADER", KIND_SPAN: "AZ_DATA_SPAN"}
-
-
-def table_of(entry: FileEntry) -> tuple[str, str]:
-    """(database, table) of an ``.ARZ``: its folder and its stem (table names are
-    file-name encoded by the server: ``@002d`` for ``-``, kept as they are)."""
-    folder = posixpath.dirname(entry.path) or os.path.dirname(entry.abspath)
-    return os.path.basename(folder) or "(files)", posixpath.basename(entry.path).rsplit(".", 1)[0]
 
 
 def _frm_matches(entry: FileEntry, f: ReadOnlyFile, h: AzHeader) -> bool | None:

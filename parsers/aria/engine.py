@@ -6,25 +6,28 @@ from __future__ import annotations
 
 import posixpath
 
-from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
-from .scan import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME, table_info
+from ..tablefiles import TableFilesEngine
+from .scan import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME, analyze, table_info
 from .section import section_from_json
 
 PAGES_PER_ROW = 16
 
 
-class Aria(Engine):
+class Aria(TableFilesEngine):
     name = "aria"
     label = "Aria"
     roles = ("table_data", "table_index", "redo_log", "engine_environment")
     claim_order = 42
+    table_exts = ((DATA_EXT, "table_data"), (INDEX_EXT, "table_index"))
+    analyze_files = staticmethod(analyze)
+    read_section = staticmethod(section_from_json)
+    table_info = staticmethod(table_info)
 
     def claim_name(self, rel, state):
-        if rel.endswith(DATA_EXT):
-            return "table_data"
-        if rel.endswith(INDEX_EXT):
-            return "table_index"
+        role = super().claim_name(rel, state)
+        if role:
+            return role
         base = posixpath.basename(rel)
         if base == CONTROL_NAME:
             return "engine_environment"
@@ -32,19 +35,10 @@ class Aria(Engine):
             return "redo_log"
         return None
 
-    def analyze(self, dataset, files, ctx):
-        from .scan import analyze
-        analyze(dataset, files, ctx)
-
-    def section_from_json(self, data):
-        return section_from_json(data) if isinstance(data, dict) else data
-
     def place(self, entry: FileEntry):
         if entry.role in ("redo_log", "engine_environment"):
             return "(engine files)", None, None
-        from ..myisam.scan import table_of
-        db, table = table_of(entry)
-        return entry.database or db, entry.table or table, None
+        return super().place(entry)
 
     def unit_geometry(self, entry: FileEntry):
         """Pages of ``block_size`` (index files: the header first, as one page when keystart
@@ -71,11 +65,6 @@ class Aria(Engine):
     def inspect_unit(self, entry, i, unit=None):
         from .inspect import inspect_unit
         return inspect_unit(entry, i, unit)
-
-    def restore(self, dataset):
-        for t in dataset.tables:
-            if t.engine == self.name:
-                t.info = table_info([e for e in dataset.files if e.path in t.files])
 
 
 ENGINE = Aria()

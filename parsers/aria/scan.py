@@ -14,7 +14,8 @@ from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
 from ..myisam import dynrec, staticrec
 from ..myisam.packrec import HEAD_LENGTH, MARIA_PACK_FILE_MAGIC, read_pack_header
-from ..myisam.scan import PACK_KIND_NAMES, PACKED_UNIT, read_whole, table_of
+from ..myisam.scan import PACK_KIND_NAMES, PACKED_UNIT, read_whole, report_state
+from ..tablefiles import table_of
 from ..myisam.state import HeaderError, option_names
 from . import blockrec, keypages
 from .control import read_control
@@ -51,18 +52,7 @@ def _index_from(entry: FileEntry, buf, size: int, ctx: ScanContext) -> MaiHeader
     except HeaderError as e:
         entry.add_error(str(e), e.offset)
         return None
-    if h.cut:
-        entry.add_error(h.cut[0], h.cut[1])
-    problems = check_header(h, size) if h.state_read else []
-    for msg, off in problems:
-        entry.add_error(msg, off)
-    if h.open_count:
-        entry.warnings.append(f"{entry.path} @ offset 24: open_count {h.open_count}: the table was not closed "
-                              f"(a crash, or copied while the server had it open); the state may be stale")
-    if h.crashed:
-        entry.warnings.append(f"{entry.path} @ offset 26: state.changed {h.changed:#x}: marked crashed")
-    if h.state_read and size < h.key_file_length:
-        entry.add_error(f"file ends at {size}, the state's key_file_length is {h.key_file_length}: truncated", size)
+    problems = report_state(entry, h, size, check_header)
     kp = None
     if h.base_read and h.cut is None and not any(o == h.base_pos + 100 for _m, o in problems):
         kp = keypages.read_key_pages(buf, size, h, ctx.verify_checksums)

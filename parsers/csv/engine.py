@@ -3,35 +3,19 @@
 ha_tina.cc (CSV_EXT, CSM_EXT; the engine writes them upper case)."""
 from __future__ import annotations
 
-from ..engine import Engine
-from ..model import FileEntry
-from .scan import DATA_EXT, META_EXT, table_of
+from ..tablefiles import TableFilesEngine
+from .scan import DATA_EXT, META_EXT, analyze
 from .section import section_from_json
 
 
-class Csv(Engine):
+class Csv(TableFilesEngine):
     name = "csv"
     label = "CSV"
     roles = ("table_data", "table_metadata")
     claim_order = 40
-
-    def claim_name(self, rel, state):
-        if rel.endswith(DATA_EXT):
-            return "table_data"
-        if rel.endswith(META_EXT):
-            return "table_metadata"
-        return None
-
-    def analyze(self, dataset, files, ctx):
-        from .scan import analyze
-        analyze(dataset, files, ctx)
-
-    def section_from_json(self, data):
-        return section_from_json(data) if isinstance(data, dict) else data
-
-    def place(self, entry: FileEntry):
-        db, table = table_of(entry)
-        return entry.database or db, entry.table or table, None
+    table_exts = ((DATA_EXT, "table_data"), (META_EXT, "table_metadata"))
+    analyze_files = staticmethod(analyze)
+    read_section = staticmethod(section_from_json)
 
 
 ENGINE = Csv()

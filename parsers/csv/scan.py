@@ -4,24 +4,16 @@ meta file and counts the rows of every ``.CSV`` data file; files of one table
 count (the meta file's) beside the rows really in the data file."""
 from __future__ import annotations
 
-import os
-import posixpath
 
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext
+from ..tablefiles import table_of
 from .data import count_rows
 from .section import CsvDataSection, CsvMetaSection
 from .meta import META_BUFFER_SIZE, TINA_CHECK_HEADER, TINA_VERSION, MetaError, read_meta
 
 DATA_EXT = ".CSV"
 META_EXT = ".CSM"
-
-
-def table_of(entry: FileEntry) -> tuple[str, str]:
-    """(database, table) of a CSV engine file: its folder (the data dir's database
-    folder, also when that folder itself was scanned) and its stem."""
-    folder = posixpath.dirname(entry.path) or os.path.dirname(entry.abspath)
-    return os.path.basename(folder) or "(files)", posixpath.basename(entry.path).rsplit(".", 1)[0]
 
 
 def _read_meta(entry: FileEntry) -> CsvMetaSection | None:

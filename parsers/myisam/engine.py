@@ -3,37 +3,23 @@ and key blocks) and ``<table>.MYD`` (rows), named so by storage/myisam (MI_NAME_
 MI_NAME_DEXT)."""
 from __future__ import annotations
 
-from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
-from .scan import DATA_EXT, INDEX_EXT, table_info, table_of
+from ..tablefiles import TableFilesEngine
+from .scan import DATA_EXT, INDEX_EXT, analyze, table_info
 from .section import section_from_json
 
 BLOCKS_PER_ROW = 16
 
 
-class Myisam(Engine):
+class Myisam(TableFilesEngine):
     name = "myisam"
     label = "MyISAM"
     roles = ("table_data", "table_index")
     claim_order = 41
-
-    def claim_name(self, rel, state):
-        if rel.endswith(DATA_EXT):
-            return "table_data"
-        if rel.endswith(INDEX_EXT):
-            return "table_index"
-        return None
-
-    def analyze(self, dataset, files, ctx):
-        from .scan import analyze
-        analyze(dataset, files, ctx)
-
-    def section_from_json(self, data):
-        return section_from_json(data) if isinstance(data, dict) else data
-
-    def place(self, entry: FileEntry):
-        db, table = table_of(entry)
-        return entry.database or db, entry.table or table, None
+    table_exts = ((DATA_EXT, "table_data"), (INDEX_EXT, "table_index"))
+    analyze_files = staticmethod(analyze)
+    read_section = staticmethod(section_from_json)
+    table_info = staticmethod(table_info)
 
     def unit_geometry(self, entry: FileEntry):
         """Index files: key blocks (and the header) in file order; data files: rows or blocks."""
@@ -53,11 +39,6 @@ class Myisam(Engine):
     def inspect_unit(self, entry, i, unit=None):
         from .inspect import inspect_unit
         return inspect_unit(entry, i, unit)
-
-    def restore(self, dataset):
-        for t in dataset.tables:
-            if t.engine == self.name:
-                t.info = table_info([e for e in dataset.files if e.path in t.files])
 
 
 ENGINE = Myisam()

@@ -4,13 +4,13 @@ gives information_schema (from the ``.MYI`` state: mi_info.c mi_status), beside 
 data file itself holds."""
 from __future__ import annotations
 
-import os
 import posixpath
 
 import numpy as np
 
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
+from ..tablefiles import table_of
 from . import dynrec, keyblocks, staticrec
 from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, read_pack_header
 from .section import MyisamDataSection, MyisamIndexSection
@@ -25,18 +25,31 @@ PACKED_UNIT = 1 << 20
 PACK_KIND_NAMES = {0: "PACK_HEADER (Huffman trees)", 1: "PACKED_ROWS"}
 
 
-def table_of(entry: FileEntry) -> tuple[str, str]:
-    """(database, table) of a table file: its folder and its stem."""
-    folder = posixpath.dirname(entry.path) or os.path.dirname(entry.abspath)
-    return os.path.basename(folder) or "(files)", posixpath.basename(entry.path).rsplit(".", 1)[0]
-
-
 def read_whole(f: ReadOnlyFile):
     """The file's bytes as a bytes-like object (the hole-safe map, else one read)."""
     mm = f.mmap()
     if mm is not None and f.hole_safe_map:
         return mm
     return f.pread(0, f.size)
+
+
+def report_state(entry: FileEntry, h, size: int, check, crashed_note: str = "") -> list[tuple[str, int]]:
+    """The findings of an index file's state header (MyISAM's or Aria's: the same
+    open_count / changed / key_file_length fields, mi_open.c and ma_open.c) as the
+    entry's errors and warnings; returns ``check(h, size)``'s problems."""
+    if h.cut:
+        entry.add_error(h.cut[0], h.cut[1])
+    problems = check(h, size) if h.state_read else []
+    for msg, off in problems:
+        entry.add_error(msg, off)
+    if h.open_count:
+        entry.warnings.append(f"{entry.path} @ offset 24: open_count {h.open_count}: the table was not closed "
+                              f"(a crash, or copied while the server had it open); the state may be stale")
+    if h.crashed:
+        entry.warnings.append(f"{entry.path} @ offset 26: state.changed {h.changed:#x}: marked crashed{crashed_note}")
+    if h.state_read and size < h.key_file_length:
+        entry.add_error(f"file ends at {size}, the state's key_file_length is {h.key_file_length}: truncated", size)
+    return problems
 
 
 def _index(entry: FileEntry, ctx: ScanContext) -> MyiHeader | None:
@@ -61,20 +74,7 @@ def _index_from(entry: FileEntry, buf, size: int) -> MyiHeader | None:
     except HeaderError as e:
         entry.add_error(str(e), e.offset)
         return None
-    if h.cut:
-        entry.add_error(h.cut[0], h.cut[1])
-    problems = check_header(h, size) if h.state_read else []
-    for msg, off in problems:
-        entry.add_error(msg, off)
-    if h.open_count:
-        entry.warnings.append(f"{entry.path} @ offset 24: open_count {h.open_count}: the table was not closed "
-                              f"(a crash, or copied while the server had it open); the state may be stale")
-    if h.crashed:
-        entry.warnings.append(f"{entry.path} @ offset 26: state.changed {h.changed:#x}: marked crashed "
-                              f"(the server refuses it until REPAIR TABLE)")
-    if h.state_read and size < h.key_file_length:
-        entry.add_error(f"file ends at {size}, the state's key_file_length is {h.key_file_length}: "
-                        f"truncated", size)
+    problems = report_state(entry, h, size, check_header, " (the server refuses it until REPAIR TABLE)")
     kb = None
     sane = h.base_read and h.cut is None and not any("keystart" in m or "block_length" in m for m, _ in problems)
     if sane and h.keys:
