@@ -78,7 +78,10 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
     for n in root.walk():
         if n.kind == "table":
             db = n.parent.name if n.parent is not None else ""
-            eng = n.parent.parent.name if n.parent is not None and n.parent.parent is not None else ""
+            up = n.parent
+            while up is not None and up.kind != "engine":
+                up = up.parent
+            eng = up.name if up is not None else ""
             rows.append([f"{db}.{n.name}", eng, human_bytes(n.apparent), human_bytes(n.allocated),
                          human_bytes(n.holes), human_bytes(n.logical), percent(n.allocated, n.apparent)])
     rows.sort(key=lambda r: r[0])

@@ -14,8 +14,9 @@ what-if sampling, the views) reaches an engine only through this protocol:
   first and last bytes (head and tail, so formats known by a footer count);
 * :meth:`Engine.analyze`: read the engine's files of a dataset into their
   units, sections and errors (and the dataset's tables);
-* :meth:`Engine.place`: (database, table, part) of a file for the tree, and
-  :meth:`Engine.file_children`: rows below a file (InnoDB indexes);
+* :meth:`Engine.place`: (database, table, part) of a file for the tree,
+  :meth:`Engine.file_children`: rows below a file (InnoDB indexes), and
+  :meth:`Engine.spread_tables`: tables spread over files they share (MyRocks);
 * :meth:`Engine.unit_geometry`: how a file's units tile it (the unit map), the
   per-unit facts being ``FileEntry.unit_facts`` (typed, parsers/model.py);
 * :meth:`Engine.preview_target` / :meth:`Engine.preview`: unit headers read in
@@ -97,6 +98,13 @@ class Engine:
 
     def file_children(self, entry: "FileEntry") -> list[tuple[str, Any, int, int]]:
         """Rows below a file's tree row: (name, ref, allocated bytes, logical bytes)."""
+        return []
+
+    def spread_tables(self, dataset: "Dataset") -> list[tuple[str, str, list[tuple[str, Any, int, int]]]]:
+        """Tables whose rows share files with other tables (MyRocks: an SST holds many
+        indexes), so the file rows cannot show them: (database, table, index rows as in
+        :meth:`file_children`, summed over the table's files).  The tree shows them in a
+        group of their own whose bytes are not added to the engine's (the files count them)."""
         return []
 
     # -- unit map ------------------------------------------------------------------

@@ -13,12 +13,19 @@ from . import engines
 from .model import UNIT_FREE, Dataset, FileEntry
 
 
+#: kinds whose bytes are not added to their parent's: an index row (its file counts its
+#: pages) and a spread group (tables over files they share, counted by those files)
+NOT_ADDED = ("index", "spread")
+#: the name of an engine's spread group (Engine.spread_tables)
+SPREAD_NAME = "tables (over shared files)"
+
+
 @dataclass
 class Node:
     """One row of the tree."""
 
     name: str
-    kind: str                       # engine, database, table, part, file, index, group
+    kind: str                       # engine, database, table, part, file, index, group, spread
     apparent: int = 0
     allocated: int = 0
     holes: int = 0                   # ranges holding no written data: unallocated holes and unwritten extents
@@ -60,14 +67,18 @@ class Node:
         for c in self.children:
             c.roll_up()
         if self.children and self.kind not in ("file",):
-            self.apparent = sum(c.apparent for c in self.children if c.kind != "index")
-            self.allocated = sum(c.allocated for c in self.children if c.kind != "index")
-            self.holes = sum(c.holes for c in self.children if c.kind != "index")
-            self.unwritten = sum(c.unwritten for c in self.children if c.kind != "index")
-            self.past_eof = sum(c.past_eof for c in self.children if c.kind != "index")
-            self.logical = sum(c.logical for c in self.children if c.kind != "index")
-            self.errors = sum(c.errors for c in self.children if c.kind != "index")
-        self.children.sort(key=lambda n: (n.kind == "file", -n.allocated, n.name))
+            # index rows and spread groups show bytes their files already count
+            counted = [c for c in self.children if c.kind not in NOT_ADDED]
+            if not counted and self.kind == "table":
+                counted = self.children          # a spread table: the sum of its index rows
+            self.apparent = sum(c.apparent for c in counted)
+            self.allocated = sum(c.allocated for c in counted)
+            self.holes = sum(c.holes for c in counted)
+            self.unwritten = sum(c.unwritten for c in counted)
+            self.past_eof = sum(c.past_eof for c in counted)
+            self.logical = sum(c.logical for c in counted)
+            self.errors = sum(c.errors for c in counted)
+        self.children.sort(key=lambda n: (n.kind == "spread", n.kind == "file", -n.allocated, n.name))
 
 
 def logical_bytes(entry: FileEntry) -> int:
@@ -146,5 +157,18 @@ def build_tree(ds: Dataset) -> Node:
                 allocated = more
             n.apparent = n.allocated = allocated
             n.logical = logical
+    for name in ds.engines:
+        engine = engines.get(name)
+        rows = engine.spread_tables(ds) if engine is not None else []
+        if not rows:
+            continue
+        group = root.child(engines.label(name), "engine").child(SPREAD_NAME, "spread")
+        for db, table, indexes in rows:
+            tnode = group.child(db, "database").child(table, "table")
+            for iname, ref, allocated, logical in indexes:
+                n = tnode.child(iname, "index")
+                n.ref = ref
+                n.apparent = n.allocated = allocated
+                n.logical = logical
     root.roll_up()
     return root

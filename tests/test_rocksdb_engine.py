@@ -314,6 +314,41 @@ def test_corrupt_manifest_and_options_named(tmp_path, rocksdir):
     assert errs == "" and sst.sections["rocksdb"].entries == 23520
 
 
+def test_tree_tables_and_indexes_over_their_ssts(ds, manifest):
+    """engine › tables (over shared files) › db › table › index: each index row sums its data
+    blocks over every SST (the per-SST rows, added up), every user data block counted once,
+    the names as ROCKSDB_DDL gives them, and the engine's total still the files' bytes."""
+    root = build_tree(ds)
+    eng = next(c for c in root.children if c.kind == "engine" and c.name == "MyRocks / RocksDB")
+    assert eng.apparent == sum(f.apparent_bytes for f in ds.files if f.engine == "rocksdb")
+    spread = [c for c in eng.children if c.kind == "spread"]
+    assert len(spread) == 1 and eng.children[-1] is spread[0]
+    rows = {(db.name, t.name, i.name): i for db in spread[0].children for t in db.children for i in t.children}
+    want = {(r["TABLE_SCHEMA"], r["TABLE_NAME"],
+             f"{r['INDEX_NAME']} ({r['PARTITION_NAME']})" if r["PARTITION_NAME"] else r["INDEX_NAME"])
+            for r in manifest["sql"]["rocksdb_ddl"]}
+    assert set(rows) == want
+    per_sst: dict[int, list[int]] = {}
+    user_blocks = 0
+    for f in _sst_entries(ds).values():
+        if f.sections["rocksdb"].live is False:
+            continue
+        u = f.units
+        user_blocks += int(u["stored"][u["owner"] >= 256].sum())
+        sst_node = next(n for n in root.walk() if n.kind == "file" and n.path == f.path)
+        for n in sst_node.children:
+            acc = per_sst.setdefault(n.ref["index_number"], [0, 0, 0])
+            acc[0] += n.allocated
+            acc[1] += n.logical
+            acc[2] += 1
+    for key, node in rows.items():
+        num = node.ref["index_number"]
+        assert [node.allocated, node.logical, node.ref["data_block_files"]] == per_sst.get(num, [0, 0, 0]), key
+    assert sum(n.allocated for n in rows.values()) == user_blocks
+    orders = next(t for db in spread[0].children for t in db.children if (db.name, t.name) == ("rdb", "orders"))
+    assert orders.allocated == sum(i.allocated for i in orders.children) > 0
+
+
 def test_saved_scan_round_trip(ds, tmp_path):
     from dbxray.parsers.savedscan import load_saved_scan
     js = ds.to_json()

@@ -112,6 +112,34 @@ class RocksDB(Engine):
                          int(u["logical"][m].sum(dtype=np.uint64))))
         return rows
 
+    def spread_tables(self, dataset):
+        """MyRocks tables › indexes with the bytes of their data blocks over every live SST
+        (stored and uncompressed, from the blocks' owners: what :meth:`file_children`
+        shows per SST, summed), beside the engine's own figures in ``ref``."""
+        out = []
+        for t in dataset.tables:
+            if t.engine != NAME or not t.info or not t.info.get("indexes"):
+                continue
+            sums: dict[int, list[int]] = {}
+            for path in t.files:
+                e = dataset.file(path)
+                if e is None or e.units is None or not len(e.units):
+                    continue
+                for name, ref, stored, logical in self.file_children(e):
+                    acc = sums.setdefault(ref["index_number"], [0, 0, 0, 0])
+                    acc[0] += stored
+                    acc[1] += logical
+                    acc[2] += ref["data_blocks"]
+                    acc[3] += 1
+            rows = []
+            for ix in t.info["indexes"]:
+                stored, logical, blocks, files = sums.get(ix["index_number"], (0, 0, 0, 0))
+                name = f"{ix['name']} ({ix['partition']})" if ix.get("partition") else str(ix["name"])
+                ref = dict(ix, table=t.key, data_blocks=blocks, data_block_files=files)
+                rows.append((name, ref, stored, logical))
+            out.append((t.database, t.name, rows))
+        return out
+
     def unit_geometry(self, entry: FileEntry):
         if entry.role != "sst" or entry.units is None:
             return None
