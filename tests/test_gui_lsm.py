@@ -53,3 +53,16 @@ def test_lsm_view_not_shown_without_rocksdb(fixtures_root):
     from dbxray.viz.lsm import LsmView
     ds = scan(str(fixtures_root / "innodb" / "16k"))
     assert not LsmView.shows(ds)
+
+
+def test_sizes_chart_leaves_out_spread_tables(fixtures_root):
+    """The Sizes chart ranks files' allocation: a MyRocks table's rows (its indexes over the
+    SSTs it shares) are not drawn there again beside the column family levels that hold them."""
+    from dbxray.viz.sizebars import size_rows
+    ds = scan(str(fixtures_root / "mariadb" / "datadir"))
+    root = build_tree(ds)
+    rows = size_rows(root, limit=10_000)
+    spread = {id(n) for s in root.walk() if s.kind == "spread" for n in s.walk()}
+    assert spread and not any(id(r) in spread for r in rows)
+    assert sum(r.allocated for r in rows) <= ds.allocated_bytes
+    assert any(r.name == "L4" and r.parent.name == "cf_tiered" for r in rows)

@@ -19,9 +19,16 @@ DATA_ROLES = ("tablespace", "system_tablespace", "redo_log", "undo", "dictionary
 
 
 def size_rows(root: Node, limit: int = 25) -> list[Node]:
-    """The largest tables (or loose files) of a tree, by apparent size."""
+    """The largest tables (or loose files) of a tree, by apparent size; tables spread over
+    files they share (a MyRocks table's indexes over SSTs) are left out: their bytes are the
+    files' bytes again."""
     rows: list[Node] = []
-    for n in root.walk():
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.kind == "spread":
+            continue
+        stack.extend(n.children)
         if n.kind == "table":
             rows.append(n)
         elif (n.kind == "file" and n.parent is not None and n.parent.kind in ("database", "engine")
