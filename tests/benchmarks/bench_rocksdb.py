@@ -11,6 +11,12 @@ none, none, lz4, lz4, zstd...).  For MyRocks files pass ``--sst-dump`` the fixtu
 ``tools/myrocks_sst_dump`` (stock sst_dump aborts on the MyRocks comparators).
 
     .venv/bin/python tests/benchmarks/bench_rocksdb.py [--dir D] [--mb 256] [--repeat 5]
+
+The issue's MyRocks set is the fixture's make script at a larger scale (a private mariadbd; never
+committed): ``python3 ../shared/fixtures/mariadb/make.py --variant B --seed 20261207 --scale 30
+--out /tmp/mdb30 --scratch /tmp/mdb30s gen init start load stop copy``, then ``--dir
+'/tmp/mdb30/datadir/#rocksdb' --sst-dump ../shared/fixtures/mariadb/tools/myrocks_sst_dump`` (build
+that helper from its .cc as the fixture README says).
 """
 from __future__ import annotations
 
