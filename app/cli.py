@@ -180,6 +180,8 @@ def gui_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="data directory, part directory, file or saved scan (.dbxray.json)")
     p.add_argument("--screenshot", metavar="FILE", help="render the window to FILE (PNG) and exit")
     p.add_argument("--view", default=None, help="view to show first (with --screenshot)")
+    p.add_argument("--screenshot-timeout", type=float, default=3600.0, metavar="SECONDS",
+                   help="with --screenshot: give up (exit 1, no file) when the scan takes longer (default 3600)")
     return p
 
 
@@ -204,4 +206,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
         return 1
     from dbxray.app.gui import run_gui
-    return run_gui(args.path, screenshot=args.screenshot, view=args.view)
+    return run_gui(args.path, screenshot=args.screenshot, view=args.view,
+                   screenshot_timeout=args.screenshot_timeout)

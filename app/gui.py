@@ -13,7 +13,8 @@ def settle(app, rounds: int = 10) -> None:
         time.sleep(0.005)
 
 
-def run_gui(path: str | None, screenshot: str | None = None, view: str | None = None) -> int:
+def run_gui(path: str | None, screenshot: str | None = None, view: str | None = None,
+            screenshot_timeout: float = 3600.0) -> int:
     if screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -46,7 +47,21 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     if screenshot:
         win.resize(1400, 860)
         win.show()
-        win.wait_idle(120000)
+        # the screenshot shows the finished scan or none: never a window still filling in
+        if not win.wait_idle(int(screenshot_timeout * 1000)):
+            win.cancel_scan()
+            win.wait_idle(30000)
+            win.close()
+            print(f"dbxray: --screenshot: the scan of {path} did not finish within {screenshot_timeout:g} s "
+                  f"(--screenshot-timeout); no screenshot written", file=sys.stderr)
+            return 1
+        ds = win.dataset
+        if ds is None or (not ds.files and ds.errors):      # as `dbxray scan`: nothing read is a failure
+            why = "; ".join(ds.errors[:3]) if ds is not None else win.status_label.text()
+            win.close()
+            print(f"dbxray: --screenshot: {path} could not be read ({why}); no screenshot written",
+                  file=sys.stderr)
+            return 1
         settle(app)
         if view:
             for i in range(win.tabs.count()):

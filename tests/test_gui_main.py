@@ -125,6 +125,27 @@ def test_screenshot_command(tmp_path, monkeypatch):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
 
 
+def test_screenshot_never_of_an_unfinished_scan(tmp_path, sparse_fixtures):
+    """`--screenshot` on a scan that does not finish in time writes nothing and exits 1 with the
+    reason (it used to give up after 120 s and save the half-filled window, exit 0); a path that
+    cannot be scanned likewise."""
+    import subprocess
+    import sys
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-m", "dbxray.app", str(sparse_fixtures / "innodb"), "--screenshot",
+                        str(out), "--screenshot-timeout", "0.001"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and not out.exists()
+    assert "did not finish within 0.001 s" in r.stderr and "no screenshot written" in r.stderr
+    broken = tmp_path / "gone"
+    broken.symlink_to(tmp_path / "nowhere")
+    r = subprocess.run([sys.executable, "-m", "dbxray.app", str(broken), "--screenshot", str(out)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and not out.exists()
+    assert "could not be read" in r.stderr and "No such file or directory" in r.stderr
+
+
 def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path):
     with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "4k"))
