@@ -20,9 +20,11 @@ def add_parser(subparsers) -> None:
     """Register the ``advise`` subcommand on the main CLI's subparsers."""
     p = subparsers.add_parser(
         "advise", help="narrower ClickHouse column types, projected on disk (95%% intervals) with their DDL",
-        description="For every integer and float column of every MergeTree table: the narrower types its "
-                    "values fit (Float64 that is whole numbers or fits Float32 exactly, integers that fit "
-                    "a smaller type), each projected with the column's codec and the engine's block framing.")
+        description="For every column of every MergeTree table: the narrower types its values fit (integers "
+                    "that fit a smaller type, Float64 that is whole numbers or fits Float32, DateTime64 "
+                    "without sub-second parts, Decimal with unused digits, Nullable without NULLs, Strings of "
+                    "one length or few distinct values), each projected with the column's codec and the "
+                    "engine's block framing.")
     p.add_argument("path", help="ClickHouse data directory, table folder or part")
     p.add_argument("--sample", default="0.05", help="fraction of each column's block runs to decode (0.05, 5%%) "
                                                      "or 'all'")
@@ -40,9 +42,15 @@ def human_table(result: dict) -> str:
         if a["not_advised"] or not a["candidates"]:
             skipped += 1
             continue
+        if a.get("distinct_sampled") is not None:
+            what = (f"{a['distinct_sampled']:,} distinct, {a['length_min']}..{a['length_max']} bytes long "
+                    f"({a['sampled_rows']:,} of {a['rows']:,} rows read)")
+        else:
+            what = (f"values {a['min']}..{a['max']} ({a['range_source']}, {a['sampled_rows']:,} of {a['rows']:,} "
+                    f"rows read)")
+        nulls = "" if a.get("nulls") is None else f", {a['nulls']:,} NULLs"
         lines.append(f"{a['database']}.{a['table']}.{a['column']}  {a['type']}  now "
-                     f"{human_bytes(a['current_bytes'])} ({a['current_codec']}), values {a['min']}..{a['max']} "
-                     f"({a['range_source']}, {a['sampled_rows']:,} of {a['rows']:,} rows read)")
+                     f"{human_bytes(a['current_bytes'])} ({a['current_codec']}), {what}{nulls}")
         for c in a["candidates"]:
             lo, hi = c["projected_bytes_ci95"]
             lines.append(f"  {c['type']:<8} {human_bytes(c['projected_bytes']):>10}  ({human_bytes(lo)}.."

@@ -67,6 +67,8 @@ _FLOAT_ONLY = ("FPC",)
 _INT_ONLY = ("T64", "GCD")
 #: codecs whose argument is the value width (CompressionCodecDelta.cpp, DoubleDelta, Gorilla)
 _WIDTH_ARG = ("DELTA", "DOUBLEDELTA", "GORILLA")
+#: LowCardinality(String) is projected when the distinct values read are at most this share of the rows
+LC_MOST_DISTINCT = 0.75
 
 
 @dataclass
@@ -112,6 +114,11 @@ class ColumnAdvice:
     current_projected_bytes: int = 0        # the current type re-encoded the same way (the model's own error)
     candidates: list[Candidate] = field(default_factory=list)
     not_advised: str | None = None
+    nulls: int | None = None                # Nullable: NULL rows (the whole null map read)
+    distinct_sampled: int | None = None     # String: distinct values in the rows read
+    length_min: int | None = None
+    length_max: int | None = None
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"database": self.database, "table": self.table, "column": self.column, "type": self.type,
@@ -119,7 +126,9 @@ class ColumnAdvice:
                 "sampled_rows": self.sampled_rows, "runs": self.runs, "sampled_runs": self.sampled_runs,
                 "min": self.value_min, "max": self.value_max, "range_source": self.range_source,
                 "integral": self.integral, "current_projected_bytes": self.current_projected_bytes,
-                "candidates": [c.to_json() for c in self.candidates], "not_advised": self.not_advised}
+                "candidates": [c.to_json() for c in self.candidates], "not_advised": self.not_advised,
+                "nulls": self.nulls, "distinct_sampled": self.distinct_sampled, "length_min": self.length_min,
+                "length_max": self.length_max, "notes": self.notes}
 
 
 @dataclass
@@ -128,6 +137,7 @@ class _Run:
     blocks: list[int]
     rows: int
     stored: int
+    row0: int = 0               # the run's first row in its part
 
 
 def _base_type(type_text: str) -> str:
@@ -165,17 +175,18 @@ def _default_codec(table: dict) -> str:
     return "LZ4"
 
 
-def _main_stream_runs(dataset, table: dict, column: str, width: int, granule: int) -> tuple[list[_Run], int, int]:
+def _main_stream_runs(dataset, table: dict, column: str, width: int, granule: int,
+                      substream: str = "") -> tuple[list[_Run], int, int]:
     """Runs of consecutive blocks of the column's main stream in the active Wide
     parts: (runs, rows, stored bytes).  A run ends at a block end once it holds
     RUN_BYTES and a multiple of ALIGN_GRANULES granules (or at the part's end), so
     the blocks of any narrower type start at a run's start as the writer would
     start them (a block holds 1, 2, 4 or 8 granules of a 1..8-byte type)."""
-    stem = escape_for_file_name(column)
+    stem = escape_for_file_name(column) + substream
     by_entry: dict[int, tuple[object, list[int]]] = {}
     for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
-        if e.role != "part_column_data" or sec.get("stream") != stem or sec.get("substream"):
+        if e.role != "part_column_data" or sec.get("stream") != stem or sec.get("substream", "") != substream:
             continue
         by_entry.setdefault(id(e), (e, []))[1].append(i)
     runs: list[_Run] = []
@@ -185,47 +196,54 @@ def _main_stream_runs(dataset, table: dict, column: str, width: int, granule: in
         logical = e.units["logical"]
         cur: list[int] = []
         acc = 0
+        row0 = 0
         for i in idx:
             cur.append(i)
             acc += int(logical[i])
             if acc >= RUN_BYTES and (acc // width) % (ALIGN_GRANULES * granule) == 0:
-                runs.append(_mkrun(e, cur, width))
+                runs.append(_mkrun(e, cur, width, row0))
+                row0 += runs[-1].rows
                 cur, acc = [], 0
         if cur:
-            runs.append(_mkrun(e, cur, width))
+            runs.append(_mkrun(e, cur, width, row0))
     for r in runs:
         rows += r.rows
         stored += r.stored
     return runs, rows, stored
 
 
-def _mkrun(e, blocks: list[int], width: int) -> _Run:
+def _mkrun(e, blocks: list[int], width: int, row0: int = 0) -> _Run:
     logical = int(sum(int(e.units["logical"][i]) for i in blocks))
     st = int(sum(int(e.units["stored"][i]) for i in blocks))
-    return _Run(e, list(blocks), logical // width, st)
+    return _Run(e, list(blocks), logical // width, st, row0)
+
+
+def _raw(run: _Run) -> bytes:
+    return b"".join(payloads.unit_payload(run.entry, i, max_output=int(run.entry.units["logical"][i]))
+                    for i in run.blocks)
 
 
 def _values(run: _Run, dtype: str) -> np.ndarray:
-    parts = [payloads.unit_payload(run.entry, i, max_output=int(run.entry.units["logical"][i])) for i in run.blocks]
-    return np.frombuffer(b"".join(parts), dtype=dtype)
+    return np.frombuffer(_raw(run), dtype=dtype)
+
+
+def _stream_stored(dataset, table: dict, column: str, substreams: tuple[str, ...]) -> int:
+    """Stored bytes of the column's streams with these substream suffixes in active Wide parts."""
+    stem = escape_for_file_name(column)
+    out = 0
+    for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        if e.role == "part_column_data" and sec.get("substream", "") in substreams and \
+                sec.get("stream") == stem + sec.get("substream", ""):
+            out += int(e.units["stored"][i])
+    return out
 
 
 def project_stream(values: np.ndarray, new_type: str, chain: str, granule_rows: int) -> int:
     """Stored bytes of ``values`` written as ``new_type`` with ``chain``: cut into
     blocks at granule ends as the MergeTree writer cuts them, each block encoded and
     framed (checksum + header)."""
-    raw = values.astype(NUMPY_TYPE[new_type], copy=False).tobytes()
-    w = WIDTH[new_type]
-    n = len(values)
-    full, last = divmod(n, granule_rows)
-    granules = [granule_rows * w] * full + ([last * w] if last else [])
-    out = 0
-    pos = 0
-    vt = new_type if new_type in NUMPY_TYPE and not new_type.startswith("Float") else None
-    for size in clickhouse_block_sizes(len(raw), granules, CH_MIN_COMPRESS_BLOCK, CH_MAX_COMPRESS_BLOCK):
-        out += CH_CHECKSUM + len(ch_encode.encode_chain(raw[pos:pos + size], chain, type_size=w, value_type=vt))
-        pos += size
-    return out
+    return project_raw(values.astype(NUMPY_TYPE[new_type], copy=False).tobytes(), new_type, chain, granule_rows)
 
 
 def _estimate(per_run: list[tuple[int, int]], total_rows: int, n_runs: int) -> tuple[int, tuple[int, int]]:
@@ -293,18 +311,145 @@ def _fitting_ints(lo, hi, below_width: int) -> list[str]:
     return out
 
 
+def _layout(t: str) -> tuple[str | None, int, str] | None:
+    """(numpy dtype or None for 16/32-byte values, width, the type T64 records) of a fixed-width type."""
+    b = _base_type(t)
+    if b in NUMPY_TYPE and "(" not in t:
+        return NUMPY_TYPE[b], WIDTH[b], b
+    if b == "DateTime":
+        return "<u4", 4, "DateTime"
+    if b == "DateTime64":
+        return "<i8", 8, "DateTime64"
+    dec = _decimal_ps(t)
+    if dec:
+        w = _decimal_width(dec[0])
+        return {4: "<i4", 8: "<i8"}.get(w), w, f"Decimal{w * 8}"
+    return None
+
+
+def _args(t: str) -> list[str]:
+    m = re.fullmatch(r"\s*\w+\s*\((.*)\)\s*", t)
+    return [a.strip() for a in re.split(r",(?![^(]*\))", m.group(1))] if m else []
+
+
+def _decimal_ps(t: str) -> tuple[int, int] | None:
+    """(precision, scale) of Decimal(P, S) / Decimal32..256(S) (src/DataTypes/DataTypesDecimal.cpp)."""
+    b = _base_type(t)
+    a = _args(t)
+    try:
+        if b == "Decimal" and len(a) == 2:
+            return int(a[0]), int(a[1])
+        if b in ("Decimal32", "Decimal64", "Decimal128", "Decimal256") and len(a) == 1:
+            return {"Decimal32": 9, "Decimal64": 18, "Decimal128": 38, "Decimal256": 76}[b], int(a[0])
+    except ValueError:
+        return None
+    return None
+
+
+def _decimal_width(p: int) -> int:
+    return 4 if p <= 9 else 8 if p <= 18 else 16 if p <= 38 else 32
+
+
+def _wide_to_int64(raw: bytes, width: int) -> np.ndarray | None:
+    """16/32-byte little-endian integers as Int64 when every one fits, else None."""
+    words = np.frombuffer(raw, dtype="<i8").reshape(-1, width // 8)
+    if not len(words):
+        return words[:, 0].copy()
+    if not (words[:, 1:] == (words[:, :1] >> 63)).all():
+        return None
+    return words[:, 0].copy()
+
+
+def _int64_to_wide(v: np.ndarray, width: int) -> bytes:
+    v = v.astype("<i8")
+    return np.column_stack([v] + [v >> 63] * (width // 8 - 1)).astype("<i8").tobytes()
+
+
+def _as_bytes(v: np.ndarray, t: str) -> bytes:
+    """Values (Int64 for decimals, the column's own dtype else) written as type ``t``."""
+    dt, w, _ = _layout(t)
+    if dt is None:
+        return _int64_to_wide(v, w)
+    return v.astype(dt, copy=False).tobytes()
+
+
+def project_raw(raw: bytes, t: str, chain: str, granule_rows: int) -> int:
+    """Stored bytes of fixed-width values ``raw`` of type ``t`` written with ``chain``."""
+    _, w, vt = _layout(t)
+    n = len(raw) // w
+    full, last = divmod(n, granule_rows)
+    granules = [granule_rows * w] * full + ([last * w] if last else [])
+    out = pos = 0
+    vt_arg = None if vt.startswith("Float") else vt
+    for size in clickhouse_block_sizes(len(raw), granules, CH_MIN_COMPRESS_BLOCK, CH_MAX_COMPRESS_BLOCK):
+        out += CH_CHECKSUM + len(ch_encode.encode_chain(raw[pos:pos + size], chain, type_size=w, value_type=vt_arg))
+        pos += size
+    return out
+
+
+def _pick(n_runs: int, fraction: float | None, seed: int) -> np.ndarray:
+    if fraction is None or fraction >= 1:
+        return np.arange(n_runs)
+    rng = np.random.default_rng(seed)
+    k = min(n_runs, max(MIN_RUNS, int(math.ceil(fraction * n_runs))))
+    return np.sort(rng.choice(n_runs, size=k, replace=False))
+
+
+def _granule(table: dict) -> int:
+    try:
+        return int((table.get("settings") or {}).get("index_granularity", 8192))
+    except ValueError:
+        return 8192
+
+
+def _null_map(dataset, table: dict, column: str) -> tuple[int, int] | None:
+    """(NULL rows, rows) from every block of the column's null map (``.null``), or None."""
+    stem = escape_for_file_name(column)
+    nulls = rows = 0
+    seen = False
+    for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        if e.role != "part_column_data" or sec.get("stream") != stem + ".null":
+            continue
+        seen = True
+        b = np.frombuffer(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i])), dtype=np.uint8)
+        nulls += int(np.count_nonzero(b))
+        rows += len(b)
+    return (nulls, rows) if seen else None
+
+
+def _kind(t: str) -> str | None:
+    b = _base_type(t)
+    if b in NUMPY_TYPE and "(" not in t:
+        return "float" if b.startswith("Float") else "int"
+    if b == "DateTime64":
+        return "datetime64"
+    if _decimal_ps(t):
+        return "decimal"
+    if t.strip() == "String":
+        return "string"
+    if b == "FixedString":
+        return "fixedstring"
+    return None
+
+
 def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed: int = 0) -> ColumnAdvice:
     """The advice for one column (``fraction`` None: every run)."""
     db, name = table["database"], table["table"]
     ctype = col.get("type", "")
     adv = ColumnAdvice(db, name, col["name"], ctype)
     base = _base_type(ctype)
-    if base in NO_LAYOUT:
-        adv.not_advised = f"{base} columns are not advised: their values have no fixed layout to narrow"
+    inner = ctype
+    nullable = base == "Nullable"
+    if nullable:
+        inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+    if _base_type(inner) in NO_LAYOUT or base in NO_LAYOUT:
+        adv.not_advised = f"{_base_type(inner)} columns are not advised: their values have no fixed layout to narrow"
         return adv
-    if base not in NUMPY_TYPE or "(" in ctype:
-        adv.not_advised = (f"{ctype}: not advised (the advisor narrows plain integer and Float32/Float64 "
-                           f"columns only)")
+    kind = _kind(inner)
+    if kind is None:
+        adv.not_advised = (f"{ctype}: not advised (the advisor takes integer, Float32/Float64, DateTime64, Decimal, "
+                           f"String and FixedString columns, and Nullable of them)")
         return adv
     sparse = [p["name"] for p in table.get("parts") or [] if p.get("state") == "active"
               for c in p.get("columns") or [] if c.get("name") == col["name"] and c.get("serialization_kind") == "Sparse"]
@@ -315,92 +460,54 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     default = _default_codec(table)
     chain = _ddl_chain(col, default)
     adv.current_codec = chain
-    width = WIDTH[base]
+    granule = _granule(table)
+    pre: list[Candidate] = []
+    null_bytes = 0
+    if nullable:
+        try:
+            nm = _null_map(dataset, table, col["name"])
+        except Exception as e:      # noqa: BLE001 -- a null map block that does not decode
+            adv.not_advised = f"its null map could not be decoded: {e}"
+            return adv
+        if nm is None:
+            adv.not_advised = "no null map stream in active Wide parts (Compact parts are not advised)"
+            return adv
+        adv.nulls = nm[0]
+        if nm[0]:
+            adv.not_advised = (f"{nm[0]:,} of {nm[1]:,} rows are NULL: Nullable stays (its null map stream is "
+                               f"what stores them)")
+            return adv
+        null_bytes = _stream_stored(dataset, table, col["name"], (".null",))
+        nested = _stream_stored(dataset, table, col["name"], ("", ".size"))
+        pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
+                                           f"without Nullable the null map stream ({null_bytes:,} bytes) is gone",
+                             projected_bytes=nested, ci95=(nested, nested)))
     try:
-        granule = int((table.get("settings") or {}).get("index_granularity", 8192))
-    except ValueError:
-        granule = 8192
-    runs, adv.rows, adv.current_bytes = _main_stream_runs(dataset, table, col["name"], width, granule)
-    adv.runs = len(runs)
-    if not runs:
-        adv.not_advised = "no blocks of this column in active Wide parts (Compact parts are not advised)"
-        return adv
-    rng = np.random.default_rng(seed)
-    if fraction is None or fraction >= 1:
-        pick = np.arange(len(runs))
-    else:
-        k = min(len(runs), max(MIN_RUNS, int(math.ceil(fraction * len(runs)))))
-        pick = np.sort(rng.choice(len(runs), size=k, replace=False))
-    adv.sampled_runs = len(pick)
-    values = []
-    try:
-        for j in pick:
-            values.append(_values(runs[int(j)], NUMPY_TYPE[base]))
-    except Exception as e:      # noqa: BLE001 -- a block that does not decode: this column only
-        adv.not_advised = f"its blocks could not be decoded: {e}"
-        return adv
-    adv.sampled_rows = int(sum(len(v) for v in values))
-    allv = np.concatenate(values) if values else np.zeros(0)
-    is_float = base.startswith("Float")
-    if is_float:
-        finite = np.isfinite(allv).all()
-        integral = bool(finite and len(allv) and np.all(np.floor(allv) == allv))
-        adv.integral = integral
-        adv.value_min = float(allv.min()) if len(allv) else None
-        adv.value_max = float(allv.max()) if len(allv) else None
-        adv.range_source = "sampled values" if len(pick) < len(runs) else "every value"
-    else:
-        exact = _stats_range(table, col["name"])
-        if exact is not None:
-            adv.value_min, adv.value_max = exact
-            adv.range_source = "statistics (exact, every active part)"
+        if kind in ("string", "fixedstring"):
+            cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed)
         else:
-            adv.value_min, adv.value_max = (int(allv.min()), int(allv.max())) if len(allv) else (None, None)
-            adv.range_source = "sampled values" if len(pick) < len(runs) else "every value"
-    cands: list[Candidate] = []
-    if adv.value_min is not None:
-        if not is_float:
-            for t in _fitting_ints(adv.value_min, adv.value_max, width):
-                cands.append(Candidate(t, _chain_for(chain, t, default),
-                                       f"values {adv.value_min}..{adv.value_max} ({adv.range_source}) fit {t}"))
-        else:
-            if adv.integral and -2**63 <= adv.value_min and adv.value_max < 2**64:
-                for t in _fitting_ints(int(adv.value_min), int(adv.value_max), width + 1):
-                    cands.append(Candidate(t, _chain_for(chain, t, default),
-                                           f"every value is a whole number in {int(adv.value_min)}.."
-                                           f"{int(adv.value_max)} ({adv.range_source}): {t} holds them exactly"))
-            if base == "Float64":
-                back = allv.astype("<f4").astype("<f8")
-                with np.errstate(invalid="ignore", over="ignore"):
-                    err = np.abs(back - allv)
-                    rel = np.where(allv != 0, err / np.abs(allv), err)
-                lossless = bool(np.array_equal(back, allv, equal_nan=True))
-                c = Candidate("Float32", _chain_for(chain, "Float32", default), "", lossless=lossless)
-                if lossless:
-                    c.reason = f"every {'sampled ' if len(pick) < len(runs) else ''}value converts to Float32 and back unchanged (lossless)"
-                else:
-                    c.max_abs_error = float(np.nanmax(err))
-                    c.max_rel_error = float(np.nanmax(rel))
-                    c.reason = (f"largest error seen {c.max_abs_error:.3g} "
-                                f"(relative {c.max_rel_error:.3g})")
-                cands.append(c)
+            cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
+                                  seed)
+    except _NotAdvised as e:
+        adv.not_advised = str(e)
+        return adv
+    if adv.not_advised:
+        return adv
+    adv.current_bytes += null_bytes
+    if adv.current_projected_bytes:
+        adv.current_projected_bytes += null_bytes
+    cands = pre + cands
     key_column = col["name"] in key_columns(table)
-    # project the current type too (the model's own error against the real bytes)
-    per_cur = []
-    per = {id(c): [] for c in cands}
-    for v, j in zip(values, pick):
-        r = runs[int(j)]
-        if cands:       # the current type re-encoded: the model's check beside the candidates
-            per_cur.append((r.rows, project_stream(v, base, chain, granule)))
-        for c in cands:
-            per[id(c)].append((r.rows, project_stream(v, c.type, c.codec, granule)))
-    adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
+    # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
+    # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
+    # running the advice through chdb 4.4.0 / 26.9), even when the column holds no NULL
+    dflt = ("" if not nullable else " DEFAULT ''" if kind in ("string", "fixedstring") else " DEFAULT 0")
     for c in cands:
-        c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
         c.saving_bytes = adv.current_bytes - c.projected_bytes
         codec_sql = f" {col['codec']}" if (col.get("codec") or "").strip() else ""
         if codec_sql and c.codec != chain:
             codec_sql = f" CODEC({c.codec})"
+        codec_sql = dflt + codec_sql
         if key_column:
             c.ddl = (f"-- `{col['name']}` is in the table's key: the engine refuses MODIFY COLUMN on it "
                      f"(ALTER_OF_COLUMN_IS_FORBIDDEN); create the table anew with `{col['name']}` "
@@ -409,6 +516,280 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             c.ddl = f"ALTER TABLE `{db}`.`{name}` MODIFY COLUMN `{col['name']}` {c.type}{codec_sql};"
     adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
     return adv
+
+
+class _NotAdvised(Exception):
+    pass
+
+
+def _sampled_runs(adv: ColumnAdvice, runs: list[_Run], fraction, seed) -> np.ndarray:
+    adv.runs = len(runs)
+    pick = _pick(len(runs), fraction, seed)
+    adv.sampled_runs = len(pick)
+    return pick
+
+
+def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
+                  default: str, granule: int, fraction, seed) -> list[Candidate]:
+    """Integers, floats, DateTime64 and Decimal: fixed-width values."""
+    dt, width, _ = _layout(ctype)
+    runs, adv.rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
+    if not runs:
+        raise _NotAdvised("no blocks of this column in active Wide parts (Compact parts are not advised)")
+    pick = _sampled_runs(adv, runs, fraction, seed)
+    every = len(pick) == len(runs)
+    raws = []
+    try:
+        for j in pick:
+            raws.append(_raw(runs[int(j)]))
+    except Exception as e:      # noqa: BLE001 -- a block that does not decode: this column only
+        raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    if dt is None:              # Decimal128/256: as Int64 when every value fits
+        values = [_wide_to_int64(r, width) for r in raws]
+        fits64 = all(v is not None for v in values)
+    else:
+        values = [np.frombuffer(r, dtype=dt) for r in raws]
+        fits64 = True
+    adv.sampled_rows = int(sum(len(r) // width for r in raws))
+    src = "every value" if every else "sampled values"
+    cands: list[tuple[Candidate, object]] = []     # (candidate, values -> bytes of the new type)
+    allv = np.concatenate(values) if values and fits64 and len(values) else None
+    if allv is not None and len(allv):
+        if kind == "int":
+            _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands)
+        elif kind == "float":
+            _float_candidates(adv, ctype, allv, src, every, chain, default, width, cands)
+        elif kind == "datetime64":
+            _datetime64_candidates(adv, ctype, allv, src, chain, default, cands)
+        else:
+            _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands)
+    per_cur = []
+    per = {id(c): [] for c, _ in cands}
+    for r, v, j in zip(raws, values, pick):
+        run = runs[int(j)]
+        if cands:
+            per_cur.append((run.rows, project_raw(r, ctype, chain, granule)))
+        for c, conv in cands:
+            per[id(c)].append((run.rows, project_raw(conv(v), c.type, c.codec, granule)))
+    adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
+    for c, _ in cands:
+        c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
+    return [c for c, _ in cands]
+
+
+def _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands):
+    exact = _stats_range(table, column)
+    if exact is not None:
+        adv.value_min, adv.value_max = exact
+        adv.range_source = "statistics (exact, every active part)"
+    else:
+        adv.value_min, adv.value_max = int(allv.min()), int(allv.max())
+        adv.range_source = src
+    for t in _fitting_ints(adv.value_min, adv.value_max, width):
+        cands.append((Candidate(t, _chain_for(chain, t, default),
+                                f"values {adv.value_min}..{adv.value_max} ({adv.range_source}) fit {t}"),
+                      lambda v, t=t: v.astype(NUMPY_TYPE[t]).tobytes()))
+
+
+def _float_candidates(adv, ctype, allv, src, every, chain, default, width, cands):
+    base = _base_type(ctype)
+    finite = np.isfinite(allv).all()
+    adv.integral = bool(finite and len(allv) and np.all(np.floor(allv) == allv))
+    adv.value_min, adv.value_max = float(allv.min()), float(allv.max())
+    adv.range_source = src
+    if adv.integral and -2**63 <= adv.value_min and adv.value_max < 2**64:
+        for t in _fitting_ints(int(adv.value_min), int(adv.value_max), width + 1):
+            cands.append((Candidate(t, _chain_for(chain, t, default),
+                                    f"every value is a whole number in {int(adv.value_min)}.."
+                                    f"{int(adv.value_max)} ({src}): {t} holds them exactly"),
+                          lambda v, t=t: v.astype(NUMPY_TYPE[t]).tobytes()))
+    if base == "Float64":
+        back = allv.astype("<f4").astype("<f8")
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(back - allv)
+            rel = np.where(allv != 0, err / np.abs(allv), err)
+        lossless = bool(np.array_equal(back, allv, equal_nan=True))
+        c = Candidate("Float32", _chain_for(chain, "Float32", default), "", lossless=lossless)
+        if lossless:
+            c.reason = f"every {'' if every else 'sampled '}value converts to Float32 and back unchanged (lossless)"
+        else:
+            c.max_abs_error = float(np.nanmax(err))
+            c.max_rel_error = float(np.nanmax(rel))
+            c.reason = f"largest error seen {c.max_abs_error:.3g} (relative {c.max_rel_error:.3g})"
+        cands.append((c, lambda v: v.astype("<f4").tobytes()))
+
+
+def _trailing_zero_digits(v: np.ndarray, upto: int) -> int:
+    for k in range(upto, 0, -1):
+        if not np.any(v % (10 ** k)):
+            return k
+    return 0
+
+
+def _datetime64_candidates(adv, ctype, allv, src, chain, default, cands):
+    """DateTime64(p[, tz]) -> DateTime when whole seconds (else it loses the sub-second
+    parts: said, with the largest), -> DateTime64(p') when the last digits are zero."""
+    a = _args(ctype)
+    p = int(a[0]) if a else 3
+    tz = f", {a[1]}" if len(a) > 1 else ""
+    adv.value_min, adv.value_max = int(allv.min()), int(allv.max())
+    adv.range_source = src
+    scale = 10 ** p
+    k = _trailing_zero_digits(allv, p)
+    secs_lo, secs_hi = adv.value_min // scale, adv.value_max // scale
+    if p and 0 <= secs_lo and secs_hi <= 2**32 - 1:
+        t = f"DateTime({tz[2:]})" if tz else "DateTime"
+        c = Candidate(t, _chain_for(chain, "UInt32", default), "")
+        if k == p:
+            c.reason = f"every {'sampled ' if 'sampled' in src else ''}value is a whole second (lossless)"
+        else:
+            frac = allv % scale
+            c.lossless = False
+            c.max_abs_error = float(frac.max()) / scale
+            c.max_rel_error = None
+            c.reason = (f"drops the sub-second parts: largest seen {c.max_abs_error:g} s "
+                        f"({int(np.count_nonzero(frac)):,} of {len(allv):,} values read have one)")
+        cands.append((c, lambda v, s=scale: (v // s).astype("<u4").tobytes()))
+    if 0 < k < p:
+        t = f"DateTime64({p - k}{tz})"
+        cands.append((Candidate(t, _chain_for(chain, "Int64", default),
+                                f"the last {k} of {p} sub-second digits are zero in every "
+                                f"{'sampled ' if 'sampled' in src else ''}value (lossless)"),
+                      lambda v, s=10 ** k: (v // s).astype("<i8").tobytes()))
+
+
+def _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands):
+    """Decimal(P, S): the narrowest precision the values need at their scale, and at the
+    smallest scale that keeps every value (trailing zero digits dropped)."""
+    p, s = _decimal_ps(ctype)
+    adv.value_min, adv.value_max = int(allv.min()), int(allv.max())
+    adv.range_source = src
+    top = max(abs(adv.value_min), abs(adv.value_max))
+    k = _trailing_zero_digits(allv, s)
+    seen = set()
+    for scale in (s, s - k):
+        digits = max(len(str(top // 10 ** (s - scale))), scale, 1)
+        t = f"Decimal({digits}, {scale})"
+        w = _decimal_width(digits)
+        if t in seen or (w >= width and scale == s):
+            continue
+        seen.add(t)
+        why = (f"values {adv.value_min / 10 ** s:.{s}f}..{adv.value_max / 10 ** s:.{s}f} ({src}) need "
+               f"{digits} digits" + (f", their last {k} decimal digits are zero" if scale < s else "")
+               + f": {w}-byte Decimal{w * 8} (lossless)")
+        cands.append((Candidate(t, _chain_for(chain, f"Int{w * 8}", default), why),
+                      lambda v, d=10 ** (s - scale), t=t: _as_bytes(v // d, t)))
+
+
+def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,
+                    granule: int, fraction, seed) -> list[Candidate]:
+    """String and FixedString(N) columns: FixedString(N) for Strings all N bytes long,
+    String for padded FixedStrings, LowCardinality(String) for few distinct values."""
+    from . import chstrings as S
+    fixed = _base_type(ctype) == "FixedString"
+    if fixed:
+        n = int(_args(ctype)[0])
+        runs, adv.rows, _ = _main_stream_runs(dataset, table, column, n, granule)
+        adv.current_bytes = _stream_stored(dataset, table, column, ("",))
+    else:
+        runs, adv.rows, _ = _main_stream_runs(dataset, table, column, 8, granule, ".size")
+        adv.current_bytes = _stream_stored(dataset, table, column, ("", ".size"))
+        if not runs and adv.current_bytes:
+            raise _NotAdvised("String sizes inline in the .bin stream (parts written without the .size stream): "
+                              "not advised")
+    if not runs:
+        raise _NotAdvised("no blocks of this column in active Wide parts (Compact parts are not advised)")
+    pick = _sampled_runs(adv, runs, fraction, seed)
+    every = len(pick) == len(runs)
+    reader = S.StringRunReader(dataset, escape_for_file_name(column))
+    got = []
+
+    def load_chars(k: int) -> None:       # a String run's bytes, read when needed
+        run, sizes, chars, raw = got[k]
+        if chars is None:
+            got[k] = (run, sizes, reader.read(run.entry, run.row0, sizes, granule), raw)
+
+    try:
+        for j in pick:
+            run = runs[int(j)]
+            raw = _raw(run)
+            if fixed:
+                sizes, chars = S.fixed_to_string(raw, n)
+                got.append((run, sizes, chars, raw))
+            else:
+                got.append((run, np.frombuffer(raw, dtype="<u8"), None, None))
+        adv.sampled_rows = int(sum(len(g[1]) for g in got))
+        lens = np.concatenate([g[1] for g in got]) if got else np.zeros(0, dtype=np.uint64)
+        if len(lens):
+            adv.length_min, adv.length_max = int(lens.min()), int(lens.max())
+        if got:
+            load_chars(0)
+        # LowCardinality only for few distinct values: the first run read decides whether to count them all
+        first = S.factorize(got[0][1], got[0][2]) if got else (None, [])
+        few = len(first[1]) <= max(1, LC_MOST_DISTINCT * len(got[0][1])) if got else False
+        one_length = not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+        if few or one_length:
+            for k in range(1, len(got)):
+                load_chars(k)
+    except (S.StringReadError, payloads.PayloadError) as e:
+        raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    facts = [first] + [S.factorize(g[1], g[2]) for g in got[1:]] if few else []
+    distinct: set = set()
+    for _, keys in facts or [first]:
+        distinct.update(keys)
+    adv.distinct_sampled = len(distinct)
+    if not few:
+        adv.notes.append(f"{len(first[1]):,} distinct values in the first {len(got[0][1]) if got else 0:,} rows read: "
+                         f"too many for LowCardinality (not projected)")
+    which = "every" if every else "every sampled"
+    per_cur, per = [], {}
+    cands: list[Candidate] = []
+    fs_c = str_c = lc_c = None
+    if one_length:
+        fs_c = Candidate(f"FixedString({adv.length_min})", chain,
+                         f"{which} value is {adv.length_min} bytes long (lossless: no length per row)")
+    if fixed and adv.length_min is not None and adv.length_min < n:
+        str_c = Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
+                                           f"{adv.length_min}..{adv.length_max} bytes a value and its length "
+                                           f"(the conversion drops trailing zero bytes)")
+    if few and not fixed and adv.distinct_sampled <= max(1, LC_MOST_DISTINCT * adv.sampled_rows):
+        lc_c = Candidate("LowCardinality(String)", chain,
+                         f"{adv.distinct_sampled:,} distinct values in the {adv.sampled_rows:,} rows read: one "
+                         f"dictionary per part (a new one every {S.LC_MAX_DICTIONARY_SIZE:,} keys) and a "
+                         f"1-4 byte position per row (lossless)")
+    if not (fs_c or str_c or lc_c):
+        if fixed and adv.length_min == n:
+            adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
+        return cands
+    writers: dict[str, S.LowCardinalityWriter] = {}
+    for (run, sizes, chars, raw), (codes, keys) in zip(got, facts or [(None, None)] * len(got)):
+        if fixed:
+            per_cur.append((run.rows, S.project_fixed(raw, n, chain, granule)))
+        else:
+            per_cur.append((run.rows, S.project_string(sizes, chars, chain, granule)))
+        if fs_c:
+            per.setdefault(id(fs_c), []).append((run.rows, S.project_fixed(chars, adv.length_min, chain, granule)))
+        if str_c:
+            per.setdefault(id(str_c), []).append((run.rows, S.project_string(sizes, chars, chain, granule)))
+        if lc_c:
+            w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
+            kb, db = S.project_lowcardinality_run(w, codes, keys, chain, default, granule)
+            per.setdefault(id(lc_c), []).append((run.rows, kb + db))
+    adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
+    for c in (fs_c, str_c, lc_c):
+        if c is None:
+            continue
+        c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
+        if c is lc_c:
+            seen_tail, est_tail = _dictionary_tails(S, writers, got, facts, runs, chain)
+            c.projected_bytes += est_tail
+            c.ci95 = (c.ci95[0] + seen_tail, c.ci95[1] + 2 * est_tail - seen_tail)
+        if c.projected_bytes < adv.current_bytes:
+            cands.append(c)
+        else:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+    return cands
 
 
 def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None) -> dict:
@@ -424,3 +805,36 @@ def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None) ->
             out.append(advise_column(dataset, table, col, fraction, seed))
     return {"sample": "all" if fraction is None else fraction, "seed": seed, "warning": MODIFY_WARNING,
             "seconds": round(time.perf_counter() - t0, 3), "columns": [a.to_json() for a in out]}
+
+
+def _dictionary_tails(S, writers: dict, got: list, facts: list, runs: list[_Run], chain: str) -> tuple[int, int]:
+    """The parts' last LowCardinality dictionaries: (bytes of the keys seen, bytes estimated
+    for every key of the part).  A part read in part has keys in its other runs too: each
+    unread run is taken to bring as many new keys as a read run holds keys seen in no
+    other read run (keys of one run: a column sorted by it; keys in every run: none new)."""
+    runs_in = {}
+    for r in runs:
+        runs_in[r.entry.abspath] = runs_in.get(r.entry.abspath, 0) + 1
+    occurrences: dict[str, dict] = {}
+    for (run, *_), (_, keys) in zip(got, facts):
+        occ = occurrences.setdefault(run.entry.abspath, {})
+        for k in keys:
+            occ[k] = occ.get(k, 0) + 1
+    sampled_in = {}
+    for run, *_ in got:
+        sampled_in[run.entry.abspath] = sampled_in.get(run.entry.abspath, 0) + 1
+    seen = est = 0.0
+    for part, w in writers.items():
+        b = S.project_dictionary_tail(w, chain)
+        n_keys = len(w.keys) if w.keys else 0
+        r, total = sampled_in.get(part, 0), runs_in.get(part, 0)
+        once = sum(1 for v in occurrences.get(part, {}).values() if v == 1)
+        extra = once * (total - r) / r if r and n_keys else 0.0
+        grow = min(n_keys + extra, S.LC_MAX_DICTIONARY_SIZE) / n_keys if n_keys else 1.0
+        seen += b
+        est += b * max(grow, 1.0)
+    unread = len(runs_in) - len(writers)          # parts none of whose runs was read
+    if writers and unread > 0:
+        seen += unread * seen / len(writers)
+        est += unread * est / len(writers)
+    return int(round(seen)), int(round(est))

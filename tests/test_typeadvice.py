@@ -18,7 +18,11 @@ from dbxray.compress import typeadvice
 from dbxray.compress.typeadvice import advise, advise_column
 from dbxray.parsers.scan import scan
 
-TRUTH = json.loads((Path(__file__).resolve().parent / "data" / "clickhouse_typeadvice" / "truth.json").read_text())
+HERE = Path(__file__).resolve().parent / "data" / "clickhouse_typeadvice"
+TRUTH = json.loads((HERE / "truth.json").read_text())
+#: the types the fixture has no case of, on a small data dir chdb 4.4.0 wrote (make_types.py)
+TRUTH_TYPES = json.loads((HERE / "truth_types.json").read_text())
+NUMERIC = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "Float32", "Float64")
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +109,8 @@ def test_key_columns_get_no_alter(advice_all):
 def test_not_advised_with_reasons(advice_all, ds):
     kinds = {a["column"]: a["not_advised"] for a in advice_all["columns"] if a["table"] == "codecs"}
     assert "Sparse" in kinds["sparse_u64"]
-    assert "not advised" in kinds["s_lz4"]
+    assert "not advised" in kinds["arr_str"]
+    assert "NULL" in kinds["n_u32"] and "Nullable stays" in kinds["n_u32"]
     t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "codecs")
     for typ in ("Variant(String, UInt64)", "Dynamic", "JSON"):
         a = advise_column(ds, t, {"name": "v", "type": typ}, None)
@@ -134,7 +139,8 @@ def test_sampled_interval_covers_the_engine(ds, advice_all, monkeypatch):
     it above) for the seed tables' suggestions in at least 95% of the seeds."""
     monkeypatch.setattr(typeadvice, "RUN_BYTES", 1)
     monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
-    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"].startswith("seed_nq")]
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"].startswith("seed_nq")
+            and r["type"] in NUMERIC and r["from_type"] in NUMERIC]
     hits = total = 0
     tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
     for seed in range(40):
@@ -165,3 +171,91 @@ def test_cli_advise_json_and_text(fixtures_root, tmp_path):
     r = subprocess.run([sys.executable, "-m", "dbxray.app.main", "advise", str(tmp_path), "--sample", "2"],
                        capture_output=True)
     assert r.returncode == 2
+
+
+@pytest.fixture(scope="module")
+def ta_advice():
+    return advise(scan(str(HERE / "datadir")), None)
+
+
+def _check_against_engine(advice, truth_rows):
+    worst = 0.0
+    for r in truth_rows:
+        a = _col(advice, r["table"], r["column"])
+        c = next(c for c in a["candidates"] if c["type"] == r["type"])
+        assert r["written_type"] == r["type"]
+        err = abs(c["projected_bytes"] - r["real_bytes"]) / r["real_bytes"]
+        lo, hi = c["projected_bytes_ci95"]
+        print(f"{r['table']}.{r['column']} {r['from_type']} -> {r['type']}: engine {r['real_bytes']}, projected "
+              f"{c['projected_bytes']} ({err:.2%}), estimateCompressionRatio {r['estimateCompressionRatio_bytes']}")
+        assert err <= 0.05, (r, c)
+        worst = max(worst, err)
+    return worst
+
+
+def test_more_types_equal_the_engine_writing_them(ta_advice):
+    """DateTime64 -> DateTime / DateTime64(3), Decimal precision and scale, Nullable without
+    NULLs, String -> FixedString(N) / LowCardinality(String) (one column past the 8,192-key
+    dictionary): each projection within 5% of what chdb 4.4.0 wrote running the advice."""
+    rows = [r for r in TRUTH_TYPES["rows"] if "real_bytes" in r]
+    assert not [r for r in TRUTH_TYPES["rows"] if "error" in r], "the advisor offered a DDL the engine refused"
+    kinds = {r["type"].split("(")[0] for r in rows}
+    assert {"DateTime", "DateTime64", "Decimal", "UInt32", "String", "FixedString", "LowCardinality"} <= kinds
+    worst = _check_against_engine(ta_advice, rows)
+    print(f"worst {worst:.2%} over {len(rows)} suggestions")
+    exact = [r for r in rows if _col(ta_advice, r["table"], r["column"])["candidates"]]
+    assert len(exact) == len(rows) >= 18
+
+
+def test_string_and_key_column_suggestions_on_the_fixture(advice_all):
+    """The seed tables' String key columns -> LowCardinality(String) / FixedString(N), made
+    anew by chdb as the advice's DDL says (the engine refuses MODIFY COLUMN on a key)."""
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["type"] not in NUMERIC]
+    assert {r["type"].split("(")[0] for r in rows} >= {"LowCardinality", "FixedString", "DateTime", "Decimal"}
+    _check_against_engine(advice_all, rows)
+    a = _col(advice_all, "seed_nq_u1000", "db_server")
+    lc = next(c for c in a["candidates"] if c["type"] == "LowCardinality(String)")
+    assert a["distinct_sampled"] == 8 and lc["ddl"].startswith("--") and lc["lossless"]
+
+
+def test_more_types_reasons(ta_advice):
+    ts = _col(ta_advice, "types", "ts_ms")
+    dt = next(c for c in ts["candidates"] if c["type"] == "DateTime('UTC')")
+    assert not dt["lossless"] and dt["max_abs_error"] == 0.875 and "sub-second" in dt["reason"]
+    assert next(c for c in ts["candidates"] if c["type"] == "DateTime64(3, 'UTC')")["lossless"]
+    n = _col(ta_advice, "types", "n_u")
+    assert n["nulls"] == 0 and all("DEFAULT 0" in c["ddl"] for c in n["candidates"])
+    assert "NULL" in _col(ta_advice, "types", "n_null")["not_advised"]
+    fs = _col(ta_advice, "types", "fs_pad")
+    assert not fs["candidates"] and "not smaller" in fs["notes"][0]
+    for a in ta_advice["columns"]:         # the current type re-encoded: the model's own error
+        if a["not_advised"] is None and a["candidates"]:
+            assert a["current_projected_bytes"] == a["current_bytes"], a["column"]
+
+
+def test_strings_sampled(ds, monkeypatch):
+    """5% of 8-granule runs of the fixture's seed String columns: the LowCardinality and
+    FixedString intervals hold the engine's size in 80% of seeds (not the 95% the numeric
+    ones reach: a LowCardinality part's last dictionary is counted from the keys seen, with
+    no interval of its own; README), each estimate within 8% but digest's: sorted first in the
+    key, each run holds other keys, and its LowCardinality dictionary is under-counted (README)."""
+    monkeypatch.setattr(typeadvice, "RUN_BYTES", 1)
+    monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
+    tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"] == "seed_nq_u1000"
+            and r["type"] not in NUMERIC]
+    hits = total = 0
+    worst = 0.0
+    for seed in range(10):
+        for r in rows:
+            col = next(c for c in tables[r["table"]]["columns"] if c["name"] == r["column"])
+            a = advise_column(ds, tables[r["table"]], col, 0.05, seed)
+            c = next((c for c in a.candidates if c.type == r["type"]), None)
+            if c is None:
+                continue
+            hits += c.ci95[0] <= r["real_bytes"] <= c.ci95[1]
+            if r["column"] != "digest" or r["type"] != "LowCardinality(String)":
+                worst = max(worst, abs(c.projected_bytes - r["real_bytes"]) / r["real_bytes"])
+            total += 1
+    print(f"interval holds the engine's size in {hits}/{total}, worst estimate {worst:.2%}")
+    assert total >= 40 and hits >= 0.75 * total and worst <= 0.08

@@ -7,15 +7,24 @@ tests/test_typeadvice.py compares the advisor's projections with.
         -o /tmp/advice.json
     /tmp/chdb-4.4.0/bin/python tests/data/clickhouse_typeadvice/make.py /tmp/advice.json \
         ../shared/fixtures/clickhouse/datadir
+    # the types the fixture has no case of (make_types.py builds that data dir):
+    /tmp/chdb-4.4.0/bin/python tests/data/clickhouse_typeadvice/make.py /tmp/advice_ta.json \
+        tests/data/clickhouse_typeadvice/datadir --db ta --tables types --truth truth_types.json
 
 For each suggested type of each column, on a copy of the data dir: the table is copied (``CREATE TABLE fx.adv_tmp AS fx.<table>``, ``INSERT ... SELECT``: one
 part per partition, as the fixture's merged seed tables), the column's size before
 the change is recorded, then the advisor's own DDL is run on the copy
 (``ALTER TABLE ... MODIFY COLUMN``, ``mutations_sync = 2``) and
 ``system.parts_columns.column_data_compressed_bytes`` summed over the active parts.
+A key column (the engine refuses MODIFY COLUMN on it; the advisor's DDL says to create
+the table anew) is written as that says: the table's CREATE with the column's new
+type, ``INSERT ... SELECT``, ``OPTIMIZE ... FINAL`` (one part per partition, as the
+merged fixture tables), beside the same steps with the old type ("before").
 """
+import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -33,9 +42,45 @@ def rows(s, sql):
     return [json.loads(x) for x in out.splitlines() if x]
 
 
+DB = "fx"
+WIDTHS = {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "DateTime": 4}
+
+
+def value_width(t):
+    """Bytes a value of a fixed-width type takes (None for String-like types)."""
+    if t in WIDTHS or t.startswith("DateTime("):
+        return WIDTHS.get(t, 4)
+    if t in ("UInt64", "Int64", "Float64") or t.startswith("DateTime64"):
+        return 8
+    m = re.fullmatch(r"Decimal\((\d+), \d+\)", t)
+    if m:
+        p = int(m.group(1))
+        return 4 if p <= 9 else 8 if p <= 18 else 16 if p <= 38 else 32
+    return None
+
+
+def recreate(s, table, column, new_def):
+    """The table's CREATE with ``column`` defined as ``new_def`` (None: as it is), filled
+    with INSERT ... SELECT and merged: (column bytes, parts)."""
+    s.query("DROP TABLE IF EXISTS {DB}.adv_tmp SYNC".replace("{DB}", DB))
+    create = s.query(f"SHOW CREATE TABLE {DB}.`{table}`", "TSVRaw").bytes().decode()
+    create = re.sub(r"^CREATE TABLE \S+", f"CREATE TABLE {DB}.adv_tmp", create.strip())
+    if new_def is not None:
+        create, n = re.subn(rf"(?m)^(\s*)`?{re.escape(column)}`? [^\n]*?(,?)$", rf"\1`{column}` {new_def}\2", create,
+                            count=1)
+        assert n == 1, create
+    # Wide parts, as the table's: a narrower column can take a part under min_bytes_for_wide_part
+    # (the seed tables' 96,245-row partition with digest LowCardinality(String) was written Compact)
+    create += ", min_bytes_for_wide_part = 0" if "\nSETTINGS " in create else "\nSETTINGS min_bytes_for_wide_part = 0"
+    s.query(create)
+    s.query(f"INSERT INTO {DB}.adv_tmp SELECT * FROM {DB}.`{table}`")
+    s.query(f"OPTIMIZE TABLE {DB}.adv_tmp FINAL")
+    return column_bytes(s, "adv_tmp", column)
+
+
 def column_bytes(s, table, column):
     r = rows(s, f"SELECT sum(column_data_compressed_bytes) AS b, count() AS parts FROM system.parts_columns "
-                f"WHERE database = 'fx' AND table = '{table}' AND active AND column = '{column}'")
+                f"WHERE database = '{DB}' AND table = '{table}' AND active AND column = '{column}'")
     return int(r[0]["b"]), int(r[0]["parts"])
 
 
@@ -54,7 +99,7 @@ def restore_links(live):
                         os.symlink(target, p)
 
 
-def main(advice_path, datadir):
+def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
     with open(advice_path) as f:
         advice = json.load(f)
     tmp = tempfile.mkdtemp()
@@ -70,34 +115,37 @@ def main(advice_path, datadir):
 
     out = []
     for a in advice["columns"]:
-        if a["table"] not in TABLES or not a["candidates"]:
+        if a["table"] not in tables or not a["candidates"]:
             continue
         for c in a["candidates"]:
-            s.query("DROP TABLE IF EXISTS fx.adv_tmp SYNC")
-            s.query(f"CREATE TABLE fx.adv_tmp AS fx.`{a['table']}`")
-
-            s.query(f"INSERT INTO fx.adv_tmp SELECT * FROM fx.`{a['table']}`")
-            before, parts = column_bytes(s, "adv_tmp", a["column"])
-            ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", "fx.adv_tmp").rstrip(";")
-            if not ddl.startswith("ALTER"):
-                print(a["table"], a["column"], c["type"], "no ALTER:", ddl[:80])
-                continue
+            ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp").rstrip(";")
             try:
-                s.query(ddl + " SETTINGS mutations_sync = 2")
+                if ddl.startswith("ALTER"):
+                    s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
+                    s.query(f"CREATE TABLE {DB}.adv_tmp AS {DB}.`{a['table']}`")
+                    s.query(f"INSERT INTO {DB}.adv_tmp SELECT * FROM {DB}.`{a['table']}`")
+                    before, parts = column_bytes(s, "adv_tmp", a["column"])
+                    s.query(ddl + " SETTINGS mutations_sync = 2")
+                else:           # a key column: the table made anew, as the advice says
+                    new_def = re.search(rf"with `{re.escape(a['column'])}` (.*) and INSERT", ddl).group(1)
+                    before, parts = recreate(s, a["table"], a["column"], None)
+                    recreate(s, a["table"], a["column"], new_def)
             except Exception as e:       # noqa: BLE001 -- recorded: the advisor must not have offered it
                 out.append({"table": a["table"], "column": a["column"], "type": c["type"], "ddl": c["ddl"],
                             "error": str(e).splitlines()[0][:300]})
                 print(a["table"], a["column"], c["type"], "refused:", str(e)[:120])
                 continue
             after, parts_after = column_bytes(s, "adv_tmp", a["column"])
-            typ = rows(s, f"SELECT type FROM system.columns WHERE database = 'fx' AND table = 'adv_tmp' "
+            typ = rows(s, f"SELECT type FROM system.columns WHERE database = '{DB}' AND table = 'adv_tmp' "
                           f"AND name = '{a['column']}'")[0]["type"]
             est = None
+            width = value_width(c["type"])
             try:        # the engine's own estimate (chdb 26.x), on the same values as the new type
+                if width is None:
+                    raise ValueError("not a fixed-width type: no uncompressed size to scale the ratio by")
                 ratio = rows(s, f"SELECT estimateCompressionRatio('{c['codec']}', 1048576)"
-                                f"(CAST(`{a['column']}` AS {c['type']})) AS r FROM fx.`{a['table']}`")[0]["r"]
-                est = round(a["rows"] * {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4,
-                                         "Float32": 4}.get(c["type"], 8) / ratio)
+                                f"(CAST(`{a['column']}` AS {c['type']})) AS r FROM {DB}.`{a['table']}`")[0]["r"]
+                est = round(a["rows"] * width / ratio)
             except Exception as e:      # noqa: BLE001 -- a codec the estimator does not take
                 est = f"error: {str(e).splitlines()[0][:120]}"
             out.append({"table": a["table"], "column": a["column"], "from_type": a["type"], "type": c["type"],
@@ -105,15 +153,23 @@ def main(advice_path, datadir):
                         "written_type": typ, "ddl": c["ddl"], "original_bytes": a["current_bytes"],
                         "copy_bytes_before": before, "real_bytes": after, "parts": parts_after})
             print(a["table"], a["column"], c["type"], before, after, c["projected_bytes"], est, flush=True)
-    s.query("DROP TABLE IF EXISTS fx.adv_tmp SYNC")
+    s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
     version = rows(s, "SELECT version() AS v")[0]["v"]
     close = getattr(s, "close", None)
     if close:
         close()
     shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(HERE, "truth.json"), "w") as f:
+    with open(os.path.join(HERE, truth), "w") as f:
         json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, "rows": out}, f, indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("advice")
+    ap.add_argument("datadir")
+    ap.add_argument("--db", default="fx")
+    ap.add_argument("--tables", default=",".join(TABLES))
+    ap.add_argument("--truth", default="truth.json")
+    args = ap.parse_args()
+    DB = args.db
+    main(args.advice, args.datadir, tuple(args.tables.split(",")), args.truth)

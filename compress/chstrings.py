@@ -1,0 +1,315 @@
+"""String values of a ClickHouse column, and the streams the MergeTree writer
+writes for them as String, FixedString(N) or LowCardinality(String) (issue 20).
+
+A String column of a Wide part is two streams (SerializationString with the
+separate sizes stream): ``<col>.size.bin`` (UInt64 length per row) and
+``<col>.bin`` (the bytes).  A run of granules is read from its sizes blocks and,
+from the bytes stream's mark of its first granule (compressed block offset,
+offset in the decompressed block), the bytes that follow.
+
+LowCardinality(String) as written by SerializationLowCardinality.cpp
+(serializeBinaryBulkStatePrefix / serializeBinaryBulkWithMultipleStreams /
+serializeBinaryBulkStateSuffix) with the default settings
+``low_cardinality_max_dictionary_size`` = 8192 and
+``low_cardinality_use_single_dictionary_for_part`` = false:
+
+* ``<col>.dict.bin`` starts with the keys version (UInt64 1,
+  SharedDictionariesWithAdditionalKeys); a dictionary is written there as
+  UInt64 count + the keys (String bulk: varint length + bytes) when it reaches
+  8192 keys (then a new one is started) and at the end of the part;
+* ``<col>.bin`` per granule: UInt64 index type (UInt8/16/32/64 = 0..3, with
+  NeedGlobalDictionaryBit 1<<8, HasAdditionalKeysBit 1<<9 when keys overflowed the
+  full dictionary, NeedUpdateDictionary 1<<10 on the first granule of a
+  dictionary), [UInt64 count + the additional keys], UInt64 rows, the rows'
+  positions in the dictionary;
+* the dictionary (ColumnUnique) holds the default value '' at position 0, then
+  keys in the order first seen; a granule's positions are as wide as the
+  dictionary's size before the granule and its largest position need
+  (ColumnUnique::uniqueInsertRangeWithOverflow);
+* positions take only the generic codecs of the column's chain
+  (ISerialization::isSpecialCompressionAllowed: DictionaryIndexes).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbxray.parsers.clickhouse import payloads
+from dbxray.parsers.clickhouse.marks import marks_flavour, read_marks
+from dbxray.parsers.codecs import ch_encode
+
+from .engines.clickhouse import CH_CHECKSUM, CH_MAX_COMPRESS_BLOCK, CH_MIN_COMPRESS_BLOCK, clickhouse_block_sizes
+
+#: SerializationLowCardinality.cpp / Settings: low_cardinality_max_dictionary_size
+LC_MAX_DICTIONARY_SIZE = 8192
+LC_KEYS_VERSION = 1                       # SharedDictionariesWithAdditionalKeys
+NEED_GLOBAL_DICTIONARY_BIT = 1 << 8
+HAS_ADDITIONAL_KEYS_BIT = 1 << 9
+NEED_UPDATE_DICTIONARY = 1 << 10
+#: codecs that keep their place on a stream that takes generic codecs only
+GENERIC_CODECS = ("NONE", "LZ4", "LZ4HC", "ZSTD", "ZSTD_QAT", "DEFLATE_QPL", "AES_128_GCM_SIV", "AES_256_GCM_SIV")
+#: longest value factorized with numpy (longer ones go through a dict)
+PAD_MAX = 48
+
+
+class StringReadError(Exception):
+    """A run of a String column could not be read (names the file)."""
+
+
+def generic_chain(chain: str, default: str) -> str:
+    """The chain a stream that takes only generic codecs is written with."""
+    import re
+    items = [i.strip() for i in re.split(r",(?![^(]*\))", chain) if i.strip()]
+    kept = [i for i in items if i.split("(", 1)[0].strip().upper() in GENERIC_CODECS]
+    return ", ".join(kept) or default
+
+
+def project_blocks(chunks: list[bytes], chain: str, type_size: int | None = None,
+                   value_type: str | None = None) -> int:
+    """Stored bytes of one stream written granule by granule (``chunks``: the bytes of
+    each granule), cut into blocks as the MergeTree writer cuts them and framed."""
+    raw = b"".join(chunks)
+    out = pos = 0
+    for size in clickhouse_block_sizes(len(raw), [len(c) for c in chunks], CH_MIN_COMPRESS_BLOCK,
+                                       CH_MAX_COMPRESS_BLOCK):
+        out += CH_CHECKSUM + len(ch_encode.encode_chain(raw[pos:pos + size], chain, type_size=type_size,
+                                                        value_type=value_type))
+        pos += size
+    return out
+
+
+def granule_slices(rows: int, granule_rows: int) -> list[tuple[int, int]]:
+    return [(a, min(a + granule_rows, rows)) for a in range(0, rows, granule_rows)]
+
+
+def project_string(sizes: np.ndarray, chars: bytes, chain: str, granule_rows: int) -> int:
+    """A String column (bytes stream + UInt64 sizes stream), each cut at granule ends."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    sl = granule_slices(len(sizes), granule_rows)
+    body = [chars[int(starts[a]):int(ends[b - 1])] for a, b in sl]
+    sz = sizes.astype("<u8")
+    size_chunks = [sz[a:b].tobytes() for a, b in sl]
+    return project_blocks(body, chain) + project_blocks(size_chunks, chain, 8, "UInt64")
+
+
+def project_fixed(raw: bytes, width: int, chain: str, granule_rows: int) -> int:
+    """A FixedString(width) column: ``width`` bytes a row."""
+    n = len(raw) // width
+    return project_blocks([raw[a * width:b * width] for a, b in granule_slices(n, granule_rows)], chain)
+
+
+def fixed_to_string(raw: bytes, width: int) -> tuple[np.ndarray, bytes]:
+    """FixedString values as String: the trailing zero bytes cut off, as the engine's
+    conversion FixedString -> String does (FunctionsConversion: ConvertImpl of
+    DataTypeFixedString to DataTypeString)."""
+    arr = np.frombuffer(raw, dtype=np.uint8).reshape(-1, width)
+    nz = arr != 0
+    last = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0)
+    keep = np.arange(width)[None, :] < last[:, None]
+    return last.astype(np.uint64), arr[keep].tobytes()
+
+
+def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]:
+    """(codes, keys): each row's key number in first-seen order, and the keys.  Values of
+    up to PAD_MAX bytes are compared by a 64-bit hash of their zero-padded bytes and length
+    (numpy); longer ones through a dict."""
+    n = len(sizes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), []
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    longest = int(sizes.max())
+    if longest <= PAD_MAX:
+        width = max(8, -(-longest // 8) * 8)
+        buf = np.frombuffer(chars, dtype=np.uint8)
+        if longest and int(sizes.min()) == longest:
+            arr = np.zeros((n, width), dtype=np.uint8)
+            arr[:, :longest] = buf.reshape(n, longest)
+        else:
+            arr = np.zeros((n, width), dtype=np.uint8)
+            arr[np.arange(width)[None, :] < sizes[:, None].astype(np.int64)] = buf
+        words = arr.view("<u8")
+        h = sizes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        with np.errstate(over="ignore"):
+            for k in range(words.shape[1]):
+                h = (h ^ words[:, k]) * np.uint64(0xFF51AFD7ED558CCD)
+                h ^= h >> np.uint64(29)
+        _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+        perm = np.argsort(first, kind="stable")
+        rank = np.empty(len(perm), dtype=np.int64)
+        rank[perm] = np.arange(len(perm))
+        keys = [chars[int(starts[first[p]]):int(ends[first[p]])] for p in perm]
+        return rank[inv.ravel()], keys
+    seen: dict[bytes, int] = {}
+    codes = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = chars[int(starts[i]):int(ends[i])]
+        codes[i] = seen.setdefault(k, len(seen))
+    return codes, list(seen)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _string_bulk(keys: list[bytes]) -> bytes:
+    return b"".join(_varint(len(k)) + k for k in keys)
+
+
+def _index_dtype(largest: int) -> tuple[int, str]:
+    for t, (top, dt) in enumerate(((0xFF, "<u1"), (0xFFFF, "<u2"), (0xFFFFFFFF, "<u4"))):
+        if largest <= top:
+            return t, dt
+    return 3, "<u8"
+
+
+@dataclass
+class LowCardinalityWriter:
+    """One part's LowCardinality(String) writer state (the shared dictionary)."""
+
+    keys: dict | None = None               # key -> position (None: no dictionary yet)
+    dict_chunks: list | None = None        # bytes written to .dict.bin per granule
+    prefix_written: bool = False           # the keys version counted with a run's dictionary
+
+    def __post_init__(self):
+        self.dict_chunks = [LC_KEYS_VERSION.to_bytes(8, "little")]   # serializeBinaryBulkStatePrefix
+
+    def granule(self, codes: np.ndarray, run_keys: list[bytes]) -> bytes:
+        """The keys-stream bytes of one granule (``codes`` index ``run_keys``); a dictionary
+        that fills up is appended to ``dict_chunks``."""
+        need_update = self.keys is None
+        if need_update:
+            self.keys = {b"": 0}
+        gdict = self.keys
+        size_before = len(gdict)
+        u, first = np.unique(codes, return_index=True)
+        order = u[np.argsort(first, kind="stable")]
+        pos_of = np.zeros(len(run_keys) if run_keys else 1, dtype=np.int64)
+        overflow: list[bytes] = []
+        for c in order.tolist():
+            k = run_keys[c]
+            p = gdict.get(k)
+            if p is None:
+                if len(gdict) < LC_MAX_DICTIONARY_SIZE:
+                    p = gdict[k] = len(gdict)
+                else:
+                    p = LC_MAX_DICTIONARY_SIZE + len(overflow)
+                    overflow.append(k)
+            pos_of[c] = p
+        positions = pos_of[codes]
+        largest = max(size_before, int(positions.max()) if len(positions) else 0)
+        t, dt = _index_dtype(largest)
+        flags = t | NEED_GLOBAL_DICTIONARY_BIT | (HAS_ADDITIONAL_KEYS_BIT if overflow else 0) | (
+            NEED_UPDATE_DICTIONARY if need_update else 0)
+        out = [flags.to_bytes(8, "little")]
+        if len(gdict) >= LC_MAX_DICTIONARY_SIZE:          # need_write_dictionary
+            self.dict_chunks.append(self._dictionary())
+            self.keys = None
+        else:
+            self.dict_chunks.append(b"")
+        if overflow:
+            out.append(len(overflow).to_bytes(8, "little") + _string_bulk(overflow))
+        out.append(len(codes).to_bytes(8, "little") + positions.astype(dt).tobytes())
+        return b"".join(out)
+
+    def _dictionary(self) -> bytes:
+        keys = list(self.keys)
+        return len(keys).to_bytes(8, "little") + _string_bulk(keys)
+
+    def finish(self) -> bytes:
+        """serializeBinaryBulkStateSuffix: the dictionary still open."""
+        return self._dictionary() if self.keys is not None else b""
+
+
+def project_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, keys: list[bytes], chain: str,
+                               default: str, granule_rows: int) -> tuple[int, int]:
+    """(keys-stream bytes, dictionary bytes written) of one run of a part as
+    LowCardinality(String), the part's dictionary carried in ``writer``."""
+    start = len(writer.dict_chunks)
+    chunks = [writer.granule(codes[a:b], keys) for a, b in granule_slices(len(codes), granule_rows)]
+    dict_chunks = writer.dict_chunks[start:]
+    if any(dict_chunks) and not writer.prefix_written:     # the keys version goes in the first block
+        dict_chunks[0] = writer.dict_chunks[0] + dict_chunks[0]
+        writer.prefix_written = True
+    dict_bytes = project_blocks(dict_chunks, chain) if any(dict_chunks) else 0
+    return project_blocks(chunks, generic_chain(chain, default)), dict_bytes
+
+
+def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:
+    """The part's last dictionary (and the keys version when nothing else was written)."""
+    tail = writer.finish()
+    head = b"" if writer.prefix_written else writer.dict_chunks[0]
+    return project_blocks([head + tail], chain) if head or tail else 0
+
+
+# --- reading ---------------------------------------------------------------------------------------------------
+
+def _stream_entry(dataset, part_dir: str, stream: str):
+    for f in dataset.files:
+        if f.role == "part_column_data" and os.path.dirname(f.abspath) == part_dir and \
+                f.sections.get("clickhouse", {}).get("stream") == stream:
+            return f
+    return None
+
+
+class StringRunReader:
+    """Reads the values of runs of one String column (sizes runs from the caller)."""
+
+    def __init__(self, dataset, stem: str):
+        self.dataset = dataset
+        self.stem = stem
+        self._parts: dict[str, tuple] = {}
+
+    def _part(self, part_dir: str):
+        got = self._parts.get(part_dir)
+        if got is None:
+            entry = _stream_entry(self.dataset, part_dir, self.stem)
+            if entry is None or entry.units is None:
+                raise StringReadError(f"{part_dir}: no {self.stem}.bin beside {self.stem}.size.bin")
+            mfile = entry.sections["clickhouse"].get("marks_file")
+            fl = marks_flavour(mfile or "")
+            if fl is None:
+                raise StringReadError(f"{entry.path}: no marks file")
+            with open(os.path.join(part_dir, mfile), "rb") as f:
+                marks = read_marks(f.read(), fl)
+            cum = None if marks.rows is None else np.concatenate([[0], np.cumsum(marks.rows.astype(np.int64))])
+            block_at = {int(o): i for i, o in enumerate(entry.units["offset"].tolist())}
+            got = self._parts[part_dir] = (entry, marks, cum, block_at)
+        return got
+
+    def read(self, size_entry, row0: int, sizes: np.ndarray, granule_rows: int) -> bytes:
+        """The bytes of the rows ``row0 ..`` of the part whose sizes are ``sizes``."""
+        entry, marks, cum, block_at = self._part(os.path.dirname(size_entry.abspath))
+        if cum is None:
+            m = row0 // granule_rows if row0 % granule_rows == 0 else -1
+        else:
+            hit = np.nonzero(cum[:-1] == row0)[0]
+            m = int(hit[0]) if len(hit) else -1
+        if not 0 <= m < len(marks):
+            raise StringReadError(f"{entry.path}: no mark at row {row0}")
+        coff, doff = (int(x) for x in marks.offsets[m, 0])
+        i = block_at.get(coff)
+        if i is None:
+            raise StringReadError(f"{entry.path}: mark {m} points at {coff}, not a block start")
+        need = doff + int(sizes.sum())
+        parts = []
+        got = 0
+        while got < need:
+            if i >= len(entry.units):
+                raise StringReadError(f"{entry.path}: the bytes stream ends before row {row0 + len(sizes)}")
+            b = payloads.unit_payload(entry, i, max_output=int(entry.units["logical"][i]))
+            parts.append(b)
+            got += len(b)
+            i += 1
+        return b"".join(parts)[doff:need]

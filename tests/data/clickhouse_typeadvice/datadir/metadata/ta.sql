@@ -1,0 +1,2 @@
+ATTACH DATABASE _ UUID '4fc49a5e-bdbd-435b-9f0b-02bf14e326f9'
+ENGINE = Atomic
