@@ -2,7 +2,7 @@
 on disk with the column's codec and the engine's block framing
 (compress/typeadvice.py).
 
-    dbxray advise PATH [--sample FRACTION|all] [--seed N] [--json] [-o FILE]
+    dbxray advise PATH [--sample FRACTION|all] [--seed N] [--codecs] [--json] [-o FILE]
 
 Exit codes: 0 ok, 1 PATH cannot be read, 2 bad usage (bad sample).
 """
@@ -29,6 +29,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--sample", default="0.05", help="fraction of each column's block runs to decode (0.05, 5%%) "
                                                      "or 'all'")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--codecs", action="store_true", help="also the codec chains each column would take least "
+                                                          "room with (slower: every chain is encoded)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     p.set_defaults(func=run)
@@ -39,7 +41,7 @@ def human_table(result: dict) -> str:
     lines = [f"sample: {result['sample']}  seed {result['seed']}  ({result['seconds']:.2f} s)", ""]
     skipped = 0
     for a in result["columns"]:
-        if a["not_advised"] or not a["candidates"]:
+        if a["not_advised"] or not (a["candidates"] or a.get("codec_candidates")):
             skipped += 1
             continue
         if a.get("distinct_sampled") is not None:
@@ -57,8 +59,13 @@ def human_table(result: dict) -> str:
                          f"{human_bytes(hi)})  saves {human_bytes(max(c['saving_bytes'], 0)):>10}  "
                          f"{'lossless' if c['lossless'] else 'LOSES PRECISION'}: {c['reason']}")
             lines.append(f"           {c['ddl']}")
+        for c in a.get("codec_candidates") or []:
+            lo, hi = c["projected_bytes_ci95"]
+            lines.append(f"  codec {c['codec']} on {c['type']}: {human_bytes(c['projected_bytes'])} ({human_bytes(lo)}.."
+                         f"{human_bytes(hi)})  saves {human_bytes(max(c['saving_bytes'], 0))}")
+            lines.append(f"           {c['ddl']}")
         lines.append("")
-    lines.append(f"{skipped} columns without a narrower type or not advised (--json lists why)")
+    lines.append(f"{skipped} columns without a narrower type or a better codec, or not advised (--json lists why)")
     lines.append(f"note: {result['warning']}")
     return "\n".join(lines)
 
@@ -84,7 +91,7 @@ def run(args) -> int:
     except OSError as e:
         print(f"dbxray: {args.path}: {e.strerror or e}", file=sys.stderr)
         return 1
-    result = advise(ds, None if spec.is_all else spec.fraction, args.seed)
+    result = advise(ds, None if spec.is_all else spec.fraction, args.seed, codecs=args.codecs)
     result["root"] = os.path.abspath(args.path)
     result["scan_and_advise_seconds"] = round(time.perf_counter() - t0, 3)
     as_json = args.json or (args.output or "").endswith(".json")

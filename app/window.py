@@ -94,6 +94,8 @@ class MainWindow(QMainWindow):
                 view.node_selected.connect(self.select_node)
             if hasattr(view, "run_requested"):
                 view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
+            if hasattr(view, "advise_requested"):
+                view.advise_requested.connect(lambda sample, codecs, v=view: self.run_advise(v, sample, codecs))
 
         # the centre: a message while there is nothing to draw (no scan yet, scanning), then the tabs
         self.placeholder = QLabel()
@@ -486,6 +488,59 @@ class MainWindow(QMainWindow):
         self._end_job()
         self.status_label.setText("What-if cancelled")
         self.whatif_done.emit(None)
+
+    # -- type advisor ---------------------------------------------------------------------
+    advise_done = Signal(object)
+
+    def run_advise(self, view, sample: str, codecs: bool = True) -> None:
+        """The ClickHouse type advisor (compress/typeadvice.py) in a worker; the Columns
+        view's Types page draws the result."""
+        if self.dataset is None or self.job is not None:
+            return
+        from dbxray.compress.typeadvice import advise
+        ds = self.dataset
+        fraction = None if sample == "all" else float(sample)
+        self._advise_view = view
+        job = Job(lambda progress, cancelled: advise(ds, fraction, 0, progress=progress, is_cancelled=cancelled,
+                                                        codecs=codecs),
+                  name="type advisor")
+        job.progress.connect(self._on_advise_progress)
+        job.finished.connect(self._on_advise_finished)
+        job.failed.connect(self._on_advise_failed)
+        job.cancelled.connect(self._on_advise_cancelled)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        view.set_advice_running(True)
+        self.status_label.setText("Type advisor running…")
+        self.job = job
+        job.start()
+
+    def _on_advise_progress(self, done: int, total: int, message: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self._advise_view.set_advice_progress(done, total, message)
+
+    def _on_advise_finished(self, result) -> None:
+        self._end_job()
+        self._advise_view.set_advice_running(False)
+        self._advise_view.set_advice(result)
+        self.status_label.setText("Type advisor done")
+        self.advise_done.emit(result)
+
+    def _on_advise_failed(self, message: str) -> None:
+        self._advise_view.set_advice_running(False)
+        self._advise_view.set_advice(None, message.splitlines()[0])
+        self._on_failed(message)
+        self.advise_done.emit(None)
+
+    def _on_advise_cancelled(self) -> None:
+        self._end_job()
+        self._advise_view.set_advice_running(False)
+        self._advise_view.set_advice(None, "Type advisor cancelled")
+        self.status_label.setText("Type advisor cancelled")
+        self.advise_done.emit(None)
 
     # -- export ---------------------------------------------------------------------
     def current_view(self):

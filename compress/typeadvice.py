@@ -62,7 +62,9 @@ MIN_RUNS = 4
 #: takes at 8192 rows (min_compress_block_size / index_granularity)
 ALIGN_GRANULES = 8
 MODIFY_WARNING = ("ALTER TABLE ... MODIFY COLUMN rewrites the column in every part (a mutation that reads "
-                  "and writes the whole column, and needs room for the new files until it ends)")
+                  "and writes the whole column, and needs room for the new files until it ends); a codec "
+                  "change alone rewrites nothing until the parts merge, hence the OPTIMIZE ... FINAL after it "
+                  "(which rewrites every part of the table)")
 _FLOAT_ONLY = ("FPC",)
 _INT_ONLY = ("T64", "GCD")
 #: codecs whose argument is the value width (CompressionCodecDelta.cpp, DoubleDelta, Gorilla)
@@ -113,6 +115,7 @@ class ColumnAdvice:
     integral: bool | None = None
     current_projected_bytes: int = 0        # the current type re-encoded the same way (the model's own error)
     candidates: list[Candidate] = field(default_factory=list)
+    codec_candidates: list[Candidate] = field(default_factory=list)   # chains on the best type
     not_advised: str | None = None
     nulls: int | None = None                # Nullable: NULL rows (the whole null map read)
     distinct_sampled: int | None = None     # String: distinct values in the rows read
@@ -126,7 +129,8 @@ class ColumnAdvice:
                 "sampled_rows": self.sampled_rows, "runs": self.runs, "sampled_runs": self.sampled_runs,
                 "min": self.value_min, "max": self.value_max, "range_source": self.range_source,
                 "integral": self.integral, "current_projected_bytes": self.current_projected_bytes,
-                "candidates": [c.to_json() for c in self.candidates], "not_advised": self.not_advised,
+                "candidates": [c.to_json() for c in self.candidates],
+                "codec_candidates": [c.to_json() for c in self.codec_candidates], "not_advised": self.not_advised,
                 "nulls": self.nulls, "distinct_sampled": self.distinct_sampled, "length_min": self.length_min,
                 "length_max": self.length_max, "notes": self.notes}
 
@@ -433,8 +437,9 @@ def _kind(t: str) -> str | None:
     return None
 
 
-def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed: int = 0) -> ColumnAdvice:
-    """The advice for one column (``fraction`` None: every run)."""
+def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed: int = 0,
+                  codecs: bool = False) -> ColumnAdvice:
+    """The advice for one column (``fraction`` None: every run; ``codecs``: codec chains too)."""
     db, name = table["database"], table["table"]
     ctype = col.get("type", "")
     adv = ColumnAdvice(db, name, col["name"], ctype)
@@ -484,10 +489,11 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                              projected_bytes=nested, ci95=(nested, nested)))
     try:
         if kind in ("string", "fixedstring"):
-            cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed)
+            cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed,
+                                    codecs)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
-                                  seed)
+                                  seed, codecs)
     except _NotAdvised as e:
         adv.not_advised = str(e)
         return adv
@@ -497,15 +503,18 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     if adv.current_projected_bytes:
         adv.current_projected_bytes += null_bytes
     cands = pre + cands
+    if adv.codec_candidates and pre:          # chains found on the nested type: they drop Nullable too
+        for c in adv.codec_candidates:
+            c.reason += f"; {pre[0].reason}"
     key_column = col["name"] in key_columns(table)
     # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
     # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
     # running the advice through chdb 4.4.0 / 26.9), even when the column holds no NULL
     dflt = ("" if not nullable else " DEFAULT ''" if kind in ("string", "fixedstring") else " DEFAULT 0")
-    for c in cands:
+    for c in cands + adv.codec_candidates:
         c.saving_bytes = adv.current_bytes - c.projected_bytes
         codec_sql = f" {col['codec']}" if (col.get("codec") or "").strip() else ""
-        if codec_sql and c.codec != chain:
+        if c.codec != chain:
             codec_sql = f" CODEC({c.codec})"
         codec_sql = dflt + codec_sql
         if key_column:
@@ -514,6 +523,10 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                      f"{c.type}{codec_sql} and INSERT ... SELECT")
         else:
             c.ddl = f"ALTER TABLE `{db}`.`{name}` MODIFY COLUMN `{col['name']}` {c.type}{codec_sql};"
+            if c.type == ctype:
+                # the same type with another codec is a metadata change: parts keep their codec until
+                # merged (found by running the advice through chdb 4.4.0: the column's bytes unchanged)
+                c.ddl += f" OPTIMIZE TABLE `{db}`.`{name}` FINAL;"
     adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
     return adv
 
@@ -530,7 +543,7 @@ def _sampled_runs(adv: ColumnAdvice, runs: list[_Run], fraction, seed) -> np.nda
 
 
 def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
-                  default: str, granule: int, fraction, seed) -> list[Candidate]:
+                  default: str, granule: int, fraction, seed, codecs: bool = False) -> list[Candidate]:
     """Integers, floats, DateTime64 and Decimal: fixed-width values."""
     dt, width, _ = _layout(ctype)
     runs, adv.rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
@@ -574,7 +587,48 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
     adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
     for c, _ in cands:
         c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
+    if codecs and raws and fits64:
+        _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed)
     return [c for c, _ in cands]
+
+
+def _same_chain(a: str, b: str) -> bool:
+    norm = [re.sub(r"\s+", "", x).upper() for x in (a, b)]
+    norm = [re.sub(r"\((\d+)\)", "", x) if x.startswith(("DELTA", "DOUBLEDELTA", "GORILLA")) else x for x in norm]
+    return norm[0] == norm[1]
+
+
+def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: str, chain: str, lossless: bool,
+                 beat: int, why: str) -> None:
+    from .codecadvice import KEEP
+    for codec, est, ci in found:
+        if len(adv.codec_candidates) >= KEEP or est >= beat:
+            break
+        if t == current_type and _same_chain(codec, chain):
+            continue
+        adv.codec_candidates.append(Candidate(t, codec, f"CODEC({codec}) on {t}{why}", lossless=lossless,
+                                              projected_bytes=est, ci95=ci))
+
+
+def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed) -> None:
+    """Codec chains on the column's best lossless type (its current type when none is smaller)."""
+    from . import codecadvice as K
+    best = min(((c, conv) for c, conv in cands if c.lossless), key=lambda cc: cc[0].projected_bytes, default=None)
+    if best is not None and best[0].projected_bytes < adv.current_projected_bytes:
+        t, conv = best[0].type, best[1]
+        why = f" (the {t} suggestion with this codec)"
+    else:
+        t, conv, why = ctype, None, ""
+    width = _layout(t)[1]
+    sel = K.pick_runs(len(raws), every, seed)
+    pieces = [conv(values[i]) if conv else raws[i] for i in sel]
+    rows = [runs[int(pick[i])].rows for i in sel]
+    numeric = [values[i] for i in sel] if values and values[0] is not None else None
+    chains = [c for c in K.chains_for(kind, t, numeric)
+              if not (c.startswith("T64") and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))]
+    found = K.search(rows, lambda i, c: project_raw(pieces[i], t, c, granule), chains, adv.rows, len(runs), _estimate)
+    beat = best[0].projected_bytes if conv is not None else adv.current_bytes
+    _keep_chains(adv, found, t, ctype, chain, True if conv is None else best[0].lossless, beat, why)
 
 
 def _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands):
@@ -682,7 +736,7 @@ def _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands):
 
 
 def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,
-                    granule: int, fraction, seed) -> list[Candidate]:
+                    granule: int, fraction, seed, codecs: bool = False) -> list[Candidate]:
     """String and FixedString(N) columns: FixedString(N) for Strings all N bytes long,
     String for padded FixedStrings, LowCardinality(String) for few distinct values."""
     from . import chstrings as S
@@ -760,6 +814,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     if not (fs_c or str_c or lc_c):
         if fixed and adv.length_min == n:
             adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
+        if codecs:
+            _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
+                                  every, seed, load_chars)
         return cands
     writers: dict[str, S.LowCardinalityWriter] = {}
     for (run, sizes, chars, raw), (codes, keys) in zip(got, facts or [(None, None)] * len(got)):
@@ -789,22 +846,61 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         else:
             adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
                              f"({adv.current_bytes:,})")
+    if codecs:
+        _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
+                              every, seed, load_chars)
     return cands
 
 
-def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None) -> dict:
-    """Type advice for every column of every MergeTree table of the scan."""
+def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
+                          load_chars) -> None:
+    """General codecs and levels on the String or FixedString(N) the column is or would be."""
+    from . import codecadvice as K
+    sel = K.pick_runs(len(got), every, seed)
+    try:
+        for i in sel:
+            load_chars(int(i))
+    except (S.StringReadError, payloads.PayloadError) as e:
+        adv.notes.append(f"codec chains not projected: {e}")
+        return
+    rows = [got[i][0].rows for i in sel]
+    if fs_c is not None and fs_c in cands:
+        t, w = fs_c.type, adv.length_min
+        proj = lambda i, c: S.project_fixed(got[sel[i]][2], w, c, granule)        # noqa: E731
+        why = f" (the {t} suggestion with this codec)"
+    elif fixed:
+        t, why = ctype, ""
+        proj = lambda i, c: S.project_fixed(got[sel[i]][3], n, c, granule)        # noqa: E731
+    else:
+        t, why = ctype, ""
+        proj = lambda i, c: S.project_string(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
+    found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows, len(runs), _estimate)
+    beat = fs_c.projected_bytes if t != ctype else adv.current_bytes
+    _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+
+
+def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, progress=None,
+           is_cancelled=None, codecs: bool = False) -> dict:
+    """Type advice for every column of every MergeTree table of the scan.  ``progress(done,
+    total, message)`` is called after each column; ``is_cancelled()`` true stops between
+    columns (the result then says ``"cancelled": true`` and holds the columns done)."""
     t0 = time.perf_counter()
     out = []
-    for table in (dataset.sections.get("clickhouse") or {}).get("tables", []):
-        if "MergeTree" not in str(table.get("engine", "")):
-            continue
-        for col in table.get("columns") or []:
-            if check is not None:
-                check()
-            out.append(advise_column(dataset, table, col, fraction, seed))
+    todo = [(table, col) for table in (dataset.sections.get("clickhouse") or {}).get("tables", [])
+            if "MergeTree" in str(table.get("engine", "")) for col in table.get("columns") or []]
+    cancelled = False
+    for k, (table, col) in enumerate(todo):
+        if check is not None:
+            check()
+        if is_cancelled is not None and is_cancelled():
+            cancelled = True
+            break
+        out.append(advise_column(dataset, table, col, fraction, seed, codecs))
+        if progress is not None:
+            progress(k + 1, len(todo), f"{table['table']}.{col['name']}")
     return {"sample": "all" if fraction is None else fraction, "seed": seed, "warning": MODIFY_WARNING,
-            "seconds": round(time.perf_counter() - t0, 3), "columns": [a.to_json() for a in out]}
+            "codecs": codecs, "seconds": round(time.perf_counter() - t0, 3), "cancelled": cancelled,
+            "columns": [a.to_json() for a in out]}
 
 
 def _dictionary_tails(S, writers: dict, got: list, facts: list, runs: list[_Run], chain: str) -> tuple[int, int]:

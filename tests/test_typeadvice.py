@@ -32,7 +32,7 @@ def ds(fixtures_root):
 
 @pytest.fixture(scope="module")
 def advice_all(ds):
-    return advise(ds, None)
+    return advise(ds, None, codecs=True)
 
 
 def _col(advice, table, column):
@@ -42,13 +42,13 @@ def _col(advice, table, column):
 def test_projection_equals_the_engine_writing_the_type(advice_all):
     """Every suggested type the engine could write (ALTER ... MODIFY COLUMN through chdb):
     the projected column bytes within 5% of the real column_data_compressed_bytes."""
-    rows = [r for r in TRUTH["rows"] if "real_bytes" in r]
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r.get("suggestion", "type") == "type"]
     assert len(rows) >= 20
     worst = 0.0
     n_est = 0
     for r in rows:
         a = _col(advice_all, r["table"], r["column"])
-        c = next(c for c in a["candidates"] if c["type"] == r["type"])
+        c = _suggestion(a, r)
         assert r["written_type"] == r["type"]
         # the copy the change was made on holds the column as the original part does
         assert abs(r["copy_bytes_before"] - r["original_bytes"]) <= 0.01 * r["original_bytes"]
@@ -140,7 +140,7 @@ def test_sampled_interval_covers_the_engine(ds, advice_all, monkeypatch):
     monkeypatch.setattr(typeadvice, "RUN_BYTES", 1)
     monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
     rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"].startswith("seed_nq")
-            and r["type"] in NUMERIC and r["from_type"] in NUMERIC]
+            and r["type"] in NUMERIC and r["from_type"] in NUMERIC and r.get("suggestion", "type") == "type"]
     hits = total = 0
     tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
     for seed in range(40):
@@ -175,14 +175,21 @@ def test_cli_advise_json_and_text(fixtures_root, tmp_path):
 
 @pytest.fixture(scope="module")
 def ta_advice():
-    return advise(scan(str(HERE / "datadir")), None)
+    return advise(scan(str(HERE / "datadir")), None, codecs=True)
+
+
+def _suggestion(a, r):
+    """The advisor's suggestion a truth row was made from (a type, or a codec chain on a type)."""
+    if r.get("suggestion", "type") == "codec":
+        return next(c for c in a["codec_candidates"] if c["type"] == r["type"] and c["codec"] == r["codec"])
+    return next(c for c in a["candidates"] if c["type"] == r["type"])
 
 
 def _check_against_engine(advice, truth_rows):
     worst = 0.0
     for r in truth_rows:
         a = _col(advice, r["table"], r["column"])
-        c = next(c for c in a["candidates"] if c["type"] == r["type"])
+        c = _suggestion(a, r)
         assert r["written_type"] == r["type"]
         err = abs(c["projected_bytes"] - r["real_bytes"]) / r["real_bytes"]
         lo, hi = c["projected_bytes_ci95"]
@@ -197,7 +204,7 @@ def test_more_types_equal_the_engine_writing_them(ta_advice):
     """DateTime64 -> DateTime / DateTime64(3), Decimal precision and scale, Nullable without
     NULLs, String -> FixedString(N) / LowCardinality(String) (one column past the 8,192-key
     dictionary): each projection within 5% of what chdb 4.4.0 wrote running the advice."""
-    rows = [r for r in TRUTH_TYPES["rows"] if "real_bytes" in r]
+    rows = [r for r in TRUTH_TYPES["rows"] if "real_bytes" in r and r.get("suggestion", "type") == "type"]
     assert not [r for r in TRUTH_TYPES["rows"] if "error" in r], "the advisor offered a DDL the engine refused"
     kinds = {r["type"].split("(")[0] for r in rows}
     assert {"DateTime", "DateTime64", "Decimal", "UInt32", "String", "FixedString", "LowCardinality"} <= kinds
@@ -210,7 +217,8 @@ def test_more_types_equal_the_engine_writing_them(ta_advice):
 def test_string_and_key_column_suggestions_on_the_fixture(advice_all):
     """The seed tables' String key columns -> LowCardinality(String) / FixedString(N), made
     anew by chdb as the advice's DDL says (the engine refuses MODIFY COLUMN on a key)."""
-    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["type"] not in NUMERIC]
+    rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["type"] not in NUMERIC
+            and r.get("suggestion", "type") == "type"]
     assert {r["type"].split("(")[0] for r in rows} >= {"LowCardinality", "FixedString", "DateTime", "Decimal"}
     _check_against_engine(advice_all, rows)
     a = _col(advice_all, "seed_nq_u1000", "db_server")
@@ -243,7 +251,7 @@ def test_strings_sampled(ds, monkeypatch):
     monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
     tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
     rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"] == "seed_nq_u1000"
-            and r["type"] not in NUMERIC]
+            and r["type"] not in NUMERIC and r.get("suggestion", "type") == "type"]
     hits = total = 0
     worst = 0.0
     for seed in range(10):
@@ -259,3 +267,30 @@ def test_strings_sampled(ds, monkeypatch):
             total += 1
     print(f"interval holds the engine's size in {hits}/{total}, worst estimate {worst:.2%}")
     assert total >= 40 and hits >= 0.75 * total and worst <= 0.08
+
+
+def test_codec_chains_equal_the_engine_writing_them(advice_all, ta_advice):
+    """Codec chains per column (Delta/DoubleDelta for monotonic and time columns, T64 for
+    integers, Gorilla/FPC for slowly changing floats, ZSTD levels), each on the column's
+    best type, as chdb 4.4.0 wrote them running the advice: within 5%, and printed beside
+    ClickHouse's own estimateCompressionRatio."""
+    fx = [r for r in TRUTH["rows"] if "real_bytes" in r and r.get("suggestion") == "codec"]
+    ta = [r for r in TRUTH_TYPES["rows"] if "real_bytes" in r and r.get("suggestion") == "codec"]
+    assert len(fx) >= 40 and len(ta) >= 15
+    assert not [r for r in TRUTH["rows"] + TRUTH_TYPES["rows"] if "error" in r]
+    worst = max(_check_against_engine(advice_all, fx), _check_against_engine(ta_advice, ta))
+    print(f"worst {worst:.2%} over {len(fx) + len(ta)} codec suggestions")
+    heads = {c.split(",")[0].split("(")[0] for c in (r["codec"] for r in fx + ta)}
+    assert {"T64", "Delta", "ZSTD"} <= heads
+
+
+def test_codec_rules():
+    from dbxray.compress import codecadvice as K
+    smooth = [np.round(np.sin(np.arange(8192) / 100) * 100, 2)]
+    noise = [np.random.default_rng(0).random(8192) * 1000]
+    assert "Gorilla" in K.chains_for("float", "Float64", smooth)
+    assert "Gorilla" not in K.chains_for("float", "Float64", noise)
+    assert "DoubleDelta" in K.chains_for("int", "UInt32", [np.arange(100)])
+    assert "DoubleDelta" not in K.chains_for("int", "UInt32", [np.array([3, 1, 2])])
+    assert "DoubleDelta" in K.chains_for("int", "DateTime", None)
+    assert all(not c.startswith(("T64", "Delta")) for c in K.chains_for("string", "String", None))

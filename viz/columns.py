@@ -29,6 +29,7 @@ from dbxray.parsers.tree import Node
 
 from . import theme
 from .treemap import TreeBox, TreemapWidget
+from .typeadvice import TypeAdvicePage
 
 UNCOMPRESSED = "#B0BEC5"
 COMPRESSED = "#1E88E5"
@@ -291,6 +292,8 @@ class ColumnSizesView(QWidget):
     #: the engine whose files this view draws (None: any dataset)
     engine = "clickhouse"
     node_selected = Signal(object)
+    #: the Types page asks the app to run the type advisor (the sample: "0.05" or "all"; codec chains)
+    advise_requested = Signal(str, bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -333,6 +336,7 @@ class ColumnSizesView(QWidget):
         self.page_bar = QTabBar()
         self.page_bar.addTab("Columns")
         self.page_bar.addTab("Treemap")
+        self.page_bar.addTab("Types")
         self.page_bar.currentChanged.connect(self._on_page)
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 0)
@@ -409,9 +413,14 @@ class ColumnSizesView(QWidget):
         tl.addWidget(self.tree_heading)
         tl.addWidget(self.treemap, 1)
 
+        # page 3: the type advisor's suggestions (viz/typeadvice.py; the app runs it in a worker)
+        self.advice_page = TypeAdvicePage()
+        self.advice_page.advise_requested.connect(self.advise_requested)
+
         self.stack = QStackedWidget()
         self.stack.addWidget(self.bars_page)
         self.stack.addWidget(self.tree_page)
+        self.stack.addWidget(self.advice_page)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -431,6 +440,8 @@ class ColumnSizesView(QWidget):
             self.table_combo.addItem(table_key(t))
         self._busy = False
         self.treemap.set_tree(treemap_tree(dataset) if self.tables else None)
+        self.advice_page.set_advice(None, "Types and codecs the columns' values would take least room with: run "
+                                          "the advisor (it decodes a sample of each column's blocks).")
         self._tree_heading()
         if not self.tables:
             self.table = None
@@ -527,8 +538,10 @@ class ColumnSizesView(QWidget):
             self.scope_key = None
         self.column = column
         self._busy = False
-        self.page_bar.setCurrentIndex(0)
-        self.stack.setCurrentIndex(0)
+        if self.stack.currentIndex() != 2:       # the Types page stays up while tables are picked
+            self.page_bar.setCurrentIndex(0)
+            self.stack.setCurrentIndex(0)
+        self.advice_page.show(key, column)
         self._redraw()
 
     def show_treemap(self) -> None:
@@ -538,7 +551,22 @@ class ColumnSizesView(QWidget):
 
     def select_column(self, name: str | None) -> None:
         self.column = name
+        self.advice_page.show(table_key(self.table) if self.table else None, name)
         self._redraw()
+
+    def show_advice_page(self) -> None:
+        self.page_bar.setCurrentIndex(2)
+        self.stack.setCurrentIndex(2)
+
+    # -- the type advisor (run by the app in a worker) ---------------------------------------
+    def set_advice_running(self, running: bool) -> None:
+        self.advice_page.set_running(running)
+
+    def set_advice_progress(self, done: int, total: int, message: str) -> None:
+        self.advice_page.set_progress(done, total, message)
+
+    def set_advice(self, advice: dict | None, message: str = "") -> None:
+        self.advice_page.set_advice(advice, message)
 
     # -- slots --------------------------------------------------------------------------------
     def _on_table(self, i: int) -> None:

@@ -115,9 +115,9 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
 
     out = []
     for a in advice["columns"]:
-        if a["table"] not in tables or not a["candidates"]:
+        if a["table"] not in tables:
             continue
-        for c in a["candidates"]:
+        for c in a["candidates"] + [dict(c, suggestion="codec") for c in a.get("codec_candidates") or []]:
             ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp").rstrip(";")
             try:
                 if ddl.startswith("ALTER"):
@@ -125,13 +125,16 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
                     s.query(f"CREATE TABLE {DB}.adv_tmp AS {DB}.`{a['table']}`")
                     s.query(f"INSERT INTO {DB}.adv_tmp SELECT * FROM {DB}.`{a['table']}`")
                     before, parts = column_bytes(s, "adv_tmp", a["column"])
-                    s.query(ddl + " SETTINGS mutations_sync = 2")
+                    for stmt in [x.strip() for x in ddl.split(";") if x.strip()]:
+                        stmt = stmt.replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp")
+                        s.query(stmt + (" SETTINGS mutations_sync = 2" if stmt.startswith("ALTER") else ""))
                 else:           # a key column: the table made anew, as the advice says
                     new_def = re.search(rf"with `{re.escape(a['column'])}` (.*) and INSERT", ddl).group(1)
                     before, parts = recreate(s, a["table"], a["column"], None)
                     recreate(s, a["table"], a["column"], new_def)
             except Exception as e:       # noqa: BLE001 -- recorded: the advisor must not have offered it
                 out.append({"table": a["table"], "column": a["column"], "type": c["type"], "ddl": c["ddl"],
+                            "suggestion": c.get("suggestion", "type"), "codec": c["codec"],
                             "error": str(e).splitlines()[0][:300]})
                 print(a["table"], a["column"], c["type"], "refused:", str(e)[:120])
                 continue
@@ -149,10 +152,11 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
             except Exception as e:      # noqa: BLE001 -- a codec the estimator does not take
                 est = f"error: {str(e).splitlines()[0][:120]}"
             out.append({"table": a["table"], "column": a["column"], "from_type": a["type"], "type": c["type"],
+                        "suggestion": c.get("suggestion", "type"), "codec": c["codec"],
                         "estimateCompressionRatio_bytes": est,
                         "written_type": typ, "ddl": c["ddl"], "original_bytes": a["current_bytes"],
                         "copy_bytes_before": before, "real_bytes": after, "parts": parts_after})
-            print(a["table"], a["column"], c["type"], before, after, c["projected_bytes"], est, flush=True)
+            print(a["table"], a["column"], c["type"], c["codec"], before, after, c["projected_bytes"], est, flush=True)
     s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
     version = rows(s, "SELECT version() AS v")[0]["v"]
     close = getattr(s, "close", None)
