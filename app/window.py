@@ -303,9 +303,14 @@ class MainWindow(QMainWindow):
                     a.triggered.connect(fn)
                     table.addAction(a)
             view.setContextMenuPolicy(Qt.ActionsContextMenu)
-            for text, fn in (("Export this view as PNG…", lambda _=False, v=view: self._export_from_menu(v, "png")),
-                             ("Export this view as SVG…", lambda _=False, v=view: self._export_from_menu(v, "svg")),
-                             ("Copy this view to the clipboard", lambda _=False, v=view: self._copy_from_menu(v))):
+            entries = [("Export this view as PNG…", lambda _=False, v=view: self._export_from_menu(v, "png")),
+                       ("Export this view as SVG…", lambda _=False, v=view: self._export_from_menu(v, "svg")),
+                       ("Copy this view to the clipboard", lambda _=False, v=view: self._copy_from_menu(v))]
+            if hasattr(view, "chart_csv"):      # the charts' figures and whole texts
+                entries += [("Copy chart data as CSV",
+                             lambda _=False, v=view: QGuiApplication.clipboard().setText(v.chart_csv())),
+                            ("Save chart data as CSV…", lambda _=False, v=view: self.save_chart_csv_dialog(v))]
+            for text, fn in entries:
                 a = QAction(text, view)
                 a.triggered.connect(fn)
                 view.addAction(a)
@@ -381,6 +386,12 @@ class MainWindow(QMainWindow):
                                               "CSV (*.csv)")
         if path:
             self.write_text(path, model_csv(table.model(), columns=view_columns(table)))
+
+    def save_chart_csv_dialog(self, view) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save chart data as CSV",
+                                              self.save_path(f"dbxray-{view.view_id}.csv"), "CSV (*.csv)")
+        if path:
+            self.write_text(path, view.chart_csv())
 
     def write_text(self, path: str, text: str) -> bool:
         self.remember_save_dir(path)

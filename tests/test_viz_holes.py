@@ -137,7 +137,7 @@ def test_select_node_scopes_strips(qtbot, sparse_fixtures):
     # hover a strip: offsets and what is there; click it: its tree node is emitted
     i = next(k for k, r in enumerate(v.rows) if r.entry is fnode.ref)
     y = 4 + i * v.strips.ROW_H + 10
-    x = v.strips.NAME_W + 8 + 2
+    x = v.strips.column_widths()[0] + 8 + 2
     v.scroll.ensureVisible(x, y, 10, 40)
     qtbot.mouseMove(v.strips, QPoint(x, y))
     qtbot.waitUntil(lambda: "fx/t_pc_zlib.ibd" in v.strips.last_tooltip, timeout=2000)

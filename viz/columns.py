@@ -29,6 +29,7 @@ from dbxray.parsers.tree import Node
 
 from . import theme
 from .treemap import TreeBox, TreemapWidget
+from .textfit import BarText, fit_axis_width, needs_refit, place_bar_texts, rows_csv, wrap_title
 from .typeadvice import TypeAdvicePage
 
 UNCOMPRESSED = "#B0BEC5"
@@ -381,7 +382,7 @@ class ColumnSizesView(QWidget):
         self.glw.ci.layout.setRowStretchFactor(0, 3)
         self.glw.ci.layout.setRowStretchFactor(1, 1)
         for p in (self.plot, self.hist):
-            patch_title(p)
+            wrap_title(p)
             p.setMenuEnabled(False)
             p.hideButtons()
             theme.style_plot(p)
@@ -735,6 +736,7 @@ class ColumnSizesView(QWidget):
 
     def _draw_bars(self) -> None:
         self.plot.clear()
+        self.bar_texts = []
         self.legend = []
         rows = sorted(self.rows, key=lambda r: (-r.compressed, -r.uncompressed, r.name))
         cap = self._capacity()
@@ -832,46 +834,68 @@ class ColumnSizesView(QWidget):
         font.setPointSizeF(8.0 if n > 24 else 8.5)
         fg = theme.foreground()
         self.bar_labels = []
+        texts = []
         for yy, r in zip(y, rows):
             rt = f"×{r.ratio:.2f}" if r.ratio else "-"
             codec = f"  {r.codec}" if r.codec else ""
             mk = f"  · marks {human_bytes(r.marks)}" if r.marks else ""
-            txt = f"{human_bytes(r.compressed)} of {human_bytes(r.uncompressed)}  {rt}{codec}{mk}"
-            ti = pg.TextItem(txt, color=fg, anchor=(0, 0.5))
-            ti.setFont(font)
-            ti.setPos(max(r.compressed, r.uncompressed) / scale + vmax / scale * 0.01, yy)
-            self.plot.addItem(ti)
-            self.bar_labels.append(txt)
+            full = f"{human_bytes(r.compressed)} of {human_bytes(r.uncompressed)}  {rt}{codec}{mk}"
+            variants = [full, f"{human_bytes(r.compressed)} of {human_bytes(r.uncompressed)}  {rt}{codec}",
+                        f"{human_bytes(r.compressed)} of {human_bytes(r.uncompressed)}  {rt}",
+                        f"{human_bytes(r.compressed)}  {rt}"]
+            texts.append(BarText(float(yy), max(r.compressed, r.uncompressed) / scale,
+                                 list(dict.fromkeys(variants)), fg, font))
+            self.bar_labels.append(full)
         ticks = [(float(yy), short_label(r.name, 22, 5) + (f"  {short_label(r.type, 18, 5)}" if r.type else ""))
                  for yy, r in zip(y, rows)]
         left = self.plot.getAxis("left")
         left.setTicks([ticks])
         left.setStyle(tickFont=font)
-        left.setWidth(230)
+        self.left_width = fit_axis_width([t for _, t in ticks], font, 230)
+        left.setWidth(self.left_width)
+        self.hist.getAxis("left").setWidth(self.left_width)      # the two charts' left edges aligned
         self.plot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
         self.unit = unit
         key = " &nbsp; ".join(f"<span style='color:{c}; font-size:13px'>■</span> {lbl}" for c, lbl in self.legend)
         self.heading.setText(self.heading.text() + f"<br>{key} &nbsp;·&nbsp; text: compressed of uncompressed, "
                              f"ratio, codec, marks")
-        ends = [max(r.compressed, r.uncompressed) / scale for r in rows]
-        self._fit_px = self.plot.getViewBox().width()
-        self.plot.setXRange(0, fit_xmax(ends, self.bar_labels, font, self._fit_px, vmax / scale * 2.05), padding=0)
+        xmax = place_bar_texts(self.plot, texts, vmax / scale * 2.05)
+        self.bar_texts = texts
+        self.plot.setXRange(0, xmax, padding=0)
         self._resize_timer.start(0)       # re-fit the texts once the plot layout has settled
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
 
-    ROW_PX = 14
+    def row_px(self) -> int:
+        """Pixels a bar row needs: one line of its value text's font."""
+        font = QFont()
+        font.setPointSizeF(8.5)
+        return int(QFontMetricsF(font).lineSpacing() + 1.999)
+
+    def chart_csv(self) -> str:
+        """The bars' columns as CSV, their texts whole (a narrow view shortens them)."""
+        head = ["table", "column", "type", "compressed_bytes", "uncompressed_bytes", "ratio", "codec", "marks_bytes",
+                "blocks", "computed", "text"]
+        key = table_key(self.table) if self.table is not None else ""
+        rows = [[key, r.name, r.type, r.compressed, r.uncompressed, f"{r.ratio:.4f}" if r.ratio else "", r.codec,
+                 r.marks, r.blocks, "yes" if r.computed else "", t.full]
+                for r, t in zip(self.shown, getattr(self, "bar_texts", []))]
+        return rows_csv(head, rows)
 
     def _capacity(self) -> int:
-        """How many bar rows fit at a readable height (the rest are summed in one row)."""
-        h = self.glw.height()
-        if h < 200:
-            return MAX_ROWS
-        avail = h * 0.75 - 70
-        return int(max(8, min(MAX_ROWS, avail // self.ROW_PX)))
+        """How many bar rows fit at a readable height (the rest are summed in one row): the
+        plot's height over a text line, or before the layout has settled, an estimate from
+        the charts' height."""
+        h = self.plot.getViewBox().height()
+        if h < 60:
+            g = self.glw.height()
+            if g < 200:
+                return MAX_ROWS
+            h = g * 0.75 - 70
+        return int(max(4, min(MAX_ROWS, h // self.row_px())))
 
     def _refit(self) -> None:
         if self.table is not None and (self._capacity() != getattr(self, "_shown_cap", None) or
-                                       abs(self.plot.getViewBox().width() - getattr(self, "_fit_px", 0)) > 4):
+                                       needs_refit(self.plot)):
             self._draw_bars()
         self._hist_ticks()
 
@@ -960,38 +984,16 @@ class ColumnSizesView(QWidget):
                 human_bytes(float(np.median(allv)))
             title = (f"Compressed block sizes, all columns: {int(self.hist_all.sum())} blocks (median "
                      f"{'in ' if from_json is not None else ''}{med}); pick a column (click its bar) to see its own")
-        self.hist.setTitle(title, color=fg, size="9pt")
+        self.hist.setTitle(title + " · each bin: from the size shown to twice it", color=fg, size="9pt")
         self._hist_ticks()
         bottom = self.hist.getAxis("bottom")
-        bottom.setLabel("stored size of a compressed block (each bin: from the size shown to twice it)",
-                        color=fg)
+        bottom.setLabel("stored size of a compressed block", color=fg)
         self.hist.getAxis("left").setLabel("blocks", color=fg)
-        self.hist.getAxis("left").setWidth(230)
+        self.hist.getAxis("left").setWidth(getattr(self, "left_width", 230))
         self.hist.setXRange(-0.6, len(edges) - 1.4, padding=0)
         self.hist.setYRange(0, max(ymax, 1) * 1.15, padding=0)
         step = _nice_step(max(ymax, 1) / 4)
         self.hist.getAxis("left").setTickSpacing(step, step)      # whole blocks only
-
-
-def fit_xmax(ends: list[float], texts: list[str], font: QFont, width_px: float, fallback: float) -> float:
-    """The x range end that leaves room for each text after its bar (bars at
-    least 35% of the width when the texts are long)."""
-    if width_px < 100 or not ends:
-        return fallback
-    fm = QFontMetricsF(font)
-    xmax = max(max(ends), 1e-9) * 1.02
-    for end, txt in zip(ends, texts):
-        room = max(width_px - fm.horizontalAdvance(txt) - 12, width_px * 0.25)
-        xmax = max(xmax, end * width_px / room)
-    return xmax
-
-
-def patch_title(plot) -> None:
-    """Keep a long plot title from widening the whole layout (pyqtgraph sets the
-    title's minimum width to its text width)."""
-    lbl = plot.titleLabel
-    lbl.updateMin = lambda: lbl.setMinimumHeight(lbl.itemRect().height())
-    lbl.setMinimumWidth(10)
 
 
 def _nice_step(raw: float) -> int:

@@ -919,6 +919,9 @@ class ExtentMapView(QWidget):
         self.whole_button.setToolTip("Every extent in view (rows flattened for long files) (End)")
         self.whole_button.clicked.connect(self.whole_file)
         self.whole_button.setShortcut("End")
+        # the style's 80 px minimum of a push button is more than "Fit" needs: the window
+        # then narrows to its tree + map + inspector minimum (966 px) with any file open
+        self.fit_button.setMinimumWidth(self.fit_button.fontMetrics().horizontalAdvance("Fit") + 30)
         self.goto = QSpinBox()
         self.goto.setRange(0, 0)
         self.goto.setKeyboardTracking(False)

@@ -14,11 +14,12 @@ only where a parser gives it (``sections[...]['expected_hole_bytes']`` and
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
                                QSplitter, QToolTip, QVBoxLayout, QWidget)
@@ -30,6 +31,7 @@ from dbxray.parsers.units import as_ranges, covered_per_bin, missing_hole_ranges
 from dbxray.parsers.tree import Node, place
 
 from . import theme
+from .textfit import BarText, fit_axis_width, needs_refit, place_bar_texts, rows_csv, wrap_title
 
 DATA_COLOUR = theme.ALLOCATED
 HOLE_COLOUR = theme.HOLES
@@ -180,13 +182,50 @@ class HoleStrips(QWidget):
         i = (y - 4) // self.ROW_H
         return i if 0 <= i < len(self.rows) else None
 
+    #: the narrowest name and facts columns (a narrow window shrinks them to these)
+    MIN_NAME_W = 120
+    MIN_INFO_W = 170
+    MIN_STRIP_W = 110
+
+    def column_widths(self) -> tuple[int, int, int]:
+        """(name, strip, facts) widths: NAME_W and INFO_W when there is room, shrunk
+        together (down to MIN_*) so the strip keeps MIN_STRIP_W in a narrow view."""
+        spare = self.width() - 24 - self.MIN_STRIP_W
+        name_w, info_w = self.NAME_W, self.INFO_W
+        if name_w + info_w > spare:
+            k = max(spare, 0) / (name_w + info_w)
+            name_w = max(self.MIN_NAME_W, int(name_w * k))
+            info_w = max(self.MIN_INFO_W, int(info_w * k))
+        return name_w, max(50, self.width() - name_w - info_w - 24), info_w
+
+    def row_texts(self, fh: FileHoles) -> list[tuple[str, str]]:
+        """(where, text) of a row's texts, whole: the name, engine and role, then the facts."""
+        e = fh.entry
+        line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
+        if fh.past_eof:
+            line1 += f" (incl. {human_bytes(fh.past_eof)} past EOF)"
+        holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
+        if fh.unwritten_bytes:
+            holes_txt += f", {human_bytes(fh.unwritten_bytes)} unwritten"
+        out = [("name", e.path), ("kind", f"{e.engine or 'other'} · {e.role}"), ("facts", line1),
+               ("facts", holes_txt)]
+        if fh.lost_sparseness:
+            out.append(("warn", f"⚠ sparseness lost: {human_bytes(fh.expected_hole)} expected"))
+        elif fh.missing_bytes:
+            out.append(("warn", f"⚠ {human_bytes(fh.missing_bytes)} of holes missing"))
+        elif fh.expected_hole is not None:
+            out.append(("facts", f"engine expects {human_bytes(fh.expected_hole)} of holes"))
+        return out
+
     def slice_text(self, i: int, x: int) -> str | None:
-        """What lies under pixel column ``x`` of row ``i``'s strip."""
+        """What lies under pixel column ``x`` of row ``i``: the slice of the file in the
+        strip, or the row's whole texts over its name and facts (cut in a narrow view)."""
         fh = self.rows[i]
-        sw = self.strip_width()
-        col = x - (self.NAME_W + 8)
+        name_w, sw, _ = self.column_widths()
+        col = x - (name_w + 8)
         if not 0 <= col < sw:
-            return None
+            return "<br>".join(f"<b>{html.escape(t)}</b>" if k == "name" else html.escape(t)
+                               for k, t in self.row_texts(fh))
         b = fh.bins(sw)
         a, e = int(b["edges"][col]), int(b["edges"][col + 1])
         n = max(1, e - a)
@@ -225,7 +264,7 @@ class HoleStrips(QWidget):
         return QSize(900, self.ROW_H * max(1, len(self.rows)) + 8)
 
     def strip_width(self) -> int:
-        return max(50, self.width() - self.NAME_W - self.INFO_W - 24)
+        return self.column_widths()[1]
 
     def strip_image(self, fh: FileHoles, width: int, height: int) -> QImage:
         b = fh.bins(width)
@@ -248,8 +287,18 @@ class HoleStrips(QWidget):
         fg = QColor(theme.foreground())
         grey = QColor("#757575")
         fm = QFontMetrics(self.font())
-        sw = self.strip_width()
-        x0 = self.NAME_W + 8
+        name_w, sw, info_w = self.column_widths()
+        x0 = name_w + 8
+        #: (text drawn, whole text, its rectangle) of every row text painted, for the tests
+        self.drawn_texts = []
+
+        def text(rect: QRect, whole: str, colour: QColor, mode=Qt.ElideRight) -> None:
+            shown = fm.elidedText(whole, mode, rect.width())
+            p.setPen(colour)
+            p.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, shown)
+            self.drawn_texts.append((shown, whole, QRect(rect.x(), rect.y(), fm.horizontalAdvance(shown),
+                                                         rect.height())))
+
         if not self.rows and self.message:
             p.setPen(fg)
             p.drawText(self.rect().adjusted(12, 12, -12, -12), Qt.AlignLeft | Qt.AlignTop | Qt.TextWordWrap,
@@ -259,15 +308,11 @@ class HoleStrips(QWidget):
             if not ev.rect().intersects(QRect(0, top, self.width(), self.ROW_H)):
                 continue
             e = fh.entry
-            name = e.path
             if e is self.selected:
                 p.fillRect(QRect(0, top, self.width(), self.ROW_H - 2), QColor(theme.ALLOCATED).lighter(185))
-            p.setPen(fg)
-            el = fm.elidedText(name, Qt.ElideMiddle, self.NAME_W - 8)
-            p.drawText(QRect(4, top + 4, self.NAME_W - 8, 18), Qt.AlignLeft | Qt.AlignVCenter, el)
-            p.setPen(grey)
-            p.drawText(QRect(4, top + 22, self.NAME_W - 8, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                       f"{e.engine or 'other'} · {e.role}")
+            texts = self.row_texts(fh)
+            text(QRect(4, top + 4, name_w - 8, 18), texts[0][1], fg, Qt.ElideMiddle)
+            text(QRect(4, top + 22, name_w - 8, 18), texts[1][1], grey)
             sy = top + 6
             img = self.strip_image(fh, sw, self.STRIP_H)
             p.drawImage(x0, sy, img)
@@ -288,38 +333,21 @@ class HoleStrips(QWidget):
                 placed.append((tx, tx + w))
                 p.drawLine(x, sy + self.STRIP_H, x, sy + self.STRIP_H + 3)
                 p.drawText(tx, sy + self.STRIP_H + 4 + fm.ascent(), label)
-            # facts on the right
+            # facts on the right (cut with an ellipsis in a narrow view: whole in the tooltip)
             xi = x0 + sw + 10
-            p.setPen(fg)
-            line1 = f"{human_bytes(fh.allocated)} allocated of {human_bytes(fh.apparent)}"
-            if fh.past_eof:
-                line1 += f" (incl. {human_bytes(fh.past_eof)} past EOF)"
-            p.drawText(QRect(xi, top + 2, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter, line1)
-            holes_txt = f"holes {human_bytes(fh.hole_bytes)} ({percent(fh.hole_bytes, fh.apparent)})"
-            unw = fh.unwritten_bytes
-            if unw:
-                holes_txt += f", {human_bytes(unw)} unwritten"
-            p.setPen(grey)
-            p.drawText(QRect(xi, top + 19, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                       fm.elidedText(holes_txt, Qt.ElideRight, self.INFO_W))
-            line3, colour = "", grey
-            if fh.lost_sparseness:
-                line3, colour = f"⚠ sparseness lost: {human_bytes(fh.expected_hole)} expected", QColor(MISSING_COLOUR)
-            elif fh.missing_bytes:
-                line3, colour = (f"⚠ {human_bytes(fh.missing_bytes)} of holes missing", QColor(MISSING_COLOUR))
-            elif fh.expected_hole is not None:
-                line3 = f"engine expects {human_bytes(fh.expected_hole)} of holes"
-            if line3:
-                p.setPen(colour)
-                p.drawText(QRect(xi, top + 36, self.INFO_W, 18), Qt.AlignLeft | Qt.AlignVCenter,
-                           fm.elidedText(line3, Qt.ElideRight, self.INFO_W))
+            iw = max(10, min(info_w, self.width() - xi - 4))
+            for j, (kind, t) in enumerate(texts[2:]):
+                colour = fg if j == 0 else QColor(MISSING_COLOUR) if kind == "warn" else grey
+                text(QRect(xi, top + 2 + 17 * j, iw, 18), t, colour)
             p.setPen(QPen(theme.qcolor(theme.foreground(), 45)))
             p.drawLine(0, top + self.ROW_H - 2, self.width(), top + self.ROW_H - 2)
         p.end()
 
 
 def _swatch(colour: str, text: str) -> str:
-    return (f"<span style='background:{colour}'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;{text}")
+    """A legend entry a wrapping label breaks before or after, never inside."""
+    return (f"<span style='white-space:nowrap'><span style='background:{colour}'>&nbsp;&nbsp;&nbsp;&nbsp;</span>"
+            f"&nbsp;{text.replace(' ', '&nbsp;')}</span>")
 
 
 class HolesView(QWidget):
@@ -385,6 +413,12 @@ class HolesView(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
+        wrap_title(self.plot)
+        # re-fit the bars' texts (and their number) when the chart changes size
+        self._refit_timer = QTimer(self)
+        self._refit_timer.setSingleShot(True)
+        self._refit_timer.timeout.connect(self._maybe_redraw_bars)
+        self.plot.getViewBox().sigResized.connect(lambda *_: self._refit_timer.start(10))
         self.bar_legend = QLabel(" &nbsp; ".join([
             _swatch(theme.APPARENT, "apparent size"), _swatch(DATA_COLOUR, "written (allocated)"),
             _swatch(UNWRITTEN_COLOUR, "unwritten (fallocated)"),
@@ -569,6 +603,7 @@ class HolesView(QWidget):
 
     def _draw_bars(self) -> None:
         self.plot.clear()
+        self.bar_texts = []
         groups = self._bar_groups()
         self.bar_rows = groups
         for ax in ("left", "bottom"):
@@ -615,21 +650,20 @@ class HolesView(QWidget):
                                    width=np.minimum(exp[known] / div[known], cap), brush=theme.qcolor(EXPECTED_COLOUR),
                                    pen=pg.mkPen(theme.qcolor(EXPECTED_COLOUR).darker(140)))
             self.plot.addItem(item)
+        texts = []
         for i, (yy, g) in enumerate(zip(y, groups)):
-            txt = f"{human_bytes(g[2])} written of {human_bytes(g[1])}"
-            if g[3] is not None and g[2] > g[3] + 4096:
-                txt += f" (+{human_bytes(g[2] - g[3])} over expected)"
-            if g[4]:
-                txt += f", {human_bytes(g[4])} unwritten"
-            if g[5]:
-                txt += f", {human_bytes(g[5])} past EOF"
+            head = f"{human_bytes(g[2])} written of {human_bytes(g[1])}"
+            over = f" (+{human_bytes(g[2] - g[3])} over expected)" if g[3] is not None and g[2] > g[3] + 4096 else ""
+            rest = (f", {human_bytes(g[4])} unwritten" if g[4] else "") + \
+                   (f", {human_bytes(g[5])} past EOF" if g[5] else "")
+            variants = [head + over + rest, head + over, head, f"{human_bytes(g[2])} of {human_bytes(g[1])}"]
             bad = g[3] is not None and g[2] > g[3] * 1.1 + 4096
-            ti = pg.TextItem(txt, color=MISSING_COLOUR if bad else theme.foreground(), anchor=(0, 0.5))
-            ti.setPos(min(max(g[1], alloc[i]) / div[i], cap), yy)
-            self.plot.addItem(ti)
+            texts.append(BarText(float(yy), float(min(max(g[1], alloc[i]) / div[i], cap)), list(dict.fromkeys(variants)),
+                                 MISSING_COLOUR if bad else theme.foreground()))
         left = self.plot.getAxis("left")
-        left.setTicks([[(float(yy), short_label(g[0], 25, 15)) for yy, g in zip(y, groups)]])
-        left.setWidth(220)
+        ticks = [(float(yy), short_label(g[0], 25, 15)) for yy, g in zip(y, groups)]
+        left.setTicks([ticks])
+        left.setWidth(fit_axis_width([t for _, t in ticks], self.font(), 220))
         bottom = self.plot.getAxis("bottom")
         bottom.setLabel(unit_label, color=theme.foreground())
         bottom.setTicks([[(float(t), f"{t}%") for t in range(0, 101, 20)]] if pct else None)
@@ -638,22 +672,46 @@ class HolesView(QWidget):
                            + (f" ({len(groups)} largest of {self.bar_total})" if self.bar_total > len(groups) else ""),
                            color=theme.foreground(), size="10pt")
         xmax = float(min(np.max(np.maximum(app, alloc) / div), cap))
-        self.plot.setXRange(0, xmax * (1.75 if pct else 1.5), padding=0)
+        self.plot.setXRange(0, place_bar_texts(self.plot, texts, xmax * (1.75 if pct else 1.5)), padding=0)
+        self.bar_texts = texts
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
+
+    #: pixels a bar row needs for its value text not to touch its neighbours'
+    ROW_PX = 18
 
     def bar_limit(self) -> int:
         """As many bars as have room for a readable label (18 px a row), 4 to 25."""
-        h = self.bars_widget.height() if self.bars_widget.isVisible() else 340
-        return max(4, min(25, int((h - 90) / 18)))
+        h = self.plot.getViewBox().height() if self.bars_widget.isVisible() else 250
+        return max(4, min(25, int(h / self.ROW_PX)))
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         self._maybe_redraw_bars()
 
     def _maybe_redraw_bars(self) -> None:
-        if self.dataset is not None and getattr(self, "_last_limit", None) != self.bar_limit():
+        if self.dataset is None:
+            return
+        if getattr(self, "_last_limit", None) != self.bar_limit() or \
+                needs_refit(self.plot):
             self._last_limit = self.bar_limit()
             self._draw_bars()
+
+    def chart_csv(self) -> str:
+        """The strips' files and the bars as CSV, their texts whole (a narrow view cuts them)."""
+        head = ["row", "name", "apparent_bytes", "allocated_bytes", "written_bytes", "unwritten_bytes",
+                "hole_bytes", "expected_written_bytes", "expected_hole_bytes", "missing_hole_bytes",
+                "past_eof_bytes", "text"]
+        rows = []
+        for r in self.rows:
+            texts = self.strips.row_texts(r)
+            rows.append(["file", r.entry.path, r.apparent, r.allocated, r.written, r.unwritten_bytes, r.hole_bytes,
+                         "" if r.expected_allocated is None else r.expected_allocated,
+                         "" if r.expected_hole is None else r.expected_hole, r.missing_bytes, r.past_eof,
+                         " · ".join(t for _, t in texts[1:])])
+        for g, t in zip(self.bar_rows, getattr(self, "bar_texts", [])):
+            rows.append([f"bar per {self.bars_by.currentData()}", g[0], g[1], g[2] + g[4] + g[5], g[2], g[4], "",
+                         "" if g[3] is None else g[3], "", "", g[5], t.full])
+        return rows_csv(head, rows)
 
     # -- facts for tests and reports -----------------------------------------------------------
     def strip_totals(self, path: str, width: int = 800) -> dict[str, int]:

@@ -14,6 +14,7 @@ from dbxray.parsers.rocksdb.facts import LsmRow, lsm_rows
 from dbxray.parsers.tree import Node
 
 from . import theme
+from .textfit import fit_legend_columns
 
 
 def _text(r: LsmRow) -> str:
@@ -76,7 +77,7 @@ class LsmView(QWidget):
                                    brush=theme.qcolor(colours[c]), pen=pg.mkPen(theme.qcolor(colours[c]).darker(130)))
             self.plot.addItem(item)
             self.legend.addItem(item, f"on disk, {c}")
-        self.legend.setColumnCount(len(codecs) + 1 if self.width() >= 900 else 2)
+        self._legend_rows = fit_legend_columns(self.legend, self.plot.getViewBox().width() - 20)
         left = self.plot.getAxis("left")
         left.setTicks([[(float(yy), r.label) for yy, r in zip(y, self.rows)]])
         left.setWidth(150)
@@ -98,14 +99,31 @@ class LsmView(QWidget):
                            f"{human_bytes(total_raw)} raw", color=theme.foreground(), size="10pt")
         self.plot.titleLabel.setMinimumWidth(10)
         self._fit_x()
-        top = 0.9 if self.width() >= 900 else 0.5 + 0.6 * ((len(codecs) + 2) // 2)
-        self.plot.setYRange(-0.7, n - 0.3 + top, padding=0)  # a free band at the top for the legend
+        self.n_rows = n
+        self._fit_y()
+
+    def _fit_y(self) -> None:
+        """A free band at the top for the legend, as tall as its rows."""
+        vb = self.plot.getViewBox()
+        n = self.n_rows
+        h = float(vb.height())
+        legend_px = self.legend.height() + 10
+        if h > 60 and legend_px < h * 0.8:
+            # rows of (h - legend_px) pixels below the band: the band is legend_px of h
+            top = (n + 0.4) * legend_px / (h - legend_px)
+        else:
+            top = 0.5 + 0.6 * self._legend_rows
+        self.plot.setYRange(-0.7, n - 0.3 + top, padding=0)
 
     def _fit_x(self, *args) -> None:
         fit = getattr(self, "_label_fit", None)
         if not fit:
             return
         vb = self.plot.getViewBox()
+        rows = fit_legend_columns(self.legend, vb.width() - 20)
+        if rows != self._legend_rows:
+            self._legend_rows = rows
+            self._fit_y()
         px = max(float(vb.width()), 120.0)
         xmax = max(end / max(0.1, 1.0 - text_px / px) for end, text_px in fit)
         self.plot.setXRange(0, xmax, padding=0)

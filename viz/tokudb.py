@@ -18,14 +18,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 from dbxray.parsers.tree import Node
 
 from . import theme
-from .columns import _band, fit_xmax, patch_title
+from .columns import _band
+from .textfit import BarText, fit_axis_width, legend_html, needs_refit, place_bar_texts, rows_csv, wrap_title
 
 REPORTED = "#B0BEC5"        # what SHOW TABLE STATUS says (logical, uncompressed)
 UNCOMP = "#66BB6A"          # uncompressed node bytes (tokuftdump)
@@ -247,7 +248,6 @@ class TokuDBView(QWidget):
         self._busy = False
         self.strip_rows: list = []
         self.strip_scale = 1.0
-        self._fit_px = 0.0
         self._resize_timer = QTimer(self)
         self._resize_timer.setSingleShot(True)
         self._resize_timer.timeout.connect(self._refit)
@@ -283,7 +283,7 @@ class TokuDBView(QWidget):
         lay.setColumnStretchFactor(0, 2)
         lay.setColumnStretchFactor(1, 3)
         for p in (self.foot, self.heights, self.frag, self.strip):
-            patch_title(p)
+            wrap_title(p)
             p.setMenuEnabled(False)
             p.hideButtons()
             p.setMouseEnabled(x=False, y=False)
@@ -346,8 +346,7 @@ class TokuDBView(QWidget):
             self._resize_timer.start(10)
 
     def _refit(self) -> None:
-        w = self.foot.getViewBox().width()
-        if self.dicts and abs(w - self._fit_px) > 4:
+        if self.dicts and (needs_refit(self.foot) or needs_refit(self.frag)):
             self._draw()
 
     # -- view protocol ---------------------------------------------------------------------
@@ -404,6 +403,24 @@ class TokuDBView(QWidget):
         if not self.dicts:
             return []
         return [("TokuDB: all tables", "all")] + [(f"TokuDB: {t.key}", t.key) for t in self.tables]
+
+    def chart_csv(self) -> str:
+        """The footprint and fragmentation bars as CSV, their texts whole (a narrow view
+        shortens them)."""
+        head = ["chart", "name", "path", "reported_bytes", "uncompressed_bytes", "disk_bytes", "allocated_bytes",
+                "used_bytes", "unused_bytes", "tail_bytes", "text"]
+        rows = []
+        for r, t in zip(self.footprint_rows, getattr(self, "foot_texts", [])):
+            if isinstance(r, TableRow):
+                rows.append(["on disk vs SHOW TABLE STATUS", r.key, "", r.reported, r.uncompressed_bytes, r.disk_bytes,
+                             r.allocated, "", "", "", t.full])
+            else:
+                rows.append(["on disk vs SHOW TABLE STATUS", r.label, r.path, "" if r.reported is None else r.reported,
+                             r.uncompressed_bytes, r.disk_bytes, r.allocated, r.used, r.unused, r.tail, t.full])
+        for d, t in zip(getattr(self, "frag_rows", []), getattr(self, "frag_texts", [])):
+            rows.append(["fragmentation", d.label, d.path, "" if d.reported is None else d.reported,
+                         d.uncompressed_bytes, d.disk_bytes, d.allocated, d.used, d.unused, d.tail, t.full])
+        return rows_csv(head, rows)
 
     # -- selection ---------------------------------------------------------------------------
     def select_key(self, key: str | None) -> None:
@@ -467,6 +484,7 @@ class TokuDBView(QWidget):
             p.clear()
         self.strip_rows = []
         self.strip_scale = 1.0
+        self.foot_texts, self.frag_texts = [], []
         if not self.dicts:
             self.heading.setText("<b>No TokuDB dictionaries in this scan</b>")
             self.combo.setEnabled(False)
@@ -573,13 +591,14 @@ class TokuDBView(QWidget):
         bold.setBold(True)
         fg = theme.foreground()
         self.foot_labels = []
-        width_px = float(self.foot.getViewBox().width() or 0)
+        texts = []
         for yy, r, rv, dv, uv in zip(y, rows, rep, disk, unc):
             ratio = (f": {rv / r.allocated:.2f}×" if isinstance(r, TableRow) and r.allocated else "")
             if isinstance(r, TableRow):
                 variants = [f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported (Data "
                             f"{human_bytes(r.data_length)} + Index {human_bytes(r.index_length)}){ratio}",
-                            f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported{ratio}"]
+                            f"{human_bytes(r.allocated)} on disk vs {human_bytes(rv)} reported{ratio}",
+                            f"{human_bytes(r.allocated)} vs {human_bytes(rv)}{ratio}"]
             else:
                 if r.reported is None:
                     claim, short = "no header estimate", "no estimate"
@@ -590,28 +609,22 @@ class TokuDBView(QWidget):
                     claim = f"header {human_bytes(rv)}, not in SHOW TABLE STATUS"
                     short = f"header {human_bytes(rv)}"
                 variants = [f"nodes {human_bytes(dv)} on disk, {human_bytes(uv)} uncompressed · {claim}",
-                            f"{human_bytes(dv)} on disk · {short}"]
-            # the longest wording that leaves the bars 40% of the plot (narrow windows: the short one)
-            f_m = QFontMetricsF(bold if isinstance(r, TableRow) else font)
-            txt = next((v for v in variants if width_px < 100 or f_m.horizontalAdvance(v) + 16 <= width_px * 0.6),
-                       variants[-1])
-            ti = pg.TextItem(txt, color=fg, anchor=(0, 0.5))
-            ti.setFont(bold if isinstance(r, TableRow) else font)
-            ti.setPos(max(rv, uv, dv) / scale + vmax / scale * 0.01, yy)
-            self.foot.addItem(ti)
-            self.foot_labels.append(txt)
+                            f"{human_bytes(dv)} on disk · {short}", f"{human_bytes(dv)} · {short}"]
+            # the longest wording that leaves the bars 40% of the plot (narrow windows: a shorter one)
+            texts.append(BarText(float(yy), max(rv, uv, dv) / scale, variants, fg,
+                                 bold if isinstance(r, TableRow) else font))
+            self.foot_labels.append(variants[0])
+        xmax = place_bar_texts(self.foot, texts, vmax / scale * 2.2, min_bar_share=0.4)
+        self.foot_texts = texts
         ticks = [(float(yy), (f"{r.key} (table)" if isinstance(r, TableRow) else "   " + short_label(r.label.split(" · ", 1)[-1], 26, 7)))
                  for yy, r in zip(y, rows)]
         left = self.foot.getAxis("left")
         left.setTicks([ticks])
         left.setStyle(tickFont=font)
-        left.setWidth(170)
+        left.setWidth(fit_axis_width([t for _, t in ticks], font, 170))
         self.foot.getAxis("bottom").setLabel(f"bytes ({unit})", color=fg)
-        key = " &nbsp;".join(f"<span style='color:{c}'>■</span> {lbl}" for _, c, _, _, lbl in items)
-        _set_title(self.foot, "<b>On disk vs SHOW TABLE STATUS</b>:", key, fg, "9.5pt")
-        ends = [max(a, b, c) / scale for a, b, c in zip(rep, unc, disk)]
-        self._fit_px = self.foot.getViewBox().width()
-        xmax = fit_xmax(ends, self.foot_labels, bold, self._fit_px, vmax / scale * 2.2)
+        key = legend_html([(c, lbl) for _, c, _, _, lbl in items])
+        self.foot.setTitle(f"<b>On disk vs SHOW TABLE STATUS</b>: {key}", color=fg, size="9.5pt")
         self.foot.setXRange(0, xmax, padding=0)
         self.foot.setYRange(-0.6, n - 0.4, padding=0)
 
@@ -657,8 +670,8 @@ class TokuDBView(QWidget):
         self.heights.getAxis("left").setLabel(unit, color=fg)
         self.heights.getAxis("left").setWidth(60)
         scope = self._scope_name()
-        self.heights.setTitle(f"Per tree height ({scope}): <span style='color:{ON_DISK}'>■</span> on disk "
-                              f"<span style='color:{UNCOMP}'>■</span> uncompressed", color=fg, size="9pt")
+        self.heights.setTitle(f"Per tree height ({scope}): " + legend_html([(ON_DISK, "on disk"), (UNCOMP, "uncompressed")]),
+                              color=fg, size="9pt")
         self.heights.setXRange(-0.6, len(hs) - 0.4, padding=0)
         self.heights.setYRange(0, top * 1.7, padding=0)        # room for the two-line labels above the bars
 
@@ -691,23 +704,21 @@ class TokuDBView(QWidget):
             x0 = x0 + vals
         font = _row_font(self.frag, n, 8.0)
         tot = used + unused + tail
+        texts = []
         for yy, d, u, f, t in zip(y, rows, used, unused, tot):
             pct = 100.0 * f / (u + f) if u + f else 0.0
-            ti = pg.TextItem(f"{pct:.1f}% unused ({human_bytes(f)})", color=fg, anchor=(0, 0.5))
-            ti.setFont(font)
-            ti.setPos(t / scale + tot.max() / scale * 0.01, yy)
-            self.frag.addItem(ti)
+            texts.append(BarText(float(yy), t / scale, [f"{pct:.1f}% unused ({human_bytes(f)})", f"{pct:.1f}% unused",
+                                                        f"{pct:.1f}%"], fg, font))
+        xmax = place_bar_texts(self.frag, texts, tot.max() / scale * 1.45)
+        self.frag_texts = texts
         left = self.frag.getAxis("left")
-        left.setTicks([[(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]])
+        ticks = [(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]
+        left.setTicks([ticks])
         left.setStyle(tickFont=font)
-        left.setWidth(170)
+        left.setWidth(fit_axis_width([t for _, t in ticks], font, 170))
         self.frag.getAxis("bottom").setLabel(f"file bytes ({unit})", color=fg)
-        _set_title(self.frag, "Fragmentation:", f"<span style='color:{USED}'>■</span> used "
-                   f"<span style='color:{UNUSED}'>■</span> unused "
-                   f"<span style='color:#90A4AE'>■</span> file tail", fg, "9pt", two_lines=True)
-        labels = [f"{(100.0 * f / (u + f) if u + f else 0.0):.1f}% unused ({human_bytes(f)})"
-                  for u, f in zip(used, unused)]
-        xmax = fit_xmax(list(tot / scale), labels, font, self.frag.getViewBox().width(), tot.max() / scale * 1.45)
+        self.frag.setTitle("Fragmentation: " + legend_html([(USED, "used"), (UNUSED, "unused"), ("#90A4AE", "file tail")]),
+                           color=fg, size="9pt")
         self.frag.setXRange(0, xmax, padding=0)
         self.frag.setYRange(-0.6, n - 0.4, padding=0)
 
@@ -767,20 +778,22 @@ class TokuDBView(QWidget):
             self.strip.addItem(it)
         font = _row_font(self.strip, n, 8.0)
         left = self.strip.getAxis("left")
-        left.setTicks([[(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]])
+        ticks = [(float(yy), short_label(d.label, 30, 7)) for yy, d in zip(y, rows)]
+        left.setTicks([ticks])
         left.setStyle(tickFont=font)
-        left.setWidth(170)
+        left.setWidth(fit_axis_width([t for _, t in ticks], font, 170))
         self.strip.getAxis("bottom").setLabel(f"file offset ({unit})", color=fg)
         names = {k: lbl for k, lbl, _ in STRIP_KINDS}
-        parts = [f"<span style='color:{STRIP_COLOUR[k]}'>■</span> {names[k]}" for k in legend_kinds]
-        parts.append("<span style='color:#E57373'>■</span> free")
+        parts = [(STRIP_COLOUR[k], names[k]) for k in legend_kinds]
+        parts.append(("#E57373", "free"))
         if (tail > 0).any():
-            parts.append("<span style='color:#90A4AE'>■</span> file tail")
+            parts.append(("#90A4AE", "file tail"))
+        legend = legend_html(parts)
         if hole_rows:
-            parts.append(f"<span style='color:{HOLE}'>▬</span> hole")
+            legend += " &nbsp; " + legend_html([(HOLE, "hole")], swatch="▬")
         if not any(_blocks(d) is not None for d in rows):
-            parts = ["not in a saved scan (rescan the files to see the block table)"]
-        _set_title(self.strip, "Blocks along the file:", " &nbsp;".join(parts), fg, "9pt")
+            legend = "not in a saved scan (rescan the files to see the block table)"
+        self.strip.setTitle(f"Blocks along the file: {legend}", color=fg, size="9pt")
         self.strip.setXRange(0, length / scale * 1.01, padding=0)
         self.strip.setYRange(-0.75, n - 0.3, padding=0)
 
@@ -797,22 +810,3 @@ def _row_font(plot, rows: int, pt: float) -> QFont:
 
 __all__ = ["TokuDBView", "dictionaries", "table_rows", "strip_blocks", "Dictionary", "TableRow"]
 
-
-def _plain(html_text: str) -> str:
-    import re
-    return re.sub(r"<[^>]+>", "", html_text).replace("&nbsp;", " ")
-
-
-def _set_title(plot, head: str, legend: str, colour: str, size: str, two_lines: bool = False) -> None:
-    """``head legend`` on one line when it fits the plot's width, else the legend on
-    a second line (the title row grows to hold it): no clipped legends in narrow views."""
-    f = QFont()
-    f.setPointSizeF(float(size.rstrip("pt")))
-    fm = QFontMetricsF(f)
-    width = float(plot.width() or plot.getViewBox().width() or 0)
-    one = f"{head} {legend}"
-    two = two_lines or (width > 50 and fm.horizontalAdvance(_plain(one)) * 1.25 + 24 > width)   # rendered text runs wider
-    plot.setTitle(f"{head}<br>{legend}" if two else one, color=colour, size=size)
-    h = int(fm.height() * (2 if two else 1) * 1.25) + 8
-    plot.titleLabel.setMaximumHeight(h)
-    plot.layout.setRowFixedHeight(0, h)
