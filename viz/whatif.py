@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
 from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 
 from . import theme
+from .labelplace import place_labels
 
 #: presets per engine present in the dataset
 PRESETS = {
@@ -88,6 +89,14 @@ class WhatIfView(QWidget):
             w.getPlotItem().setMenuEnabled(False)
             w.getPlotItem().showGrid(x=True, y=True, alpha=0.2)
             theme.style_plot(w.getPlotItem())
+        self.scatter_points = None            # (speed, ratio, names) of the drawn points
+        self.scatter_label_items: list = []
+        self._label_timer = QTimer(self)
+        self._label_timer.setSingleShot(True)
+        self._label_timer.timeout.connect(self.place_scatter_labels)
+        svb = self.scatter.getPlotItem().getViewBox()
+        svb.sigResized.connect(lambda *_: self._label_timer.start(0))
+        svb.sigRangeChanged.connect(lambda *_: self._label_timer.start(0))
         self.charts = QWidget()
         cl = QVBoxLayout(self.charts)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -270,6 +279,8 @@ class WhatIfView(QWidget):
         bp, sp = self.bars.getPlotItem(), self.scatter.getPlotItem()
         bp.clear()
         sp.clear()
+        self.scatter_label_items = []
+        self.scatter_points = None
         if t is None or not t.get("results"):
             return
         model = self.model.currentData() or ""
@@ -324,7 +335,7 @@ class WhatIfView(QWidget):
         base = logical or cur
         ratio = np.array([base / max(r["projected_bytes"], 1) for r in res])
         speed = np.array([float(r.get("decompress_mb_s") or 0) for r in res])
-        spots = [{"pos": (speed[i], ratio[i]), "brush": colours[i + 1], "size": 12,
+        spots = [{"pos": (speed[i], ratio[i]), "brush": colours[i + 1], "size": self.MARKER_PX,
                   "pen": pg.mkPen(colours[i + 1].darker(150))} for i in range(n)]
         sp.addItem(pg.ScatterPlotItem(spots=spots))
         front = pareto_front(ratio, speed)
@@ -337,18 +348,8 @@ class WhatIfView(QWidget):
             y0, y1 = ratio.min() - 0.1 * rspan, ratio.max() + 0.1 * rspan
             sp.setXRange(x0, x1, padding=0)
             sp.setYRange(y0, y1, padding=0)
-            vb = sp.getViewBox()
-            px_w, px_h = max(vb.width(), 150.0), max(vb.height(), 100.0)
-            line = (self.fontMetrics().height() + 2) * (y1 - y0) / px_h          # a label's height, in ratio units
-            char = self.fontMetrics().horizontalAdvance("m") * (x1 - x0) / px_w  # a character's width, in MB/s
-            for i, (x, y) in zip(range(n), label_positions(speed, ratio, [short_label(r["codec"], 16, 0) for r in res],
-                                                           line, char)):
-                txt = pg.TextItem(short_label(res[i]["codec"], 16, 0), color=theme.foreground(), anchor=(-0.1, 0.5))
-                txt.setPos(x, y)
-                sp.addItem(txt)
-                if abs(y - ratio[i]) > 1e-12:       # moved off its point: a thin leader line
-                    sp.plot([speed[i], x], [ratio[i], y], pen=pg.mkPen("#9E9E9E",
-                                                                      width=0.8))
+            self.scatter_points = (speed, ratio, [short_label(r["codec"], 16, 0) for r in res])
+            self.place_scatter_labels()
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
         sp.setTitle("ratio vs decode speed<br>(dashed: Pareto front)", color=theme.foreground(), size="10pt")
@@ -359,6 +360,53 @@ class WhatIfView(QWidget):
                                  f"current {human_bytes(cur)}, logical {human_bytes(logical)}</span>")
         self.chart_title.setTextFormat(Qt.RichText)
         self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model_label(model)} = {model})")
+
+    #: diameter of a scatter point's marker, pixels
+    MARKER_PX = 12
+
+    def place_scatter_labels(self) -> None:
+        """Each point's name where it covers no marker and no other name (viz/labelplace.py),
+        with a thin leader line when it had to move away from its point; placed again in
+        pixels whenever the plot changes size or range."""
+        sp = self.scatter.getPlotItem()
+        vb = sp.getViewBox()
+        for it in self.scatter_label_items:
+            sp.removeItem(it)
+        self.scatter_label_items = []
+        if self.scatter_points is None:
+            return
+        speed, ratio, names = self.scatter_points
+        box = vb.sceneBoundingRect()
+        if box.width() < 20 or box.height() < 20:
+            return
+        pts = []
+        for x, y in zip(speed, ratio):
+            p = vb.mapViewToScene(QPointF(float(x), float(y)))
+            pts.append((p.x() - box.left(), p.y() - box.top()))
+        items, sizes, margins = [], [], []
+        for name in names:
+            ti = pg.TextItem(name, color=theme.foreground(), anchor=(0, 0))
+            m = ti.textItem.document().documentMargin()
+            r = ti.textItem.boundingRect()
+            items.append(ti)
+            margins.append(m)
+            sizes.append((r.width() - 2 * m, r.height() - 2 * m))
+        radius = self.MARKER_PX / 2 + 1
+        placed = place_labels(pts, sizes, radius, (0.0, 0.0, box.width(), box.height()))
+        for ti, pl, m, (px, py) in zip(items, placed, margins, pts):
+            ti.setPos(vb.mapSceneToView(QPointF(box.left() + pl.x - m, box.top() + pl.y - m)))
+            sp.addItem(ti)
+            self.scatter_label_items.append(ti)
+            if pl.leader:       # from the marker's edge to the nearest point of the name
+                nx = min(max(px, pl.x), pl.x + pl.w)
+                ny = min(max(py, pl.y), pl.y + pl.h)
+                d = max(((nx - px) ** 2 + (ny - py) ** 2) ** 0.5, 1e-9)
+                sx, sy = px + (nx - px) * radius / d, py + (ny - py) * radius / d
+                a = vb.mapSceneToView(QPointF(box.left() + sx, box.top() + sy))
+                b = vb.mapSceneToView(QPointF(box.left() + nx, box.top() + ny))
+                line = pg.PlotDataItem([a.x(), b.x()], [a.y(), b.y()], pen=pg.mkPen("#9E9E9E", width=0.8))
+                sp.addItem(line)
+                self.scatter_label_items.append(line)
 
     def _fill_table(self, targets: list[dict]) -> None:
         rows = [(t, r) for t in targets for r in t.get("results", [])]
@@ -437,22 +485,3 @@ def default_target(targets: list[dict]) -> str | None:
     return best["target"]
 
 
-def label_positions(x, y, labels: list[str], line: float, char: float) -> list[tuple[float, float]]:
-    """Where to put each point's label (to its right) so that no two overlap: points in
-    order of y, top first; a label whose box would overlap one already placed moves down
-    a line until it is free.  ``line``: a label's height, ``char``: a character's width,
-    in data units."""
-    order = sorted(range(len(labels)), key=lambda i: -float(y[i]))
-    placed: list[tuple[float, float, float]] = []       # x0, x1, y of placed labels
-    out: dict[int, tuple[float, float]] = {}
-    for i in order:
-        x0 = float(x[i])
-        x1 = x0 + char * (len(labels[i]) + 1)
-        ly = float(y[i])
-        for _ in range(len(labels) + 1):
-            if not any(a < x1 and x0 < b and abs(ly - py) < line for a, b, py in placed):
-                break
-            ly -= line
-        placed.append((x0, x1, ly))
-        out[i] = (x0, ly)
-    return [out[i] for i in range(len(labels))]
