@@ -68,7 +68,14 @@ def window_state(win) -> dict:
     view = win.tabs.currentWidget()
     if view is not None and view.isVisible():
         from PySide6.QtWidgets import QPushButton
+
+        from dbxray.viz.textfit import cut_texts, overlapping_texts
         state["buttons"] = {b.text(): _rect(b) for b in view.findChildren(QPushButton) if b.isVisible()}
+        # texts of the view's charts cut by an edge or on top of each other (viz/textfit.py), and
+        # what-if point names on a marker or another name
+        state["cut_texts"] = cut_texts(view) + overlapping_texts(view)
+        if hasattr(view, "scatter_label_collisions"):
+            state["scatter_collisions"] = view.scatter_label_collisions()
     em = win.extent_map
     if em is not None and em.isVisible() and em.data is not None:
         pages = {}

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from dbxray.viz.labelplace import label_collisions, place_labels
+from dbxray.viz.textfit import cut_texts, overlapping_texts
 from dbxray.viz.whatif import WhatIfView
 
 
@@ -41,6 +42,15 @@ def test_placer_on_a_dense_cluster(seed, where):
         assert p.leader or gap <= 7.0 + 2.0 + 1e-6
 
 
+def test_a_plot_too_small_leaves_names_out_never_over_something():
+    pts = [(20.0 + 3 * i, 20.0 + 2 * i) for i in range(10)]
+    placed = place_labels(pts, [(60.0, 14.0)] * 10, radius=7.0, area=(0.0, 0.0, 150.0, 80.0))
+    shown = [p.rect() for p in placed if p.free]
+    assert 0 < len(shown) < 10
+    assert label_collisions(pts, shown, radius=7.0) == []
+    assert all(_inside(b, (0.0, 0.0, 150.0, 80.0)) for b in shown)
+
+
 def _results(points: list[tuple[str, float, float]]) -> dict:
     """A what-if document with one target whose codecs land at (ratio, decompress MB/s)."""
     cur = 1 << 20
@@ -64,7 +74,7 @@ def scatter_collisions(view: WhatIfView) -> list[str]:
         p = vb.mapViewToScene(QPointF(spot.pos()))
         pts.append((p.x(), p.y()))
     boxes = []
-    for t in [i for i in sp.items if isinstance(i, pg.TextItem)]:
+    for t in [i for i in sp.items if isinstance(i, pg.TextItem) and i.isVisible()]:
         m = t.textItem.document().documentMargin()
         r = t.textItem.mapRectToScene(t.textItem.boundingRect().adjusted(m, m, -m, -m))
         boxes.append((r.left(), r.top(), r.right(), r.bottom()))
@@ -72,7 +82,7 @@ def scatter_collisions(view: WhatIfView) -> list[str]:
     out = label_collisions(pts, boxes, radius)
     out += [f"name {i} outside the plot" for i, b in enumerate(boxes)
             if not _inside(b, (area.left() - 1, area.top() - 1, area.right() + 1, area.bottom() + 1))]
-    assert len(boxes) == len(pts)
+    assert len(boxes) + len(view.hidden_scatter_names) == len(pts)
     return out
 
 
@@ -89,13 +99,16 @@ def test_tight_cluster_in_the_view(qtbot, artifacts_dir):
     qtbot.waitExposed(v)
     v.set_results(_results(CLUSTER))
     qtbot.wait(100)
-    assert scatter_collisions(v) == []
+    assert scatter_collisions(v) == [] and v.hidden_scatter_names == []
+    # the bars' labels too: inside their plot, none on another
+    qtbot.waitUntil(lambda: not cut_texts(v.charts) and not overlapping_texts(v.charts), timeout=3000)
     leaders = [i for i in v.scatter.getPlotItem().items if isinstance(i, pg.PlotDataItem)
                and i in v.scatter_label_items]
     assert leaders, "some names of the cluster had to move away from their points"
     v.charts.grab().save(str(artifacts_dir / "whatif_scatter_cluster.png"))
     v.resize(760, 600)                  # the names are placed again for the new size
-    qtbot.waitUntil(lambda: not scatter_collisions(v), timeout=3000)
+    qtbot.waitUntil(lambda: not scatter_collisions(v) and not cut_texts(v.charts)
+                    and not overlapping_texts(v.charts), timeout=3000)
     v.charts.grab().save(str(artifacts_dir / "whatif_scatter_cluster_narrow.png"))
 
 
@@ -119,6 +132,7 @@ def test_every_target_of_the_demo(qtbot, tmp_path, artifacts_dir):
             v.model.setCurrentIndex(k)
             qtbot.wait(20)
             assert scatter_collisions(v) == [], (v.target.currentText(), v.model.currentText())
+            assert overlapping_texts(v.charts) == [], (v.target.currentText(), v.model.currentText())
             checked += 1
     assert checked >= v.target.count()
     v.target.setCurrentIndex(0)

@@ -4,7 +4,8 @@ trying the eight sides of the marker first (right first, as a reader expects), t
 rings further out; a name that had to move away from its point gets a leader line.
 
 Points are taken most crowded first, so the names of a tight cluster get the spots
-next to it before the lone points do (a lone point always finds room)."""
+next to it before the lone points do.  A name with no free spot in the whole plot (a
+plot too small for its names) is left out, never drawn over something."""
 from __future__ import annotations
 
 import math
@@ -16,13 +17,15 @@ PAD = 2.0
 
 @dataclass
 class Placed:
-    """A name's box (x, y: top-left, in pixels, y down) and whether it needs a leader line."""
+    """A name's box (x, y: top-left, in pixels, y down), whether it needs a leader line,
+    and whether it found a free spot (False: a plot too small for its names)."""
 
     x: float
     y: float
     w: float
     h: float
     leader: bool
+    free: bool = True
 
     def rect(self) -> tuple[float, float, float, float]:
         return self.x, self.y, self.x + self.w, self.y + self.h
@@ -65,9 +68,8 @@ def place_labels(points: list[tuple[float, float]], sizes: list[tuple[float, flo
                  area: tuple[float, float, float, float], rings: int | None = None) -> list[Placed]:
     """One box per point: inside ``area`` (x0, y0, x1, y1), clear of every marker (circles
     of ``radius`` around the points) and of every box placed before it.  When no spot is
-    free within ``rings`` rings (default: out to the area's far corner), the candidate
-    covering the least is taken (a plot too small for its names; the caller's check shows
-    the overlap)."""
+    free within ``rings`` rings (default: out to the area's far corner: a plot too small
+    for its names), the box is marked ``free=False`` and the caller leaves that name out."""
     n = len(points)
     step = max(6.0, radius)
     if rings is None:
@@ -78,18 +80,19 @@ def place_labels(points: list[tuple[float, float]], sizes: list[tuple[float, flo
     for i in order:
         px, py = points[i]
         w, h = sizes[i]
-        best, best_cost = None, math.inf
+        best = None
         for x, y, far in _candidates(px, py, w, h, radius, rings, step):
             r = (x, y, x + w, y + h)
-            inside = r[0] >= area[0] and r[1] >= area[1] and r[2] <= area[2] and r[3] <= area[3]
-            hits = sum(1 for q in points if _rect_circle_gap(r, q[0], q[1]) < radius + PAD)
-            hits += sum(1 for p in placed.values() if _overlap(r, p.rect(), PAD))
-            if inside and not hits:
-                best = Placed(x, y, w, h, far)
-                break
-            cost = hits * 1000 + (0 if inside else 500) + math.hypot(x + w / 2 - px, y + h / 2 - py)
-            if cost < best_cost:
-                best, best_cost = Placed(x, y, w, h, far), cost
+            if r[0] < area[0] or r[1] < area[1] or r[2] > area[2] or r[3] > area[3]:
+                continue
+            if any(_rect_circle_gap(r, q[0], q[1]) < radius + PAD for q in points):
+                continue
+            if any(_overlap(r, p.rect(), PAD) for p in placed.values() if p.free):
+                continue
+            best = Placed(x, y, w, h, far)
+            break
+        if best is None:            # no free spot: not drawn (the caller shows it another way)
+            best = Placed(px, py, w, h, False, free=False)
         placed[i] = best
     return [placed[i] for i in range(n)]
 

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
 from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
 
 from . import theme
-from .labelplace import place_labels
+from .labelplace import label_collisions, place_labels
+from .textfit import wrap_title
 
 #: presets per engine present in the dataset
 PRESETS = {
@@ -89,11 +90,19 @@ class WhatIfView(QWidget):
             w.getPlotItem().setMenuEnabled(False)
             w.getPlotItem().showGrid(x=True, y=True, alpha=0.2)
             theme.style_plot(w.getPlotItem())
+            wrap_title(w.getPlotItem())             # a long title wraps, never widens the view
         self.scatter_points = None            # (speed, ratio, names) of the drawn points
         self.scatter_label_items: list = []
         self._label_timer = QTimer(self)
         self._label_timer.setSingleShot(True)
         self._label_timer.timeout.connect(self.place_scatter_labels)
+        self.bar_label_items: list = []          # (x, top of bar and interval, TextItem)
+        self.hidden_bar_labels = 0
+        self.hidden_scatter_names: list[str] = []
+        self._bar_timer = QTimer(self)
+        self._bar_timer.setSingleShot(True)
+        self._bar_timer.timeout.connect(self.place_bar_labels)
+        self.bars.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._bar_timer.start(0))
         svb = self.scatter.getPlotItem().getViewBox()
         svb.sigResized.connect(lambda *_: self._label_timer.start(0))
         svb.sigRangeChanged.connect(lambda *_: self._label_timer.start(0))
@@ -281,6 +290,8 @@ class WhatIfView(QWidget):
         sp.clear()
         self.scatter_label_items = []
         self.scatter_points = None
+        self.bar_label_items = []
+        self.hidden_scatter_names = []
         if t is None or not t.get("results"):
             return
         model = self.model.currentData() or ""
@@ -310,34 +321,34 @@ class WhatIfView(QWidget):
         bp.getAxis("bottom").setTicks([[]])
         bp.getAxis("bottom").setStyle(showValues=False)
         bp.getAxis("left").setLabel(f"bytes on disk ({unit})", color=theme.foreground())
-        top = max(heights.max(), hi.max() / scale)
-        # bars narrower than their labels: every other label two lines higher (staggered)
+        tops = [float(max(h, (hi[i - 1] / scale) if i else h)) for i, h in enumerate(heights)]
         px_bar = max(bp.getViewBox().width(), 200.0) / (n + 1.2)
-        widest = max(self.fontMetrics().horizontalAdvance(t) for t in
-                     [short_label(lb, 12, 0) for lb in labels] + [human_bytes(heights[0] * scale), "-100%"])
-        stagger = px_bar < widest + 6
-        px_h = max(bp.getViewBox().height(), 150.0)
-        line = (self.fontMetrics().height() + 1) * top * 1.6 / px_h          # a text line in data units
+        widest = 0.0
+        self.bar_label_items = []
         for i, h in enumerate(heights):
             pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
             name = short_label(labels[i], 12, 0)
             txt = pg.TextItem(html=f"<div style='text-align:center; color:{theme.foreground()}; font-size:9pt'>"
                                    f"{html.escape(pct or human_bytes(h * scale))}<br>{html.escape(name)}</div>",
                               anchor=(0.5, 1.0))
-            lift = 2 * line if stagger and i % 2 else 0.0
-            txt.setPos(float(i), float(max(h, (hi[i - 1] / scale) if i else h)) + lift)
+            txt.setPos(float(i), tops[i])
             bp.addItem(txt)
-        bp.setYRange(0, top * 1.6 if stagger else top * 1.4, padding=0)
+            self.bar_label_items.append((float(i), tops[i], txt))
+            widest = max(widest, txt.textItem.boundingRect().width())
         margin = max(0.6, (widest + 8) / 2 / px_bar)         # the end bars' labels stay inside
         bp.setXRange(-margin, n + margin, padding=0)
+        bp.setYRange(0, max(tops) * 1.4, padding=0)
+        self.place_bar_labels()
         bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
         # scatter: ratio vs decompress speed, Pareto front
         base = logical or cur
         ratio = np.array([base / max(r["projected_bytes"], 1) for r in res])
         speed = np.array([float(r.get("decompress_mb_s") or 0) for r in res])
         spots = [{"pos": (speed[i], ratio[i]), "brush": colours[i + 1], "size": self.MARKER_PX,
-                  "pen": pg.mkPen(colours[i + 1].darker(150))} for i in range(n)]
-        sp.addItem(pg.ScatterPlotItem(spots=spots))
+                  "pen": pg.mkPen(colours[i + 1].darker(150)), "data": res[i]["codec"]} for i in range(n)]
+        # hovering a point names it (a plot too small for every name leaves some out)
+        sp.addItem(pg.ScatterPlotItem(spots=spots, hoverable=True,
+                                      tip=lambda x, y, data: f"{data}: ratio {y:.2f}, {x:,.0f} MB/s"))
         front = pareto_front(ratio, speed)
         if len(front) > 1:
             sp.plot(speed[front], ratio[front], pen=pg.mkPen(theme.MISSING_HOLE, width=1.5, style=Qt.DashLine))
@@ -352,14 +363,78 @@ class WhatIfView(QWidget):
             self.place_scatter_labels()
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
-        sp.setTitle("ratio vs decode speed<br>(dashed: Pareto front)", color=theme.foreground(), size="10pt")
-        sp.titleLabel.setMaximumHeight(44)          # two lines: fits a narrow plot
-        sp.layout.setRowFixedHeight(0, 44)
+        self._scatter_title()
         breakable = html.escape(str(t["target"])).replace("/", "/\u200b").replace("_", "_\u200b")
         self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, {model_label(model)}: "
                                  f"current {human_bytes(cur)}, logical {human_bytes(logical)}</span>")
         self.chart_title.setTextFormat(Qt.RichText)
         self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model_label(model)} = {model})")
+
+    def _scatter_title(self) -> None:
+        sp = self.scatter.getPlotItem()
+        second = "(dashed: Pareto front)"
+        if self.hidden_scatter_names:
+            k = len(self.hidden_scatter_names)
+            second = f"{k} name{'s' if k != 1 else ''} left out: hover a point"
+        sp.setTitle(f"ratio vs decode speed<br>{second}", color=theme.foreground(), size="10pt")
+
+    def place_bar_labels(self) -> None:
+        """Each bar's label (its change and codec) just above the bar and its error bar, moved
+        up until it touches no other label and no bar (narrow bars: the labels stack), the y
+        range as tall as the highest label needs; in pixels, placed again on resize."""
+        vb = self.bars.getPlotItem().getViewBox()
+        items = self.bar_label_items
+        w_px, h_px = float(vb.width()), float(vb.height())
+        if not items or w_px < 50 or h_px < 50:
+            return
+        ink = []
+        for _x, _top, t in items:
+            m = t.textItem.document().documentMargin()
+            r = t.textItem.boundingRect()
+            ink.append((r.width() - 2 * m, r.height() - 2 * m, m))
+        # x margins that keep the end bars' labels inside: margin * px_per_bar >= half a label
+        n = len(items) - 1
+        half = max(ink[0][0], ink[-1][0]) / 2 + 3
+        margin = max(0.6, half * n / max(w_px - 2 * half, 1.0))
+        vb.setXRange(-margin, n + margin, padding=0)
+        (x0, x1), _ = vb.viewRange()
+        peak = max(top for _, top, _ in items) or 1.0
+        top_value = peak * 1.1
+
+        def px(xv):
+            return (xv - x0) / (x1 - x0) * w_px
+
+        for _ in range(12):          # the bars keep at least a quarter of the height
+            def py(yv):
+                return h_px - yv / top_value * h_px
+            bars = [(px(x - 0.35), py(top), px(x + 0.35), h_px) for x, top, _ in items]
+            boxes, ok = [], True
+            for (x, top, _t), (w, h, _m) in zip(items, ink):
+                bottom = py(top) - 3
+                while True:
+                    box = (px(x) - w / 2, bottom - h, px(x) + w / 2, bottom)
+                    if box[1] < 0:
+                        ok = False
+                        break
+                    if any(box[0] < b[2] + 2 and b[0] < box[2] + 2 and box[1] < b[3] + 2 and b[1] < box[3] + 2
+                           for b in bars + boxes):
+                        bottom -= 3
+                        continue
+                    break
+                if not ok:
+                    break
+                boxes.append(box)
+            if ok:
+                break
+            top_value *= 1.12
+        vb.setYRange(0, top_value, padding=0)
+        # a plot too narrow and short for every label: those that found no room are left out
+        # (the Results tab has every figure)
+        self.hidden_bar_labels = len(items) - len(boxes)
+        for k, (x, _top, t) in enumerate(items):
+            t.setVisible(k < len(boxes))
+            if k < len(boxes):
+                t.setPos(x, (h_px - (boxes[k][3] + ink[k][2])) / h_px * top_value)
 
     #: diameter of a scatter point's marker, pixels
     MARKER_PX = 12
@@ -393,7 +468,11 @@ class WhatIfView(QWidget):
             sizes.append((r.width() - 2 * m, r.height() - 2 * m))
         radius = self.MARKER_PX / 2 + 1
         placed = place_labels(pts, sizes, radius, (0.0, 0.0, box.width(), box.height()))
+        self.hidden_scatter_names = [n for n, pl in zip(names, placed) if not pl.free]
+        self._scatter_title()
         for ti, pl, m, (px, py) in zip(items, placed, margins, pts):
+            if not pl.free:         # no room left in a small plot: the point's tooltip names it
+                continue
             ti.setPos(vb.mapSceneToView(QPointF(box.left() + pl.x - m, box.top() + pl.y - m)))
             sp.addItem(ti)
             self.scatter_label_items.append(ti)
@@ -407,6 +486,22 @@ class WhatIfView(QWidget):
                 line = pg.PlotDataItem([a.x(), b.x()], [a.y(), b.y()], pen=pg.mkPen("#9E9E9E", width=0.8))
                 sp.addItem(line)
                 self.scatter_label_items.append(line)
+
+    def scatter_label_collisions(self) -> list[str]:
+        """The drawn point names against the drawn markers and each other, in scene pixels
+        (for the window's state dump; the tests measure the same on their own)."""
+        sp = self.scatter.getPlotItem()
+        vb = sp.getViewBox()
+        scat = next((i for i in sp.items if isinstance(i, pg.ScatterPlotItem)), None)
+        if scat is None:
+            return []
+        pts = [vb.mapViewToScene(QPointF(s.pos())) for s in scat.points()]
+        boxes = []
+        for t in (i for i in self.scatter_label_items if isinstance(i, pg.TextItem)):
+            m = t.textItem.document().documentMargin()
+            r = t.textItem.mapRectToScene(t.textItem.boundingRect().adjusted(m, m, -m, -m))
+            boxes.append((r.left(), r.top(), r.right(), r.bottom()))
+        return label_collisions([(p.x(), p.y()) for p in pts], boxes, self.MARKER_PX / 2)
 
     def _fill_table(self, targets: list[dict]) -> None:
         rows = [(t, r) for t in targets for r in t.get("results", [])]

@@ -57,10 +57,12 @@ def test_window_accepts_1024x700(launch, xdisplay):
     assert "Width: 1024" in geo and "Height: 700" in geo, geo
     xdisplay.screenshot("window_1024x700")
     order = ["Sizes", "Extent map", "Holes", "Columns", "TokuDB", "LSM", "What if"]
-    for title in s["tabs"]:                     # every view at that size (looked at, not measured)
+    for title in s["tabs"]:                     # every view at that size, looked at, and its texts measured
         app.click(*center(s["tree"]))
         app.key(f"ctrl+{order.index(title) + 1}")
         s = app.wait(lambda s, t=title: s["tab"] == t and s["size"] == [1024, 700], 10, f"the {title} view")
+        # every legend and value text of the view's charts inside its plot and the view
+        s = app.wait(lambda s: s.get("cut_texts") == [], 10, f"the {title} view's texts inside")
         time.sleep(0.3)
         xdisplay.screenshot("small_" + title.lower().replace(" ", "_"), window=app.wid)
 
@@ -142,6 +144,9 @@ def test_every_view_on_the_demo(launch, xdisplay):
         if title == "What if":
             app.click(*center(s["buttons"]["Run what-if"]))
             s = app.wait(lambda s: s["status"] == "What-if done", 180, "the what-if run")
+            # no point name of the scatter on a marker or another name
+            s = app.wait(lambda s: s.get("scatter_collisions") == [], 10, "the scatter's names placed")
+        s = app.wait(lambda s: s.get("cut_texts") == [], 10, f"the {title} view's texts inside")
         time.sleep(0.5)
         shots.append(xdisplay.screenshot(f"view_{names[title]}", window=app.wid))
     assert len(shots) == len(names), s["tabs"]          # the demo has every engine: every view shows
