@@ -154,7 +154,28 @@ class ReadOnlyFile:
                 self._no_readahead_near_unwritten()
         return self._mm
 
-    def _no_readahead_near_unwritten(self) -> None:
+    def data_map(self) -> mmap.mmap | None:
+        """A second read-only map of the whole file whose holes are NOT covered with zero
+        pages, for a reader that reads only data through it (the page map's header
+        gather): one file map with no anonymous ranges in it, so every cached 2 MiB
+        block of data is mapped with one PMD even next to a hole (in the blanked map
+        such a block straddles a map boundary and faults per 64 KiB).  Guarded against
+        SIGBUS and with read-ahead off near unwritten extents as ``mmap()`` is; the
+        caller must never read a hole through it, and closes it.  None when unavailable."""
+        if self._mmap_failed or self.size <= 0 or self.fd < 0:
+            return None
+        try:
+            mm = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+        mm_guard = mapguard.register(self.path, self.fd, mm)
+        if mm_guard is None and self._guard is not None:
+            mm.close()                 # the main map is guarded, this one could not be
+            return None
+        self._no_readahead_near_unwritten(mm)
+        return mm
+
+    def _no_readahead_near_unwritten(self, mm: mmap.mmap | None = None) -> None:
         """No read-ahead around unwritten extents (MADV_RANDOM on the map near them,
         POSIX_FADV_RANDOM on this descriptor): the kernel's read-ahead around a read of
         the data next to one would put zero pages over it in the cache, and SEEK_HOLE on
@@ -166,7 +187,7 @@ class ReadOnlyFile:
             os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
         except (OSError, AttributeError):
             pass
-        mm = self._mm
+        mm = self._mm if mm is None else mm
         if mm is None or not hasattr(mm, "madvise") or len(unw) > _MAX_BLANKED_HOLES:
             return
         for o, n in merge_ranges((max(0, o - _READAHEAD_MARGIN), n + 2 * _READAHEAD_MARGIN) for o, n in unw):

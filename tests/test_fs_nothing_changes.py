@@ -173,3 +173,53 @@ def test_tmpfs_preview_reads_no_hole(tmp_path, monkeypatch):
             assert os.stat(p).st_blocks == st0
     except MountUnavailable as e:
         pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)
+
+
+def test_tmpfs_header_gather_through_data_map(tmp_path, monkeypatch):
+    """Files of 4 MiB and more whose holes are blanked have their page headers gathered
+    through a second, unblanked map (ReadOnlyFile.data_map: whole 2 MiB blocks next to a
+    hole stay mapped by one PMD): the same page map as through the blanked map, and no
+    hole allocated on tmpfs (the headers whose memory page touches a hole are read from
+    the blanked map, the pages in holes not at all)."""
+    if fixtures_dir() is None:
+        pytest.fail(MISSING, pytrace=False)
+    import numpy as np
+    from dbxray.parsers import fileio
+    from dbxray.parsers.innodb import pagemap
+    from fixtures_util import punch_hole, repunch_innodb
+    try:
+        with mounted("tmpfs", tmp_path) as mp:
+            shutil.copytree(fixtures_dir() / "innodb" / "16k" / "fx", mp / "innodb" / "16k" / "fx")
+            shutil.copy(fixtures_dir() / "innodb" / "manifest.json", mp / "innodb" / "manifest.json")
+            repunch_innodb(mp)
+            p = mp / "innodb" / "16k" / "fx" / "t_deleted.ibd"
+            # in the data (pages 0..35 and 64..113; the rest is holes already): a hole over
+            # whole pages, one inside a page behind its header, one over a page's header only
+            punch_hole(p, 70 * 16384, 3 * 16384)
+            punch_hole(p, 80 * 16384 + 4096, 8192)
+            punch_hole(p, 100 * 16384, 4096)
+            state = lambda: (os.stat(p).st_blocks, fileio.list_holes(os.open(p, os.O_RDONLY), os.stat(p).st_size))
+            before = state()
+            assert os.stat(p).st_size >= pagemap._DATA_MAP_MIN and len(before[1]) >= 4
+            calls = []
+            orig = fileio.ReadOnlyFile.data_map
+            monkeypatch.setattr(fileio.ReadOnlyFile, "data_map", lambda self: calls.append(1) or orig(self))
+
+            def build():
+                with fileio.ReadOnlyFile(str(p)) as f:
+                    pm = pagemap.build_page_map(f, str(p), verify_checksums=True)
+                    assert f.hole_safe_map
+                    return pm
+            gathered = build()
+            assert calls, "the header gather did not use the data map"
+            monkeypatch.setattr(pagemap, "_DATA_MAP_MIN", 1 << 62)
+            blanked = build()
+            assert len(calls) == 1
+            for name in ("type", "kind", "lsn", "page_no", "space_id", "index_id", "level", "n_recs", "fill",
+                         "zero", "in_hole", "checksum_ok", "corrupt", "owner_index", "free"):
+                assert np.array_equal(getattr(gathered, name), getattr(blanked, name), equal_nan=True), name
+            assert gathered.errors == blanked.errors and gathered.roots == blanked.roots
+            assert gathered.zero[70:73].all() and gathered.zero[100] and not gathered.zero[80]
+            assert state() == before
+    except MountUnavailable as e:
+        pytest.fail(f"cannot test on tmpfs: {e}", pytrace=False)

@@ -44,3 +44,26 @@ def test_hole_pages_match_a_page_by_page_check(seed, count):
     got = pages_in_holes(holes, n, physical)
     assert np.array_equal(got, ref)
     assert _data_runs(got, holes, physical) == _runs(ref) == _data_runs(got)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_heads_near_holes_match_a_page_by_page_check(seed):
+    """The pages whose header's memory page overlaps a hole (read from the blanked map,
+    never through the unblanked one) are what a page-by-page check finds."""
+    import mmap
+
+    from dbxray.parsers.innodb.pagemap import _heads_near_holes
+    rng = random.Random(seed)
+    physical = rng.choice([1024, 2048, 4096, 16384, 65536])
+    n = rng.randint(1, 400)
+    page = mmap.PAGESIZE
+    holes, pos = [], 0
+    for _ in range(rng.randint(0, 8)):
+        pos += rng.randint(0, 6) * 1024          # XFS 1 KiB blocks: holes inside a memory page too
+        ln = rng.randint(1, 12) * 1024
+        holes.append((pos, ln))
+        pos += ln
+    ref = [p for p in range(n)
+           if any(off < (p * physical // page + 1) * page and p * physical // page * page < off + ln
+                  for off, ln in holes)]
+    assert _heads_near_holes(holes, n, physical).tolist() == ref

@@ -9,6 +9,7 @@ decompressed) and only INODE pages are parsed one by one.
 from __future__ import annotations
 
 import functools
+import mmap
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -522,6 +523,42 @@ def _pages_to_map(w: _Walk, flags: FspFlags, physical: int, n: int, holes, error
     return n, pages_in_holes(holes, n, physical)
 
 
+#: files from this size on have their headers gathered through ``ReadOnlyFile.data_map``
+#: when their map has holes blanked (smaller ones have no whole 2 MiB block to gain)
+_DATA_MAP_MIN = 4 << 20
+
+
+def _heads_near_holes(holes: list[tuple[int, int]], n: int, physical: int) -> np.ndarray:
+    """Pages (of the first ``n``) whose header's memory page overlaps a hole: page p's
+    header lies in memory page (p * physical) // PAGE, so for a hole over memory pages
+    mlo..mhi those are the p with mlo * PAGE <= p * physical < (mhi + 1) * PAGE."""
+    page = mmap.PAGESIZE
+    out = np.zeros(n, dtype=bool)
+    for off, ln in holes:
+        if ln <= 0:
+            continue
+        lo = -(-(off // page * page) // physical)
+        hi = -(-((off + ln - 1) // page + 1) * page // physical)
+        if lo < n and hi > lo:
+            out[lo:min(hi, n)] = True
+    return out.nonzero()[0]
+
+
+def _copy_heads(dst: np.ndarray, src: np.ndarray, runs, few_runs: bool, in_hole: np.ndarray) -> None:
+    """Each header block as one opaque item (a copy of 96-byte items, not of 96 bytes
+    one by one), pages in holes left out; ``src`` is dropped on return so its map can close."""
+    if few_runs:
+        for a0, b0 in runs:
+            for a in range(a0, b0, _HEAD_CHUNK):
+                b = min(b0, a + _HEAD_CHUNK)
+                dst[a:b] = src[a:b]
+    else:
+        data_idx = np.nonzero(~in_hole)[0]
+        for a in range(0, len(data_idx), _HEAD_CHUNK):
+            sel = data_idx[a:a + _HEAD_CHUNK]
+            dst[sel] = src[sel]
+
+
 def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool,
                    head_bytes: int = _HEAD_BYTES) -> None:
     """The pages as one (n, physical) view, and one pass over them that copies the
@@ -540,7 +577,18 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
             _prefetch_headers(mm, n, physical, holes, f.fd)
     w.pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
     head_in_hole = None
-    if mm is not None and holes and not f.hole_safe_map:
+    gather = None
+    if mm is not None and holes and f.hole_safe_map and n * physical >= _DATA_MAP_MIN:
+        gather = f.data_map()
+    if gather is not None:
+        # headers through the unblanked map, never one whose memory page touches a hole:
+        # those few are read below from the blanked map (the pages in holes not at all)
+        near = _heads_near_holes(holes, n, physical)
+        skip = in_hole.copy()
+        skip[near] = True
+        head_in_hole = near[~in_hole[near]]
+        in_hole = skip
+    elif mm is not None and holes and not f.hole_safe_map:
         w.partial = pages_touching_holes(holes, n, physical) & ~in_hole
         cand = np.nonzero(w.partial)[0]
         # a header whose memory page overlaps a hole is read with pread below
@@ -558,21 +606,17 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
                 heads[a:b] = 0
         else:
             heads[in_hole] = 0
-    # each header block as one opaque item (a copy of 96-byte items, not of 96 bytes one by one)
-    src = np.frombuffer(buf, dtype=_head_block_dtype(physical, head_bytes), count=n)["h"]
-    dst = heads.view(item).reshape(n)
-    if few_runs:
-        for a0, b0 in runs:
-            for a in range(a0, b0, _HEAD_CHUNK):
-                b = min(b0, a + _HEAD_CHUNK)
-                dst[a:b] = src[a:b]
-    else:
-        data_idx = np.nonzero(~in_hole)[0]
-        for a in range(0, len(data_idx), _HEAD_CHUNK):
-            sel = data_idx[a:a + _HEAD_CHUNK]
-            dst[sel] = src[sel]
-    del src
-    if head_in_hole is not None:
+    try:
+        _copy_heads(heads.view(item).reshape(n),
+                    np.frombuffer(buf if gather is None else gather, dtype=_head_block_dtype(physical, head_bytes),
+                                  count=n)["h"], runs, few_runs, in_hole)
+    finally:
+        if gather is not None:
+            gather.close()
+    if gather is not None:
+        if len(head_in_hole):
+            heads[head_in_hole] = w.pages[head_in_hole, :head_bytes]
+    elif head_in_hole is not None:
         for i in head_in_hole.tolist():
             heads[i] = w.row(i)[:head_bytes]
     w.heads = heads
