@@ -66,4 +66,6 @@ def test_heads_near_holes_match_a_page_by_page_check(seed):
     ref = [p for p in range(n)
            if any(off < (p * physical // page + 1) * page and p * physical // page * page < off + ln
                   for off, ln in holes)]
-    assert _heads_near_holes(holes, n, physical).tolist() == ref
+    ranges = _heads_near_holes(holes, n, physical)
+    assert [p for a, b in ranges for p in range(a, b)] == ref
+    assert all(b0 < a1 for (_a0, b0), (a1, _b1) in zip(ranges, ranges[1:]))    # merged, in order

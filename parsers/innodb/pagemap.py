@@ -528,20 +528,25 @@ def _pages_to_map(w: _Walk, flags: FspFlags, physical: int, n: int, holes, error
 _DATA_MAP_MIN = 4 << 20
 
 
-def _heads_near_holes(holes: list[tuple[int, int]], n: int, physical: int) -> np.ndarray:
-    """Pages (of the first ``n``) whose header's memory page overlaps a hole: page p's
-    header lies in memory page (p * physical) // PAGE, so for a hole over memory pages
-    mlo..mhi those are the p with mlo * PAGE <= p * physical < (mhi + 1) * PAGE."""
+def _heads_near_holes(holes: list[tuple[int, int]], n: int, physical: int) -> list[tuple[int, int]]:
+    """[first, last) ranges of the pages (of the first ``n``) whose header's memory page
+    overlaps a hole, merged: page p's header lies in memory page (p * physical) // PAGE,
+    so for a hole over memory pages mlo..mhi those are the p with
+    mlo * PAGE <= p * physical < (mhi + 1) * PAGE.  The pages wholly in a hole are among them."""
     page = mmap.PAGESIZE
-    out = np.zeros(n, dtype=bool)
-    for off, ln in holes:
+    out: list[tuple[int, int]] = []
+    for off, ln in sorted(holes):
         if ln <= 0:
             continue
         lo = -(-(off // page * page) // physical)
-        hi = -(-((off + ln - 1) // page + 1) * page // physical)
-        if lo < n and hi > lo:
-            out[lo:min(hi, n)] = True
-    return out.nonzero()[0]
+        hi = min(-(-((off + ln - 1) // page + 1) * page // physical), n)
+        if lo >= hi:
+            continue
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _copy_heads(dst: np.ndarray, src: np.ndarray, runs, few_runs: bool, in_hole: np.ndarray) -> None:
@@ -557,6 +562,35 @@ def _copy_heads(dst: np.ndarray, src: np.ndarray, runs, few_runs: bool, in_hole:
         for a in range(0, len(data_idx), _HEAD_CHUNK):
             sel = data_idx[a:a + _HEAD_CHUNK]
             dst[sel] = src[sel]
+
+
+def _heads_through(gather, pages: np.ndarray, in_hole: np.ndarray, holes, n: int, physical: int,
+                   head_bytes: int) -> np.ndarray:
+    """The header blocks of the pages gathered through ``gather`` (ReadOnlyFile.data_map,
+    closed here), never one whose memory page touches a hole: those few are read from
+    ``pages`` (the blanked map), the pages in holes not at all (zero rows).  Slices
+    only: the ranges near holes are at most as many as the holes blanked."""
+    near = _heads_near_holes(holes, n, physical)
+    heads = np.empty((n, head_bytes), dtype=np.uint8)
+    runs, pos = [], 0
+    for a, b in near:
+        heads[a:b] = 0
+        if a > pos:
+            runs.append((pos, a))
+        pos = b
+    if pos < n:
+        runs.append((pos, n))
+    try:
+        _copy_heads(heads.view(np.dtype(f"V{head_bytes}")).reshape(n),
+                    np.frombuffer(gather, dtype=_head_block_dtype(physical, head_bytes), count=n)["h"],
+                    runs, True, in_hole)
+    finally:
+        gather.close()
+    for a, b in near:
+        idx = a + np.flatnonzero(~in_hole[a:b])
+        if len(idx):
+            heads[idx] = pages[idx, :head_bytes]
+    return heads
 
 
 def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool,
@@ -576,19 +610,16 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
         if prefetch:
             _prefetch_headers(mm, n, physical, holes, f.fd)
     w.pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
-    head_in_hole = None
+    item = np.dtype(f"V{head_bytes}")
     gather = None
     if mm is not None and holes and f.hole_safe_map and n * physical >= _DATA_MAP_MIN:
         gather = f.data_map()
     if gather is not None:
-        # headers through the unblanked map, never one whose memory page touches a hole:
-        # those few are read below from the blanked map (the pages in holes not at all)
-        near = _heads_near_holes(holes, n, physical)
-        skip = in_hole.copy()
-        skip[near] = True
-        head_in_hole = near[~in_hole[near]]
-        in_hole = skip
-    elif mm is not None and holes and not f.hole_safe_map:
+        w.heads = _heads_through(gather, w.pages, in_hole, holes, n, physical, head_bytes)
+        w.hdr = w.heads.view(header_dtype(head_bytes, with_trailer=False)).reshape(n)
+        return
+    head_in_hole = None
+    if mm is not None and holes and not f.hole_safe_map:
         w.partial = pages_touching_holes(holes, n, physical) & ~in_hole
         cand = np.nonzero(w.partial)[0]
         # a header whose memory page overlaps a hole is read with pread below
@@ -598,7 +629,6 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
             in_hole[head_in_hole] = True      # skipped by the copy from the map
     runs = _data_runs(in_hole, holes if head_in_hole is None or not len(head_in_hole) else None, physical)
     heads = np.empty((n, head_bytes), dtype=np.uint8)
-    item = np.dtype(f"V{head_bytes}")
     few_runs = len(runs) <= max(16, n // 64)   # few runs of data pages: plain slices
     if runs != [(0, n)]:                       # rows of pages in holes are zero, never read
         if few_runs:
@@ -606,17 +636,10 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
                 heads[a:b] = 0
         else:
             heads[in_hole] = 0
-    try:
-        _copy_heads(heads.view(item).reshape(n),
-                    np.frombuffer(buf if gather is None else gather, dtype=_head_block_dtype(physical, head_bytes),
-                                  count=n)["h"], runs, few_runs, in_hole)
-    finally:
-        if gather is not None:
-            gather.close()
-    if gather is not None:
-        if len(head_in_hole):
-            heads[head_in_hole] = w.pages[head_in_hole, :head_bytes]
-    elif head_in_hole is not None:
+    _copy_heads(heads.view(item).reshape(n),
+                np.frombuffer(buf, dtype=_head_block_dtype(physical, head_bytes), count=n)["h"],
+                runs, few_runs, in_hole)
+    if head_in_hole is not None:
         for i in head_in_hole.tolist():
             heads[i] = w.row(i)[:head_bytes]
     w.heads = heads
