@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.humanize import human_bytes, human_speed
 
 
 def add_parser(subparsers) -> None:
@@ -86,13 +86,16 @@ def human_table(result: dict) -> str:
             ratio = (r["projected_bytes"] / t["current_bytes"]) if t["current_bytes"] else 0.0
             rows.append((r["codec"], r["model"], human_bytes(r["projected_bytes"]),
                          f"{human_bytes(lo)}..{human_bytes(hi)}", f"{ratio:6.1%}",
-                         f"{r['compress_mb_s']:.0f}", f"{r['decompress_mb_s']:.0f}"))
+                         human_speed(r.get("compress_mb_s")), human_speed(r.get("decompress_mb_s"))))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for n, row in enumerate(rows):
             lines.append("  " + "  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
                                           for i, c in enumerate(row)))
             if n == 0:
                 lines.append("  " + "  ".join("-" * w for w in widths))
+    if result.get("speed_method"):
+        lines.append("")
+        lines.append(f"speeds: {result['speed_method']} (shown as '-')")
     if result.get("advice"):
         lines.append("")
         lines.append("advice:")

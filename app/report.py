@@ -9,7 +9,7 @@ import html
 import tempfile
 from pathlib import Path
 
-from dbxray.parsers.humanize import human_bytes, percent
+from dbxray.parsers.humanize import human_bytes, human_speed, percent
 from dbxray.parsers.model import Dataset
 from dbxray.parsers.tree import build_tree
 
@@ -104,9 +104,11 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
                 wrows.append([t.get("target"), t.get("engine"), r.get("codec"), r.get("model", ""),
                               human_bytes(t.get("current_bytes")), human_bytes(r.get("projected_bytes")),
                               f"{human_bytes(lo)} – {human_bytes(hi)}" if lo is not None else "-",
-                              f"{r.get('compress_mb_s', 0):.0f}", f"{r.get('decompress_mb_s', 0):.0f}"])
+                              human_speed(r.get('compress_mb_s')), human_speed(r.get('decompress_mb_s'))])
         parts.append(_table(["target", "engine", "codec", "model", "current", "projected", "95% CI",
                              "compress MB/s", "decompress MB/s"], wrows, numeric_from=4))
+        if whatif.get("speed_method"):
+            parts.append(f"<p class='meta'>Speeds: {e(whatif['speed_method'])} (shown as '-').</p>")
         adv = whatif.get("advice", [])
         if adv:
             parts.append("<h2>Advice</h2>")

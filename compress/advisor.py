@@ -35,6 +35,7 @@ def ddl_for(target, codec_name: str, model: str) -> str:
 
 
 def _decode_speed(r) -> float:
+    """A result's measured decode speed, 0 when not measured (never ranks a codec)."""
     return float(r.decompress_mb_s or 0.0)
 
 
@@ -62,8 +63,8 @@ class _Summed:
         from .targets import combine
         self.codec, self.model = codec, model
         self.estimate = parts[0].estimate if len(parts) == 1 else combine([r.estimate for r in parts])
-        speeds = [_decode_speed(r) for r in parts if _decode_speed(r) > 0]
-        self.decompress_mb_s = min(speeds) if speeds else 0.0
+        speeds = [_decode_speed(r) for r in parts]
+        self.decompress_mb_s = min(speeds) if speeds and all(speeds) else None
 
 
 def _table_results(group: list) -> list[_Summed]:
@@ -98,12 +99,14 @@ def advise(targets: list) -> list[dict[str, Any]]:
         rs.sort(key=lambda r: (r.estimate.projected, -_decode_speed(r)))
         smallest = rs[0]
         bound = smallest.estimate.projected * (1 + WITHIN)
-        near = [r for r in rs if r.estimate.projected <= bound]
-        fastest = max(near, key=lambda r: (_decode_speed(r), -r.estimate.projected))
+        # size first; then, among codecs within 5% of the smallest, the fastest decode, only
+        # where speeds are real measurements (a reference decoder's speed never ranks)
+        near = [r for r in rs if r.estimate.projected <= bound and _decode_speed(r) > 0]
+        fastest = max(near, key=lambda r: (_decode_speed(r), -r.estimate.projected)) if near else None
         picks: list[tuple[list[str], Any]] = [(["smallest"], smallest)]
-        if fastest is not smallest:
+        if fastest is not None and fastest is not smallest:
             picks.append((["fastest_decode_within_5pct"], fastest))
-        else:
+        elif fastest is smallest:
             picks[0][0].append("fastest_decode_within_5pct")
         tie = None
         if len(rs) > 1 and rs[1].estimate.lo <= smallest.estimate.hi:
@@ -119,7 +122,7 @@ def advise(targets: list) -> list[dict[str, Any]]:
                      "codec": r.codec, "projected_bytes": proj, "current_bytes": current_bytes,
                      "saving_bytes": current_bytes - proj, "saving_bytes_ci95": [lo_save, hi_save],
                      "ddl": ddl_for(t0, r.codec, r.model), "choice": ", ".join(choices), "model": r.model,
-                     "ci95": r.estimate.ci95(), "decompress_mb_s": round(_decode_speed(r), 1),
+                     "ci95": r.estimate.ci95(), "decompress_mb_s": round(r.decompress_mb_s, 1) if r.decompress_mb_s else None,
                      "files": names}
             if tie is not None and "smallest" in choices:
                 entry["verdict"] = f"tie within error with {tie}: their 95% intervals overlap"

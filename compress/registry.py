@@ -83,6 +83,18 @@ class Codec:
         return self.chain is not None
 
     @property
+    def speed_measured(self) -> bool:
+        """Whether a speed measured here means something for the engine: the codec is a C
+        library the engines link (zlib, lz4, zstd, lzma, bzip2, snappy, brotli) called
+        through its binding.  ClickHouse's own transforms (Delta, DoubleDelta, Gorilla,
+        T64, FPC, GCD) run here as reference implementations in Python/numpy, orders of
+        magnitude slower than the engine's C++; ``none`` copies bytes."""
+        if self.chain is None:
+            return self.family != "none"
+        items = [item.split("(")[0] for item in _split_chain(self.chain)]
+        return not any(i in _CH_SPECIAL for i in items) and any(i != "NONE" for i in items)
+
+    @property
     def ch_chain(self) -> str | None:
         """The ClickHouse CODEC(...) text for this codec, None when ClickHouse has none."""
         if self.chain is not None:

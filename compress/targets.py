@@ -19,11 +19,18 @@ from .registry import Codec
 from .sources import UnitSet, raw_records
 from .speed import measure
 
-#: decompression speed measurement budget per (target, codec); compression
-#: speed comes from the projection pass itself
+#: decompression speed measurement budget per (target, codec): whole sampled units (at
+#: least one) up to this many bytes, the fastest of up to SPEED_ROUNDS passes on one
+#: thread within the time (compression and decompression)
 SPEED_BYTES = 128 * 1024
-SPEED_SECONDS = 0.01
-SPEED_PIECE = 32 * 1024
+SPEED_SECONDS = 0.02
+SPEED_ROUNDS = 5
+#: how speeds are measured (the JSON's ``speed_method``, the CLI's and the report's footnote)
+SPEED_METHOD = ("one thread; the C library the engine links, through its Python binding; on this "
+                "target's sampled units at the engine's unit size, the fastest of up to 5 passes each way; "
+                "MB = 10^6 bytes of uncompressed data a second. Not measured (null): 'none', and chains "
+                "with a ClickHouse transform (Delta, DoubleDelta, Gorilla, T64, FPC, GCD), whose "
+                "implementations here are reference decoders, not the engine's")
 
 
 @dataclass
@@ -31,15 +38,20 @@ class Result:
     codec: str
     model: str
     estimate: Estimate
-    compress_mb_s: float = 0.0
-    decompress_mb_s: float = 0.0
+    #: MB/s on one thread; None: not measured (see SPEED_METHOD)
+    compress_mb_s: float | None = None
+    decompress_mb_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"codec": self.codec, "model": self.model,
                 "projected_bytes": int(round(self.estimate.projected)),
                 "ci95": self.estimate.ci95(),
-                "compress_mb_s": round(float(self.compress_mb_s), 1),
-                "decompress_mb_s": round(float(self.decompress_mb_s), 1)}
+                "compress_mb_s": _mb_s(self.compress_mb_s),
+                "decompress_mb_s": _mb_s(self.decompress_mb_s)}
+
+
+def _mb_s(v: float | None) -> float | None:
+    return None if v is None or v <= 0 else round(float(v), 1)
 
 
 @dataclass
@@ -94,33 +106,37 @@ class Run:
         return proj
 
 
-def measure_speeds(run: Run, proj: Projection, codecs: list[Codec], model=None) -> dict[str, tuple[float, float]]:
-    """(compress, decompress) MB/s per codec on this target's sampled bytes.
+def measure_speeds(run: Run, proj: Projection, codecs: list[Codec],
+                   model=None) -> dict[str, tuple[float | None, float | None]]:
+    """(compress, decompress) MB/s per codec on this target's sampled units, one thread
+    (SPEED_METHOD); (None, None) for a codec whose speed here means nothing
+    (:attr:`Codec.speed_measured`).
 
-    Compression speed comes from the projection pass (all threads busy).
-    Decompression is measured on a bounded piece of the sampled bytes, with the
-    model's own coders where it has them (``Model.speed_coders``); a model that
-    gives a cache key (ClickHouse: codec and value type) is measured once per
-    key in a run (it depends on the codec and the type far more than on the column).
+    Both are measured on whole sampled units (``measure``: the fastest of a few passes on
+    one thread; the projection pass's CPU time is the fallback), with the model's own coders where
+    it has them (``Model.speed_coders``); a model that gives a cache key (ClickHouse:
+    codec and value type) is measured once per key in a run (it depends on the codec
+    and the type far more than on the column).
     """
-    out = {}
+    out: dict[str, tuple[float | None, float | None]] = {}
     for c in codecs:
+        if not c.speed_measured:
+            out[c.name] = (None, None)
+            continue
         try:
             key, enc, dec = model.speed_coders(c) if model is not None else (None, None, None)
-            comp = proj.compress_mb_s(c.name)
             if key is not None and key in run.speed_cache:
-                d = run.speed_cache[key]
+                comp, d = run.speed_cache[key]
             else:
                 s = measure(c, proj.speed_payloads, max_bytes=SPEED_BYTES, max_seconds=SPEED_SECONDS,
-                            pool=run.pool, encode=enc, decode=dec, piece=SPEED_PIECE)
-                d = s.decompress_mb_s
-                comp = comp or s.compress_mb_s
+                            threads=1, encode=enc, decode=dec, rounds=SPEED_ROUNDS)
+                comp, d = s.compress_mb_s or proj.compress_mb_s(c.name), s.decompress_mb_s
                 if key is not None and d > 0:
-                    run.speed_cache[key] = d
-            out[c.name] = (comp, d)
+                    run.speed_cache[key] = (comp, d)
+            out[c.name] = (comp or None, d or None)
         except Exception as e:     # a speed failure must not lose the projection
             run.errors.append(f"speed of {c.name}: {type(e).__name__}: {e}")
-            out[c.name] = (0.0, 0.0)
+            out[c.name] = (None, None)
     return out
 
 
@@ -140,7 +156,7 @@ def add_results(target: Target, proj: Projection, speeds, adjust: Callable | Non
         est = pr.estimate
         if adjust is not None:
             est = adjust(pr, est)
-        cs, ds = speeds.get(cname, (0.0, 0.0))
+        cs, ds = speeds.get(cname, (None, None))
         target.results.append(Result(cname, mname, est, cs, ds))
 
 
@@ -173,7 +189,7 @@ def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fall
         n = float(roundup(int(entry.apparent_bytes), btrfs.sector))
         units = len(raw)
         for codec, _m in model_pairs(codecs, [btrfs], t.notes):
-            cs, ds = speeds.get(codec.name, (0.0, 0.0))     # the codec's speeds, measured for ZFS above
+            cs, ds = speeds.get(codec.name, (None, None))     # the codec's speeds, measured for ZFS above
             t.results.append(Result(codec.name, btrfs.name, Estimate(n, n, n, 0.0, math.inf, units, units), cs, ds))
 
 
@@ -229,7 +245,7 @@ def heuristic_results(t: Target, entry: FileEntry, codecs: list[Codec], btrfs: B
             run.check()
             var = 0.0 if w.exact else ((w.hi - w.lo) / 3.92) ** 2
             n = len(runs)
-            cs, ds = speeds.get(codec.name, (0.0, 0.0))
+            cs, ds = speeds.get(codec.name, (None, None))
             t.results.append(Result(codec.name, BTRFS_HEURISTIC_MODEL,
                                     Estimate(float(w.projected), float(w.lo), float(w.hi), var, math.inf,
                                              n if w.exact else 0, n), cs, ds))

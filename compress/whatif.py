@@ -20,6 +20,7 @@ from .engines import WHATIF_ENGINES, WhatIfEngine
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
 from .sampling import parse_sample
 from .sources import SourceUnavailable
+from .targets import SPEED_METHOD
 from .speed import workers
 from .targets import Run, Target
 
@@ -98,6 +99,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),
                    "units_sampled": int(run.units_sampled), "units_total": int(run.units_total)},
         "fs_block": int(fs_block or _first_fs_block(dataset)),
+        "speed_method": SPEED_METHOD,
         "targets": [t.to_json() for t in targets],
         "advice": advisor.advise(targets),
     }

@@ -39,3 +39,8 @@ def short_label(name: str, n: int, tail: int) -> str:
     if len(name) <= n:
         return name
     return name[: n - tail - 1] + "…" + (name[-tail:] if tail else "")
+
+
+def human_speed(mb_s: float | None) -> str:
+    """A measured speed in MB/s as a whole number, '-' where none was measured."""
+    return "-" if mb_s is None else f"{mb_s:,.0f}"

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from dbxray.parsers.humanize import axis_unit, human_bytes, short_label
+from dbxray.parsers.humanize import axis_unit, human_bytes, human_speed, short_label
 
 from . import theme
 from .labelplace import label_collisions, place_labels
@@ -99,6 +99,7 @@ class WhatIfView(QWidget):
         self.bar_label_items: list = []          # (x, top of bar and interval, TextItem)
         self.hidden_bar_labels = 0
         self.hidden_scatter_names: list[str] = []
+        self.unmeasured_codecs: list[str] = []
         self._bar_timer = QTimer(self)
         self._bar_timer.setSingleShot(True)
         self._bar_timer.timeout.connect(self.place_bar_labels)
@@ -340,12 +341,18 @@ class WhatIfView(QWidget):
         bp.setYRange(0, max(tops) * 1.4, padding=0)
         self.place_bar_labels()
         bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
-        # scatter: ratio vs decompress speed, Pareto front
+        # scatter: ratio vs decompress speed, Pareto front; codecs whose speed was not
+        # measured (reference decoders, 'none') are named under the title, not drawn at 0
         base = logical or cur
+        unmeasured = [r["codec"] for r in res if not r.get("decompress_mb_s")]
+        drawn = [i for i, r in enumerate(res) if r.get("decompress_mb_s")]
+        colours_drawn = [colours[i + 1] for i in drawn]
+        res = [res[i] for i in drawn]
+        n = len(res)
         ratio = np.array([base / max(r["projected_bytes"], 1) for r in res])
-        speed = np.array([float(r.get("decompress_mb_s") or 0) for r in res])
-        spots = [{"pos": (speed[i], ratio[i]), "brush": colours[i + 1], "size": self.MARKER_PX,
-                  "pen": pg.mkPen(colours[i + 1].darker(150)), "data": res[i]["codec"]} for i in range(n)]
+        speed = np.array([float(r["decompress_mb_s"]) for r in res])
+        spots = [{"pos": (speed[i], ratio[i]), "brush": colours_drawn[i], "size": self.MARKER_PX,
+                  "pen": pg.mkPen(colours_drawn[i].darker(150)), "data": res[i]["codec"]} for i in range(n)]
         # hovering a point names it (a plot too small for every name leaves some out)
         sp.addItem(pg.ScatterPlotItem(spots=spots, hoverable=True,
                                       tip=lambda x, y, data: f"{data}: ratio {y:.2f}, {x:,.0f} MB/s"))
@@ -363,6 +370,10 @@ class WhatIfView(QWidget):
             self.place_scatter_labels()
         sp.getAxis("bottom").setLabel("decompress MB/s", color=theme.foreground())
         sp.getAxis("left").setLabel("ratio (logical / projected)", color=theme.foreground())
+        self.unmeasured_codecs = unmeasured
+        sp.setToolTip("Speeds: one thread, the C library the engine links, on this target's sampled units."
+                      + (f"\nNot measured (reference implementations here, or no codec): {', '.join(unmeasured)}"
+                         if unmeasured else ""))
         self._scatter_title()
         breakable = html.escape(str(t["target"])).replace("/", "/\u200b").replace("_", "_\u200b")
         self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, {model_label(model)}: "
@@ -376,7 +387,13 @@ class WhatIfView(QWidget):
         if self.hidden_scatter_names:
             k = len(self.hidden_scatter_names)
             second = f"{k} name{'s' if k != 1 else ''} left out: hover a point"
+        if self.unmeasured_codecs:
+            second += (f"<br>speed not measured: "
+                       f"{html.escape(short_label(', '.join(self.unmeasured_codecs), 48, 0))}")
         sp.setTitle(f"ratio vs decode speed<br>{second}", color=theme.foreground(), size="10pt")
+        if self.unmeasured_codecs:                   # a third line: pyqtgraph fixes the title row at 30 px
+            sp.titleLabel.setMaximumHeight(46)
+            sp.layout.setRowFixedHeight(0, 46)
 
     def place_bar_labels(self) -> None:
         """Each bar's label (its change and codec) just above the bar and its error bar, moved
@@ -512,7 +529,7 @@ class WhatIfView(QWidget):
             cells = [t["target"], r["codec"], model_label(r.get("model", "")), _num(t["current_bytes"]),
                      _num(r["projected_bytes"]),
                      f"{human_bytes(ci[0])} – {human_bytes(ci[1])}" if ci[0] is not None else "-",
-                     _num(r.get("compress_mb_s", 0), speed=True), _num(r.get("decompress_mb_s", 0), speed=True)]
+                     _num(r.get("compress_mb_s"), speed=True), _num(r.get("decompress_mb_s"), speed=True)]
             for j, c in enumerate(cells):
                 self.table.setItem(i, j, c if isinstance(c, QTableWidgetItem) else QTableWidgetItem(str(c)))
         self.table.setSortingEnabled(True)
@@ -542,8 +559,10 @@ class _NumItem(QTableWidgetItem):
 
 
 def _num(v, speed: bool = False) -> QTableWidgetItem:
+    if speed:                          # '-': not measured (sorts below every measured speed)
+        return _NumItem(-1.0 if v is None else float(v), human_speed(v))
     v = float(v or 0)
-    return _NumItem(v, f"{v:,.0f}" if speed else human_bytes(v))
+    return _NumItem(v, human_bytes(v))
 
 
 _MODEL_WORDS = (

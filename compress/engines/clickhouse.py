@@ -359,11 +359,11 @@ def targets(run, dataset, codecs: list[Codec]) -> list:
                 speed_codecs.append(current)
             speeds = measure_speeds(run, proj, speed_codecs, model=model)
             for (cname, mname), pr in proj.pairs.items():
-                cs, ds = speeds.get(cname, (0.0, 0.0))
+                cs, ds = speeds.get(cname, (None, None))
                 t.results.append(Result(cname, mname, pr.estimate, cs, ds))
             if current is not None and not any(r.codec == current.name for r in t.results):
                 n = len(us)
-                cs, ds = speeds.get(current.name, (0.0, 0.0))
+                cs, ds = speeds.get(current.name, (None, None))
                 stored = float(us.meta["stored"])
                 t.results.append(Result(current.name, model.name,
                                         Estimate(stored, stored, stored, 0.0, math.inf, n, n), cs, ds))
@@ -376,7 +376,7 @@ def targets(run, dataset, codecs: list[Codec]) -> list:
                     primary_model="clickhouse_blocks", info={"database": db, "table": name})
         names = [c.name for c in codecs]
         for cname in names + ["current"]:
-            ests, cs_w, ds_w, total = [], 0.0, 0.0, 0
+            ests, cs_w, ds_w, total, measured = [], 0.0, 0.0, 0, True
             for t in col_targets:
                 r = next((r for r in t.results if r.codec == (t.current_codec if cname == "current" else cname)),
                          None)
@@ -385,11 +385,15 @@ def targets(run, dataset, codecs: list[Codec]) -> list:
                 ests.append(r.estimate)
                 w = t.logical_bytes
                 total += w
+                # the table's speed: bytes over the columns' summed times, known only when every
+                # column's speed is (one reference-decoder column makes it unknown)
+                measured = measured and bool(r.compress_mb_s) and bool(r.decompress_mb_s)
                 cs_w += w / r.compress_mb_s if r.compress_mb_s else 0.0
                 ds_w += w / r.decompress_mb_s if r.decompress_mb_s else 0.0
             else:
                 tt.results.append(Result(cname, "clickhouse_blocks", combine(ests),
-                                         total / cs_w if cs_w else 0.0, total / ds_w if ds_w else 0.0))
+                                         total / cs_w if measured and cs_w else None,
+                                         total / ds_w if measured and ds_w else None))
         if run.raw_models:
             _raw_table_results(run, dataset, tb, tt, codecs)
         out.append(tt)

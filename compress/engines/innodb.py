@@ -339,7 +339,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
                 other = rp.pairs.get((cname, mname)) if rp is not None else None
                 if other is not None:
                     est = combine([est, other.estimate])
-                cs, ds = speeds.get(cname, (0.0, 0.0))
+                cs, ds = speeds.get(cname, (None, None))
                 t.results.append(Result(cname, mname, est, cs, ds))
     if run.raw_models:
         # MariaDB extends tablespaces that are not page_compressed with posix_fallocate

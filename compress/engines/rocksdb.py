@@ -192,7 +192,7 @@ def level_target(run: Run, key: tuple, entries: list[FileEntry], codecs: list[Co
         for (cname, mname), pr in proj.pairs.items():
             # the zstd dictionary block is written only for the dictionary codec projected with it
             keep = other if cname.startswith("zstd") else other - dict_bytes
-            cs, ds = speeds.get(cname, (0.0, 0.0))
+            cs, ds = speeds.get(cname, (None, None))
             t.results.append(Result(cname, mname, shift(pr.estimate, keep), cs, ds))
     if len(written) > 1:
         t.notes.append(f"files of this level were written with {', '.join(written)} (the level's codec changed "
