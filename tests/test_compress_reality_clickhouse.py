@@ -120,8 +120,15 @@ def test_seed_tables_projection_table(seed_result):
 def test_advice_for_columns_has_ddl(seed_result):
     adv = [a for a in seed_result["advice"] if a["target"] == "fx.seed_nq_u1000.nq_UInt32"]
     choices = [c for a in adv for c in a["choice"].split(", ")]
-    # one line per distinct recommendation; the current codec is never advised
-    assert "smallest" in choices and "fastest_decode_within_5pct" in choices and "current" not in choices
+    # one line per distinct recommendation; the current codec is never advised; the fastest
+    # decode is picked only among codecs whose speed was measured (issue 17: T64 and Delta run
+    # here as reference implementations, so a T64 smallest has no "fastest" beside it unless a
+    # general codec is within 5% of it)
+    assert "smallest" in choices and "current" not in choices
+    from dbxray.compress.registry import parse_codec
+    for a in adv:
+        if "fastest_decode_within_5pct" in a["choice"]:
+            assert parse_codec(a["codec"]).speed_measured and a["decompress_mb_s"] > 0
     assert len({a["codec"] for a in adv}) == len(adv)
     smallest = next(a for a in adv if "smallest" in a["choice"])
     assert smallest["ddl"].startswith("ALTER TABLE fx.seed_nq_u1000 MODIFY COLUMN nq_UInt32 UInt32 CODEC(")
