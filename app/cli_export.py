@@ -24,6 +24,13 @@ def add_parser(sub) -> None:
                    help="include what-if projections (default)")
     r.add_argument("--no-whatif", dest="whatif", action="store_false")
     r.add_argument("--sample", default="0.05", help="what-if sample fraction or 'all'")
+    r.add_argument("--codec", action="append", dest="codecs", metavar="NAME",
+                   help="what-if codec (repeatable, as for dbxray whatif); default: whatif's defaults")
+    r.add_argument("--seed", type=int, default=0, help="what-if sampling seed (default 0)")
+    r.add_argument("--whatif-json", metavar="FILE",
+                   help="use this what-if result (dbxray whatif --json -o FILE) instead of running one: "
+                        "the report then shows the numbers the user ran, codecs, sample and seed")
+    r.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")
     r.set_defaults(func=run_report)
 
 
@@ -82,12 +89,43 @@ def run_report(args) -> int:
         return 1
     from dbxray.app.headless import ensure_app
     ensure_app()
+    from dbxray.app.cli_whatif import progress_printer, split_codecs
     from dbxray.app.report import write_report
+    whatif = None
+    if getattr(args, "whatif_json", None):
+        import json
+        try:
+            with open(args.whatif_json, encoding="utf-8") as fh:
+                whatif = json.load(fh)
+        except (OSError, ValueError) as e:
+            print(f"dbxray report: {args.whatif_json}: cannot read a what-if result: {e}", file=sys.stderr)
+            return 1
+        if not isinstance(whatif, dict) or whatif.get("kind") != "whatif":
+            print(f"dbxray report: {args.whatif_json}: not a dbxray what-if result (kind 'whatif')",
+                  file=sys.stderr)
+            return 1
+    codecs = split_codecs(args.codecs or [])
+    if codecs:
+        from dbxray.compress.registry import UnknownCodec, parse_codec
+        try:
+            for c in codecs:
+                parse_codec(c)
+        except UnknownCodec as e:
+            print(f"dbxray report: {e}", file=sys.stderr)
+            return 2
+    show = getattr(args, "progress", True)
     ds = _load(args.path)
+    if whatif is not None and os.path.realpath(str(whatif.get("root", ""))) != os.path.realpath(ds.root):
+        print(f"dbxray report: note: the what-if result was run on {whatif.get('root')}, not {ds.root}",
+              file=sys.stderr)
+    prog = progress_printer(show and args.whatif and whatif is None, "report what-if")
     try:
-        write_report(ds, args.output, whatif_sample=args.sample if args.whatif else None)
+        write_report(ds, args.output, whatif_sample=args.sample if args.whatif else None, whatif=whatif,
+                     codecs=codecs or None, seed=args.seed, progress=prog)
     except OSError as e:
         print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
         return 1
+    if prog is not None:
+        prog.close("views rendered, report written")
     print(args.output)
     return 0

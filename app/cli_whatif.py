@@ -59,15 +59,38 @@ def parse_target_error(text) -> float | None:
     return v
 
 
-def _progress(enabled: bool):
+def split_codecs(items: list[str]) -> list[str]:
+    """``--codec`` values as codec names: each may hold several names separated by spaces;
+    a ClickHouse chain stays whole, spaces after its commas included (``Delta(4), ZSTD(1)``)."""
+    out: list[str] = []
+    for item in items:
+        tokens, depth, cur = [], 0, ""
+        for ch in item:
+            depth += (ch == "(") - (ch == ")")
+            if ch.isspace() and depth == 0:
+                if cur:
+                    tokens.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        if cur:
+            tokens.append(cur)
+        merged: list[str] = []
+        for tok in tokens:
+            if merged and (merged[-1].endswith(",") or tok.startswith(",")):
+                merged[-1] += tok
+            else:
+                merged.append(tok)
+        out.extend(merged)
+    return out
+
+
+def progress_printer(enabled: bool, what: str):
+    """The stderr progress of a command (app/cliprogress.py), or None with ``--no-progress``."""
     if not enabled:
         return None
-
-    def cb(done, total, msg):
-        pct = int(100 * done / total) if total else 100
-        sys.stderr.write(f"\r{pct:3d}% {msg[:70]:<70}")
-        sys.stderr.flush()
-    return cb
+    from dbxray.app.cliprogress import ProgressPrinter
+    return ProgressPrinter(what)
 
 
 def human_table(result: dict) -> str:
@@ -129,9 +152,7 @@ def run(args) -> int:
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.scan import scan
 
-    codecs = []
-    for item in args.codecs or []:
-        codecs.extend([item] if "(" in item else [x for x in item.split() if x])
+    codecs = split_codecs(args.codecs or [])
     plan = None
     try:
         if getattr(args, "level_plan", None):
@@ -154,13 +175,16 @@ def run(args) -> int:
     if not os.access(args.path, os.R_OK):
         print(f"dbxray: {args.path}: permission denied", file=sys.stderr)
         return 1
-    show = getattr(args, "progress", True) and sys.stderr.isatty()
+    show = getattr(args, "progress", True)
     from dbxray.app.keys import load_keys
     keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
     for m in key_messages:
         print(f"dbxray: {m}", file=sys.stderr)
     try:
-        ds = scan(args.path, ScanContext(progress=_progress(show), fs_block=args.fs_block, keys=keys))
+        scan_progress = progress_printer(show, "scan")
+        ds = scan(args.path, ScanContext(progress=scan_progress, fs_block=args.fs_block, keys=keys))
+        if scan_progress is not None:
+            scan_progress.close(f"{len(ds.files)} files")
     except OSError as e:
         print(f"dbxray: {args.path}: {e}", file=sys.stderr)
         return 1
@@ -168,8 +192,9 @@ def run(args) -> int:
         for e in ds.errors:
             print(f"dbxray: {e}", file=sys.stderr)
         return 1
+    wi_progress = progress_printer(show, "what-if")
     result = run_whatif(ds, codecs or None, sample=args.sample, seed=args.seed, target_error=target_error,
-                        fs_block=args.fs_block, progress=_progress(show),
+                        fs_block=args.fs_block, progress=wi_progress,
                         filesystem=getattr(args, "filesystem", None),
                         raw_models=getattr(args, "raw_models", True))
     if plan is not None:
@@ -177,8 +202,9 @@ def run(args) -> int:
         result["level_plans"] = project_level_plan(result, ds, plan)
     if key_messages:
         result["errors"] = list(key_messages) + list(result.get("errors") or [])
-    if show:
-        sys.stderr.write("\n")
+    if wi_progress is not None:
+        smp = result["sample"]
+        wi_progress.close(f"{smp['units_sampled']:,} of {smp['units_total']:,} units re-encoded")
     as_json = args.json or (args.output and args.output.endswith(".json"))
     text = json.dumps(result, indent=1) if as_json else human_table(result)
     if args.output:

@@ -65,6 +65,90 @@ def _table(headers: list[str], rows: list[list], numeric_from: int = 1) -> str:
     return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def whatif_summary(whatif: dict) -> list[dict]:
+    """One row per target of a what-if result, the numbers the window shows: its current
+    bytes, the smallest projection of its primary model (the codec the engine would write),
+    the saving and the saving's 95% interval, and the verdict of the advice."""
+    advice: dict[str, list[dict]] = {}
+    for a in whatif.get("advice", []):
+        for f in a.get("files") or [a.get("target")]:
+            advice.setdefault(f, []).append(a)
+        advice.setdefault(a.get("target"), []).append(a)
+    rows = []
+    for t in whatif.get("targets", []):
+        model = t.get("primary_model")
+        res = [r for r in t.get("results", []) if (r.get("model") == model or model is None)
+               and r.get("codec") != t.get("current_codec")]
+        if not res:
+            continue
+        best = min(res, key=lambda r: r["projected_bytes"])
+        cur = int(t.get("current_bytes") or 0)
+        lo, hi = (best.get("ci95") or [best["projected_bytes"]] * 2)[:2]
+        adv = [a for a in advice.get(t["target"], []) if a.get("codec") == best["codec"]]
+        if adv:
+            verdict = "advised (" + adv[0].get("choice", "") + ")" + (
+                f"; {adv[0]['verdict']}" if adv[0].get("verdict") else "")
+        elif cur - hi <= 0:
+            verdict = "no saving beyond the 95% interval"
+        else:
+            verdict = "not advised (not a table, or a system object)" if not advice.get(t["target"]) else \
+                "advised for the table as a whole"
+        rows.append({"target": t["target"], "engine": t.get("engine"), "current": cur, "codec": best["codec"],
+                     "model": best.get("model", ""), "projected": int(best["projected_bytes"]),
+                     "saving": cur - int(best["projected_bytes"]), "saving_ci95": [cur - int(hi), cur - int(lo)],
+                     "verdict": verdict})
+    return rows
+
+
+def whatif_sections(whatif: dict) -> list[str]:
+    """The report's what-if part: how it was run, one summary row per target, every
+    projection collapsed under it, the advice and how speeds were measured."""
+    e = html.escape
+    out = ["<h2>What if: projected sizes</h2>"]
+    samp = whatif.get("sample", {})
+    codecs = whatif.get("codecs") or sorted({r.get("codec") for t in whatif.get("targets", [])
+                                             for r in t.get("results", [])} - {"current"})
+    frac = samp.get("fraction")
+    how = "every unit" if samp.get("mode") == "all" else f"a {float(frac or 0):.0%} sample"
+    sampled, total = samp.get("units_sampled"), samp.get("units_total")
+    counts = f", {sampled:,} of {total:,} units re-encoded" if isinstance(sampled, int) and isinstance(total, int) \
+        else ""
+    out.append(f"<p class='meta'>As run: {e(how)} (seed {e(str(samp.get('seed')))}{counts}), codecs "
+               f"{e(', '.join(codecs))}; filesystem block {whatif.get('fs_block', '?')} B; 95% confidence "
+               f"intervals.</p>")
+    rows = whatif_summary(whatif)
+    out.append(_table(["target", "engine", "current", "smallest codec", "projected", "saving",
+                       "saving 95% CI", "verdict"],
+                      [[r["target"], r["engine"], human_bytes(r["current"]), r["codec"], human_bytes(r["projected"]),
+                        human_bytes(r["saving"]) if r["saving"] >= 0 else "-" + human_bytes(-r["saving"]),
+                        f"{_signed(r['saving_ci95'][0])} – {_signed(r['saving_ci95'][1])}", r["verdict"]]
+                       for r in rows], numeric_from=2))
+    for t in whatif.get("targets", []):
+        wrows = []
+        for r in sorted(t.get("results", []), key=lambda r: (r.get("model", ""), r["projected_bytes"])):
+            lo, hi = (r.get("ci95") or [None, None])[:2]
+            wrows.append([r.get("codec"), r.get("model", ""), human_bytes(r.get("projected_bytes")),
+                          f"{human_bytes(lo)} – {human_bytes(hi)}" if lo is not None else "-",
+                          human_speed(r.get("compress_mb_s")), human_speed(r.get("decompress_mb_s"))])
+        out.append(f"<details><summary>{e(str(t.get('target')))}: all {len(wrows)} projections</summary>"
+                   + _table(["codec", "model", "projected", "95% CI", "compress MB/s", "decompress MB/s"],
+                            wrows, numeric_from=2) + "</details>")
+    if whatif.get("speed_method"):
+        out.append(f"<p class='meta'>Speeds: {e(whatif['speed_method'])} (shown as '-').</p>")
+    adv = whatif.get("advice", [])
+    if adv:
+        out.append("<h2>Advice</h2>")
+        arows = [[a.get("target"), a.get("codec"), human_bytes(a.get("projected_bytes")),
+                  human_bytes(a.get("saving_bytes")), a.get("verdict") or a.get("choice", ""), a.get("ddl", "")]
+                 for a in adv]
+        out.append(_table(["target", "codec", "projected", "saving", "why", "DDL"], arows, numeric_from=2))
+    return out
+
+
+def _signed(n: int) -> str:
+    return human_bytes(n) if n >= 0 else "-" + human_bytes(-n)
+
+
 def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | None) -> str:
     e = html.escape
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -91,30 +175,7 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
     for title, png in images:
         parts.append(f"<h2>{e(title)}</h2>{_img_tag(png, title)}")
     if whatif:
-        parts.append("<h2>What if: projected sizes</h2>")
-        samp = whatif.get("sample", {})
-        parts.append(f"<p class='meta'>Sample: {e(str(samp.get('mode')))} "
-                     f"{e(str(samp.get('fraction', '')))}, seed {e(str(samp.get('seed')))}, "
-                     f"{samp.get('units_sampled', '?')} of {samp.get('units_total', '?')} units; "
-                     f"filesystem block {whatif.get('fs_block', '?')} B; 95% confidence intervals.</p>")
-        wrows = []
-        for t in whatif.get("targets", []):
-            for r in t.get("results", []):
-                lo, hi = (r.get("ci95") or [None, None])[:2]
-                wrows.append([t.get("target"), t.get("engine"), r.get("codec"), r.get("model", ""),
-                              human_bytes(t.get("current_bytes")), human_bytes(r.get("projected_bytes")),
-                              f"{human_bytes(lo)} – {human_bytes(hi)}" if lo is not None else "-",
-                              human_speed(r.get('compress_mb_s')), human_speed(r.get('decompress_mb_s'))])
-        parts.append(_table(["target", "engine", "codec", "model", "current", "projected", "95% CI",
-                             "compress MB/s", "decompress MB/s"], wrows, numeric_from=4))
-        if whatif.get("speed_method"):
-            parts.append(f"<p class='meta'>Speeds: {e(whatif['speed_method'])} (shown as '-').</p>")
-        adv = whatif.get("advice", [])
-        if adv:
-            parts.append("<h2>Advice</h2>")
-            arows = [[a.get("target"), a.get("codec"), human_bytes(a.get("projected_bytes")),
-                      human_bytes(a.get("saving_bytes")), a.get("ddl", "")] for a in adv]
-            parts.append(_table(["target", "codec", "projected", "saving", "DDL"], arows, numeric_from=2))
+        parts.extend(whatif_sections(whatif))
     errs = list(ds.errors) + [x for f in ds.files for x in f.errors]
     if errs:
         parts.append(f"<h2>Errors ({len(errs)})</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in errs[:200]) + "</ul>")
@@ -127,13 +188,18 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
              "h1{margin-bottom:0}.meta{color:#616161}table{border-collapse:collapse;margin:0.5em 0 1.5em}"
              "td,th{border-bottom:1px solid #e0e0e0;padding:3px 10px;font-size:13px;text-align:left}"
              "td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f5f5f5}"
-             "code{background:#f5f5f5;padding:1px 4px}")
+             "code{background:#f5f5f5;padding:1px 4px}details{margin:0 0 0.4em}summary{cursor:pointer;color:#424242}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>dbxray report: {e(ds.root)}</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
 
 
-def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05") -> None:
-    whatif = run_default_whatif(ds, whatif_sample) if whatif_sample else None
+def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05", whatif: dict | None = None,
+                 codecs: list[str] | None = None, seed: int = 0, progress=None) -> None:
+    """The report of ``ds``: with ``whatif`` (a what-if result the user ran) as it is, else a
+    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed``."""
+    if whatif is None and whatif_sample:
+        from dbxray.compress.whatif import run_whatif
+        whatif = run_whatif(ds, codecs or None, sample=whatif_sample, seed=seed, progress=progress)
     images = render_views(ds, whatif)
     text = report_html(ds, images, whatif)
     with open(path, "w", encoding="utf-8") as fh:

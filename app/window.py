@@ -483,6 +483,7 @@ class MainWindow(QMainWindow):
         job.start()
 
     def _on_whatif_finished(self, result) -> None:
+        self.last_whatif = (self.dataset, result)      # the report uses what the user ran
         self._end_job()
         self._whatif_view.set_running(False)
         self._whatif_view.set_results(result)
@@ -606,11 +607,17 @@ class MainWindow(QMainWindow):
             self.export_report(path)
 
     def export_report(self, path: str, whatif_sample: str | None = "0.05") -> None:
-        """What-if projections in a worker, then the views rendered and the HTML written."""
+        """The report with the last what-if the user ran on this dataset (codecs, sample and
+        seed as run: the numbers the window shows); without one, a what-if on
+        ``whatif_sample`` with the default codecs in a worker first (None: no what-if)."""
         from dbxray.app.report import run_default_whatif
         self.remember_save_dir(path)
         ds = self.dataset
         self._report_path = path
+        last = getattr(self, "last_whatif", None)
+        if last is not None and last[0] is ds and last[1] is not None:
+            self._write_report(last[1])
+            return
         job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample) if whatif_sample else None,
                   name="report")
         # bound methods of this window: delivered in the GUI thread (queued), never in the worker
@@ -626,8 +633,11 @@ class MainWindow(QMainWindow):
         job.start()
 
     def _on_report_whatif(self, whatif) -> None:
-        from dbxray.app.report import report_html, render_views
         self._end_job()
+        self._write_report(whatif)
+
+    def _write_report(self, whatif) -> None:
+        from dbxray.app.report import report_html, render_views
         images = render_views(self.dataset, whatif)
         with open(self._report_path, "w", encoding="utf-8") as fh:
             fh.write(report_html(self.dataset, images, whatif))

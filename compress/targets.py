@@ -69,7 +69,7 @@ class Target:
     def to_json(self) -> dict[str, Any]:
         return {"target": self.target, "engine": self.engine,
                 "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
-                "current_codec": self.current_codec,
+                "current_codec": self.current_codec, "primary_model": self.primary_model,
                 "results": [r.to_json() for r in self.results]}
 
 

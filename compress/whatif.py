@@ -99,6 +99,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),
                    "units_sampled": int(run.units_sampled), "units_total": int(run.units_total)},
         "fs_block": int(fs_block or _first_fs_block(dataset)),
+        "codecs": [c.name for c in cods],
         "speed_method": SPEED_METHOD,
         "targets": [t.to_json() for t in targets],
         "advice": advisor.advise(targets),

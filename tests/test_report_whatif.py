@@ -1,0 +1,97 @@
+"""The HTML report uses the what-if the user ran (issue 17, item 7): its codecs, sample and
+seed, one summary row per target with the numbers the window shows, every projection
+collapsed under it; `dbxray report --whatif-json` does the same from the CLI, with progress."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from dbxray.app.cli import main
+from dbxray.app.report import whatif_summary
+from dbxray.compress.whatif import run_whatif
+from dbxray.parsers.humanize import human_bytes
+from dbxray.parsers.scan import scan
+
+
+@pytest.fixture(scope="module")
+def folder(sparse_fixtures):
+    return sparse_fixtures / "innodb" / "4k"
+
+
+@pytest.fixture(scope="module")
+def result(folder):
+    return run_whatif(scan(str(folder)), ["lz4", "zlib:1", "zstd:1"], sample="0.2", seed=7)
+
+
+def test_summary_rows_are_the_results(result):
+    rows = whatif_summary(result)
+    assert len(rows) == len({t["target"] for t in result["targets"]})
+    for row in rows:
+        t = next(t for t in result["targets"] if t["target"] == row["target"])
+        prim = [r for r in t["results"] if r["model"] == t["primary_model"] and r["codec"] != t["current_codec"]]
+        best = min(prim, key=lambda r: r["projected_bytes"])
+        assert (row["codec"], row["projected"], row["current"]) == (best["codec"], best["projected_bytes"],
+                                                                     t["current_bytes"])
+        assert row["saving"] == t["current_bytes"] - best["projected_bytes"]
+        assert row["saving_ci95"] == [t["current_bytes"] - best["ci95"][1], t["current_bytes"] - best["ci95"][0]]
+        advised = [a for a in result["advice"] if a["codec"] == row["codec"] and row["target"] in (a.get("files") or [])]
+        assert row["verdict"].startswith("advised") == bool(advised)
+
+
+def test_cli_report_uses_the_given_whatif(folder, result, tmp_path, capsys, qapp):
+    wi = tmp_path / "wi.json"
+    wi.write_text(json.dumps(result))
+    out = tmp_path / "r.html"
+    assert main(["report", str(folder), "-o", str(out), "--whatif-json", str(wi)]) == 0
+    text = out.read_text()
+    assert "As run: a 20% sample (seed 7" in text and "codecs lz4, zlib:1, zstd:1" in text
+    assert "zstd:3" not in text and "lzma:6" not in text           # not the default codecs re-run
+    assert text.count("<details>") == len(result["targets"])
+    for row in whatif_summary(result):
+        assert f"<td>{row['target']}</td>" in text and human_bytes(row["projected"]) in text
+    assert main(["report", str(folder), "-o", str(out), "--whatif-json", str(tmp_path / "nope.json")]) == 1
+    (tmp_path / "bad.json").write_text(json.dumps({"kind": "scan"}))
+    assert main(["report", str(folder), "-o", str(out), "--whatif-json", str(tmp_path / "bad.json")]) == 1
+    assert "not a dbxray what-if result" in capsys.readouterr().err
+
+
+def test_cli_report_runs_its_whatif_with_progress(folder, tmp_path, capsys, qapp):
+    out = tmp_path / "r.html"
+    assert main(["report", str(folder), "-o", str(out), "--codec", "lz4", "--seed", "3", "--sample", "0.1"]) == 0
+    err = capsys.readouterr().err
+    pct = [int(m) for m in re.findall(r"report what-if: (\d+)%", err)]
+    assert pct and pct == sorted(pct) and pct[-1] == 100              # a line per 10%, never backwards
+    text = out.read_text()
+    assert "As run: a 10% sample (seed 3" in text and "codecs lz4" in text
+
+
+def test_window_report_uses_the_whatif_the_user_ran(qtbot, tmp_path, sparse_fixtures):
+    from dbxray.app.window import MainWindow
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+        w.open_path(str(sparse_fixtures / "innodb" / "4k"))
+    v = next(v for v in w.views if v.view_id == "whatif")
+    w.tabs.setCurrentWidget(v)
+    texts = [v.codec_list.item(i).text() for i in range(v.codec_list.count())]
+    pick = [t for t in texts if t in ("lz4", "snappy", "lzma:6")][:2]
+    assert len(pick) == 2, texts
+    for i in range(v.codec_list.count()):
+        item = v.codec_list.item(i)
+        item.setCheckState(item.checkState().Checked if item.text() in pick else item.checkState().Unchecked)
+    with qtbot.waitSignal(w.whatif_done, timeout=300000) as sig:
+        v.run_button.click()
+    res = sig.args[0]
+    out = tmp_path / "r.html"
+    with qtbot.waitSignal(w.report_written, timeout=120000):
+        w.export_report(str(out))
+    text = out.read_text()
+    shown = re.search(r"\), codecs ([^;]+);", text).group(1).split(", ")
+    assert sorted(shown) == sorted(res["codecs"]) == sorted(pick) and "zstd:1" not in text
+    for row in whatif_summary(res):
+        assert human_bytes(row["projected"]) in text
