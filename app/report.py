@@ -15,10 +15,10 @@ from dbxray.parsers.tree import build_tree
 
 from dbxray.app import __version__
 
-def run_default_whatif(ds: Dataset, sample: str = "0.05") -> dict:
+def run_default_whatif(ds: Dataset, sample: str = "0.05", progress=None, is_cancelled=None) -> dict:
     """What-if projections with the compressor layer's default codecs."""
     from dbxray.compress.whatif import run_whatif
-    return run_whatif(ds, None, sample=sample, seed=0)
+    return run_whatif(ds, None, sample=sample, seed=0, progress=progress, is_cancelled=is_cancelled)
 
 
 def _img_tag(png: bytes, alt: str) -> str:

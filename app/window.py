@@ -469,7 +469,7 @@ class MainWindow(QMainWindow):
         job = Job(lambda progress, cancelled: run_whatif(ds, codecs, sample=sample, seed=0,
                                                          progress=progress, is_cancelled=cancelled),
                   name="what-if")
-        job.progress.connect(self._on_progress)
+        job.progress.connect(self._on_whatif_progress)
         job.finished.connect(self._on_whatif_finished)
         job.failed.connect(self._on_whatif_failed)
         job.cancelled.connect(self._on_whatif_cancelled)
@@ -490,13 +490,26 @@ class MainWindow(QMainWindow):
         self.status_label.setText("What-if done")
         self.whatif_done.emit(result)
 
+    def _on_whatif_progress(self, done: int, total: int, message: str) -> None:
+        """The what-if's progress: monotonic, and never "done" before the results are shown
+        (after the last unit is re-encoded come the advice and the drawing)."""
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(max(done, self.progress.value()) if self.progress.maximum() == total else done)
+            if done >= total:
+                message = "What-if: units re-encoded; writing the advice and drawing the results…"
+        if message:
+            self.status_label.setText(message)
+
     def _on_whatif_failed(self, message: str) -> None:
-        self._whatif_view.set_running(False)
+        self._whatif_view.set_running(False, f"What-if failed: {message.splitlines()[0]}")
         self._on_failed(message)
         self.whatif_done.emit(None)
 
     def _on_whatif_cancelled(self) -> None:
-        self._whatif_view.set_running(False)
+        # a cancel is the user's choice, not an error: no line in the errors list
+        self._whatif_view.set_running(False, "What-if cancelled: the results shown (if any) are those of the "
+                                             "previous run.")
         self._end_job()
         self.status_label.setText("What-if cancelled")
         self.whatif_done.emit(None)
@@ -618,8 +631,10 @@ class MainWindow(QMainWindow):
         if last is not None and last[0] is ds and last[1] is not None:
             self._write_report(last[1])
             return
-        job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample) if whatif_sample else None,
-                  name="report")
+        job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample, progress=progress,
+                                                                 is_cancelled=cancelled)
+                  if whatif_sample else None, name="report")
+        job.progress.connect(self._on_whatif_progress)
         # bound methods of this window: delivered in the GUI thread (queued), never in the worker
         job.finished.connect(self._on_report_whatif)
         job.failed.connect(self._on_failed)

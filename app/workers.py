@@ -9,6 +9,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from dbxray.parsers import engines
+from dbxray.parsers.model import Cancelled
 
 
 class Job(QObject):
@@ -42,6 +43,8 @@ class Job(QObject):
     def run(self) -> None:
         try:
             result = self.fn(lambda d, t, m="": self.progress.emit(int(d), int(t), str(m)), self.is_cancelled)
+        except Cancelled:       # the work stopped because the user asked: not an error
+            self.cancelled.emit()
         except Exception as e:  # reported in the window, never a crash
             tb = traceback.format_exc(limit=3)
             self.failed.emit(f"{self.name} failed: {type(e).__name__}: {e}\n{tb}")

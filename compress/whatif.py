@@ -93,7 +93,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
                 where = e.path if e is not None else w.name
                 run.errors.append(f"{where}: {type(err).__name__}: {err}")
         if progress is not None:
-            progress(len(work) * steps, len(work) * steps, "what-if: done")
+            progress(len(work) * steps, len(work) * steps, "what-if: units re-encoded; writing the advice")
     out: dict[str, Any] = {
         "tool": "dbxray", "schema_version": 1, "kind": "whatif", "root": dataset.root,
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),

@@ -57,13 +57,19 @@ def test_run_to_the_end(window, qtbot, artifacts_dir):
 def test_cancel_midway(window, qtbot):
     v = _view(window)
     v.sample.setCurrentIndex(v.sample.findData("all"))
+    errors_before = window.errors.count()
     with qtbot.waitSignal(window.whatif_done, timeout=300000) as sig:
         v.run_button.click()
         qtbot.wait(150)
+        assert v.status.text().startswith("Running")
         window.cancel_button.click()
     assert sig.args[0] is None
     assert "cancel" in window.status_label.text().lower()
     assert v.run_button.isEnabled()
+    # a cancel is not an error, and the view's "Running…" line does not stay behind
+    assert window.errors.count() == errors_before, [window.errors.item(i).text() for i in range(window.errors.count())]
+    assert "cancelled" in v.status.text() and not v.status.text().startswith("Running")
+    assert not window.cancel_button.isVisible()
 
 
 def test_pareto_front():

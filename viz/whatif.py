@@ -222,8 +222,12 @@ class WhatIfView(QWidget):
         self.status.setText(f"Running {len(codecs)} codecs on a {self.sample.currentText()} sample…")
         self.run_requested.emit(codecs, self.sample.currentData())
 
-    def set_running(self, running: bool) -> None:
+    def set_running(self, running: bool, message: str | None = None) -> None:
+        """Enable Run again when a run ends; ``message``: why it ended without results
+        (cancelled, failed), replacing the "Running…" line."""
         self.run_button.setEnabled(not running)
+        if message:
+            self.status.setText(message)
 
     def set_results(self, results: dict | None) -> None:
         """Show a ``run_whatif`` result (the ``dbxray whatif --json`` document)."""
