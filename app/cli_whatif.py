@@ -103,6 +103,9 @@ def human_table(result: dict) -> str:
         lines.append("")
         lines.append(f"{t['target']}  [{t['engine']}]  now {human_bytes(t['current_bytes'])}, "
                      f"logical {human_bytes(t['logical_bytes'])}")
+        for note in t.get("notes") or []:
+            if note.startswith("encrypted"):
+                lines.append(f"  {note}")
         rows = [("codec", "model", "projected", "95% CI", "vs now", "comp MB/s", "dec MB/s")]
         for r in sorted(t["results"], key=lambda r: (r["model"], r["projected_bytes"])):
             lo, hi = r["ci95"]

@@ -100,11 +100,14 @@ class Estimate:
 
 
 def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_units: int = 0,
-                   granularity: float = 1.0, lower_bound: float = 0.0) -> Estimate:
+                   granularity: float = 1.0, lower_bound: float = 0.0,
+                   upper_bound: float | None = None) -> Estimate:
     """Stratified ratio estimate of the total projected bytes (see the module doc).
 
     ``fixed_bytes`` / ``fixed_units`` are the exactly known part; the interval
-    is clipped below at ``lower_bound`` + fixed_bytes (bytes cannot be negative).
+    is clipped below at ``lower_bound`` + fixed_bytes (bytes cannot be negative)
+    and above at ``upper_bound`` (the most the units can physically take, the
+    known part included), the estimate with it.
     """
     total = float(fixed_bytes)
     var = 0.0
@@ -152,4 +155,8 @@ def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_
     df = (sat_num ** 2 / sat_den) if sat_den > 0 else math.inf
     half = t975(df) * math.sqrt(var) if var > 0 else 0.0
     lo = max(total - half, float(fixed_bytes) + lower_bound)
-    return Estimate(total, lo, total + half, var, df, sampled, units)
+    hi = total + half
+    if upper_bound is not None:
+        total, hi = min(total, upper_bound), min(hi, upper_bound)
+        lo = min(lo, total)
+    return Estimate(total, lo, hi, var, df, sampled, units)

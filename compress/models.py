@@ -13,6 +13,8 @@ the filesystems' in ``compress/fsmodels.py``.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from dataclasses import dataclass
 
 from .registry import Codec, CodecUnavailable
@@ -47,6 +49,13 @@ class Model:
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         raise NotImplementedError
+
+    def max_bytes(self, logical: np.ndarray) -> np.ndarray | None:
+        """The most each unit of these logical sizes can take under this model whatever the
+        codec makes of it (the engine's own fallback: InnoDB writes a page that does not
+        compress uncompressed), so intervals stay inside what is physically possible;
+        None when the model knows no such bound."""
+        return None
 
     def speed_coders(self, codec: Codec):
         """(cache key, encode, decode) to time ``codec`` as this model writes it;

@@ -210,6 +210,8 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
                 part = np.mean((yv > 0) & (yv < full[idx]))
                 partial_est += part * len(order)
         partial_est += float(np.sum((vals > 0) & (vals < full) & fmask))
+        most = m.max_bytes(unitset.logical[~fmask])
         est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
-                             granularity=m.granularity)
+                             granularity=m.granularity,
+                             upper_bound=None if most is None else fixed_bytes + float(most.sum()))
         out.pairs[(c.name, m.name)] = PairResult(c, m, est, fixed_bytes, partial_est)

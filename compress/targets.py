@@ -67,10 +67,13 @@ class Target:
     info: dict[str, Any] = field(default_factory=dict)   # names for the DDL
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "engine": self.engine,
-                "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
-                "current_codec": self.current_codec, "primary_model": self.primary_model,
-                "results": [r.to_json() for r in self.results]}
+        out = {"target": self.target, "engine": self.engine,
+               "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
+               "current_codec": self.current_codec, "primary_model": self.primary_model,
+               "results": [r.to_json() for r in self.results]}
+        if self.notes:
+            out["notes"] = list(dict.fromkeys(self.notes))
+        return out
 
 
 @dataclass

@@ -497,8 +497,8 @@ def test_page_whose_key_version_has_no_key(tmp_path, mdb):
 
 
 def test_whatif_with_the_key_projects_the_plain_pages(tmp_path, mdb, keyfile):
-    """Without the key the what-if re-encodes ciphertext (and cannot decode page-compressed
-    encrypted pages); with it, the decrypted pages, as the engine compresses them."""
+    """Without the key the what-if says "encrypted: cannot project" (issue 17: compressing
+    ciphertext says nothing); with it, the decrypted pages, as the engine compresses them."""
     from dbxray.app.cli import main
     d = _copy_enc(tmp_path, mdb, ["k4.ibd", "pc_enc.ibd"])
     out = {}
@@ -508,9 +508,15 @@ def test_whatif_with_the_key_projects_the_plain_pages(tmp_path, mdb, keyfile):
                      "--no-progress"] + extra) == 0
         out[label] = json.loads(o.read_text())
 
-    def projected(doc, target):
-        t = next(t for t in doc["targets"] if t["target"].endswith(target))
-        return next(r for r in t["results"] if r["codec"] == "zlib:6")["projected_bytes"]
-    assert projected(out["key"], "k4.ibd") < 0.6 * projected(out["plain"], "k4.ibd")
-    assert any("pc_enc.ibd" in e and "encrypted" in e for e in out["plain"].get("errors", []))
-    assert not any("pc_enc.ibd" in e for e in out["key"].get("errors", []))
+    def target(doc, name):
+        return next(t for t in doc["targets"] if t["target"].endswith(name))
+
+    def projected(doc, name):
+        return next(r for r in target(doc, name)["results"]
+                    if r["codec"] == "zlib:6" and r["model"] == "innodb_page_compressed")["projected_bytes"]
+    assert projected(out["key"], "k4.ibd") < 0.6 * target(out["key"], "k4.ibd")["logical_bytes"]
+    for name in ("k4.ibd", "pc_enc.ibd"):
+        t = target(out["plain"], name)
+        assert any(n.startswith("encrypted: cannot project") for n in t["notes"])
+        assert not [r for r in t["results"] if r["model"].startswith("innodb_")]
+    assert not out["plain"].get("errors") and not out["key"].get("errors")

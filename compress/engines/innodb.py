@@ -145,6 +145,11 @@ class InnoDBPageCompressed(Model):
             return page
         return LEGACY_HEADER + payload_len
 
+    def max_bytes(self, logical: np.ndarray) -> np.ndarray:
+        """A page takes at most the page: the engine writes it uncompressed when compression
+        does not save a block (fil0pagecompress.cc; os0file.cc for MySQL)."""
+        return np.full(len(logical), self.page_size, dtype=np.int64)
+
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         fixed = self.fixed_by_payload(payload)
         if fixed is not None:
@@ -308,6 +313,17 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     all_codecs = list(codecs)
     if current is not None and current.name not in {c.name for c in all_codecs}:
         all_codecs.append(current)
+    enc = sec.get("encryption") or {}
+    hidden = int(enc.get("encrypted_pages") or 0) - int(enc.get("decrypted_pages") or 0)
+    if hidden > 0:
+        # the engine compresses a page before it encrypts it: ciphertext says nothing of what
+        # compression would make of the rows (fil0crypt.cc, fil0pagecompress.cc)
+        t.notes.append(f"encrypted: cannot project: {hidden} of {len(base)} pages are encrypted (key id "
+                       f"{enc.get('key_id')}) and were not decrypted; give the key file (--keyfile, "
+                       f"File > Key File...) to project the rows as the engine compresses them")
+        if run.raw_models:    # the filesystem compresses what is on disk: the ciphertext, as it is
+            raw_results(run, t, entry, codecs, fallocated=layout != "mysql" and current is None)
+        return t
     pc = InnoDBPageCompressed(page_size=page_size, fs_block=fs_block, layout=layout)
     models: list[Model] = [pc]
     if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
