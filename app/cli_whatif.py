@@ -99,6 +99,8 @@ def human_table(result: dict) -> str:
     s = result["sample"]
     lines.append(f"root: {result['root']}   sample: {s['mode']} {s['fraction']:g} seed {s['seed']}  "
                  f"({s['units_sampled']} of {s['units_total']} units)   fs block {result['fs_block']}")
+    if s.get("description"):
+        lines.append(f"sample: {s['description']}")
     for t in result["targets"]:
         lines.append("")
         lines.append(f"{t['target']}  [{t['engine']}]  now {human_bytes(t['current_bytes'])}, "

@@ -116,6 +116,8 @@ def whatif_sections(whatif: dict) -> list[str]:
     out.append(f"<p class='meta'>As run: {e(how)} (seed {e(str(samp.get('seed')))}{counts}), codecs "
                f"{e(', '.join(codecs))}; filesystem block {whatif.get('fs_block', '?')} B; 95% confidence "
                f"intervals.</p>")
+    if samp.get("description"):
+        out.append(f"<p class='meta'>The sample: {e(samp['description'])}.</p>")
     rows = whatif_summary(whatif)
     out.append(_table(["target", "engine", "current", "smallest codec", "projected", "saving",
                        "saving 95% CI", "verdict"],

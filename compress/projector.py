@@ -46,8 +46,9 @@ class Projection:
 
     unitset: UnitSet
     pairs: dict[tuple[str, str], PairResult] = field(default_factory=dict)
-    units_sampled: int = 0
+    units_sampled: int = 0          # re-encoded, or known without encoding
     units_total: int = 0
+    units_encoded: int = 0          # re-encoded (sampled) only
     fraction: float = 0.0
     speed_payloads: list[bytes] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -188,7 +189,9 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
     fixed_any = np.zeros(n, dtype=bool)
     for v in fixed.values():
         fixed_any |= v >= 0
-    out.units_sampled = len(done_units | set(np.flatnonzero(fixed_any).tolist()))
+    known = set(np.flatnonzero(fixed_any).tolist())
+    out.units_sampled = len(done_units | known)
+    out.units_encoded = len(done_units - known)
     return out
 
 

@@ -92,6 +92,7 @@ class Run:
     larger_pages: bool
     units_sampled: int = 0
     units_total: int = 0
+    units_encoded: int = 0
     errors: list[str] = field(default_factory=list)
     speed_cache: dict = field(default_factory=dict)
 
@@ -106,6 +107,7 @@ class Run:
         if count:
             self.units_sampled += proj.units_sampled
             self.units_total += proj.units_total
+            self.units_encoded += proj.units_encoded
         return proj
 
 

@@ -97,7 +97,11 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     out: dict[str, Any] = {
         "tool": "dbxray", "schema_version": 1, "kind": "whatif", "root": dataset.root,
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),
-                   "units_sampled": int(run.units_sampled), "units_total": int(run.units_total)},
+                   "units_sampled": int(run.units_sampled), "units_total": int(run.units_total),
+                   "units_encoded": int(run.units_encoded),
+                   "description": sample_description(spec, int(seed), int(run.units_encoded),
+                                                     int(run.units_sampled) - int(run.units_encoded),
+                                                     int(run.units_total))},
         "fs_block": int(fs_block or _first_fs_block(dataset)),
         "codecs": [c.name for c in cods],
         "speed_method": SPEED_METHOD,
@@ -107,6 +111,20 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     if run.errors:
         out["errors"] = run.errors
     return out
+
+
+def sample_description(spec, seed: int, encoded: int, known: int, total: int) -> str:
+    """The sample in words (the GUI, the CLI and the report show it)."""
+    exact = (f"{known:,} more are known without encoding (free, all-zero or never-compressed pages) and "
+             f"counted exactly") if known else "none is known without encoding"
+    if spec.is_all:
+        return (f"every unit: {encoded:,} of {total:,} units (pages, blocks, nodes) re-encoded, {exact}; the "
+                f"projections are exact for each model")
+    pct = f"{spec.fraction:.0%}" if spec.fraction >= 0.01 else f"{spec.fraction:.2%}"
+    return (f"{encoded:,} of {total:,} units (pages, blocks, nodes) re-encoded, {exact}. Each owner (index, "
+            f"column, dictionary, level) is a stratum: {pct} of its units are drawn at random (seed {seed}), "
+            f"at least 2 (all of a smaller one), so small owners and small files are sampled above {pct}; "
+            f"the 95% intervals come from the spread within each stratum")
 
 
 def _first_fs_block(dataset: Dataset) -> int:

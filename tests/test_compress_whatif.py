@@ -53,7 +53,10 @@ def test_json_contract(fake_parser, generated_tablespace):
     assert {"tool", "schema_version", "kind", "root", "sample", "fs_block", "targets", "advice"} <= set(res)
     assert res["tool"] == "dbxray" and res["schema_version"] == 1 and res["kind"] == "whatif"
     assert res["sample"] == {"mode": "fraction", "fraction": 0.05, "seed": 3,
-                             "units_sampled": res["sample"]["units_sampled"], "units_total": 321}
+                             "units_sampled": res["sample"]["units_sampled"], "units_total": 321,
+                             "units_encoded": res["sample"]["units_encoded"],
+                             "description": res["sample"]["description"]}
+    assert 0 < res["sample"]["units_encoded"] <= res["sample"]["units_sampled"]
     assert 0 < res["sample"]["units_sampled"] < 321
     assert res["fs_block"] == 4096
     t = res["targets"][0]

@@ -95,3 +95,17 @@ def test_window_report_uses_the_whatif_the_user_ran(qtbot, tmp_path, sparse_fixt
     assert sorted(shown) == sorted(res["codecs"]) == sorted(pick) and "zstd:1" not in text
     for row in whatif_summary(res):
         assert human_bytes(row["projected"]) in text
+
+
+def test_the_sample_in_words(result, folder, tmp_path, qapp):
+    """"fraction 0.05 (528 of 699 units)" was unexplained: the JSON says how many units were
+    re-encoded and how many were known without encoding, and why small owners get more."""
+    s = result["sample"]
+    assert 0 < s["units_encoded"] <= s["units_sampled"] <= s["units_total"]
+    d = s["description"]
+    assert f"{s['units_encoded']:,} of {s['units_total']:,} units" in d and "re-encoded" in d
+    known = s["units_sampled"] - s["units_encoded"]
+    assert (f"{known:,} more are known without encoding" in d) if known else "none is known" in d
+    assert "20% of its units are drawn at random (seed 7)" in d and "at least 2" in d
+    from dbxray.app.cli_whatif import human_table
+    assert f"sample: {d}" in human_table(result)

@@ -250,6 +250,7 @@ class WhatIfView(QWidget):
         self.status.setText(f"{len(targets)} targets, {frac} ({s.get('units_sampled', '?')} of "
                             f"{s.get('units_total', '?')} units, seed {s.get('seed')}); filesystem block "
                             f"{results.get('fs_block')} B. Error bars: 95% confidence intervals.")
+        self.status.setToolTip(f"The sample: {s['description']}." if s.get("description") else "")
         self._fill_table(targets)
         self._fill_advice(results.get("advice", []))
         self.lower.setTabText(0, f"Results ({self.table.rowCount()})")
