@@ -62,3 +62,21 @@ def test_intervals_never_exceed_the_pages(sparse_fixtures):
                 assert 0 <= lo <= r["projected_bytes"] <= hi <= t["logical_bytes"], (t["target"], r)
                 checked += 1
     assert checked > 20
+
+
+def test_physical_bounds_clip_the_interval():
+    """The estimator's interval and estimate never pass the physical bound the model gives
+    (InnoDB: a page at most the page; RocksDB: a block at most raw + its 5-byte trailer)."""
+    import numpy as np
+    from dbxray.compress.engines.innodb import InnoDBPageCompressed
+    from dbxray.compress.engines.rocksdb import RocksDBBlocks
+    from dbxray.compress.estimate import StratumSample, ratio_estimate
+    logical = np.array([16384, 16384, 4000])
+    assert InnoDBPageCompressed(page_size=16384).max_bytes(logical).tolist() == [16384] * 3
+    assert RocksDBBlocks().max_bytes(logical).tolist() == [16389, 16389, 4005]
+    # a wildly spread sample of 3 of 100 units: unclipped, the interval runs past 100 pages
+    s = [StratumSample(100, 100 * 16384.0, np.full(3, 16384.0), np.array([16384.0, 4096.0, 16384.0]))]
+    free = ratio_estimate(s, granularity=4096)
+    assert free.hi > 100 * 16384
+    est = ratio_estimate(s, granularity=4096, upper_bound=100 * 16384)
+    assert est.hi == 100 * 16384 and est.lo <= est.projected <= est.hi and est.lo == free.lo

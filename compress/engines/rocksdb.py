@@ -109,6 +109,11 @@ class RocksDBBlocks(Model):
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         return self.stored(codec, payload, unit) + BLOCK_TRAILER
 
+    def max_bytes(self, logical: np.ndarray) -> np.ndarray:
+        """A block takes at most its raw bytes and trailer: the table builder keeps it raw
+        unless compression saves at least 1/8 (block_based_table_builder.cc)."""
+        return np.asarray(logical, dtype=np.int64) + BLOCK_TRAILER
+
 
 def _data_blocks(entry: FileEntry, units: np.ndarray) -> np.ndarray:
     return (units["kind"] >> 8) == KIND_DATA
