@@ -193,6 +193,10 @@ class InnoDBRowCompressedEstimate(Model):
         return int(self.key_block_size - self.header_reserve - self.key_block_size * self.log_fraction)
 
     def fixed_by_payload(self, payload: bytes) -> int | None:
+        if is_zero(payload):
+            # a page never written (a free page of a reserved extent): the rebuild that
+            # ROW_FORMAT=COMPRESSED takes (ALTER TABLE copies the rows) does not carry it over
+            return 0
         if page_type(payload) != FIL_PAGE_INDEX:
             return self.key_block_size
         return None
@@ -370,6 +374,23 @@ def _q(name: str | None) -> str:
     return f"`{name}`" if name else "`?`"
 
 
+#: MariaDB 10.7+ loads these page-compression libraries as provider plugins (plugin/compression/,
+#: Debian packages mariadb-plugin-provider-*); zlib is built in
+PROVIDER_PLUGINS = {"lz4": "provider_lz4", "lzo": "provider_lzo", "lzma": "provider_lzma",
+                    "bzip2": "provider_bzip2", "snappy": "provider_snappy"}
+
+
+def provider_note(family: str) -> str:
+    """The comment line a MariaDB page-compression DDL needs first when its library is a
+    provider plugin (seen with a real MariaDB 10.11: without it, SET GLOBAL fails with
+    "Variable 'innodb_compression_algorithm' can't be set to the value of 'lz4'"); "" for zlib."""
+    plugin = PROVIDER_PLUGINS.get(family)
+    if plugin is None:
+        return ""
+    return (f"-- MariaDB 10.7+ takes {family} from a provider plugin: if SHOW PLUGINS does not list {plugin}, "
+            f"first INSTALL SONAME '{plugin}';\n")
+
+
 class InnoDBWhatIf(WhatIfEngine):
     name = "innodb"
 
@@ -412,8 +433,9 @@ class InnoDBWhatIf(WhatIfEngine):
                     f"shown as a what-if only")
         level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \
             else ""
-        return (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
-                f"ALTER TABLE {table} PAGE_COMPRESSED=1{level};")
+        sql = (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
+               f"ALTER TABLE {table} PAGE_COMPRESSED=1{level};")
+        return provider_note(codec.family) + sql
 
 
 WHATIF = InnoDBWhatIf()

@@ -30,7 +30,7 @@ from ..registry import Codec
 from ..sources import raw_records
 from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results
 from .base import WhatIfEngine
-from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed
+from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed, provider_note
 
 INNODB_PAGE = 16384
 PACK_PIECE = 65536
@@ -116,8 +116,8 @@ class MyisamWhatIf(WhatIfEngine):
                 return f"-- {codec.name}: MariaDB page compression has no {codec.family}; shown as a what-if only"
             level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \
                 else ""
-            return (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
-                    f"ALTER TABLE {table} ENGINE=InnoDB PAGE_COMPRESSED=1{level};")
+            return provider_note(codec.family) + (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
+                                                  f"ALTER TABLE {table} ENGINE=InnoDB PAGE_COMPRESSED=1{level};")
         return (f"-- {self.pack_label}: a read-only copy with the engine's packer (its own Huffman coding, "
                 f"not {codec.name}); estimate only")
 
