@@ -108,12 +108,21 @@ def human_table(result: dict) -> str:
         for note in t.get("notes") or []:
             if note.startswith("encrypted"):
                 lines.append(f"  {note}")
-        rows = [("codec", "model", "projected", "95% CI", "vs now", "comp MB/s", "dec MB/s")]
+        if t.get("split"):
+            sp = t["split"]
+            lines.append(f"  made of: compressible {human_bytes(sp['compressible_bytes'])}, overhead "
+                         f"{human_bytes(sp['overhead_bytes'])}, reclaimable {human_bytes(sp['reclaimable_bytes'])} "
+                         f"(free pages, unwritten space: a rebuild's, not a codec's); rebuilt "
+                         f"{human_bytes(sp['rebuilt_bytes'])}")
+        rows = [("codec", "model", "projected", "95% CI", "vs now", "compression saving", "comp MB/s",
+                 "dec MB/s")]
         for r in sorted(t["results"], key=lambda r: (r["model"], r["projected_bytes"])):
             lo, hi = r["ci95"]
             ratio = (r["projected_bytes"] / t["current_bytes"]) if t["current_bytes"] else 0.0
+            cs = r.get("compression_saving_bytes")
             rows.append((r["codec"], r["model"], human_bytes(r["projected_bytes"]),
                          f"{human_bytes(lo)}..{human_bytes(hi)}", f"{ratio:6.1%}",
+                         "-" if cs is None else (human_bytes(cs) if cs >= 0 else "-" + human_bytes(-cs)),
                          human_speed(r.get("compress_mb_s")), human_speed(r.get("decompress_mb_s"))))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for n, row in enumerate(rows):
@@ -128,8 +137,14 @@ def human_table(result: dict) -> str:
         lines.append("")
         lines.append("advice:")
         for a in result["advice"]:
-            lines.append(f"  {a['target']}: {a.get('choice', '')} {a['codec']} -> "
-                         f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])})")
+            if a.get("kind") == "rebuild":
+                lines.append(f"  {a['target']}: rebuild ({a['codec']} stays) -> "
+                             f"{human_bytes(a['projected_bytes'])} (reclaims up to {human_bytes(a['saving_bytes'])}: "
+                             f"free pages and unwritten space)")
+            else:
+                against = " against the rebuilt table" if a.get("compared_with") == "rebuilt" else ""
+                lines.append(f"  {a['target']}: {a.get('choice', '')} {a['codec']} -> "
+                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}{against})")
             if a.get("ddl"):
                 lines.append(f"      {a['ddl']}")
     if result.get("level_plans"):

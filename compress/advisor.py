@@ -12,6 +12,12 @@ never the codec the table already has (its "saving" would be free or unwritten
 space, not compression); and only where the saving is positive beyond the 95%
 interval (``saving_bytes_ci95`` [low, high] > 0).  When the second-smallest codec's
 interval overlaps the smallest's, the entry says it is a tie within error.
+
+Savings are compression only (issue 17 item 1): where the engine splits a target's bytes
+(``Target.split``), a codec's saving is counted against the table rebuilt as it is (its
+free pages and unwritten space dropped), and the free space is an entry of its own, the
+rebuild (``OPTIMIZE TABLE``), when it is worth one (REBUILD_MIN_BYTES and
+REBUILD_MIN_FRACTION of the table).
 """
 from __future__ import annotations
 
@@ -22,6 +28,10 @@ from .registry import parse_codec
 
 #: "within 5% of the smallest"
 WITHIN = 0.05
+#: a rebuild is advised when it reclaims at least this much and this share of the table (a
+#: rebuilt InnoDB file reserves free pages of its own: smaller gains are not reliably had)
+REBUILD_MIN_BYTES = 1 << 20
+REBUILD_MIN_FRACTION = 0.10
 
 
 def ddl_for(target, codec_name: str, model: str) -> str:
@@ -92,6 +102,12 @@ def advise(targets: list) -> list[dict[str, Any]]:
     for group in groups.values():
         t0 = group[0]
         current_bytes = sum(int(t.current_bytes) for t in group)
+        reclaimable = sum(int(t.split.reclaimable_bytes) for t in group if t.split is not None)
+        names = sorted({t.target for t in group})
+        name = t0.target if len(group) == 1 else _group_name(t0, names)
+        rebuild = _rebuild_entry(group, name, names, current_bytes, reclaimable)
+        if rebuild is not None:
+            out.append(rebuild)
         currents = {t.current_codec for t in group}
         rs = [r for r in _table_results(group) if r.codec not in currents]
         if not rs:
@@ -111,16 +127,19 @@ def advise(targets: list) -> list[dict[str, Any]]:
         tie = None
         if len(rs) > 1 and rs[1].estimate.lo <= smallest.estimate.hi:
             tie = rs[1].codec
-        names = sorted({t.target for t in group})
+        # the codec's DDL rebuilds the table: its saving is counted against the table rebuilt
+        # as it is, never against the free space the rebuild drops (that is the entry above)
         for choices, r in picks:
+            base = current_bytes - reclaimable if r_rebuilds(r, group) else current_bytes
             proj = int(round(r.estimate.projected))
-            lo_save = current_bytes - int(round(r.estimate.hi))
-            hi_save = current_bytes - int(round(r.estimate.lo))
+            lo_save = base - int(round(r.estimate.hi))
+            hi_save = base - int(round(r.estimate.lo))
             if lo_save <= 0:
                 continue            # not a saving beyond the interval: no advice
-            entry = {"target": t0.target if len(group) == 1 else _group_name(t0, names),
+            entry = {"target": name, "kind": "codec",
                      "codec": r.codec, "projected_bytes": proj, "current_bytes": current_bytes,
-                     "saving_bytes": current_bytes - proj, "saving_bytes_ci95": [lo_save, hi_save],
+                     "saving_bytes": base - proj, "saving_bytes_ci95": [lo_save, hi_save],
+                     "compared_with": "rebuilt" if base != current_bytes else "current",
                      "ddl": ddl_for(t0, r.codec, r.model), "choice": ", ".join(choices), "model": r.model,
                      "ci95": r.estimate.ci95(), "decompress_mb_s": round(r.decompress_mb_s, 1) if r.decompress_mb_s else None,
                      "files": names}
@@ -128,6 +147,36 @@ def advise(targets: list) -> list[dict[str, Any]]:
                 entry["verdict"] = f"tie within error with {tie}: their 95% intervals overlap"
             out.append(entry)
     return out
+
+
+def r_rebuilds(r, group: list) -> bool:
+    """Whether a summed result's model rebuilds the table (its DDL drops the free space)."""
+    for t in group:
+        for x in t.results:
+            if x.model == r.model:
+                return bool(x.rebuilds)
+    return False
+
+
+def _rebuild_entry(group: list, name: str, names: list[str], current_bytes: int,
+                   reclaimable: int) -> dict[str, Any] | None:
+    """The rebuild advice of a table whose free pages and unwritten space are worth it."""
+    if reclaimable < REBUILD_MIN_BYTES or reclaimable < REBUILD_MIN_FRACTION * current_bytes:
+        return None
+    t0 = group[0]
+    engine = engines.get(t0.engine)
+    ddl = engine.rebuild_ddl(t0) if engine is not None else None
+    if not ddl:
+        return None
+    free_pages = sum(int(t.split.detail.get("free_pages", 0)) for t in group if t.split is not None)
+    return {"target": name, "kind": "rebuild", "codec": t0.current_codec or "none",
+            "projected_bytes": current_bytes - reclaimable, "current_bytes": current_bytes,
+            "saving_bytes": reclaimable, "saving_bytes_ci95": [0, reclaimable],
+            "ddl": ddl, "choice": "rebuild", "model": "rebuild",
+            "verdict": (f"reclaims up to {reclaimable:,} bytes of free pages ({free_pages:,}) and unwritten "
+                        f"space; the codec stays; the rebuilt file reserves free pages of its own (the last "
+                        f"extents of each index), so the gain is at most this"),
+            "files": names}
 
 
 def _group_name(t0, names: list[str]) -> str:

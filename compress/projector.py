@@ -99,6 +99,8 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                 v = m.fixed_by_kind(k)
                 if v is not None:
                     vals[i] = v
+        if m.rebuilds and unitset.free is not None:     # the rebuild does not carry free units over
+            vals[unitset.free & (vals < 0)] = 0
         if unitset.zero is not None:      # wholly in a hole: all zeros, never written
             for i in np.flatnonzero(unitset.zero & (vals < 0)):
                 v = m.fixed_by_payload(bytes(int(unitset.logical[i])))

@@ -55,6 +55,7 @@ class UnitSet:
     probe: np.ndarray | None = None       # bool: read the unit to classify it (cheap check)
     zero: np.ndarray | None = None        # bool: unit known to be all zeros (a hole)
     order_key: np.ndarray | None = None   # position of each unit (page no, offset) for layouts
+    free: np.ndarray | None = None        # bool: unit free in the engine's own map (a rebuild drops it)
     meta: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -111,6 +112,45 @@ def in_holes(holes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return ok & (offsets >= starts[kk]) & (offsets + np.maximum(lengths, 1) <= ends[kk])
 
 
+def allocated_in(entry: FileEntry, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Bytes the filesystem holds now for each range [offset, offset+length) of the file:
+    its length less what unallocated holes cover (an unwritten, fallocated extent is a hole
+    that is allocated: it counts).  Ranges must not overlap each other's holes twice (pages,
+    blocks: disjoint ranges)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    gaps = _unallocated(entry.holes, entry.unwritten)
+    if not gaps or not len(offsets):
+        return lengths.copy()
+    hs = np.array(gaps, dtype=np.int64).reshape(-1, 2)
+    starts, lens = hs[:, 0], hs[:, 1]
+    before = np.concatenate([[0], np.cumsum(lens)])
+
+    def covered(x: np.ndarray) -> np.ndarray:      # unallocated bytes below x
+        k = np.searchsorted(starts, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        inside = np.clip(x - starts[kk], 0, lens[kk])
+        return np.where(k >= 0, before[kk] + inside, 0)
+    return np.maximum(lengths - (covered(offsets + lengths) - covered(offsets)), 0)
+
+
+def _unallocated(holes, unwritten) -> list[tuple[int, int]]:
+    """``holes`` less the ``unwritten`` ranges inside them, sorted and disjoint."""
+    out: list[tuple[int, int]] = []
+    cuts = sorted((int(o), int(o) + int(n)) for o, n in (unwritten or []))
+    for o, n in sorted((int(o), int(n)) for o, n in (holes or [])):
+        a, b = o, o + n
+        for c0, c1 in cuts:
+            if c1 <= a or c0 >= b:
+                continue
+            if c0 > a:
+                out.append((a, c0 - a))
+            a = max(a, c1)
+        if b > a:
+            out.append((a, b - a))
+    return out
+
+
 def subset_units(base: UnitSet, mask: np.ndarray, label: str | None = None) -> UnitSet:
     """The units of ``base`` that ``mask`` keeps, as their own population."""
     idx = np.flatnonzero(mask)
@@ -122,7 +162,7 @@ def subset_units(base: UnitSet, mask: np.ndarray, label: str | None = None) -> U
     return UnitSet(label=label or base.label, logical=base.logical[idx], strata=base.strata[idx], payload=payload,
                    kinds=None if base.kinds is None else [base.kinds[i] for i in idx],
                    probe=pick(base.probe), zero=pick(base.zero), order_key=pick(base.order_key),
-                   meta={"base": base, "index": idx})
+                   free=pick(base.free), meta={"base": base, "index": idx})
 
 
 def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pad_to: int | None = None) -> UnitSet:

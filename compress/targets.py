@@ -41,13 +41,54 @@ class Result:
     #: MB/s on one thread; None: not measured (see SPEED_METHOD)
     compress_mb_s: float | None = None
     decompress_mb_s: float | None = None
+    #: the model's DDL rebuilds the table (:attr:`Model.rebuilds`): free space is not carried over
+    rebuilds: bool = False
+
+    def to_json(self, split: "Split | None" = None) -> dict[str, Any]:
+        out = {"codec": self.codec, "model": self.model,
+               "projected_bytes": int(round(self.estimate.projected)),
+               "ci95": self.estimate.ci95(),
+               "compress_mb_s": _mb_s(self.compress_mb_s),
+               "decompress_mb_s": _mb_s(self.decompress_mb_s)}
+        if split is not None and self.rebuilds:
+            lo, hi = self.estimate.ci95()
+            base = split.rebuilt_bytes
+            out["compression_saving_bytes"] = base - int(round(self.estimate.projected))
+            out["compression_saving_ci95"] = [base - hi, base - lo]
+        return out
+
+
+@dataclass
+class Split:
+    """What a target's bytes on disk now are made of (issue 17 item 1): the units a codec
+    acts on, the engine's fixed bookkeeping (written whole whatever the codec), and the free
+    and never-written space a rebuild reclaims (``OPTIMIZE TABLE``).  Allocated bytes, summing
+    to the target's current bytes.  A codec's saving is counted against
+    :attr:`rebuilt_bytes`, never against the free space."""
+
+    compressible_bytes: int
+    overhead_bytes: int
+    reclaimable_bytes: int
+    #: the statement that reclaims the free space alone (None: the engine has none / no advice)
+    rebuild_ddl: str | None = None
+    #: what the reclaimable bytes are (free pages, unwritten extents...)
+    detail: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rebuilt_bytes(self) -> int:
+        """The target rebuilt with its codec unchanged, at most (free space dropped)."""
+        return int(self.compressible_bytes + self.overhead_bytes)
 
     def to_json(self) -> dict[str, Any]:
-        return {"codec": self.codec, "model": self.model,
-                "projected_bytes": int(round(self.estimate.projected)),
-                "ci95": self.estimate.ci95(),
-                "compress_mb_s": _mb_s(self.compress_mb_s),
-                "decompress_mb_s": _mb_s(self.decompress_mb_s)}
+        out: dict[str, Any] = {"compressible_bytes": int(self.compressible_bytes),
+                               "overhead_bytes": int(self.overhead_bytes),
+                               "reclaimable_bytes": int(self.reclaimable_bytes),
+                               "rebuilt_bytes": self.rebuilt_bytes}
+        if self.detail:
+            out["reclaimable"] = {k: int(v) for k, v in self.detail.items()}
+        if self.rebuild_ddl:
+            out["rebuild_ddl"] = self.rebuild_ddl
+        return out
 
 
 def _mb_s(v: float | None) -> float | None:
@@ -65,12 +106,16 @@ class Target:
     primary_model: str | None = None
     notes: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)   # names for the DDL
+    #: compressible / overhead / reclaimable bytes (None: the engine does not split its bytes)
+    split: Split | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"target": self.target, "engine": self.engine,
                "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
                "current_codec": self.current_codec, "primary_model": self.primary_model,
-               "results": [r.to_json() for r in self.results]}
+               "results": [r.to_json(self.split) for r in self.results]}
+        if self.split is not None:
+            out["split"] = self.split.to_json()
         if self.notes:
             out["notes"] = list(dict.fromkeys(self.notes))
         return out
@@ -96,13 +141,33 @@ class Run:
     errors: list[str] = field(default_factory=list)
     speed_cache: dict = field(default_factory=dict)
 
+    #: share of a target's progress step that re-encoding takes; the speed measurements the rest
+    ENCODE_SHARE = 0.9
+
+    def _encode_progress(self):
+        """The projector's progress, scaled into the encode share of the target's step."""
+        if self.progress is None:
+            return None
+        cb, share = self.progress, self.ENCODE_SHARE
+
+        def scaled(done: int, total: int, msg: str) -> None:
+            frac = min(1.0, done / total) if total else 1.0
+            cb(int(frac * share * 1000), 1000, msg)
+        return scaled
+
+    def speed_progress(self, i: int, n: int, codec: str) -> None:
+        """Progress through a target's speed measurements (after its units are re-encoded)."""
+        if self.progress is not None and n:
+            share = self.ENCODE_SHARE
+            self.progress(int((share + (1 - share) * i / n) * 1000), 1000, f"speed of {codec}")
+
     def check(self) -> None:
         if self.is_cancelled is not None and self.is_cancelled():
             raise Cancelled()
 
     def project(self, unitset: UnitSet, pairs, count: bool = True) -> Projection:
         proj = project(unitset, pairs, self.spec, seed=self.seed, target_error=self.target_error,
-                       progress=self.progress, is_cancelled=self.is_cancelled, pool=self.pool)
+                       progress=self._encode_progress(), is_cancelled=self.is_cancelled, pool=self.pool)
         self.errors.extend(proj.errors)
         if count:
             self.units_sampled += proj.units_sampled
@@ -124,7 +189,9 @@ def measure_speeds(run: Run, proj: Projection, codecs: list[Codec],
     and the type far more than on the column).
     """
     out: dict[str, tuple[float | None, float | None]] = {}
-    for c in codecs:
+    for i, c in enumerate(codecs):
+        run.speed_progress(i, len(codecs), c.name)
+        run.check()
         if not c.speed_measured:
             out[c.name] = (None, None)
             continue
@@ -162,7 +229,7 @@ def add_results(target: Target, proj: Projection, speeds, adjust: Callable | Non
         if adjust is not None:
             est = adjust(pr, est)
         cs, ds = speeds.get(cname, (None, None))
-        target.results.append(Result(cname, mname, est, cs, ds))
+        target.results.append(Result(cname, mname, est, cs, ds, rebuilds=bool(pr.model.rebuilds)))
 
 
 def shift(est: Estimate, delta: float) -> Estimate:

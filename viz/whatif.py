@@ -120,9 +120,13 @@ class WhatIfView(QWidget):
         row.addWidget(self.scatter, 2)
         cl.addLayout(row, 1)
         # numbers and advice
-        self.table = QTableWidget(0, 8)
+        self.table = QTableWidget(0, 9)
         self.table.setHorizontalHeaderLabels(["target", "codec", "model", "current", "projected", "95% CI",
-                                              "compress MB/s", "decompress MB/s"])
+                                              "compression saving", "compress MB/s", "decompress MB/s"])
+        self.table.horizontalHeaderItem(6).setToolTip(
+            "What the codec saves against the table rebuilt as it is (its DDL rebuilds the table): the "
+            "free pages and unwritten space a rebuild alone reclaims are not counted ('-': a filesystem "
+            "model, which keeps them)")
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.ElideMiddle)
@@ -380,9 +384,12 @@ class WhatIfView(QWidget):
                       + (f"\nNot measured (reference implementations here, or no codec): {', '.join(unmeasured)}"
                          if unmeasured else ""))
         self._scatter_title()
+        sp = t.get("split") or {}
+        reclaim = (f", reclaimable {human_bytes(sp['reclaimable_bytes'])} (rebuild)"
+                   if sp.get("reclaimable_bytes") else "")
         breakable = html.escape(str(t["target"])).replace("/", "/\u200b").replace("_", "_\u200b")
         self.chart_title.setText(f"{breakable}<br><span style='font-weight: normal'>{t['engine']}, {model_label(model)}: "
-                                 f"current {human_bytes(cur)}, logical {human_bytes(logical)}</span>")
+                                 f"current {human_bytes(cur)}, logical {human_bytes(logical)}{reclaim}</span>")
         self.chart_title.setTextFormat(Qt.RichText)
         self.chart_title.setToolTip(f"{t['target']} ({t['engine']}, model {model_label(model)} = {model})")
 
@@ -534,6 +541,7 @@ class WhatIfView(QWidget):
             cells = [t["target"], r["codec"], model_label(r.get("model", "")), _num(t["current_bytes"]),
                      _num(r["projected_bytes"]),
                      f"{human_bytes(ci[0])} – {human_bytes(ci[1])}" if ci[0] is not None else "-",
+                     _saving(r.get("compression_saving_bytes")),
                      _num(r.get("compress_mb_s"), speed=True), _num(r.get("decompress_mb_s"), speed=True)]
             for j, c in enumerate(cells):
                 self.table.setItem(i, j, c if isinstance(c, QTableWidgetItem) else QTableWidgetItem(str(c)))
@@ -542,15 +550,26 @@ class WhatIfView(QWidget):
     def _fill_advice(self, advice: list[dict]) -> None:
         self.advice.setRowCount(len(advice))
         for i, a in enumerate(advice):
-            for j, c in enumerate([a.get("target", ""), a.get("codec", ""), human_bytes(a.get("saving_bytes")),
+            codec = "rebuild (codec stays)" if a.get("kind") == "rebuild" else a.get("codec", "")
+            for j, c in enumerate([a.get("target", ""), codec, human_bytes(a.get("saving_bytes")),
                                    a.get("ddl", "")]):
-                self.advice.setItem(i, j, QTableWidgetItem(str(c)))
+                item = QTableWidgetItem(str(c))
+                if a.get("verdict"):
+                    item.setToolTip(str(a["verdict"]))
+                self.advice.setItem(i, j, item)
 
     def copy_ddl(self) -> str:
         rows = {i.row() for i in self.advice.selectedIndexes()} or set(range(self.advice.rowCount()))
         text = "\n".join(self.advice.item(r, 3).text() for r in sorted(rows) if self.advice.item(r, 3))
         QGuiApplication.clipboard().setText(text)
         return text
+
+
+def _saving(v) -> QTableWidgetItem:
+    """A saving cell ('-' where there is none), sorted by its number."""
+    if v is None:
+        return _NumItem(float("-inf"), "-")
+    return _NumItem(float(v), human_bytes(v) if v >= 0 else "-" + human_bytes(-v))
 
 
 class _NumItem(QTableWidgetItem):

@@ -46,6 +46,11 @@ class WhatIfEngine:
         """The statement that would store ``target`` with ``codec`` under ``model``."""
         return ""
 
+    def rebuild_ddl(self, target: "Target") -> str | None:
+        """The statement that rebuilds ``target`` as it is (reclaiming its free space), or
+        None when the engine has none."""
+        return None
+
     def advisable(self, target: "Target") -> bool:
         """Whether advice (DDL) can be given for ``target`` at all."""
         return True

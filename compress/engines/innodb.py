@@ -16,14 +16,14 @@ import numpy as np
 from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_RTREE, FIL_PAGE_TYPE,
                                        FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
 from dbxray.parsers.innodb.punch import kept_granularity
-from dbxray.parsers.model import FileEntry
+from dbxray.parsers.model import UNIT_FREE, FileEntry
 
 from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
 from ..models import Model, is_zero, roundup
 from ..registry import Codec
-from ..sources import engine_units, grouped_units
-from ..targets import (Result, Run, Target, add_results, combine, measure_speeds, model_pairs, raw_results,
-                       shift)
+from ..sources import allocated_in, engine_units, grouped_units
+from ..targets import (Result, Run, Split, Target, add_results, combine, measure_speeds, model_pairs,
+                       raw_results, shift)
 from .base import WhatIfEngine
 
 #: MariaDB fil0pagecompress.cc, fil_page_compress(): "Let's not compress file
@@ -92,6 +92,8 @@ class InnoDBPageCompressed(Model):
     page_size: int = 16384
     fs_block: int = 4096
     layout: str = "full_crc32"      # MariaDB full_crc32, MariaDB "legacy", or "mysql"
+    #: ALTER TABLE ... PAGE_COMPRESSED / COMPRESSION= + OPTIMIZE rebuilds the table
+    rebuilds = True
 
     def __post_init__(self):
         self.name = "innodb_page_compressed"
@@ -179,6 +181,8 @@ class InnoDBRowCompressedEstimate(Model):
     key_block_size: int = 8192
     header_reserve: int = 94
     log_fraction: float = 1 / 8
+    #: ALTER TABLE ... ROW_FORMAT=COMPRESSED copies the rows into a new table
+    rebuilds = True
 
     def __post_init__(self):
         self.name = f"innodb_row_compressed_kbs{self.key_block_size // 1024}k_estimate"
@@ -300,6 +304,54 @@ def punch_granularity(entry: FileEntry, layout: str, page_size: int) -> int | No
     return keep if keep is not None else page_size
 
 
+#: the tablespace's own bookkeeping pages (fsp0fsp.cc, ibuf0ibuf.cc, trx0sys.cc): written whole
+#: whatever the codec, and there again after a rebuild (the fixed overhead of a split)
+OVERHEAD_KINDS = frozenset({"FIL_PAGE_TYPE_FSP_HDR", "FIL_PAGE_TYPE_XDES", "FIL_PAGE_INODE",
+                            "FIL_PAGE_IBUF_BITMAP", "FIL_PAGE_TYPE_TRX_SYS", "FIL_PAGE_TYPE_SYS"})
+
+
+def free_units(entry: FileEntry, idx: np.ndarray, zero: np.ndarray | None) -> np.ndarray:
+    """Pages a rebuild does not carry over: free in the extent descriptors (XDES bitmaps, the
+    free extents, pages past FSP_FREE_LIMIT: the page map's ``free``) or never written (wholly
+    in a hole or an unwritten extent)."""
+    free = (entry.units["flags"][idx] & UNIT_FREE) != 0
+    if zero is not None:
+        free = free | zero
+    return free
+
+
+def innodb_split(entry: FileEntry, base, free: np.ndarray, current_bytes: int) -> Split:
+    """Compressible / overhead / reclaimable allocated bytes of a tablespace (see :class:`Split`).
+
+    Each page counts what the filesystem holds for it now (:func:`allocated_in`: a punched
+    page-compressed page its kept blocks, a page in an unwritten extent its whole size).
+    Reclaimable: the free pages, the file's allocated tail past its last page and what is
+    allocated past the end of the file (fallocate KEEP_SIZE; XFS's own speculative
+    preallocation is not counted as usage at all).  What the filesystem counts beyond the
+    file's blocks (ext4 extent-tree blocks) is overhead."""
+    idx = base.meta["index"]
+    units = entry.units[idx]
+    offsets = units["offset"].astype(np.int64)
+    lengths = units["logical"].astype(np.int64)
+    alloc = allocated_in(entry, offsets, lengths)
+    overhead_mask = np.array([k in OVERHEAD_KINDS for k in (base.kinds or [None] * len(base))], dtype=bool) & ~free
+    free_bytes = int(alloc[free].sum())
+    overhead = int(alloc[overhead_mask].sum())
+    compressible = int(alloc[~free & ~overhead_mask].sum())
+    end = int((offsets + lengths).max()) if len(offsets) else 0
+    apparent = int(entry.apparent_bytes)
+    tail = int(allocated_in(entry, np.array([end]), np.array([apparent - end]))[0]) if apparent > end else 0
+    past_eof = 0 if entry.fs is None or entry.fs.type == "xfs" else int(entry.past_eof_bytes)
+    reclaimable = free_bytes + tail + past_eof
+    fs_meta = int(current_bytes) - compressible - overhead - reclaimable
+    if fs_meta < 0:                    # allocation facts of another moment: the free space takes the difference
+        reclaimable = max(0, reclaimable + fs_meta)
+        fs_meta = 0
+    detail = {"free_pages": int(free.sum()), "free_page_bytes": free_bytes, "tail_bytes": tail,
+              "past_eof_bytes": past_eof}
+    return Split(compressible, overhead + fs_meta, reclaimable, detail=detail)
+
+
 def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("innodb", {}) or {}
     phys, logical = sec.get("physical_page_size"), sec.get("page_size")
@@ -317,6 +369,8 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     all_codecs = list(codecs)
     if current is not None and current.name not in {c.name for c in all_codecs}:
         all_codecs.append(current)
+    base.free = free_units(entry, base.meta["index"], base.zero)
+    t.split = innodb_split(entry, base, base.free, t.current_bytes)
     enc = sec.get("encryption") or {}
     hidden = int(enc.get("encrypted_pages") or 0) - int(enc.get("decrypted_pages") or 0)
     if hidden > 0:
@@ -345,14 +399,16 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     add_results(t, proj, speeds, adjust)
     run.check()
     if run.larger_pages and page_size == 16384:
-        keep = np.array([k not in _INNODB_SYSTEM_KINDS for k in (base.kinds or [])], dtype=bool) \
+        # free pages are left out (the rebuild does not carry them over), and the system
+        # pages each become one large page
+        keep = np.array([k not in _INNODB_SYSTEM_KINDS for k in (base.kinds or [])], dtype=bool) & ~base.free \
             if base.kinds else None
         if keep is not None and keep.any():
             big = InnoDBLargerPagesApprox(page_size=page_size, fs_block=fs_block, layout=layout, factor=4)
             groups = grouped_units(base, 4, keep)
             gp = run.project(groups, model_pairs(all_codecs, [big], t.notes), count=False)
             # system pages (FSP header, inodes, bitmaps, free pages) each become one large page
-            rest = grouped_units(base, 1, ~keep, pad_to=big.page_size)
+            rest = grouped_units(base, 1, ~keep & ~base.free, pad_to=big.page_size)
             rp = run.project(rest, model_pairs(all_codecs, [big], t.notes), count=False) if len(rest) else None
             for (cname, mname), pr in gp.pairs.items():
                 est = pr.estimate
@@ -360,7 +416,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
                 if other is not None:
                     est = combine([est, other.estimate])
                 cs, ds = speeds.get(cname, (None, None))
-                t.results.append(Result(cname, mname, est, cs, ds))
+                t.results.append(Result(cname, mname, est, cs, ds, rebuilds=True))
     if run.raw_models:
         # MariaDB extends tablespaces that are not page_compressed with posix_fallocate
         # (os0file.cc os_file_set_size; page_compressed ones sparse, by ftruncate)
@@ -410,6 +466,13 @@ class InnoDBWhatIf(WhatIfEngine):
             return False
         base = target.target.rsplit("/", 1)[-1]
         return not FTS_AUX.match(base) and not FTS_AUX.match(str(info.get("table") or ""))
+
+    def rebuild_ddl(self, target: Target) -> str | None:
+        """OPTIMIZE TABLE: for InnoDB the server runs it as a table rebuild (recreate + analyze,
+        ``ALTER TABLE ... FORCE``: sql/sql_admin.cc, "Table does not support optimize, doing
+        recreate + analyze instead"), which leaves the free pages and unwritten space behind."""
+        info = target.info or {}
+        return f"OPTIMIZE TABLE {_q(info.get('database'))}.{_q(info.get('table'))};"
 
     def available(self, codec: Codec, layout: str | None = None) -> bool:
         algos = MYSQL_ALGOS if layout == "mysql" else MARIADB_ALGOS

@@ -1,0 +1,76 @@
+"""The split of a target's bytes (issue 17 item 1): per-range allocation against a byte-by-byte
+count, the advisor's rebuild line and its thresholds, compression-only savings in the advice."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dbxray.compress import advisor
+from dbxray.compress.estimate import Estimate
+from dbxray.compress.sources import allocated_in
+from dbxray.compress.targets import Result, Split, Target
+from dbxray.parsers.model import FileEntry
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_allocated_in_equals_a_byte_count(seed):
+    rng = np.random.default_rng(seed)
+    size = 64 * 1024
+    holes, unwritten = [], []
+    at = 0
+    while at < size:
+        at += int(rng.integers(0, 9000))
+        n = int(rng.integers(1, 9000))
+        if at + n > size:
+            break
+        holes.append((at, n))
+        if rng.random() < 0.5:          # part of the hole is an unwritten (allocated) extent
+            a = at + int(rng.integers(0, n))
+            unwritten.append((a, int(rng.integers(1, at + n - a + 1))))
+        at += n
+    allocated = np.ones(size, dtype=bool)
+    for o, n in holes:
+        allocated[o:o + n] = False
+    for o, n in unwritten:
+        allocated[o:o + n] = True
+    e = FileEntry("f", "/nonexistent/f", apparent_bytes=size, holes=holes, unwritten=unwritten)
+    page = int(rng.choice([1024, 4096, 16384]))
+    offs = np.arange(0, size, page, dtype=np.int64)
+    lens = np.full(len(offs), page, dtype=np.int64)
+    got = allocated_in(e, offs, lens)
+    want = np.array([allocated[o:o + page].sum() for o in offs])
+    assert (got == want).all()
+
+
+def _target(name, current, reclaimable, projected, codec="zlib:6"):
+    est = Estimate(projected, projected * 0.95, projected * 1.05, 1.0, 10, 10, 100)
+    t = Target(name, "innodb", current, current, current_codec="none", primary_model="innodb_page_compressed",
+               info={"database": "db", "table": name.split(".")[0], "role": "tablespace", "layout": "full_crc32"})
+    t.results.append(Result(codec, "innodb_page_compressed", est, 100.0, 500.0, rebuilds=True))
+    t.split = Split(current - reclaimable - 65536, 65536, reclaimable)
+    return t
+
+
+def test_rebuild_line_and_compression_only_saving():
+    t = _target("big.ibd", 40 << 20, 30 << 20, 4 << 20)
+    adv = advisor.advise([t])
+    rebuild = [a for a in adv if a["kind"] == "rebuild"]
+    codec = [a for a in adv if a["kind"] == "codec"]
+    assert len(rebuild) == 1 and rebuild[0]["ddl"] == "OPTIMIZE TABLE `db`.`big`;"
+    assert rebuild[0]["saving_bytes"] == 30 << 20 and rebuild[0]["projected_bytes"] == 10 << 20
+    assert len(codec) == 1 and codec[0]["compared_with"] == "rebuilt"
+    assert codec[0]["saving_bytes"] == (10 << 20) - (4 << 20)        # not 36 MiB: the free space is the rebuild's
+
+
+def test_no_codec_advice_when_only_the_free_space_would_shrink():
+    # 8 MiB file of which 6 MiB free; the codec would write 2.1 MiB for the 2 MiB in use: only the rebuild
+    t = _target("mostly_free.ibd", 8 << 20, 6 << 20, int(2.1 * (1 << 20)))
+    adv = advisor.advise([t])
+    assert [a["kind"] for a in adv] == ["rebuild"]
+
+
+@pytest.mark.parametrize("reclaimable", [512 << 10, 1 << 20])
+def test_small_free_space_is_not_worth_a_rebuild(reclaimable):
+    # under 1 MiB, or under 10% of the table (1 MiB of a 20 MiB table)
+    t = _target("t.ibd", 20 << 20, reclaimable, 5 << 20)
+    assert not [a for a in advisor.advise([t]) if a["kind"] == "rebuild"]
