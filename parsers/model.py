@@ -115,6 +115,9 @@ class UnitGeometry:
     modes: tuple[tuple[str, str], ...] | None = None
     #: colour modes offered besides those (InnoDB files with MariaDB crypt data: "encryption")
     extra_modes: tuple[tuple[str, str], ...] = ()
+    #: the owner codes are the engine's own ids (InnoDB index ids, MyRocks index numbers), shown
+    #: beside the owners' names; False: codes of the parser's own (ClickHouse columns)
+    owner_ids: bool = True
 
 
 @dataclass

@@ -106,3 +106,40 @@ def test_an_empty_log_table_is_zero_rows(sparse_fixtures, tmp_path):
     ds = scan(str(d))
     t = next(t for t in ds.tables if t.engine == "csv")
     assert (t.key, t.info["rows"], t.info["rows_recorded"]) == ("mysql.general_log", 0, 0)
+
+
+@pytest.mark.parametrize("chunk,piece", [(1, 2), (3, 4), (5, 3), (64, 7), (7, 64)])
+def test_rows_per_piece_against_each_line_end(tmp_path, monkeypatch, chunk, piece):
+    """The unit map's pieces: the rows whose line end lies in each piece, across chunk and
+    piece boundaries, equal a byte-by-byte walk; the bytes after the last line end are
+    their own kind."""
+    rng = __import__("random").Random(chunk * 100 + piece)
+    text = bytes(rng.choice(b"ab,\r\n") for _ in range(300)) + b"tail"
+    p = tmp_path / "x.CSV"
+    p.write_bytes(text)
+    monkeypatch.setattr(csv_data, "CHUNK", chunk)
+    monkeypatch.setattr(csv_data, "PIECE", piece)
+    with ReadOnlyFile(str(p)) as f:
+        d = csv_data.count_rows(f)
+    want = [0] * (-(-len(text) // piece))
+    for i, c in enumerate(text):
+        if c == 10 or (c == 13 and (i + 1 == len(text) or text[i + 1] != 10)):
+            want[i // piece] += 1
+    assert d.piece_rows.tolist() == want and sum(want) == d.rows
+    u = csv_data.piece_units(len(text), d.data_bytes, d.piece_rows)
+    assert int(u["stored"].sum()) == len(text) and (u["offset"] == [i * piece for i in range(len(want))]).all()
+    assert (u["kind"] == 1).tolist() == [i >= d.data_bytes // piece for i in range(len(want))]
+
+
+def test_data_file_on_the_unit_map(tmp_path, sparse_fixtures):
+    from dbxray.viz.extentmap import MapData, mapped_files
+    rows = b"".join(b"%d,'row %d of the table'\n" % (i, i) for i in range(120000))     # ~3.4 MiB
+    files, t = _one_table(tmp_path / "a", sparse_fixtures, data=rows + b"7,cut")
+    f = files["t.CSV"]
+    assert f.units is not None and len(f.units) == -(-len(rows + b"7,cut") // csv_data.PIECE)
+    assert int(f.unit_facts.records.sum()) == f.sections["csv"]["rows"] == 120000
+    from types import SimpleNamespace
+    (e,) = mapped_files(SimpleNamespace(files=list(files.values())))       # the .CSM has no units
+    d = MapData(e)
+    res = d.mode("type")
+    assert dict(zip(res.labels, res.counts.tolist())) == {"rows": len(f.units) - 1, "row cut short": 1}

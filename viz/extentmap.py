@@ -452,7 +452,7 @@ class MapData:
             iid = ids.get(k, k if k >= 0 else None)
             if name is None:
                 return f"index id {iid}" if iid is not None else f"index (owner {k})"
-            if iid is None or iid >= 2 ** 32 or name.endswith(f"index {iid}"):
+            if iid is None or iid >= 2 ** 32 or name.endswith(f"index {iid}") or not self.geometry.owner_ids:
                 return name
             return f"{name} (id {iid})"
 

@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from ..engine import Engine
-from ..model import FileEntry
+from ..model import FileEntry, UnitGeometry
 from .logtable import is_log_table_dir
 
 # part directory names: <partition>_<min>_<max>_<level>[_<mutation>]
@@ -35,6 +35,11 @@ def is_ch_part_dir(names: set[str]) -> bool:
 def is_ch_data_path(names: set[str]) -> bool:
     """A ClickHouse data path holds metadata/ beside store/ or data/."""
     return "metadata" in names and ("store" in names or "data" in names)
+
+
+#: compressed blocks to a row of the unit map (a Wide part's column of 8,192-row granules
+#: holds 1 to a few hundred blocks)
+BLOCKS_PER_ROW = 32
 
 
 class WalkState(NamedTuple):
@@ -123,6 +128,19 @@ class ClickHouse(Engine):
         data = dataset.sections.get(self.name)
         if isinstance(data, dict) and not isinstance(data, ClickHouseSection):
             dataset.sections[self.name] = ClickHouseSection.from_json(data)
+
+    def unit_geometry(self, entry: FileEntry):
+        """The compressed blocks of a column file (``*.bin``: Wide and Compact parts, Log-family
+        tables), of varying size, in file order: each a 9-byte header (method byte, compressed
+        and decompressed sizes) behind a 16-byte CityHash128 checksum
+        (src/Compression/CompressedReadBufferBase.cpp), coloured by codec, column, ratio,
+        allocation and checksum."""
+        if entry.role != "part_column_data" or entry.units is None:
+            return None
+        return UnitGeometry(0, 0, BLOCKS_PER_ROW, "block", "row", tree_kind_names=None,
+                            modes=(("type", "Codec (method byte)"), ("index", "Column"),
+                                   ("compression", "Stored / uncompressed"), ("allocation", "Allocation (holes)"),
+                                   ("checksum", "Checksum (CityHash128)")), owner_ids=False)
 
     def unit_payload(self, entry, i, max_output):
         from .payloads import unit_payload

@@ -3,7 +3,9 @@
 ha_tina.cc (CSV_EXT, CSM_EXT; the engine writes them upper case)."""
 from __future__ import annotations
 
+from ..model import FileEntry, UnitGeometry
 from ..tablefiles import TableFilesEngine
+from .data import PIECE
 from .scan import DATA_EXT, META_EXT, analyze
 from .section import section_from_json
 
@@ -16,6 +18,14 @@ class Csv(TableFilesEngine):
     table_exts = ((DATA_EXT, "table_data"), (META_EXT, "table_metadata"))
     analyze_files = staticmethod(analyze)
     read_section = staticmethod(section_from_json)
+
+    def unit_geometry(self, entry: FileEntry):
+        """Data files in 1 MiB pieces (rows are text of any length), 16 to a row: where the
+        file is allocated and where its last row was cut short."""
+        if entry.role != "table_data" or entry.units is None or not len(entry.units):
+            return None
+        return UnitGeometry(PIECE, PIECE, 16, "1 MiB piece", "row", tree_kind_names=(),
+                            modes=(("type", "Content"), ("allocation", "Allocation (holes)")))
 
 
 ENGINE = Csv()

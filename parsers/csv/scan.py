@@ -5,15 +5,19 @@ count (the meta file's) beside the rows really in the data file."""
 from __future__ import annotations
 
 
+import numpy as np
+
 from ..fileio import FileReadError, ReadOnlyFile
-from ..model import Dataset, FileEntry, ScanContext
+from ..model import Dataset, FileEntry, ScanContext, UnitFacts
 from ..tablefiles import table_of
-from .data import count_rows
+from .data import count_rows, piece_units
 from .section import CsvDataSection, CsvMetaSection
 from .meta import META_BUFFER_SIZE, TINA_CHECK_HEADER, TINA_VERSION, MetaError, read_meta
 
 DATA_EXT = ".CSV"
 META_EXT = ".CSM"
+#: kinds of the data file's pieces (csv/data.py piece_units)
+PIECE_KINDS = {0: "rows", 1: "row cut short"}
 
 
 def _read_meta(entry: FileEntry) -> CsvMetaSection | None:
@@ -55,6 +59,10 @@ def _read_data(entry: FileEntry, ctx: ScanContext) -> CsvDataSection | None:
         entry.add_error(f"{d.trailing_bytes} bytes after the last line end: a row cut short (the engine "
                         f"marks such a table crashed)", d.data_bytes)
     entry.database, entry.table = table_of(entry)
+    if d.piece_rows is not None and len(d.piece_rows):
+        entry.units = piece_units(d.data_bytes + d.trailing_bytes, d.data_bytes, d.piece_rows)
+        entry.kind_names = dict(PIECE_KINDS)
+        entry.unit_facts = UnitFacts(records=d.piece_rows.astype(np.int64))
     return CsvDataSection(rows=d.rows, row_bytes=d.data_bytes, trailing_bytes=d.trailing_bytes,
                           crlf_rows=d.crlf_rows, role="data")
 
