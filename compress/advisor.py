@@ -126,7 +126,7 @@ def advise(targets: list) -> list[dict[str, Any]]:
             picks[0][0].append("fastest_decode_within_5pct")
         tie = None
         if len(rs) > 1 and rs[1].estimate.lo <= smallest.estimate.hi:
-            tie = rs[1].codec
+            tie = rs[1]
         # the codec's DDL rebuilds the table: its saving is counted against the table rebuilt
         # as it is, never against the free space the rebuild drops (that is the entry above)
         for choices, r in picks:
@@ -144,9 +144,31 @@ def advise(targets: list) -> list[dict[str, Any]]:
                      "ci95": r.estimate.ci95(), "decompress_mb_s": round(r.decompress_mb_s, 1) if r.decompress_mb_s else None,
                      "files": names}
             if tie is not None and "smallest" in choices:
-                entry["verdict"] = f"tie within error with {tie}: their 95% intervals overlap"
+                need = separating_sample(smallest.estimate, tie.estimate)
+                entry["verdict"] = f"tie within error with {tie.codec}: their 95% intervals overlap; " + (
+                    "they project the same size" if need is None else
+                    "only every unit (--sample all) would separate them" if need >= tie.estimate.units_total
+                    else f"a sample of about {need:,} of {tie.estimate.units_total:,} units "
+                         f"({need / max(tie.estimate.units_total, 1):.0%}) would separate them")
+                entry["separating_units"] = need
             out.append(entry)
     return out
+
+
+def separating_sample(a, b) -> int | None:
+    """Units to sample so that two estimates' 95% intervals no longer overlap, assuming each
+    half-width shrinks as the sampling error of a mean does, sqrt(1/n - 1/N) (with the finite
+    population correction: every unit sampled is exact); None when they project the same size."""
+    d = abs(float(b.projected) - float(a.projected))
+    h = (float(a.hi) - float(a.lo) + float(b.hi) - float(b.lo)) / 2
+    n, total = max(int(b.units_sampled), 1), max(int(b.units_total), 1)
+    if d <= 0:
+        return None
+    if h <= 0 or n >= total:
+        return n
+    r = d / h
+    inv = r * r * (1 / n - 1 / total) + 1 / total
+    return min(total, max(n, int(-(-1 // inv))))
 
 
 def r_rebuilds(r, group: list) -> bool:

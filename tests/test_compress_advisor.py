@@ -99,3 +99,25 @@ def test_advice_tie_within_error():
     t = _t("db/e.ibd", "db", "e", 1000, [("zlib:6", 400, 300), ("lzma:6", 402, 60)])
     (a,) = [x for x in advise([t]) if "smallest" in x["choice"]]
     assert a["codec"] == "zlib:6" and a["verdict"].startswith("tie within error with lzma:6")
+
+
+def test_tie_names_the_sample_that_would_separate():
+    from dbxray.compress.advisor import separating_sample
+    from dbxray.compress.estimate import Estimate
+
+    def est(p, half, n=50, total=1000):
+        return Estimate(p, p - half, p + half, 1.0, 20, n, total)
+    # half-widths 10 + 10 at 50 of 1000 units, 5 apart: 4x narrower needed, sqrt(1/n - 1/N) / 4
+    need = separating_sample(est(400, 10), est(405, 10))
+    r = 5 / 20
+    assert need == -(-1 // (r * r * (1 / 50 - 1 / 1000) + 1 / 1000))
+    assert 50 < need < 1000
+    # the wider the sample the narrower the interval: the sample found really separates them
+    shrink = ((1 / need - 1 / 1000) / (1 / 50 - 1 / 1000)) ** 0.5
+    assert 20 * shrink <= 5 + 1e-9
+    assert separating_sample(est(400, 10), est(400, 10)) is None          # the same size: nothing separates
+    assert separating_sample(est(400, 100), est(401, 100)) == 1000        # only every unit
+    t = _t("db/e.ibd", "db", "e", 1000, [("zlib:6", 400, 300), ("lzma:6", 402, 60)])
+    (a,) = [x for x in advise([t]) if "smallest" in x["choice"]]
+    assert a["separating_units"] is not None and str(a["separating_units"]) in a["verdict"].replace(",", "") \
+        or "--sample all" in a["verdict"]
