@@ -74,3 +74,31 @@ def test_small_free_space_is_not_worth_a_rebuild(reclaimable):
     # under 1 MiB, or under 10% of the table (1 MiB of a 20 MiB table)
     t = _target("t.ibd", 20 << 20, reclaimable, 5 << 20)
     assert not [a for a in advisor.advise([t]) if a["kind"] == "rebuild"]
+
+
+def test_tokudb_split_against_the_block_table(fixtures_root):
+    """TokuDB dictionaries: the space no used block covers (tokuftdump --fragmentation's gaps,
+    the tail) is reclaimable, counted where allocated; the codec's projection keeps it (no
+    rebuild advised)."""
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
+    ds = scan(str(fixtures_root / "tokudb"))
+    res = run_whatif(ds, ["zstd:1"], sample="0.2", seed=1, raw_models=False)
+    files = {f.path: f for f in ds.files}
+    checked = 0
+    for t in res["targets"]:
+        if t["engine"] != "tokudb":
+            continue
+        s, f = t["split"], files[t["target"]]
+        assert s["compressible_bytes"] + s["overhead_bytes"] + s["reclaimable_bytes"] == t["current_bytes"]
+        frag = f.detail["tokudb"]["fragmentation"]
+        slack = f.detail["tokudb"]["file_slack_bytes"]
+        assert s["reclaimable_bytes"] <= frag["fragsizes"] + slack
+        assert s["compressible_bytes"] <= int(f.units["stored"].astype("int64").sum())
+        assert all("compression_saving_bytes" not in r for r in t["results"])    # the projection keeps it
+        checked += 1
+    assert checked >= 9
+    ev = next(t for t in res["targets"] if t["target"].endswith("_fx_events_main_8_1_1d.tokudb"))
+    frag = files[ev["target"]].detail["tokudb"]["fragmentation"]["fragsizes"]       # 788,533 (tokuftdump)
+    assert abs(ev["split"]["reclaimable_bytes"] - frag) <= 0.01 * frag
+    assert not [a for a in res["advice"] if a.get("kind") == "rebuild"]

@@ -12,8 +12,10 @@ from dbxray.parsers.model import FileEntry
 
 from ..models import Model
 from ..registry import Codec
-from ..sources import engine_units
-from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results, shift
+from dbxray.parsers.tokudb.blocktable import HEADER_BYTES
+
+from ..sources import allocated_in, engine_units
+from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results, shift
 from .base import WhatIfEngine
 
 #: TokuDB ROW_FORMAT values (ha_tokudb: tokudb_zlib, tokudb_quicklz, tokudb_lzma, tokudb_snappy, ...)
@@ -125,9 +127,39 @@ def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         return shift(est, other)
 
     add_results(t, proj, speeds, adjust)
+    t.split = tokudb_split(entry, idx, int(t.current_bytes))
     if run.raw_models:
         raw_results(run, t, entry, codecs)
     return t
+
+
+def tokudb_split(entry: FileEntry, idx: np.ndarray, current_bytes: int) -> Split | None:
+    """Compressible (the partitions), overhead (the two header slots, the translation table,
+    node headers, filesystem metadata) and reclaimable bytes (the file's space no used block
+    of the translation table covers: ``tokuftdump --fragmentation``'s gaps, the tail past the
+    last block, what is allocated past the end of the file) of a dictionary, at what the
+    filesystem holds for each.  The codec's projection keeps the free space (PerconaFT
+    recompresses nodes in place as they are written; the file does not shrink by itself), so
+    no rebuild is advised from it."""
+    bt = (entry.detail.get("tokudb") or {}).get("block_table")
+    if bt is None or entry.units is None:
+        return None
+    used = bt.used
+    starts = np.concatenate([[0], used["offset"].astype(np.int64)])
+    ends = np.concatenate([[HEADER_BYTES], (used["offset"] + used["size"]).astype(np.int64)])
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], np.maximum.accumulate(ends[order])
+    size = int(entry.apparent_bytes)
+    gap_at = np.concatenate([ends, [size]])[:-1]
+    gap_end = np.concatenate([starts[1:], [size]])
+    keep = gap_end > gap_at
+    free = int(allocated_in(entry, gap_at[keep], gap_end[keep] - gap_at[keep]).sum())
+    past_eof = 0 if entry.fs is None or entry.fs.type == "xfs" else int(entry.past_eof_bytes)
+    u = entry.units[idx]
+    compressible = int(allocated_in(entry, u["offset"].astype(np.int64), u["stored"].astype(np.int64)).sum())
+    reclaimable = min(free + past_eof, max(0, current_bytes - compressible))
+    return Split(compressible, current_bytes - compressible - reclaimable, reclaimable,
+                 detail={"unused_block_bytes": free, "past_eof_bytes": past_eof})
 
 
 # ---------------------------------------------------------------------------
