@@ -102,3 +102,33 @@ def test_tokudb_split_against_the_block_table(fixtures_root):
     frag = files[ev["target"]].detail["tokudb"]["fragmentation"]["fragsizes"]       # 788,533 (tokuftdump)
     assert abs(ev["split"]["reclaimable_bytes"] - frag) <= 0.01 * frag
     assert not [a for a in res["advice"] if a.get("kind") == "rebuild"]
+
+
+def test_view_draws_the_reclaimable_part_and_compares_with_the_rebuilt_table(qtbot):
+    import pyqtgraph as pg
+    from dbxray.viz.whatif import WhatIfView
+    mib = 1 << 20
+    res = {"root": "/x", "sample": {"mode": "fraction", "fraction": 0.05, "seed": 1, "units_sampled": 10,
+                                    "units_total": 100}, "fs_block": 4096, "advice": [],
+           "targets": [{"target": "db/t.ibd", "engine": "innodb", "current_bytes": 10 * mib,
+                        "logical_bytes": 10 * mib, "current_codec": "none", "primary_model": "innodb_page_compressed",
+                        "split": {"compressible_bytes": 3 * mib, "overhead_bytes": mib, "reclaimable_bytes": 6 * mib,
+                                  "rebuilt_bytes": 4 * mib},
+                        "results": [{"codec": "zlib:6", "model": "innodb_page_compressed", "projected_bytes": 2 * mib,
+                                     "ci95": [2 * mib - 1000, 2 * mib + 1000], "compress_mb_s": 50.0,
+                                     "decompress_mb_s": 300.0, "compression_saving_bytes": 2 * mib,
+                                     "compression_saving_ci95": [2 * mib - 1000, 2 * mib + 1000]}]}]}
+    v = WhatIfView()
+    qtbot.addWidget(v)
+    v.resize(1200, 760)
+    v.show()
+    v.set_results(res)
+    qtbot.wait(20)
+    bp = v.bars.getPlotItem()
+    bars = [i for i in bp.items if isinstance(i, pg.BarGraphItem)]
+    tops = [b for b in bars if b.opts.get("y0") is not None]
+    assert len(tops) == 1 and tops[0].opts["height"][0] * 1 > 0                 # 6 MiB drawn on top of the bar
+    assert "free / unwritten" in bp.titleLabel.text
+    labels = " ".join(t.textItem.toHtml() for _x, _top, t in v.bar_label_items)
+    assert "-50%" in labels and "-80%" not in labels                # 2 MiB against the rebuilt 4 MiB, not the 10
+    assert v.table.item(0, 6).text().replace("\u00a0", " ").startswith("2.0 MiB")     # the compression saving column

@@ -322,6 +322,20 @@ class WhatIfView(QWidget):
                                                     for i in range(n)]
         bp.addItem(pg.BarGraphItem(x=x, height=heights, width=0.7, brushes=colours,
                                    pens=[pg.mkPen(c.darker(140)) for c in colours]))
+        # the current bar's free pages and unwritten space (what a rebuild alone reclaims) drawn
+        # on top of it in their own colour: a codec whose DDL rebuilds is compared with the rest
+        sp_ = t.get("split") or {}
+        reclaim = float(sp_.get("reclaimable_bytes") or 0)
+        if reclaim > 0 and cur > 0:
+            rc = theme.qcolor(theme.UNWRITTEN)
+            bp.addItem(pg.BarGraphItem(x=[0.0], y0=[(cur - reclaim) / scale], height=[reclaim / scale], width=0.7,
+                                       brushes=[rc], pens=[pg.mkPen(rc.darker(150))]))
+            if any("compression_saving_bytes" in r for r in res):
+                line = pg.InfiniteLine(pos=(cur - reclaim) / scale, angle=0,
+                                       pen=pg.mkPen(theme.qcolor(theme.APPARENT).darker(160), width=1,
+                                                    style=Qt.DashLine))
+                line.setToolTip("rebuilt as it is: the codecs' savings are counted from here")
+                bp.addItem(line)
         err = pg.ErrorBarItem(x=x[1:], y=vals / scale, top=(hi - vals) / scale, bottom=(vals - lo) / scale,
                               beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
         bp.addItem(err)
@@ -334,9 +348,13 @@ class WhatIfView(QWidget):
         tops = [float(max(h, (hi[i - 1] / scale) if i else h)) for i, h in enumerate(heights)]
         px_bar = max(bp.getViewBox().width(), 200.0) / (n + 1.2)
         widest = 0.0
+        # the changes are the codecs' own: against the table rebuilt as it is where their DDL rebuilds it
+        rebuilt = float((t.get("split") or {}).get("rebuilt_bytes") or 0)
+        pct_base = rebuilt / scale if rebuilt and any("compression_saving_bytes" in r for r in res) \
+            else heights[0]
         self.bar_label_items = []
         for i, h in enumerate(heights):
-            pct = "" if i == 0 else f"{100 * (heights[i] / heights[0] - 1):+.0f}%" if heights[0] else ""
+            pct = "" if i == 0 else f"{100 * (heights[i] / pct_base - 1):+.0f}%" if pct_base else ""
             name = short_label(labels[i], 12, 0)
             txt = pg.TextItem(html=f"<div style='text-align:center; color:{theme.foreground()}; font-size:9pt'>"
                                    f"{html.escape(pct or human_bytes(h * scale))}<br>{html.escape(name)}</div>",
@@ -349,7 +367,14 @@ class WhatIfView(QWidget):
         bp.setXRange(-margin, n + margin, padding=0)
         bp.setYRange(0, max(tops) * 1.4, padding=0)
         self.place_bar_labels()
-        bp.setTitle("current vs projected (95% CI)", color=theme.foreground(), size="10pt")
+        bp.setTitle("current vs projected (95% CI)" + (
+            f"<br><span style='font-size:9pt'>current bar: free / unwritten {human_bytes(reclaim)} on top "
+            f"(a rebuild's, not a codec's){'; % against the dashed line' if pct_base != heights[0] else ''}"
+            f"</span>" if reclaim > 0 else ""),
+            color=theme.foreground(), size="10pt")
+        if reclaim > 0:                       # a second title line: pyqtgraph fixes the row at 30 px
+            bp.titleLabel.setMaximumHeight(44)
+            bp.layout.setRowFixedHeight(0, 44)
         # scatter: ratio vs decompress speed, Pareto front; codecs whose speed was not
         # measured (reference decoders, 'none') are named under the title, not drawn at 0
         base = logical or cur
