@@ -87,6 +87,8 @@ def read_file(entry: FileEntry, ctx: ScanContext) -> ArchiveSection | None:
     entry.kind_names = dict(KIND_NAMES)
     entry.owner_names = {0: f"{entry.database}.{entry.table}"}
     entry.detail["azio_header"] = h
+    # where the first row starting in each span begins (parser-internal: what-if row models)
+    entry.detail["span_first_row"] = np.array(w.unit_first_row, dtype=np.int64)
     return ArchiveSection(
         version=h.version, minor_version=h.minor_version, block_size=h.block_size, state=h.state,
         header_rows=h.rows, auto_increment=h.auto_increment, forced_flushes=h.forced_flushes,

@@ -88,6 +88,9 @@ class Walk:
     unit_stored: list[int] = field(default_factory=list)
     unit_logical: list[int] = field(default_factory=list)
     unit_rows: list[int] = field(default_factory=list)
+    #: per span, where in its decoded bytes the first row header that starts in it begins
+    #: (-1: none starts in it): rows can be taken from any span on (what-if row models)
+    unit_first_row: list[int] = field(default_factory=list)
     error: StreamError | None = None
     row_error: StreamError | None = None   # the row walk stopped here (the inflate went on)
     warnings: list[str] = field(default_factory=list)
@@ -118,6 +121,8 @@ class Inflater:
         self.hbuf = b""
         self.out_total = 0
         self.check_bounds = h.dirty == AZ_STATE_CLEAN and h.longest_row > 0
+        self.span_out = 0                        # decoded offset where the current span starts
+        self.first_row = -1                      # first row header starting in the current span
         self.done = h.start >= size
 
     # -- rows ------------------------------------------------------------------
@@ -165,6 +170,8 @@ class Inflater:
                 return started
             w.rows += 1
             started += 1
+            if self.first_row < 0 and at >= self.span_out:
+                self.first_row = at - self.span_out
             framed = length + ARCHIVE_ROW_HEADER_SIZE
             if framed < shortest:
                 shortest = framed
@@ -195,6 +202,7 @@ class Inflater:
         pieces: list[bytes] = []
         produced = 0
         rows = 0
+        self.span_out, self.first_row = self.out_total, -1
         buf = memoryview(data)
         try:
             while buf:
@@ -251,6 +259,7 @@ class Inflater:
         w.unit_stored.append(span_end - span_start)
         w.unit_logical.append(produced)
         w.unit_rows.append(rows)
+        w.unit_first_row.append(self.first_row if self.count_rows else -1)
         self.pos = span_end
         self.unit += 1
         if self.pos >= self.size and not self.done:
