@@ -115,9 +115,21 @@ def human_table(data: dict) -> str:
     return "\n".join(lines)
 
 
+SCAN_READS = {
+    "full": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures in full: "
+            "InnoDB every page header with every page's checksum verified and MySQL 8 LOB chains followed, "
+            "ClickHouse every block header and marks, TokuDB every node, MyRocks every SST's index and trailers",
+    "summary": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures "
+               "without verifying checksums: InnoDB every page header (page types, indexes, records, fill) "
+               "but no page checksum and no LOB chain",
+}
+
+
 def cmd_scan(args) -> int:
     from dbxray.app.keys import load_keys
+    from dbxray.parsers import jsonout
     from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.parallel import cpu_workers
     from dbxray.parsers.scan import scan
 
     if not os.path.lexists(args.path):
@@ -129,22 +141,31 @@ def cmd_scan(args) -> int:
     keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
     for m in key_messages:
         print(f"dbxray: {m}", file=sys.stderr)
+    depth = "summary" if args.summary else "full"
+    jobs = args.jobs if args.jobs is not None else cpu_workers()
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
-                      fs_block=args.fs_block, keys=keys)
+                      fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth)
     ds = scan(args.path, ctx)
     ds.errors.extend(key_messages)
-    data = ds.to_json()
-    text = json.dumps(data, indent=1) if (args.json or (args.output and args.output.endswith(".json"))) \
-        else human_table(data)
+    as_json = args.json or args.summary or bool(args.output and args.output.endswith(".json"))
+
+    def write(fh) -> None:
+        if args.summary:
+            jsonout.write_summary(ds, fh, reads=SCAN_READS["summary"])
+        elif as_json:
+            jsonout.write_dataset(ds, fh)
+        else:
+            fh.write(human_table(ds.to_json()) + "\n")
+
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+                write(fh)
         except OSError as e:
             print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
             return 1
     else:
-        sys.stdout.write(text + "\n")
+        write(sys.stdout)
     if not ds.files and ds.errors:
         for e in ds.errors:
             print(f"dbxray: {e}", file=sys.stderr)
@@ -155,9 +176,18 @@ def cmd_scan(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dbxray", description="X-ray of database files on disk (InnoDB, ClickHouse, TokuDB).")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    s = sub.add_parser("scan", help="list what is on disk (human table or JSON)")
+    s = sub.add_parser("scan", help="list what is on disk (human table or JSON)",
+                       description="What is on disk under PATH. What each mode reads: default (the table, "
+                       f"--json): {SCAN_READS['full']}. --summary: {SCAN_READS['summary']}. Files are read by "
+                       "--jobs processes at once (default: one per core).")
     s.add_argument("path", help="data directory, part directory or single file")
-    s.add_argument("--json", action="store_true", help="print the JSON contract (schema version 1)")
+    s.add_argument("--json", action="store_true", help="print the JSON contract (schema version 1), streamed file "
+                   "by file")
+    s.add_argument("--summary", action="store_true", help="JSON for fleets: per file and per table sizes, counts "
+                   "and engine facts, no per-page, per-extent or per-index lists; reads less (no checksums, "
+                   "no LOB chains); one line per file")
+    s.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="processes reading files at once (default: the cores this process may use)")
     s.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     s.add_argument("--fs-block", type=int, default=None, help="filesystem block size for hole models")
     s.add_argument("--no-progress", dest="progress", action="store_false", help="no progress on stderr")

@@ -204,5 +204,20 @@ def shrink_events(path: str) -> list[tuple[int, int]]:
     return list(_events.get(os.path.abspath(path), ()))
 
 
+def add_events(path: str, events: list[tuple[int, int]]) -> None:
+    """Record reads past the end that another process made of ``path`` (a scan's
+    worker process, parsers/parallel.py), as if made here."""
+    if events:
+        _events.setdefault(os.path.abspath(path), []).extend(events)
+
+
+def take_events() -> dict[str, list[tuple[int, int]]]:
+    """Every file's reads past its end recorded so far, forgotten here (a worker
+    process hands them to the scan's process: parsers/parallel.py)."""
+    out = dict(_events)
+    _events.clear()
+    return out
+
+
 def clear_events(path: str) -> None:
     _events.pop(os.path.abspath(path), None)

@@ -309,13 +309,15 @@ class Dataset:
     def allocated_bytes(self) -> int:
         return sum(f.allocated_bytes for f in self.files)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, files: Any = None) -> dict[str, Any]:
+        """The JSON contract (``files``: what to put as ``"files"`` instead of every
+        file's object: the streamed writer, parsers/jsonout.py, writes them itself)."""
         out: dict[str, Any] = {
             "tool": "dbxray",
             "schema_version": 1,
             "root": self.root,
             "engines": self.engines,
-            "files": [f.to_json() for f in self.files],
+            "files": [f.to_json() for f in self.files] if files is None else files,
         }
         facts = [f.fs for f in self.files if f.fs is not None]
         if facts:
@@ -347,6 +349,14 @@ class ScanContext:
     verify_checksums: bool = True
     #: decryption keys (InnoDB: a file_key_management KeyRing); held in memory, never saved
     keys: Any = None
+    #: processes that may read independent files at once (parsers/parallel.py; 1: this one only)
+    workers: int = 1
+    #: keep each file's units, unit facts and parser objects (views, what-if, the inspector);
+    #: False: only what the JSON holds (the command line), so memory per file stays bounded
+    keep_units: bool = True
+    #: what the scan reads: "full" (every page's checksum, LOB chains, every block) or "summary"
+    #: (headers and per-file facts: no checksums, no LOB chains; the ``--summary`` JSON)
+    depth: str = "full"
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

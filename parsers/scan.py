@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from dataclasses import replace
 
 from . import mapguard
 from . import engines
@@ -134,8 +135,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                 frac = d / t if t else 1.0
                 ctx.report(_base + int(frac * _n), total * 2, msg)
 
-            sub = ScanContext(progress=sub_progress, is_cancelled=ctx.is_cancelled,
-                              fs_block=ctx.fs_block, verify_checksums=ctx.verify_checksums, keys=ctx.keys)
+            sub = replace(ctx, progress=sub_progress)
             try:
                 module.analyze(ds, files, sub)
             except Cancelled:

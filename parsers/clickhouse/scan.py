@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import parallel
 from ..model import Dataset, FileEntry, ScanContext
 from .blocks import METHOD_NAMES
 from .facts import ClickHouseFacts
@@ -163,6 +164,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         base = os.path.basename(d)
         if PART_NAME_RE.match(base) or "checksums.txt" in names or "columns.txt" in names or base.endswith(".proj"):
             candidates.append(d)
+    jobs: list[tuple[list, tuple]] = []
     for d in candidates:
         parent = os.path.dirname(d)
         state = "active"
@@ -177,9 +179,13 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             tables[parent] = t
         rel = dir_rel.get(d) or _rel(dataset, d)
         t_parts = t.detached if state == "detached" else t.parts
-        t_parts.append(read_part(d, rel, state=state, index_granularity=t.index_granularity, verify=verify))
+        jobs.append((t_parts, (d, rel, state, t.index_granularity, verify)))
+    # parts are independent: read on every core (parsers/parallel.py), kept in this order
+    weights = [sum(int(f.apparent_bytes) for f in by_dir.get(d, ())) for _, (d, *_rest) in jobs]
+    for k, part in enumerate(parallel.map_calls(_read_part, [a for _, a in jobs], ctx, weights)):
+        jobs[k][0].append(part)
         ctx.check()
-        ctx.report(len(t_parts), len(candidates), f"read part {rel}")
+        ctx.report(k + 1, len(candidates), f"read part {jobs[k][1][1]}")
 
     _read_log_tables(by_dir, set(candidates), tables, links, verify, ctx)
 
@@ -209,6 +215,11 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                                           for path, ps in r.sizes.items()} if r.info.log is None
                                          else log_block_sizes(r.info.log, _rel(dataset, r.info.log.abspath)))
         for r in results})
+
+
+def _read_part(d: str, rel: str, state: str, index_granularity, verify: bool):
+    """One part folder (part.py ``read_part``), as the part loop calls it."""
+    return read_part(d, rel, state=state, index_granularity=index_granularity, verify=verify)
 
 
 def _attach_format_version(dataset: Dataset, t: TableInfo, entry_of: dict[str, FileEntry]) -> None:

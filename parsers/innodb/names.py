@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 from ..model import FileEntry
 from . import ddtables, redo, sdi, sysdict, trxsys
 from .fil import FIL_PAGE_TYPE_FSP_HDR
 from .fsp import FSP_FLAGS_POS_SHARED  # general tablespaces, mysql.ibd, innodb_system (MySQL)
+from .fsp import FSP_HEADER_OFFSET, decode_fsp_flags
 from .fil import parse_fil_header as read_fil_header
 from .sysfile import PageError, SpaceFile
 
@@ -204,6 +206,34 @@ def names_from_sdi(infos: list[sdi.SdiInfo], names: Names) -> None:
                             + (" ..." if len(claimed) > 10 else ""))
 
 
+_VALID_PAGE_SIZES = (1024, 2048, 4096, 8192, 16384, 32768, 65536)
+
+
+def _may_have_sdi(abspath: str) -> bool:
+    """False when page 0's FSP flags (a 58-byte read) say the file has no SDI to read
+    (MariaDB full_crc32, no SDI flag) and would open without error: the check
+    ``SpaceFile`` and the loop below make, without mapping the file (a data dir of
+    20,000 MariaDB tablespaces spent 66 us a file here).  True when in doubt."""
+    try:
+        fd = os.open(abspath, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return True
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True
+        head = os.pread(fd, FSP_HEADER_OFFSET + 20, 0)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    if len(head) < FSP_HEADER_OFFSET + 20:
+        return True
+    flags = decode_fsp_flags(int.from_bytes(head[FSP_HEADER_OFFSET + 16:FSP_HEADER_OFFSET + 20], "big"))
+    if flags.physical_page_size not in _VALID_PAGE_SIZES:
+        return True
+    return not (flags.full_crc32 or not flags.sdi)
+
+
 def resolve_names(files: list[FileEntry]) -> Names:
     """Map space ids and index ids to names from ibdata1 and/or the SDI of the given files."""
     names = Names({}, {}, "", [])
@@ -234,6 +264,8 @@ def resolve_names(files: list[FileEntry]) -> Names:
     if ibdata:
         sdi_files.insert(0, ibdata[0])      # MySQL 8 ibdata1 has an SDI too (tables in innodb_system)
     for f in sdi_files:
+        if not _may_have_sdi(f.abspath):
+            continue
         try:
             with SpaceFile(f.abspath, f.path) as space:
                 fl = space.flags

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import parallel
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE,
                      UNIT_HOLE_MISSING, UNIT_LEAF, Cancelled, Dataset, FileEntry, ScanContext, UnitFacts,
@@ -71,17 +72,11 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         (target.warnings if target is not None else dataset.warnings).append(f"innodb names: {msg}")
     paged = [f for f in files if f.role in PAGED_ROLES]
     total = len(paged)
-    for k, entry in enumerate(paged):
-        ctx.check()
-        ctx.report(k, total, f"innodb pages: {entry.path}")
-        try:
-            analyze_file(entry, ctx, names)
-        except Cancelled:
-            raise
-        except (PageMapError, FileReadError) as e:
-            entry.add_error(str(e).split(": ", 1)[-1] if isinstance(e, FileReadError) else str(e))
-        except OSError as e:
-            entry.add_error(f"cannot read: {e.strerror or e}")
+    wctx = parallel.worker_context(ctx)
+    ctx.report(0, total, "innodb pages")
+    for k, entry in parallel.each_file(paged, lambda e: _analyze_one(e, wctx, names), ctx,
+                                       keep_detail=("innodb_naming",)):
+        ctx.report(k + 1, total, f"innodb pages: {entry.path}")
         _assign_table(dataset, entry, names)
     _attach_fts(dataset, paged, names)
     _read_doublewrite_files(files, ctx)
@@ -99,6 +94,18 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                 # into the JSON too: TRX_SYS, dictionary header, doublewrite, redo header
                 entry.sections.setdefault("innodb", InnoDBSection()).system = info
     ctx.report(total, total, "innodb done")
+
+
+def _analyze_one(entry: FileEntry, ctx: ScanContext, names) -> None:
+    """One paged file's page map into ``entry``; its read errors recorded on it."""
+    try:
+        analyze_file(entry, ctx, names)
+    except Cancelled:
+        raise
+    except (PageMapError, FileReadError) as e:
+        entry.add_error(str(e).split(": ", 1)[-1] if isinstance(e, FileReadError) else str(e))
+    except OSError as e:
+        entry.add_error(f"cannot read: {e.strerror or e}")
 
 
 def _decode(name: str) -> str:
@@ -406,12 +413,13 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         if f.size == 0:
             entry.add_error("empty file: no pages")
             return None
-        pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums, check=ctx.check,
+        full = getattr(ctx, "depth", "full") != "summary"
+        pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums and full, check=ctx.check,
                             holes=entry.holes, keys=getattr(ctx, "keys", None))
         changed = f.changed()
         if changed:
             entry.errors.append(changed)
-        lobs = read_lobs(f, pm, ctx.check) if pm.flavor == "mysql" else None
+        lobs = read_lobs(f, pm, ctx.check) if pm.flavor == "mysql" and full else None
     for msg, off in pm.errors:
         entry.add_error(msg, off)
     for w in pm.warnings:
@@ -435,7 +443,10 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
                                   f"index facts unknown (encrypted)")
         else:
             entry.warnings.append(f"{entry.path}: {int(pm.encrypted.sum())} encrypted pages (shown as encrypted, not decrypted)")
-    fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096, lobs=lobs)
+    fill_entry(entry, pm, names, fs_block=ctx.fs_block or entry.fs_block or 4096, lobs=lobs, lob_chains=full,
+               unit_arrays=getattr(ctx, "keep_units", True))
+    if not full:
+        entry.sections["innodb"]["checksum"]["verified"] = False
     return pm
 
 
@@ -535,32 +546,38 @@ def _lob_facts(entry: FileEntry, pm: PageMap, lobs: list[Lob] | None):
 
 
 def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
-               lobs: list[Lob] | None = None) -> None:
-    """Units, kind/owner names, the JSON section and the view arrays of one file."""
+               lobs: list[Lob] | None = None, lob_chains: bool = True, unit_arrays: bool = True) -> None:
+    """Units, kind/owner names, the JSON section and the view arrays of one file
+    (``lob_chains=False``: the LOB chains were not followed, so nothing is said of them;
+    ``unit_arrays=False``: the JSON section, errors and warnings only, no units, owner codes
+    or per-page arrays: what the command line writes)."""
     n, physical, logical = pm.n_pages, pm.physical, pm.logical
-    units = empty_units(n)
-    units["offset"] = np.arange(n, dtype=np.uint64) * np.uint64(physical)
-    units["stored"] = pm.stored
-    units["logical"] = logical
-    units["kind"] = pm.kind
-    units["lsn"] = pm.lsn
-    units["fill"] = pm.fill
-    owner, codes = _owner_codes(pm)
-    units["owner"] = owner
-    flags = np.zeros(n, dtype=np.uint16)
-    flags[pm.compressed] |= UNIT_COMPRESSED
-    flags[pm.free] |= UNIT_FREE
-    flags[pm.encrypted] |= UNIT_ENCRYPTED
-    flags[pm.corrupt] |= UNIT_CORRUPT
-    if pm.checksum_checked:
-        flags[~pm.checksum_ok] |= UNIT_BAD_CHECKSUM
+    offsets = np.arange(n, dtype=np.int64) * physical
     is_index = pm.is_index_kind(pm.kind) & ~pm.encrypted & ~pm.corrupt
     if pm.doublewrite is not None and pm.doublewrite.any():
         is_index &= ~pm.doublewrite          # copies in the doublewrite buffer, not live indexes
-    flags[is_index & (pm.level == 0)] |= UNIT_LEAF
+    codes: dict[int, int] = {}
+    if unit_arrays:
+        units = empty_units(n)
+        units["offset"] = offsets
+        units["stored"] = pm.stored
+        units["logical"] = logical
+        units["kind"] = pm.kind
+        units["lsn"] = pm.lsn
+        units["fill"] = pm.fill
+        owner, codes = _owner_codes(pm)
+        units["owner"] = owner
+        flags = np.zeros(n, dtype=np.uint16)
+        flags[pm.compressed] |= UNIT_COMPRESSED
+        flags[pm.free] |= UNIT_FREE
+        flags[pm.encrypted] |= UNIT_ENCRYPTED
+        flags[pm.corrupt] |= UNIT_CORRUPT
+        if pm.checksum_checked:
+            flags[~pm.checksum_ok] |= UNIT_BAD_CHECKSUM
+        flags[is_index & (pm.level == 0)] |= UNIT_LEAF
 
     # holes: really unallocated bytes per page against what the engine should have punched
-    real = hole_bytes_per_unit(entry.holes, units["offset"].astype(np.int64), physical)
+    real = hole_bytes_per_unit(entry.holes, offsets, physical)
     expected = np.zeros(n, dtype=np.int64)
     pc_pages = pm.compressed & (pm.stored < physical)
     st_blksize = int(entry.fs.st_blksize) if entry.fs is not None else fs_block
@@ -575,11 +592,12 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         punched_free = (pm.free | pm.zero) & ~pm.compressed
         punched_free[0] = False
         expected[punched_free] = physical
-    flags[real > 0] |= UNIT_HOLE
     missing = (expected > 0) & (real < expected)
-    flags[missing] |= UNIT_HOLE_MISSING
-    units["flags"] = flags
-    entry.units = units
+    if unit_arrays:
+        flags[real > 0] |= UNIT_HOLE
+        flags[missing] |= UNIT_HOLE_MISSING
+        units["flags"] = flags
+        entry.units = units
     entry.kind_names = pm.kind_names()
 
     space_id = pm.fsp.space_id if pm.fsp else int(pm.space_id[0]) if n else None
@@ -588,7 +606,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     index_names = naming.index_names
     table_label = naming.label() if entry.role == "tablespace" else None
 
-    lob_owner_page, lob_per_index, lob_json = _lob_facts(entry, pm, lobs)
+    lob_owner_page, lob_per_index, lob_json = _lob_facts(entry, pm, lobs) if lob_chains else (None, {}, None)
     owner_names: dict[int, str] = {}
     indexes_json: list[dict[str, Any]] = []
     live_index = is_index & ~pm.free
@@ -673,6 +691,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
             f"filesystem block {fs_block}, and frees the rest of the page): sparseness lost, typically "
             f"a copy or restore that did not keep holes (cp --sparse=never, rsync without -S, some backup "
             f"tools); `fallocate --dig-holes` on a stopped server or a table rebuild gives them back")
+    if not unit_arrays:
+        return
     entry.unit_facts = UnitFacts(owner_id=pm.index_id, level=pm.level, records=pm.n_recs,
                                  payload_bytes=pm.payload_len, hole_bytes=real.astype(np.uint32),
                                  expected_hole_bytes=expected.astype(np.uint32),

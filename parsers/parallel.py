@@ -1,0 +1,228 @@
+"""Independent files read on every core: an engine's per-file step run in forked
+worker processes, the results (each file's JSON facts, not its per-page arrays)
+sent back and put on the parent's :class:`FileEntry` objects in file order.
+
+Processes, not threads: an engine's per-file work is mostly small numpy calls and
+Python between them, which hold the GIL.  Workers are forked, so they start from the
+parent's state (the engine's cross-file facts, e.g. InnoDB's dictionary names) without
+sending it; they get file indexes and send back only what :data:`RESULT_FIELDS` names
+(and, when ``ScanContext.keep_units``, the units and the parser's own objects too).
+Reads past a file's end that a worker survived (parsers/mapguard.py) are sent back
+with it, so the scan's warning about them is the same as in one process.
+
+Used when ``ScanContext.workers`` > 1 (the command line: ``os.cpu_count()``) and the
+files are worth it (:func:`use_pool`); elsewhere each file is read here, in order.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from dataclasses import replace
+from typing import Any, Callable, Iterator
+
+from . import mapguard
+from .model import Cancelled, FileEntry, ScanContext
+
+#: what a worker sends back of each file (the JSON's facts and what the engines'
+#: cross-file steps read: sections, names, errors)
+RESULT_FIELDS = ("apparent_bytes", "allocated_bytes", "holes", "unwritten", "errors", "warnings", "database",
+                 "table", "kind_names", "owner_names", "sections", "facts", "fs", "fs_block")
+#: the per-unit fields, sent back only when the scan keeps them
+UNIT_FIELDS = ("units", "unit_facts")
+
+#: a pool pays for itself above this many files, or this many bytes
+MIN_FILES = 8
+MIN_BYTES = 64 << 20
+#: files per task at most, and bytes per task (a task is one round trip)
+CHUNK_FILES = 64
+CHUNK_BYTES = 32 << 20
+
+_job: tuple[Callable[[FileEntry], None], list[FileEntry], tuple[str, ...], bool] | None = None
+
+
+def cpu_workers() -> int:
+    """Cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def fork_safe() -> bool:
+    """Whether forking copies nothing another thread holds: this process runs one
+    Python thread and no Qt application (whose threads a child would lose mid-lock).
+    The command line's scan is such a process; the window reads files here."""
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return False
+    qt = sys.modules.get("PySide6.QtCore")
+    return qt is None or qt.QCoreApplication.instance() is None
+
+
+def use_pool(entries: list[FileEntry], ctx: ScanContext) -> bool:
+    if ctx.workers <= 1 or len(entries) < 2 or not fork_safe():
+        return False
+    return len(entries) >= MIN_FILES or sum(int(e.apparent_bytes) for e in entries) >= MIN_BYTES
+
+
+def lighten(entry: FileEntry, keep_detail: tuple[str, ...]) -> None:
+    """Drop a file's per-unit arrays and parser objects (all but ``keep_detail``)."""
+    entry.units = None
+    entry.unit_facts = None
+    entry.detail = {k: v for k, v in entry.detail.items() if k in keep_detail}
+
+
+def _state(entry: FileEntry, keep_detail: tuple[str, ...], keep_units: bool) -> dict[str, Any]:
+    out = {name: getattr(entry, name) for name in RESULT_FIELDS}
+    if keep_units:
+        for name in UNIT_FIELDS:
+            out[name] = getattr(entry, name)
+        out["detail"] = entry.detail
+    else:
+        out["detail"] = {k: v for k, v in entry.detail.items() if k in keep_detail}
+    events = mapguard.shrink_events(entry.abspath)
+    if events:
+        out["_shrunk"] = events
+    return out
+
+
+def _apply(entry: FileEntry, state: dict[str, Any]) -> None:
+    events = state.pop("_shrunk", None)
+    if events:
+        mapguard.add_events(entry.abspath, events)
+    for name, value in state.items():
+        setattr(entry, name, value)
+
+
+def _run(chunk: list[int]) -> list[tuple[int, dict[str, Any]]]:
+    """In a worker: the job's function on files ``chunk``, their states."""
+    assert _job is not None
+    func, entries, keep_detail, keep_units = _job
+    out = []
+    for i in chunk:
+        entry = entries[i]
+        func(entry)
+        out.append((i, _state(entry, keep_detail, keep_units)))
+        if not keep_units:
+            lighten(entry, keep_detail)
+    return out
+
+
+def _chunks(entries: list[FileEntry], workers: int) -> list[list[int]]:
+    """File indexes in order, cut so that every worker gets several tasks."""
+    total = sum(max(int(e.apparent_bytes), 1) for e in entries)
+    per_task = max(1, min(CHUNK_BYTES, total // (workers * 4) or 1))
+    per_files = max(1, min(CHUNK_FILES, len(entries) // (workers * 4) or 1))
+    out: list[list[int]] = []
+    cur: list[int] = []
+    size = 0
+    for i, e in enumerate(entries):
+        cur.append(i)
+        size += max(int(e.apparent_bytes), 1)
+        if len(cur) >= per_files or size >= per_task:
+            out.append(cur)
+            cur, size = [], 0
+    if cur:
+        out.append(cur)
+    return out
+
+
+def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,
+              keep_detail: tuple[str, ...] = ()) -> Iterator[tuple[int, FileEntry]]:
+    """Run ``func`` on every entry (it fills the entry and catches its own file's
+    errors), yielding ``(index, entry)`` in file order once the entry holds the result.
+    With more than one worker the work runs in forked processes (``func`` then sees a
+    copy of the entry; only :data:`RESULT_FIELDS`, ``detail[keep_detail]`` and, when
+    ``ctx.keep_units``, the units come back).  ``ctx.check()`` is polled between files
+    here (between a worker's results in a pool, which is then ended)."""
+    if not use_pool(entries, ctx):
+        for i, entry in enumerate(entries):
+            ctx.check()
+            func(entry)
+            if not ctx.keep_units:
+                lighten(entry, keep_detail)
+            yield i, entry
+        return
+    global _job
+    workers = min(ctx.workers, len(entries))
+    _job = (func, entries, keep_detail, ctx.keep_units)
+    pool = multiprocessing.get_context("fork").Pool(workers)
+    try:
+        for results in pool.imap(_run, _chunks(entries, workers)):
+            ctx.check()
+            for i, state in results:
+                _apply(entries[i], state)
+                yield i, entries[i]
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _job = None
+
+
+def _call(chunk: list[int]) -> list[tuple[int, Any, dict]]:
+    """In a worker: the job's function on argument tuples ``chunk``, with the reads past
+    a file's end it survived."""
+    assert _calls is not None
+    func, args = _calls
+    return [(i, func(*args[i]), mapguard.take_events()) for i in chunk]
+
+
+_calls: tuple[Callable[..., Any], list[tuple]] | None = None
+
+
+def map_calls(func: Callable[..., Any], args: list[tuple], ctx: ScanContext,
+              weights: list[int] | None = None) -> Iterator[Any]:
+    """``func(*a)`` for every ``a`` of ``args``, yielded in order: in forked worker
+    processes when ``ctx.workers`` > 1 and there are at least two calls whose
+    ``weights`` (bytes each reads) sum to :data:`MIN_BYTES` or that number
+    :data:`MIN_FILES` (the results are pickled back), else here.  An exception in a
+    call is raised here, as it would be in one process."""
+    global _calls
+    weights = weights if weights is not None else [1] * len(args)
+    if (ctx.workers <= 1 or len(args) < 2 or (len(args) < MIN_FILES and sum(weights) < MIN_BYTES)
+            or not fork_safe()):
+        for a in args:
+            yield func(*a)
+        return
+    workers = min(ctx.workers, len(args))
+    total = sum(max(w, 1) for w in weights)
+    per_task = max(1, total // (workers * 4))
+    chunks: list[list[int]] = []
+    cur: list[int] = []
+    size = 0
+    for i, w in enumerate(weights):
+        cur.append(i)
+        size += max(w, 1)
+        if size >= per_task or len(cur) >= CHUNK_FILES:
+            chunks.append(cur)
+            cur, size = [], 0
+    if cur:
+        chunks.append(cur)
+    _calls = (func, args)
+    pool = multiprocessing.get_context("fork").Pool(workers)
+    try:
+        for results in pool.imap(_call, chunks):
+            for _i, value, events in results:
+                for path, ev in events.items():
+                    mapguard.add_events(path, ev)
+                yield value
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _calls = None
+
+
+def worker_context(ctx: ScanContext) -> ScanContext:
+    """``ctx`` as a worker process may use it: no progress callback (the parent reports),
+    no cancel hook (the parent polls it between results)."""
+    return replace(ctx, progress=None, is_cancelled=None) if ctx.workers > 1 else ctx
+
+
+__all__ = ["Cancelled", "cpu_workers", "each_file", "lighten", "map_calls", "use_pool", "worker_context"]
