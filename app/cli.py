@@ -118,10 +118,12 @@ def human_table(data: dict) -> str:
 SCAN_READS = {
     "full": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures in full: "
             "InnoDB every page header with every page's checksum verified and MySQL 8 LOB chains followed, "
-            "ClickHouse every block header and marks, TokuDB every node, MyRocks every SST's index and trailers",
+            "ClickHouse every block header, the marks and every block's checksum (up to the verification "
+            "budget), TokuDB every node, MyRocks every SST's index and trailers",
     "summary": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures "
                "without verifying checksums: InnoDB every page header (page types, indexes, records, fill) "
-               "but no page checksum and no LOB chain",
+               "but no page checksum and no LOB chain, ClickHouse every block header and the marks but no "
+               "block checksum, the other engines as the default reads them",
 }
 
 
