@@ -5,7 +5,10 @@ files (a script, not a timed test; the README's "Where the time goes" table).
     .venv/bin/python tests/benchmarks/scan_phases.py DIR [DIR ...] [--repeat 3]
 
 Per folder, best of ``--repeat`` warm runs of each phase, in the order the scan runs
-them, each on the state the previous phase left (as the scan does):
+them, each on the state the previous phase left (as the scan does), in one process;
+each phase's CPU time (user + system: on a machine others load, wall time measures
+them too), so the sum is the work one core does, which ``scan`` spreads over the
+cores for the page maps, checksums, LOB chains and per-file facts:
 
 * interpreter + imports: fresh processes (``python -c pass``, then the imports a
   ``dbxray scan`` of InnoDB needs), the rest in this process;
@@ -61,10 +64,10 @@ def phases(path: str) -> dict[str, float]:
     out: dict[str, float] = {}
 
     def lap(name, t0):
-        out[name] = time.perf_counter() - t0
-        return time.perf_counter()
+        out[name] = time.process_time() - t0
+        return time.process_time()
 
-    t = time.perf_counter()
+    t = time.process_time()
     found = detect(path)
     t = lap("detection", t)
     ds = Dataset(root=found.root, files=found.files, errors=list(found.errors), engine_order=engines.names())
@@ -84,9 +87,9 @@ def phases(path: str) -> dict[str, float]:
     for e in paged:
         with ReadOnlyFile(e.abspath) as f:
             pms[e.path] = (build_page_map(f, e.path, verify_checksums=True, holes=e.holes), None)
-    t_ck = time.perf_counter() - t
+    t_ck = time.process_time() - t
     out["checksums of every page"] = max(0.0, t_ck - out["page maps (no checksums)"])
-    t = time.perf_counter()
+    t = time.process_time()
     for e in paged:
         pm = pms[e.path][0]
         if pm.flavor == "mysql":
