@@ -12,10 +12,13 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 def model_rows(model: QAbstractItemModel, tree: bool = False, columns: list[int] | None = None,
                parent: QModelIndex = QModelIndex(), prefix: tuple[str, ...] = ()) -> list[list[str]]:
     """The displayed text of every row (every level of a tree, depth first, in the
-    model's order: a sort proxy gives the sorted order and only what its filter keeps),
+    model's order: a sorting model gives the sorted order and only what its filter keeps;
+    a lazy model is asked for all its rows first),
     of ``columns`` (default: all)."""
     out = []
     cols = columns if columns is not None else list(range(model.columnCount(parent)))
+    while model.canFetchMore(parent):
+        model.fetchMore(parent)
     for r in range(model.rowCount(parent)):
         cells = []
         for c in cols:

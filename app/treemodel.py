@@ -1,10 +1,15 @@
 """Qt item model over :mod:`parsers.tree`: name, apparent, allocated, holes,
 logical, errors, and for ClickHouse parts and columns the compressed,
-uncompressed and marks bytes (``system.parts`` / ``system.parts_columns``);
-sortable through a proxy (numbers sort as numbers)."""
+uncompressed and marks bytes (``system.parts`` / ``system.parts_columns``).
+
+Lazy, for data dirs of tens of thousands of tables: a parent's rows are handed to
+the view in batches (Qt's ``canFetchMore`` / ``fetchMore``), and the model sorts and
+filters its Node lists itself (numbers sort as numbers), so the first rows a view
+shows are the first of the whole sorted list, not of the rows fetched so far.  No
+per-row object is made beyond the tree's own Nodes."""
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from dbxray.parsers.humanize import human_bytes
@@ -81,16 +86,63 @@ def _group_part_files(pnode: Node) -> None:
     pnode._index = {(c.name, c.kind): c for c in pnode.children}
 SORT_ROLE = Qt.UserRole + 1
 NODE_ROLE = Qt.UserRole + 2
+# roles as plain ints: Qt passes ints to data(), and each ``Qt.DisplayRole`` look-up costs
+# ~4 µs in PySide6, which made data() 20 µs a call (a tree of 20,000 rows calls it millions of times)
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FONT = int(Qt.ItemDataRole.FontRole)
+_ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_SORT = int(SORT_ROLE)
+_NODE = int(NODE_ROLE)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_DESCENDING = Qt.SortOrder.DescendingOrder
+
+#: rows a parent hands to the view at a time (more when the view scrolls to its end)
+FETCH_BATCH = 500
+
+
+def _values(node: Node) -> tuple:
+    """The model columns of one node (None: empty cell)."""
+    ch = getattr(node, "ch_sizes", None)
+    if node.kind == "column":   # a column is not a file: its bytes in the part's files, no allocation of its own
+        return (node.name, node.apparent, None, None, node.logical, 0) + \
+            (tuple(ch[:3]) if ch else (None, None, None))
+    return (node.name, node.apparent, node.allocated, node.holes, node.logical, node.errors) + \
+        (tuple(ch[:3]) if ch else (None, None, None))
+
+
+def sort_key(node: Node, column: int):
+    """What a column sorts by: names without case, numbers as numbers (-1 for none)."""
+    if column == 0:
+        return node.name.lower()
+    v = _values(node)[column]
+    return -1 if v is None else v
 
 
 class DatasetTreeModel(QAbstractItemModel):
-    def __init__(self, root: Node | None = None, parent=None):
+    """The tree, sorted and filtered here, rows fetched lazily in ``batch`` steps."""
+
+    def __init__(self, root: Node | None = None, parent=None, batch: int = FETCH_BATCH):
         super().__init__(parent)
         self._root = root or Node(name="", kind="root")
+        self._batch = max(1, int(batch))
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._filter = ""
+        self._keep: set[int] | None = None     # ids of the nodes a filter keeps (None: all)
+        self._clear()
+
+    def _clear(self) -> None:
+        self._shown: dict[int, tuple[Node, list[Node]]] = {}    # id(parent) -> (parent, rows in order)
+        self._fetched: dict[int, int] = {}                       # id(parent) -> rows handed to the view
+        self._row: dict[int, int] = {}                           # id(node) -> its row under its parent
 
     def set_root(self, root: Node) -> None:
         self.beginResetModel()
         self._root = root
+        self._clear()
+        if self._filter:
+            self._keep = self._kept(self._filter)
         self.endResetModel()
 
     def root(self) -> Node:
@@ -100,31 +152,189 @@ class DatasetTreeModel(QAbstractItemModel):
     def headers() -> tuple[str, ...]:
         return COLUMNS
 
+    # -- rows: sorted, filtered, fetched in batches ---------------------------------
+    def _ordered(self, node: Node) -> list[Node]:
+        kids = node.children if self._keep is None else [c for c in node.children if id(c) in self._keep]
+        if self._sort is None:
+            return list(kids)
+        col, order = self._sort
+        return sorted(kids, key=lambda n: sort_key(n, col), reverse=order == _DESCENDING)
+
+    def _rows(self, node: Node) -> list[Node]:
+        key = id(node)
+        got = self._shown.get(key)
+        if got is not None:
+            return got[1]
+        rows = self._ordered(node)
+        self._shown[key] = (node, rows)
+        for i, c in enumerate(rows):
+            self._row[id(c)] = i
+        self._fetched[key] = min(len(rows), self._batch)
+        return rows
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:
+        if parent.column() > 0:
+            return False
+        node = self._node(parent)
+        return len(self._rows(node)) > self._fetched[id(node)]
+
+    def fetchMore(self, parent=QModelIndex()) -> None:
+        node = self._node(parent)
+        self._fetch_to(node, parent, self._fetched.get(id(node), 0) + self._batch)
+
+    def _fetch_to(self, node: Node, parent: QModelIndex, count: int) -> None:
+        rows = self._rows(node)
+        have = self._fetched[id(node)]
+        count = min(len(rows), count)
+        if count > have:
+            self.beginInsertRows(parent, have, count - 1)
+            self._fetched[id(node)] = count
+            self.endInsertRows()
+
+    def expanded_keys(self, view) -> list[tuple]:
+        """``node_key`` of every row ``view`` shows expanded."""
+        out = []
+        for node, _rows in self._shown.values():
+            if node is self._root or node.parent is None:
+                continue
+            row = self._row.get(id(node))
+            if row is None or row >= self._fetched.get(id(node.parent), 0):
+                continue
+            if view.isExpanded(self.createIndex(row, 0, node)):
+                out.append(node_key(node))
+        return out
+
+    def fetched_rows(self, node: Node) -> int:
+        """Rows of ``node`` handed to the view so far."""
+        self._rows(node)
+        return self._fetched[id(node)]
+
+    def index_of(self, node: Node, column: int = 0) -> QModelIndex:
+        """The index of ``node`` (rows fetched up to it on the way); invalid when the
+        filter hides it or it is not in this tree."""
+        path = []
+        n = node
+        while n is not None and n is not self._root:
+            path.append(n)
+            n = n.parent
+        if n is not self._root:
+            return QModelIndex()
+        idx = QModelIndex()
+        parent = self._root
+        for n in reversed(path):
+            rows = self._rows(parent)
+            row = self._row.get(id(n))
+            if row is None or row >= len(rows) or rows[row] is not n:
+                return QModelIndex()
+            if row >= self._fetched[id(parent)]:
+                self._fetch_to(parent, idx, row + 1)
+            idx = self.createIndex(row, column if n is node else 0, n)
+            parent = n
+        return idx
+
+    def _relayout(self, change) -> None:
+        """Apply ``change`` (new sort, filter or nodes) to every list the view has seen,
+        keeping the view's persistent indexes (expanded rows, selection) on their nodes."""
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        held = [(i.internalPointer(), i.column()) for i in old]
+        change()
+        fetched = dict(self._fetched)
+        seen = [node for node, _ in self._shown.values()]
+        self._clear()
+        for node in seen:
+            n = len(self._rows(node))
+            self._fetched[id(node)] = min(n, max(fetched.get(id(node), 0), self._batch))
+        new = []
+        for node, col in held:
+            new.append(self._index_quiet(node, col))
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
+
+    def _index_quiet(self, node: Node, column: int) -> QModelIndex:
+        """``index_of`` inside a layout change: rows fetched up to the node without signals."""
+        path = []
+        n = node
+        while n is not None and n is not self._root:
+            path.append(n)
+            n = n.parent
+        if n is not self._root:
+            return QModelIndex()
+        parent = self._root
+        row = 0
+        for n in reversed(path):
+            rows = self._rows(parent)
+            row = self._row.get(id(n))
+            if row is None or row >= len(rows) or rows[row] is not n:
+                return QModelIndex()
+            self._fetched[id(parent)] = max(self._fetched[id(parent)], row + 1)
+            parent = n
+        return self.createIndex(row, column, node)
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMNS):
+            return
+
+        def change():
+            self._sort = (column, order)
+        self._relayout(change)
+
+    def set_filter(self, text: str) -> None:
+        """Rows whose name holds ``text`` (any case) and their ancestors."""
+        text = text.strip().lower()
+
+        def change():
+            self._filter = text
+            self._keep = self._kept(text) if text else None
+        self._relayout(change)
+
+    def _kept(self, text: str) -> set[int]:
+        keep: set[int] = set()
+        for n in self._root.walk():
+            if n is not self._root and text in n.name.lower():
+                while n is not None and id(n) not in keep:
+                    keep.add(id(n))
+                    n = n.parent
+        return keep
+
+    def refresh(self) -> None:
+        """The tree's nodes changed in place (rows added, sizes grown): lists re-ordered,
+        new rows shown, the view's expanded rows and selection kept."""
+        def change():
+            if self._filter:
+                self._keep = self._kept(self._filter)
+        self._relayout(change)
+
     # -- structure ------------------------------------------------------------
     def _node(self, index: QModelIndex) -> Node:
         return index.internalPointer() if index.isValid() else self._root
 
     def index(self, row, column, parent=QModelIndex()):
         node = self._node(parent)
-        if 0 <= row < len(node.children) and 0 <= column < len(COLUMNS):
-            return self.createIndex(row, column, node.children[row])
+        if 0 <= column < len(COLUMNS) and 0 <= row < self.fetched_rows(node):
+            return self.createIndex(row, column, self._rows(node)[row])
         return QModelIndex()
 
     def parent(self, index):
         if not index.isValid():
             return QModelIndex()
-        node = index.internalPointer()
-        par = node.parent
+        par = index.internalPointer().parent
         if par is None or par is self._root:
             return QModelIndex()
-        grand = par.parent
-        row = grand.children.index(par) if grand is not None else 0
-        return self.createIndex(row, 0, par)
+        return self.createIndex(self._row.get(id(par), 0), 0, par)
 
     def rowCount(self, parent=QModelIndex()):
         if parent.column() > 0:
             return 0
-        return len(self._node(parent).children)
+        return self.fetched_rows(self._node(parent))
+
+    def hasChildren(self, parent=QModelIndex()):
+        if parent.column() > 0:
+            return False
+        node = self._node(parent)
+        if not node.children:
+            return False
+        return bool(self._rows(node))
 
     def columnCount(self, parent=QModelIndex()):
         return len(COLUMNS)
@@ -141,38 +351,42 @@ class DatasetTreeModel(QAbstractItemModel):
             return None
         node: Node = index.internalPointer()
         col = index.column()
-        ch = getattr(node, "ch_sizes", None)
-        is_col = node.kind == "column"
-        values = (node.name, node.apparent, node.allocated, node.holes, node.logical, node.errors) + \
-            (tuple(ch[:3]) if ch else (None, None, None))
-        if is_col:      # a column is not a file: its bytes in the part's files, no allocation of its own
-            values = (node.name, node.apparent, None, None, node.logical, 0) + values[6:]
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             if col == 0:
                 return node.name
+            v = _values(node)[col]
             if col == 5:
-                return str(node.errors) if node.errors else ""
-            v = values[col]
+                return str(v) if v else ""
             if v is None:
                 return ""
+            ch = getattr(node, "ch_sizes", None)
             return ("≈ " if ch and ch[3] and col in CH_COLUMNS else "") + human_bytes(v)
-        if role == SORT_ROLE:
-            if col == 0:
-                return node.name.lower()
-            v = values[col]
-            return -1 if v is None else v
-        if role == Qt.FontRole and is_col and ch and ch[3] and col in CH_COLUMNS:
-            f = QFont()
-            f.setItalic(True)
-            return f
-        if role == NODE_ROLE:
+        if role == _SORT:
+            return sort_key(node, col)
+        if role == _NODE:
             return node
-        if role == Qt.TextAlignmentRole and col > 0:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole and ch is not None:
+        if role == _ALIGN:
+            return _RIGHT if col > 0 else None
+        if role == _TOOLTIP:
+            return self._tooltip(node)
+        if role == _FONT:
+            ch = getattr(node, "ch_sizes", None)
+            if node.kind == "column" and ch and ch[3] and col in CH_COLUMNS:
+                f = QFont()
+                f.setItalic(True)
+                return f
+            return None
+        if role == _FOREGROUND and col == 5 and node.errors:
+            return QBrush(QColor("#c62828"))
+        return None
+
+    @staticmethod
+    def _tooltip(node: Node) -> str:
+        ch = getattr(node, "ch_sizes", None)
+        if ch is not None:
             c, u, m, computed = ch
             tip = f"{node.kind}: {node.name}"
-            if is_col and isinstance(node.ref, dict):
+            if node.kind == "column" and isinstance(node.ref, dict):
                 tip += f" ({node.ref.get('type')})\npart {node.ref.get('part')} of {node.ref.get('table')}"
             tip += f"\ncompressed {c:,} B\nuncompressed {u:,} B\nmarks {m:,} B"
             if u and c:
@@ -181,23 +395,65 @@ class DatasetTreeModel(QAbstractItemModel):
                 tip += ("\nCompact part: system.parts_columns reports 0 B for each column;"
                         "\nthese figures split data.bin by the column marks (computed by dbxray)")
             return tip
-        if role == Qt.ToolTipRole:
-            tip = f"{node.kind}: {node.name}"
-            if node.path:
-                tip += f"\n{node.path}"
-            tip += (f"\napparent {node.apparent:,} B\nallocated {node.allocated:,} B"
-                    f"\nholes {node.holes:,} B\nlogical {node.logical:,} B")
-            if node.errors:
-                tip += f"\n{node.errors} error(s)"
-            return tip
-        if role == Qt.ForegroundRole and col == 5 and node.errors:
-            return QBrush(QColor("#c62828"))
-        return None
+        tip = f"{node.kind}: {node.name}"
+        if node.path:
+            tip += f"\n{node.path}"
+        tip += (f"\napparent {node.apparent:,} B\nallocated {node.allocated:,} B"
+                f"\nholes {node.holes:,} B\nlogical {node.logical:,} B")
+        if node.errors:
+            tip += f"\n{node.errors} error(s)"
+        return tip
 
 
-class TreeSortProxy(QSortFilterProxyModel):
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-        self.setRecursiveFilteringEnabled(True)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+class ListingTree:
+    """The tree of a data dir's file listing (``app.workers.list_files`` rows), grown
+    batch by batch while the scan reads the files: engine > database > table > file,
+    with ``stat``'s apparent and allocated bytes rolled up as rows arrive."""
+
+    def __init__(self, root_path: str):
+        self.root = Node(name=root_path, kind="root")
+        self.files = 0
+
+    def add(self, rows) -> None:
+        for eng, db, table, part, name, path, apparent, allocated in rows:
+            chain = [self.root]
+            node = self.root.child(eng, "engine")
+            chain.append(node)
+            node = node.child(db, "database")
+            chain.append(node)
+            if table:
+                node = node.child(table, "table")
+                chain.append(node)
+            if part:
+                node = node.child(part, "part")
+                chain.append(node)
+            leaf = node.child(name, "file")
+            leaf.path = path
+            leaf.apparent, leaf.allocated = apparent, allocated
+            for n in chain:
+                n.apparent += apparent
+                n.allocated += allocated
+            self.files += 1
+
+
+def node_key(node: Node) -> tuple:
+    """A node's place in its tree as (name, kind) steps from the root (finds the same
+    row in a tree built again)."""
+    out = []
+    while node.parent is not None:
+        out.append((node.name, node.kind))
+        node = node.parent
+    return tuple(reversed(out))
+
+
+def find_key(root: Node, key: tuple) -> Node | None:
+    """The node at ``key`` (``node_key``) in ``root``'s tree, or None."""
+    node = root
+    for name, kind in key:
+        nxt = node._index.get((name, kind))
+        if nxt is None or nxt.parent is not node:
+            nxt = next((c for c in node.children if c.name == name and c.kind == kind), None)
+        if nxt is None:
+            return None
+        node = nxt
+    return node

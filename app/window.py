@@ -7,7 +7,7 @@ import json
 import os
 import time
 
-from PySide6.QtCore import QModelIndex, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel,
                                QLineEdit, QListWidget, QMainWindow, QMenu, QProgressBar, QPushButton,
@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHea
 
 from dbxray.parsers.humanize import human_bytes, percent
 from dbxray.parsers.model import Dataset
-from dbxray.parsers.tree import Node, build_tree
+from dbxray.parsers.tree import Node
 
 from dbxray.app import __version__
 from dbxray.app.tablecsv import model_csv, row_text, view_columns
-from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, TreeSortProxy, add_clickhouse_columns
+from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, ListingTree, find_key
 from dbxray.app.workers import Job, scan_job
 from dbxray.viz.registry import view_classes
 
@@ -48,12 +48,12 @@ class MainWindow(QMainWindow):
         self.resize(1400, 860)
 
         # tree
+        # the model sorts and filters itself and hands rows to the view in batches (lazy)
         self.model = DatasetTreeModel(parent=self)
-        self.proxy = TreeSortProxy(self)
-        self.proxy.setSourceModel(self.model)
+        self.listing: ListingTree | None = None       # the file listing shown while the scan runs
         self.tree = QTreeView()
         self.tree.setObjectName("tree")
-        self.tree.setModel(self.proxy)
+        self.tree.setModel(self.model)
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(2, Qt.DescendingOrder)
         self.tree.setUniformRowHeights(True)
@@ -65,9 +65,21 @@ class MainWindow(QMainWindow):
         header.resizeSection(0, 170)        # then sized to the names by fit_name_column
         self.tree.setTextElideMode(Qt.ElideMiddle)      # a cut name keeps its start and its end
         self.tree.viewport().installEventFilter(self)
-        self.tree.expanded.connect(lambda _: QTimer.singleShot(0, self.fit_name_column))
-        for c in range(1, len(self.model.headers())):
-            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        # one fit for many expansions (expandToDepth at 20,000 tables expands hundreds of rows)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_name_column)
+        self.tree.expanded.connect(lambda _: self._fit_timer.start())
+        # size columns as wide as their widest possible text ("1023.9 MiB"), set once: sizing
+        # them to their contents walks up to 1,000 rows per column at every change of the tree
+        fm = self.tree.fontMetrics()
+        for c, name in enumerate(self.model.headers()):
+            if c == 0:
+                continue
+            sample = "99999" if name == "Errors" else "≈ 1023.9 MiB"
+            header.setSectionResizeMode(c, QHeaderView.Interactive)
+            header.resizeSection(c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(name)) + 24)
         for c in CH_COLUMNS:
             self.tree.setColumnHidden(c, True)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
@@ -325,7 +337,7 @@ class MainWindow(QMainWindow):
 
     def tree_menu_actions(self, index) -> list[tuple[str, object]]:
         """(text, callable) of the tree's right-click menu for the row at ``index``."""
-        node = self.proxy.data(index, NODE_ROLE) if index.isValid() else None
+        node = self.model.data(index, NODE_ROLE) if index.isValid() else None
         out = []
         if node is not None:
             full = self.node_abspath(node)
@@ -333,7 +345,7 @@ class MainWindow(QMainWindow):
             if full:
                 out.append(("Copy path", lambda: QGuiApplication.clipboard().setText(full)))
                 out.append(("Open containing folder", lambda: self.open_folder_of(full)))
-            out.append(("Copy row", lambda: QGuiApplication.clipboard().setText(row_text(self.proxy, index))))
+            out.append(("Copy row", lambda: QGuiApplication.clipboard().setText(row_text(self.model, index))))
         out.append(("Copy tree as CSV", lambda: QGuiApplication.clipboard().setText(self.tree_csv())))
         out.append(("Save tree as CSV…", self.save_tree_csv_dialog))
         return out
@@ -365,7 +377,7 @@ class MainWindow(QMainWindow):
         return ok
 
     def tree_csv(self) -> str:
-        return model_csv(self.proxy, tree=True, columns=view_columns(self.tree))
+        return model_csv(self.model, tree=True, columns=view_columns(self.tree))
 
     def save_tree_csv_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save tree as CSV", self.save_path("dbxray-tree.csv"),
@@ -679,6 +691,7 @@ class MainWindow(QMainWindow):
             self.job.wait(5000)
         path = os.path.abspath(path)
         self.current_path = path
+        self.listing = None
         self.settings.setValue("last_dir", os.path.dirname(path))
         self.status_label.setText(f"Scanning {path}…")
         if self.dataset is None:
@@ -700,10 +713,15 @@ class MainWindow(QMainWindow):
     def _on_partial(self, part: dict) -> None:
         """Page headers read so far (progressive extent map): the map fills in as the
         worker reads the file; the scan's dataset replaces it at the end."""
-        em = self.extent_map
-        if em is None or not isinstance(part, dict):
+        if not isinstance(part, dict):
             return
         kind = part.get("kind")
+        if kind in ("files", "files_end"):
+            self._on_listing(part)
+            return
+        em = self.extent_map
+        if em is None:
+            return
         if kind == "begin":
             if self.current_path and os.path.isfile(self.current_path):
                 self.tabs.setCurrentWidget(em)        # one tablespace opened: its map is the point
@@ -717,6 +735,43 @@ class MainWindow(QMainWindow):
             em.add_preview_chunk(part)
         elif kind == "end":
             em.end_preview()
+
+    def _on_listing(self, part: dict) -> None:
+        """A batch of the file listing (app.workers.list_files): the tree shows every file
+        found so far with its stat sizes, sorted, while the scan reads them; the scan's
+        tree (index rows, holes, logical sizes) replaces it at the end."""
+        if part.get("kind") == "files_end":
+            self.status_label.setText(f"{part.get('total', 0):,} files listed; reading them…")
+            return
+        rows = part.get("rows") or []
+        if self.listing is None:
+            expanded = self.model.expanded_keys(self.tree) if self.tree_root is not None else []
+            self.listing = ListingTree(part.get("root") or self.current_path or "")
+            self.listing.add(rows)
+            self.dataset = None
+            self.tree_root = self.listing.root
+            self.model.set_root(self.tree_root)
+            self._restore_expanded(expanded)
+        else:
+            self.listing.add(rows)
+            self.model.refresh()
+        self.status_label.setText(f"Listing files… {part.get('listed', 0):,} of {part.get('total', 0):,}")
+
+    #: the databases are shown expanded when they hold no more rows than this together
+    EXPAND_DATABASES_ROWS = 2000
+
+    def _restore_expanded(self, keys: list[tuple]) -> None:
+        """Expand the engines, and their databases unless that shows thousands of rows (a
+        server of 400 databases opens on its database list), and the rows expanded before."""
+        shown = sum(len(db.children) for eng in self.tree_root.children for db in eng.children)
+        self.tree.expandToDepth(1 if shown <= self.EXPAND_DATABASES_ROWS else 0)
+        for key in keys:
+            node = find_key(self.tree_root, key)
+            if node is not None:
+                idx = self.model.index_of(node)
+                if idx.isValid():
+                    self.tree.expand(idx)
+        self._fit_timer.start()
 
     def key_file_dialog(self) -> None:
         """File › Key File…: a MariaDB file_key_management key file (asks the password of a
@@ -755,9 +810,11 @@ class MainWindow(QMainWindow):
             self.status_label.setText("Cancelling…")
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
+        """The scan's progress: monotonic (a value never goes back for the same total)."""
         if total > 0:
+            same = self.progress.maximum() == total
             self.progress.setRange(0, total)
-            self.progress.setValue(done)
+            self.progress.setValue(max(done, self.progress.value()) if same else done)
             if done >= total:       # the files are read; the tree and views are built next
                 message = "Files read; building the tree and the views…"
         if message:
@@ -780,21 +837,25 @@ class MainWindow(QMainWindow):
             self.show_placeholder(message.splitlines()[0])
 
     def _on_cancelled(self) -> None:
+        """Cancel is the user's choice, not an error: the files listed so far stay in the
+        tree (with their stat sizes), the status says what was not read."""
         self._end_job()
         if self.extent_map is not None:
             self.extent_map.clear_preview("Scan cancelled")
-        self.status_label.setText("Scan cancelled")
+        listed = self.listing.files if self.listing is not None else 0
+        self.listing = None
+        if listed and self.dataset is None:
+            self.status_label.setText(f"Scan cancelled: {listed:,} files listed with their sizes; "
+                                      f"pages, indexes and holes not read (F5 scans again)")
+        else:
+            self.status_label.setText("Scan cancelled")
         if self.dataset is None:
             self.show_placeholder("Scan cancelled. Open a data directory (Ctrl+O) or a file (Ctrl+Shift+O)")
 
-    def _on_scanned(self, ds: Dataset) -> None:
+    def _on_scanned(self, result) -> None:
         self._end_job()
-        if ds.cancelled:
-            self.status_label.setText("Scan cancelled")
-            if self.extent_map is not None:
-                self.extent_map.clear_preview("Scan cancelled")
-            return
-        self.set_dataset(ds)
+        ds, root, has_columns = result if isinstance(result, tuple) else (result, None, None)
+        self.set_dataset(ds, root, has_columns)
         if self.current_path and not self.current_path.startswith(demo_prefix()):
             self._remember(self.current_path)
         secs = time.monotonic() - self._scan_started
@@ -803,16 +864,20 @@ class MainWindow(QMainWindow):
             f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s"
             + (f" — {self.keys_note}" if self.keys is not None else ""))
 
-    def set_dataset(self, ds: Dataset) -> None:
+    def set_dataset(self, ds: Dataset, root: Node | None = None, has_columns: bool | None = None) -> None:
+        """Show a scanned dataset; ``root`` is its tree when built already (off the GUI
+        thread by the scan job).  Rows expanded in the listing or the previous tree stay so."""
+        from dbxray.app.workers import dataset_tree
+        if root is None:
+            root, has_columns = dataset_tree(ds)
+        expanded = self.model.expanded_keys(self.tree) if self.tree_root is not None else []
+        self.listing = None
         self.dataset = ds
-        self.tree_root = build_tree(ds)
-        has_columns = add_clickhouse_columns(self.tree_root, ds) > 0
+        self.tree_root = root
         self.model.set_root(self.tree_root)
         for c in CH_COLUMNS:
             self.tree.setColumnHidden(c, not has_columns)
-        self.tree.sortByColumn(self.tree.header().sortIndicatorSection(), self.tree.header().sortIndicatorOrder())
-        self.tree.expandToDepth(1)
-        self.fit_name_column()
+        self._restore_expanded(expanded)
         self.setWindowTitle(f"dbxray — {self.display_name(ds.root)}")
         self.errors.clear()
         msgs = list(ds.errors) + [e for f in ds.files for e in f.errors] + list(ds.warnings) + \
@@ -834,35 +899,27 @@ class MainWindow(QMainWindow):
 
     # -- selection -----------------------------------------------------------------
     def _on_filter(self, text: str) -> None:
-        self.proxy.setFilterKeyColumn(0)
-        self.proxy.setFilterFixedString(text)
+        self.model.set_filter(text)
         if text:
             self.tree.expandAll()
 
     def _on_current_changed(self, current, _previous) -> None:
-        node = self.proxy.data(current, NODE_ROLE) if current.isValid() else None
+        node = self.model.data(current, NODE_ROLE) if current.isValid() else None
         if node is None:
             return
         self.show_inspector(node)
-        for view in self.views:
-            if hasattr(view, "select_node"):
-                view.select_node(node)
+        if self.dataset is not None and self.listing is None:     # a listing row has no view data yet
+            for view in self.views:
+                if hasattr(view, "select_node"):
+                    view.select_node(node)
         self.node_selected.emit(node)
 
     def select_node(self, node: Node) -> None:
         """Select a node in the tree (from a view: e.g. a clicked page's index)."""
-        path = []
-        n = node
-        while n is not None and n.parent is not None:
-            path.append(n)
-            n = n.parent
-        idx = QModelIndex()
-        for n in reversed(path):
-            idx = self.model.index(n.parent.children.index(n), 0, idx)
+        idx = self.model.index_of(node)
         if idx.isValid():
-            pidx = self.proxy.mapFromSource(idx)
-            self.tree.setCurrentIndex(pidx)
-            self.tree.scrollTo(pidx)
+            self.tree.setCurrentIndex(idx)
+            self.tree.scrollTo(idx)
 
     def fit_name_column(self) -> None:
         """The name column as wide as the names shown, up to the tree's width less the
@@ -879,7 +936,7 @@ class MainWindow(QMainWindow):
 
     def selected_node_name(self) -> str:
         idx = self.tree.currentIndex()
-        node = self.proxy.data(idx, NODE_ROLE) if idx.isValid() else None
+        node = self.model.data(idx, NODE_ROLE) if idx.isValid() else None
         return node.name if node is not None else ""
 
     def show_inspector(self, node: Node) -> None:
@@ -970,11 +1027,13 @@ class MainWindow(QMainWindow):
         """Process events until no job runs (for --screenshot and tests)."""
         from PySide6.QtWidgets import QApplication
         deadline = time.monotonic() + timeout_ms / 1000
-        while self.job is not None and time.monotonic() < deadline:
+        while self.job is not None:
+            if time.monotonic() >= deadline:
+                return False
             QApplication.processEvents()
             time.sleep(0.01)
         QApplication.processEvents()
-        return self.job is None
+        return True
 
 
 def demo_prefix() -> str:

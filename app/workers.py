@@ -3,6 +3,7 @@ reporting progress and its result by signals, cancelled by a flag it polls."""
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 from typing import Any, Callable
 
@@ -39,10 +40,21 @@ class Job(QObject):
     def is_cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    #: progress signals at most this often: a scan reporting every file posts events faster
+    #: than the GUI thread handles them, and its event loop then never gets to timers and input
+    PROGRESS_INTERVAL = 0.05
+
+    def _report(self, done, total, message="") -> None:
+        now = time.monotonic()
+        if now - self._last_report >= self.PROGRESS_INTERVAL or (total and done >= total):
+            self._last_report = now
+            self.progress.emit(int(done), int(total), str(message))
+
     @Slot()
     def run(self) -> None:
+        self._last_report = 0.0
         try:
-            result = self.fn(lambda d, t, m="": self.progress.emit(int(d), int(t), str(m)), self.is_cancelled)
+            result = self.fn(self._report, self.is_cancelled)
         except Cancelled:       # the work stopped because the user asked: not an error
             self.cancelled.emit()
         except Exception as e:  # reported in the window, never a crash
@@ -71,13 +83,20 @@ class Job(QObject):
         return self._thread.wait(ms) if self._thread is not None else True
 
 
-def scan_job(path: str, preview: bool = True, keys=None) -> Job:
+def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -> Job:
     """A job scanning ``path`` into a Dataset (or loading a saved scan).
 
+    With ``listing``, the files under ``path`` are listed first (detection and a
+    ``stat`` each: names, engine, database, table, apparent and allocated bytes) and
+    emitted as ``partial`` batches ``{"kind": "files", "rows": [...]}``, so the tree
+    shows every file within a second or two of opening a data dir of tens of
+    thousands of tables, long before the scan has read them.
     With ``preview``, the first engine that has a file to preview under ``path``
     (InnoDB: the largest tablespace) reads its unit headers in growing chunks,
     each emitted as ``partial`` (``Engine.preview``), so the map fills in while
     the file is read; the full scan then reads it warm and replaces the preview.
+    The result is ``(dataset, tree, has_columns)``: the tree (``parsers.tree.build_tree`` and the
+    ClickHouse column rows) is built here, off the GUI thread.
     ``keys`` (a key file's KeyRing) decrypt encrypted pages in memory."""
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.scan import scan
@@ -85,13 +104,74 @@ def scan_job(path: str, preview: bool = True, keys=None) -> Job:
     def fn(progress, is_cancelled):
         from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
         if is_saved_scan(path):
-            return load_saved_scan(path)
-        if preview:
-            _preview(path, job.partial.emit, is_cancelled)
-        return scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys))
+            ds = load_saved_scan(path)
+        else:
+            if listing:
+                list_files(path, job.partial.emit, is_cancelled)
+            if preview:
+                _preview(path, job.partial.emit, is_cancelled)
+            ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys))
+        if ds.cancelled:
+            raise Cancelled()
+        return ds, *dataset_tree(ds)
 
     job = Job(fn, name=f"scan {path}")
     return job
+
+
+def dataset_tree(ds):
+    """The window's tree of a dataset and whether it has ClickHouse column rows."""
+    from dbxray.app.treemodel import add_clickhouse_columns
+    from dbxray.parsers.tree import build_tree
+    root = build_tree(ds)
+    return root, add_clickhouse_columns(root, ds) > 0
+
+
+#: the first listing batch is emitted after this many files or seconds (the first paint),
+#: the next ones every LIST_BATCH_SECONDS (each makes the view lay the tree out again)
+LIST_FIRST_FILES = 500
+LIST_FIRST_SECONDS = 0.05
+LIST_BATCH_SECONDS = 0.3
+
+
+def list_files(path: str, emit, is_cancelled) -> int:
+    """The files under ``path`` as tree rows, in batches: ``emit({"kind": "files",
+    "rows": [(engine label, database, table, part, name, path, apparent, allocated)],
+    "listed": n, "total": N})``, then ``{"kind": "files_end", "total": N}``.  Sizes are
+    ``stat``'s (st_size, st_blocks x 512: what the scan reports for them too); a file
+    that cannot be stat'ed is listed with zeros (the scan names its error).  Returns
+    the number of files listed."""
+    import os
+    import posixpath
+    import time
+
+    from dbxray.parsers.detect import detect
+    from dbxray.parsers.tree import place
+
+    found = detect(path)
+    total = len(found.files)
+    rows: list[tuple] = []
+    last = time.monotonic()
+    first = True
+    for i, entry in enumerate(found.files):
+        if i % 256 == 0 and is_cancelled():
+            raise Cancelled()
+        try:
+            st = os.stat(entry.abspath)
+            apparent, allocated = st.st_size, st.st_blocks * 512
+        except OSError:
+            apparent = allocated = 0
+        db, table, part = place(entry)
+        name = posixpath.basename(entry.path) if (table or part) else entry.path
+        rows.append((engines.label(entry.engine), db, table, part, name, entry.path, apparent, allocated))
+        now = time.monotonic()
+        if (len(rows) >= LIST_FIRST_FILES or now - last >= LIST_FIRST_SECONDS) if first \
+                else now - last >= LIST_BATCH_SECONDS:
+            emit({"kind": "files", "root": found.root, "rows": rows, "listed": i + 1, "total": total})
+            rows, last, first = [], now, False
+    emit({"kind": "files", "root": found.root, "rows": rows, "listed": total, "total": total})
+    emit({"kind": "files_end", "total": total, "errors": list(found.errors)})
+    return total
 
 
 def _preview(path: str, emit, is_cancelled) -> None:

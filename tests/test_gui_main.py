@@ -22,7 +22,7 @@ def window(qtbot, tmp_path):
 
 
 def _top_names(w):
-    m = w.proxy
+    m = w.model
     return [m.index(r, 0).data() for r in range(m.rowCount())]
 
 
@@ -57,16 +57,16 @@ def test_tree_selection_fills_inspector(window, qtbot, sparse_fixtures):
         window.select_node(target)
     html = window.inspector.toPlainText()
     assert "t_pc_zlib.ibd" in html and "148.0 KiB" in html
-    assert window.proxy.data(window.tree.currentIndex(), NODE_ROLE) is target
+    assert window.model.data(window.tree.currentIndex(), NODE_ROLE) is target
 
 
 def test_sorting_by_allocated(window, qtbot, sparse_fixtures):
     with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb"))
     window.tree.sortByColumn(2, Qt.DescendingOrder)
-    inno = window.proxy.index(0, 0)
-    sizes = [window.proxy.data(window.proxy.index(r, 2, inno), NODE_ROLE).allocated
-             for r in range(window.proxy.rowCount(inno))]
+    inno = window.model.index(0, 0)
+    sizes = [window.model.data(window.model.index(r, 2, inno), NODE_ROLE).allocated
+             for r in range(window.model.rowCount(inno))]
     assert sizes == sorted(sizes, reverse=True) and len(sizes) >= 2
 
 
@@ -184,7 +184,7 @@ def test_page_inspector_is_the_right_dock_and_selection_is_shared(window, qtbot,
     assert insp.page_no == 4 and insp.field_value("FIL_PAGE_OFFSET") == "4"
     assert insp.hex.region_at(0) == "FIL header" and insp.hex.region_at(16380) == "FIL trailer"
     assert insp.isVisible() and insp.hex.width() > 300
-    cur = window.proxy.data(window.tree.currentIndex(), NODE_ROLE)
+    cur = window.model.data(window.tree.currentIndex(), NODE_ROLE)
     assert cur.kind == "index" and cur.parent is fnode
     assert int(insp.field_value("PAGE_INDEX_ID").replace(",", "")) == cur.ref["index_id"]
     assert em.highlight_owner == cur.ref["index_id"]

@@ -97,11 +97,11 @@ def test_column_nodes_sort_in_the_window(ds, qtbot, tmp_path, sparse_fixtures):
     part = _part_node(w.tree_root, "fx", "codecs", "202401_1_2_1")
     col_node = next(c for c in part.children if c.kind == "column")
     w.select_node(col_node)
-    assert w.proxy.data(w.tree.currentIndex().parent(), NODE_ROLE) is part
+    assert w.model.data(w.tree.currentIndex().parent(), NODE_ROLE) is part
     for sort_col, key in ((6, 0), (7, 1), (8, 2)):
         w.tree.sortByColumn(sort_col, Qt.DescendingOrder)
-        pidx = w.proxy.mapFromSource(_src_index(w.model, part))
-        vals = [w.proxy.data(w.proxy.index(r, 0, pidx), NODE_ROLE) for r in range(w.proxy.rowCount(pidx))]
+        pidx = w.model.index_of(part)
+        vals = [w.model.data(w.model.index(r, 0, pidx), NODE_ROLE) for r in range(w.model.rowCount(pidx))]
         cols = [n.ch_sizes[key] for n in vals if n.kind == "column"]
         assert len(cols) > 5 and cols == sorted(cols, reverse=True)
     # selecting a column node shows its figures in the inspector and the column in the view

@@ -395,7 +395,7 @@ def test_in_the_window_treemap_click_keeps_the_column(qtbot, sparse_fixtures):
     box = next(b for b, _ in view.treemap.item.leaf_rects if b.payload[1] == "fx.codecs" and b.payload[2] == "s_zstd9")
     view._on_treemap_click(box.payload)
     qtbot.wait(20)
-    cur = w.proxy.data(w.tree.currentIndex(), NODE_ROLE)
+    cur = w.model.data(w.tree.currentIndex(), NODE_ROLE)
     assert cur.kind == "table" and cur.name == "codecs"
     assert view.column == "s_zstd9" and view.table["table"] == "codecs"
 
