@@ -12,8 +12,29 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from typing import TYPE_CHECKING
+
 from dbxray.parsers.humanize import human_bytes
-from dbxray.parsers.tree import Node
+
+if TYPE_CHECKING:       # parsers.tree imports every engine and numpy: not at start-up
+    from dbxray.parsers.tree import Node
+
+
+def _node_class():
+    from dbxray.parsers.tree import Node
+    return Node
+
+
+class _EmptyRoot:
+    """The root of no tree yet (a parsers Node would import the parsers before the window shows)."""
+    name, kind, parent, path = "", "root", None, None
+
+    def __init__(self):
+        self.children: list = []
+        self._index: dict = {}
+
+    def walk(self):
+        yield self
 
 COLUMNS = ("Name", "Apparent", "Allocated", "Holes", "Logical", "Errors", "Compressed", "Uncompressed", "Marks")
 #: the model columns only ClickHouse parts and columns fill
@@ -76,7 +97,7 @@ def _group_part_files(pnode: Node) -> None:
     files = [c for c in pnode.children if c.kind == "file"]
     if not files or any(c.kind == "group" for c in pnode.children):
         return
-    g = Node(name=f"files ({len(files)})", kind="group", parent=pnode)
+    g = _node_class()(name=f"files ({len(files)})", kind="group", parent=pnode)
     for f in files:
         f.parent = g
     g.children = files
@@ -125,7 +146,7 @@ class DatasetTreeModel(QAbstractItemModel):
 
     def __init__(self, root: Node | None = None, parent=None, batch: int = FETCH_BATCH):
         super().__init__(parent)
-        self._root = root or Node(name="", kind="root")
+        self._root = root if root is not None else _EmptyRoot()
         self._batch = max(1, int(batch))
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter = ""
@@ -411,7 +432,7 @@ class ListingTree:
     with ``stat``'s apparent and allocated bytes rolled up as rows arrive."""
 
     def __init__(self, root_path: str):
-        self.root = Node(name=root_path, kind="root")
+        self.root = _node_class()(name=root_path, kind="root")
         self.files = 0
 
     def add(self, rows) -> None:

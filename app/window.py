@@ -14,15 +14,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHea
                                QSplitter, QStackedWidget, QTabWidget, QTextBrowser, QTreeView, QVBoxLayout,
                                QWidget)
 
+from typing import TYPE_CHECKING
+
 from dbxray.parsers.humanize import human_bytes, percent
-from dbxray.parsers.model import Dataset
-from dbxray.parsers.tree import Node
+
+if TYPE_CHECKING:       # the parsers (numpy, every engine) are imported by the scan job, not at start-up
+    from dbxray.parsers.model import Dataset
+    from dbxray.parsers.tree import Node
 
 from dbxray.app import __version__
 from dbxray.app.tablecsv import model_csv, row_text, view_columns
 from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, ListingTree, find_key
 from dbxray.app.workers import Job, scan_job
-from dbxray.viz.registry import view_classes
 
 MAX_RECENT = 10
 
@@ -94,20 +97,13 @@ class MainWindow(QMainWindow):
         ll.addWidget(self.filter_edit)
         ll.addWidget(self.tree)
 
-        # views
+        # views: made when there is something to draw (ensure_views), not at start-up: the window
+        # is shown and usable before pyqtgraph and the view modules are imported
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.views = []
-        for cls in view_classes():
-            view = cls()
-            self.views.append(view)
-            self.tabs.addTab(view, cls.title)
-            if hasattr(view, "node_selected"):
-                view.node_selected.connect(self.select_node)
-            if hasattr(view, "run_requested"):
-                view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
-            if hasattr(view, "advise_requested"):
-                view.advise_requested.connect(lambda sample, codecs, v=view: self.run_advise(v, sample, codecs))
+        self._views: list | None = None
+        self._extent_map = None
+        self.page_inspector = None
 
         # the centre: a message while there is nothing to draw (no scan yet, scanning), then the tabs
         self.placeholder = QLabel()
@@ -133,16 +129,10 @@ class MainWindow(QMainWindow):
 
         # inspector on the right, shared by every view: the selected node's facts on top,
         # the clicked page (header fields, coloured hex) below
-        from dbxray.viz.pageinspector import PageInspector
         self.inspector = QTextBrowser()
         self.inspector.setOpenExternalLinks(False)
-        self.page_inspector = PageInspector(orientation=Qt.Vertical)
         self.inspector_split = QSplitter(Qt.Vertical)
-        self.inspector_split.addWidget(self.inspector)
-        self.inspector_split.addWidget(self.page_inspector)
-        self.inspector_split.setStretchFactor(0, 1)
-        self.inspector_split.setStretchFactor(1, 3)
-        self.inspector_split.setSizes([700, 40])       # until a page is clicked: the node's facts
+        self.inspector_split.addWidget(self.inspector)      # the page inspector joins it with the views
         self.inspector_split.setChildrenCollapsible(False)
         self.inspector_dock = QDockWidget("Inspector", self)
         self.inspector_dock.setObjectName("inspector")
@@ -153,11 +143,6 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)     # inspector: full height
         self.inspector_split.setMinimumWidth(250)
         self._docks_sized = False
-        self.extent_map = next((v for v in self.views if getattr(v, "view_id", "") == "extent-map"), None)
-        if self.extent_map is not None:
-            self.extent_map.attach_inspector(self.page_inspector)
-            self.extent_map.page_clicked.connect(self._on_page_clicked)
-            self.extent_map.unit_hovered.connect(self.show_hover_facts)
 
         # errors
         self.errors = QListWidget()
@@ -242,13 +227,9 @@ class MainWindow(QMainWindow):
         for a in (self.find_action, self.goto_page_action):
             v.addAction(a)
         v.addSeparator()
-        self.view_actions = []
-        for i, view in enumerate(self.views):        # Ctrl+1..: the views, as a browser's tabs
-            a = QAction(view.title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}") if i < 9 else QKeySequence(),
-                        triggered=lambda _=False, vw=view: self.show_view(vw))
-            self.view_actions.append(a)
-            v.addAction(a)
-        v.addSeparator()
+        self.view_actions = []          # Ctrl+1..: the views (ensure_views puts them before this separator)
+        self._view_menu = v
+        self._views_anchor = v.addSeparator()
         for a in (self.zoom_in_action, self.zoom_out_action, self.zoom_reset_action):
             v.addAction(a)
         v.addSeparator()
@@ -298,12 +279,69 @@ class MainWindow(QMainWindow):
 
     # -- right-click menus and CSV --------------------------------------------------
     def _make_context_menus(self) -> None:
-        """Right-click menus: the tree (copy name/path/row, open the folder, CSV), every
-        table inside the views (copy row, CSV), and every view (export, copy)."""
-        from PySide6.QtWidgets import QAbstractItemView as _ItemView
+        """Right-click menu of the tree (copy name/path/row, open the folder, CSV); the
+        views' menus come with the views (_make_view_menus)."""
         self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._tree_menu)
-        for view in self.views:
+
+    # -- the views, made on first need ------------------------------------------------
+    @property
+    def views(self) -> list:
+        """The centre's views in tab order (made now if they were not yet)."""
+        self.ensure_views()
+        return self._views
+
+    @property
+    def extent_map(self):
+        self.ensure_views()
+        return self._extent_map
+
+    def views_made(self) -> list:
+        """The views made so far (none before the first data arrives)."""
+        return self._views or []
+
+    def ensure_views(self) -> None:
+        """Make the views, their tabs, menu items and right-click menus, and the page
+        inspector (this imports pyqtgraph: done once there is something to draw, or a
+        view is asked for, never before the window is shown)."""
+        if self._views is not None:
+            return
+        from dbxray.viz.pageinspector import PageInspector
+        from dbxray.viz.registry import view_classes
+        self._views = []
+        for cls in view_classes():
+            view = cls()
+            self._views.append(view)
+            self.tabs.addTab(view, cls.title)
+            if hasattr(view, "node_selected"):
+                view.node_selected.connect(self.select_node)
+            if hasattr(view, "run_requested"):
+                view.run_requested.connect(lambda codecs, sample, v=view: self.run_whatif(v, codecs, sample))
+            if hasattr(view, "advise_requested"):
+                view.advise_requested.connect(lambda sample, codecs, v=view: self.run_advise(v, sample, codecs))
+        for i, view in enumerate(self._views):        # Ctrl+1..: the views, as a browser's tabs
+            a = QAction(view.title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}") if i < 9 else QKeySequence(),
+                        triggered=lambda _=False, vw=view: self.show_view(vw))
+            self.view_actions.append(a)
+            self._view_menu.insertAction(self._views_anchor, a)
+        self.page_inspector = PageInspector(orientation=Qt.Vertical)
+        self.inspector_split.addWidget(self.page_inspector)
+        self.inspector_split.setStretchFactor(0, 1)
+        self.inspector_split.setStretchFactor(1, 3)
+        total = max(740, sum(self.inspector_split.sizes()))
+        self.inspector_split.setSizes([total - 40, 40])     # until a page is clicked: the node's facts
+        self._extent_map = next((v for v in self._views if getattr(v, "view_id", "") == "extent-map"), None)
+        if self._extent_map is not None:
+            self._extent_map.attach_inspector(self.page_inspector)
+            self._extent_map.page_clicked.connect(self._on_page_clicked)
+            self._extent_map.unit_hovered.connect(self.show_hover_facts)
+        self._make_view_menus()
+
+    def _make_view_menus(self) -> None:
+        """Right-click menus of every table inside the views (copy row, CSV), and of every
+        view (export, copy)."""
+        from PySide6.QtWidgets import QAbstractItemView as _ItemView
+        for view in self._views:
             for table in view.findChildren(_ItemView):
                 if table.contextMenuPolicy() not in (Qt.ActionsContextMenu, Qt.DefaultContextMenu):
                     continue
@@ -829,8 +867,8 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, message: str) -> None:
         self._end_job()
-        if self.extent_map is not None:
-            self.extent_map.clear_preview("Scan failed")
+        if self._extent_map is not None:
+            self._extent_map.clear_preview("Scan failed")
         self.status_label.setText(message.splitlines()[0])
         self.errors.addItem(message.splitlines()[0])
         if self.dataset is None:
@@ -840,8 +878,8 @@ class MainWindow(QMainWindow):
         """Cancel is the user's choice, not an error: the files listed so far stay in the
         tree (with their stat sizes), the status says what was not read."""
         self._end_job()
-        if self.extent_map is not None:
-            self.extent_map.clear_preview("Scan cancelled")
+        if self._extent_map is not None:
+            self._extent_map.clear_preview("Scan cancelled")
         listed = self.listing.files if self.listing is not None else 0
         self.listing = None
         if listed and self.dataset is None:
@@ -909,7 +947,7 @@ class MainWindow(QMainWindow):
             return
         self.show_inspector(node)
         if self.dataset is not None and self.listing is None:     # a listing row has no view data yet
-            for view in self.views:
+            for view in self.views_made():
                 if hasattr(view, "select_node"):
                     view.select_node(node)
         self.node_selected.emit(node)
@@ -984,10 +1022,10 @@ class MainWindow(QMainWindow):
     # -- keyboard: go to page, zoom ---------------------------------------------------
     def go_to_page_prompt(self) -> None:
         """Ctrl+G: the extent map's page number field, focused and selected (type, Enter)."""
-        if self.extent_map is None:
+        if self._extent_map is None:      # nothing scanned yet
             return
-        self.tabs.setCurrentWidget(self.extent_map)
-        self.extent_map.focus_goto()
+        self.tabs.setCurrentWidget(self._extent_map)
+        self._extent_map.focus_goto()
 
     def zoom_current(self, factor: float | None) -> None:
         """Zoom the current view in (factor > 1), out (< 1) or back to its fit (None)."""

@@ -9,9 +9,6 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from dbxray.parsers import engines
-from dbxray.parsers.model import Cancelled
-
 
 class Job(QObject):
     """Runs ``fn(progress, is_cancelled)`` in its own thread.
@@ -52,6 +49,7 @@ class Job(QObject):
 
     @Slot()
     def run(self) -> None:
+        from dbxray.parsers.model import Cancelled
         self._last_report = 0.0
         try:
             result = self.fn(self._report, self.is_cancelled)
@@ -98,7 +96,7 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
     The result is ``(dataset, tree, has_columns)``: the tree (``parsers.tree.build_tree`` and the
     ClickHouse column rows) is built here, off the GUI thread.
     ``keys`` (a key file's KeyRing) decrypt encrypted pages in memory."""
-    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.model import Cancelled, ScanContext
     from dbxray.parsers.scan import scan
 
     def fn(progress, is_cancelled):
@@ -145,7 +143,9 @@ def list_files(path: str, emit, is_cancelled) -> int:
     import posixpath
     import time
 
+    from dbxray.parsers import engines
     from dbxray.parsers.detect import detect
+    from dbxray.parsers.model import Cancelled
     from dbxray.parsers.tree import place
 
     found = detect(path)
@@ -178,6 +178,7 @@ def _preview(path: str, emit, is_cancelled) -> None:
     """The first engine with a file to preview under ``path`` reads its unit headers.
     The preview is a first paint only: a file it cannot read (unreadable, damaged) ends
     the preview, and the scan proper lists that file's error and goes on with the rest."""
+    from dbxray.parsers import engines
     from dbxray.parsers.fileio import FileReadError
     for engine in engines.ENGINES:
         try:
