@@ -23,7 +23,7 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     if problem:
         print(f"dbxray: {problem}", file=sys.stderr)
         return 1
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
@@ -43,6 +43,12 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     if path is None:
         from dbxray.app.demo import prepare_demo
         path, _sparse = prepare_demo()
+    if not screenshot:
+        # shown first, then the scan starts (its thread imports the parsers): the window is
+        # usable before the data arrives
+        win.show()
+        QTimer.singleShot(0, lambda: win.open_path(str(path)))
+        return app.exec()
     win.open_path(str(path))
     if screenshot:
         win.resize(1400, 860)
@@ -74,5 +80,4 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
             print(f"dbxray: {screenshot}: cannot write PNG", file=sys.stderr)
             return 1
         return 0
-    win.show()
-    return app.exec()
+    return 1

@@ -7,7 +7,7 @@ import json
 import os
 import time
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel,
                                QLineEdit, QListWidget, QMainWindow, QMenu, QProgressBar, QPushButton,
@@ -46,6 +46,10 @@ class MainWindow(QMainWindow):
         self.job: Job | None = None
         self.current_path: str | None = None
         self._scan_started = 0.0
+        from dbxray.app import timing
+        self._timing = bool(os.environ.get(timing.ENV))      # first-paint marks for benchmarks
+        self._timing_done: set[str] = set()
+        self._complete_due = False
         self.setWindowTitle("dbxray")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -882,6 +886,8 @@ class MainWindow(QMainWindow):
             self._extent_map.clear_preview("Scan cancelled")
         listed = self.listing.files if self.listing is not None else 0
         self.listing = None
+        from dbxray.app import timing
+        timing.mark("cancelled")
         if listed and self.dataset is None:
             self.status_label.setText(f"Scan cancelled: {listed:,} files listed with their sizes; "
                                       f"pages, indexes and holes not read (F5 scans again)")
@@ -911,6 +917,7 @@ class MainWindow(QMainWindow):
         expanded = self.model.expanded_keys(self.tree) if self.tree_root is not None else []
         self.listing = None
         self.dataset = ds
+        self._complete_due = self.job is None
         self.tree_root = root
         self.model.set_root(self.tree_root)
         for c in CH_COLUMNS:
@@ -968,9 +975,25 @@ class MainWindow(QMainWindow):
         header.resizeSection(0, max(140, min(want, room)))
 
     def eventFilter(self, obj, event) -> bool:
-        if obj is self.tree.viewport() and event.type() == event.Type.Resize:
-            QTimer.singleShot(0, self.fit_name_column)
+        if obj is self.tree.viewport():
+            kind = event.type()
+            if kind == QEvent.Type.Resize:
+                QTimer.singleShot(0, self.fit_name_column)
+            elif kind == QEvent.Type.Paint and self._timing:
+                self._paint_marks()
         return super().eventFilter(obj, event)
+
+    def _paint_marks(self) -> None:
+        """DBXRAY_TIMING (app/timing.py): the first paint of the window, of the tree with
+        rows, and of the tree of a finished scan."""
+        from dbxray.app import timing
+        rows = self.model.rowCount() > 0
+        for event, due in (("window", True), ("tree", rows), ("complete", rows and self._complete_due)):
+            if due and event not in self._timing_done:
+                self._timing_done.add(event)
+                timing.mark(event)
+        if rows and self._complete_due:
+            self._complete_due = False
 
     def selected_node_name(self) -> str:
         idx = self.tree.currentIndex()

@@ -96,11 +96,11 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
     The result is ``(dataset, tree, has_columns)``: the tree (``parsers.tree.build_tree`` and the
     ClickHouse column rows) is built here, off the GUI thread.
     ``keys`` (a key file's KeyRing) decrypt encrypted pages in memory."""
-    from dbxray.parsers.model import Cancelled, ScanContext
-    from dbxray.parsers.scan import scan
-
     def fn(progress, is_cancelled):
+        # the parsers (numpy, every engine) are imported here, in the job's thread
+        from dbxray.parsers.model import Cancelled, ScanContext
         from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
+        from dbxray.parsers.scan import scan
         if is_saved_scan(path):
             ds = load_saved_scan(path)
         else:
