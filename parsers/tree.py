@@ -104,11 +104,15 @@ def owned_units(entry: FileEntry) -> dict[int, int]:
     if u is None or not len(u) or "owner" not in (u.dtype.names or ()):
         return {}
     import numpy as np
-    live = u["owner"][((u["flags"] & UNIT_FREE) == 0) & (u["owner"] >= 0)]
-    if not len(live):
-        return {}
-    vals, counts = np.unique(live, return_counts=True)
-    return {int(v): int(c) for v, c in zip(vals, counts)}
+    out: dict[int, int] = {}
+    for a in range(0, len(u), 1 << 18):      # a chunk at a time: a 10M-unit file's temporaries stay small
+        owner = u["owner"][a:a + (1 << 18)]
+        live = owner[((u["flags"][a:a + (1 << 18)] & UNIT_FREE) == 0) & (owner >= 0)]
+        if len(live):
+            vals, counts = np.unique(live, return_counts=True)
+            for v, c in zip(vals, counts):
+                out[int(v)] = out.get(int(v), 0) + int(c)
+    return dict(sorted(out.items()))
 
 
 def _unit_bytes(engine, entry: FileEntry) -> int:

@@ -190,6 +190,55 @@ def _small_int(n: int):
     return np.uint8 if n < 256 else np.uint16 if n < 65536 else np.int32
 
 
+#: units handled at a time by the per-unit passes below: a 10M-page map's temporaries stay a
+#: few MB instead of several full-length int32/float arrays (its 500 MB budget, issue 22)
+CHUNK = 1 << 18
+
+
+def _slices(n: int, chunk: int = CHUNK):
+    for a in range(0, n, chunk):
+        yield slice(a, min(n, a + chunk))
+
+
+def _bincount(cat: np.ndarray, n: int) -> np.ndarray:
+    """Count of each value 0..n-1 in ``cat`` (np.bincount copies its input as int64 first:
+    80 MB for 10M one-byte codes; here a chunk at a time)."""
+    out = np.zeros(n, dtype=np.int64)
+    for sl in _slices(len(cat)):
+        out += np.bincount(cat[sl], minlength=n)[:n]
+    return out
+
+
+def _categorise_chunked(n: int, keys_of, order_by_count: bool = False):
+    """``_categorise`` of the keys ``keys_of(slice)`` gives a chunk at a time (each chunk
+    computed again per pass instead of one full-length key array)."""
+    if n == 0:
+        return _categorise(np.zeros(0, np.int32), order_by_count)
+    lo = hi = None
+    for sl in _slices(n):
+        k = keys_of(sl)
+        a, b = int(k.min()), int(k.max())
+        lo = a if lo is None else min(lo, a)
+        hi = b if hi is None else max(hi, b)
+    if hi - lo >= 4_000_000:            # sparse keys: one pass over all of them
+        return _categorise(np.concatenate([keys_of(sl) for sl in _slices(n)]), order_by_count)
+    counts_all = np.zeros(hi - lo + 1, dtype=np.int64)
+    for sl in _slices(n):
+        k = keys_of(sl).astype(np.int64) - lo
+        counts_all += np.bincount(k, minlength=hi - lo + 1)
+    uniq = np.nonzero(counts_all)[0]
+    counts = counts_all[uniq]
+    if order_by_count:
+        order = np.argsort(-counts, kind="stable")
+        uniq, counts = uniq[order], counts[order]
+    lookup = np.zeros(hi - lo + 1, dtype=_small_int(len(uniq)))
+    lookup[uniq] = np.arange(uniq.size)
+    inv = np.empty(n, dtype=lookup.dtype)
+    for sl in _slices(n):
+        inv[sl] = lookup[keys_of(sl).astype(np.int64) - lo]
+    return uniq.astype(np.int64) + lo, counts, inv
+
+
 def _categorise(keys: np.ndarray, order_by_count: bool = False):
     """(unique keys, count per key, category per unit): one counting pass and one
     lookup pass for small key ranges (no sort of the units); categories ordered
@@ -342,12 +391,17 @@ class MapData:
         """The ``owner`` value of an index id (ids >= 2**31 get other codes from the parser)."""
         owner = self.units["owner"]
         ids = self._fact("owner_id")
-        if ids is not None:
-            sel = (ids == np.uint64(index_id)) & (owner != NO_OWNER) if index_id >= 0 else None
-            if sel is not None and sel.any():
-                vals, counts = np.unique(owner[sel], return_counts=True)
-                return int(vals[np.argmax(counts)])
-        if 0 <= index_id < 2 ** 31 and (owner == index_id).any():
+        if ids is not None and index_id >= 0:
+            counts: dict[int, int] = {}
+            for sl in _slices(len(owner)):
+                sel = (ids[sl] == np.uint64(index_id)) & (owner[sl] != NO_OWNER)
+                if sel.any():
+                    vals, cnt = np.unique(owner[sl][sel], return_counts=True)
+                    for v, c in zip(vals, cnt):
+                        counts[int(v)] = counts.get(int(v), 0) + int(c)
+            if counts:          # the most frequent code (the smallest of equals)
+                return max(sorted(counts), key=lambda v: counts[v])
+        if 0 <= index_id < 2 ** 31 and any((owner[sl] == index_id).any() for sl in _slices(len(owner))):
             return int(index_id)
         return None
 
@@ -355,16 +409,30 @@ class MapData:
         """Live (not free) B-tree pages of an index: page header index id + index page type, and
         owned (pages the parser did not count as the index's, e.g. ibdata1's doublewrite copies or
         undecrypted pages, have no owner)."""
+        out = np.zeros(len(self.units), dtype=bool)
+        for sl, live in self._btree_chunks(index_id):
+            out[sl] = live
+        return out
+
+    def btree_count(self, index_id: int) -> int:
+        """``btree_mask(index_id).sum()`` without the full-length mask."""
+        return sum(int(live.sum()) for _, live in self._btree_chunks(index_id))
+
+    def _btree_chunks(self, index_id: int):
         u = self.units
         ids = self._fact("owner_id")
         kinds = self.index_kinds()
-        is_index = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
-            np.zeros(len(u), bool)
-        live = is_index & ((u["flags"] & UNIT_FREE) == 0)
-        if ids is not None:
-            return live & (ids == np.uint64(index_id)) & (u["owner"] != NO_OWNER)
+        if not kinds:
+            return
+        kind_list = np.array(sorted(kinds), dtype=u["kind"].dtype)
         code = index_id if index_id < 2 ** 31 else -1
-        return live & (u["owner"] == code)
+        for sl in _slices(len(u)):
+            live = np.isin(u["kind"][sl], kind_list) & ((u["flags"][sl] & UNIT_FREE) == 0)
+            if ids is not None:
+                live &= (ids[sl] == np.uint64(index_id)) & (u["owner"][sl] != NO_OWNER)
+            else:
+                live &= u["owner"][sl] == code
+            yield sl, live
 
     def index_kinds(self) -> set[int]:
         """Kind codes of the tree units (the engine's tree_kind_names; all kinds when None)."""
@@ -400,17 +468,20 @@ class MapData:
 
     def _sizes(self, cat: np.ndarray, n: int) -> np.ndarray:
         """Stored bytes per category (for the legend)."""
-        counts = np.bincount(cat, minlength=n)[:n].astype(np.float64)
         stored = self.units["stored"]
-        odd = np.nonzero(stored != self.physical)[0]       # usually only compressed / short pages
-        sizes = counts * self.physical
-        if len(odd):
-            sizes += np.bincount(cat[odd], weights=stored[odd].astype(np.float64) - self.physical,
-                                 minlength=n)[:n]
+        sizes = np.zeros(n, dtype=np.float64)
+        for sl in _slices(len(cat)):
+            c = cat[sl]
+            sizes += np.bincount(c, minlength=n)[:n] * float(self.physical)
+            st = stored[sl]
+            odd = np.nonzero(st != self.physical)[0]       # usually only compressed / short pages
+            if len(odd):
+                sizes += np.bincount(c[odd], weights=st[odd].astype(np.float64) - self.physical, minlength=n)[:n]
         return sizes
 
-    def _categorical(self, keys: np.ndarray, label_of, colour_of, order_by_count: bool = False) -> ModeResult:
-        uniq, counts, inv = _categorise(keys, order_by_count)
+    def _categorical(self, keys_of, label_of, colour_of, order_by_count: bool = False) -> ModeResult:
+        """Categories of the keys ``keys_of(slice of units)`` gives, a chunk at a time."""
+        uniq, counts, inv = _categorise_chunked(len(self.units), keys_of, order_by_count)
         sizes = self._sizes(inv, len(uniq))
         labels = [label_of(int(k)) for k in uniq]
         colours = colour_of([int(k) for k in uniq])
@@ -419,7 +490,9 @@ class MapData:
 
     def _mode_type(self) -> ModeResult:
         u = self.units
-        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(FREE_KEY), u["kind"].astype(np.int32))
+
+        def keys_of(sl):
+            return np.where((u["flags"][sl] & UNIT_FREE) != 0, np.int32(FREE_KEY), u["kind"][sl].astype(np.int32))
 
         def colours(ks):
             out, spare = [], iter(distinct_colours(len(ks) + 20)[6:])
@@ -431,7 +504,7 @@ class MapData:
                 out.append(c or next(spare))
             return out
 
-        return self._categorical(keys, lambda k: short_type(self.type_name(k)), colours, order_by_count=True)
+        return self._categorical(keys_of, lambda k: short_type(self.type_name(k)), colours, order_by_count=True)
 
     def _mode_index(self) -> ModeResult:
         """Colour by owning index (owner -1: no owner; codes <= -2 are indexes whose id does
@@ -439,7 +512,9 @@ class MapData:
         u = self.units
         owner = u["owner"]
         free_key = int(owner.max()) + 1 if len(owner) else 0
-        keys = np.where((u["flags"] & UNIT_FREE) != 0, np.int32(free_key), owner)
+
+        def keys_of(sl):
+            return np.where((u["flags"][sl] & UNIT_FREE) != 0, np.int32(free_key), owner[sl])
         names = self.index_names()
         ids = self.true_index_ids()
 
@@ -456,14 +531,16 @@ class MapData:
                 return name
             return f"{name} (id {iid})"
 
-        uniq, counts, inv = _categorise(keys, order_by_count=True)
+        uniq, counts, inv = _categorise_chunked(len(u), keys_of, order_by_count=True)
         # real indexes first (by page count), then "no index", then "free"
         rank = np.array([(2 if k == free_key else 1 if k == NO_OWNER else 0) for k in uniq], dtype=np.int64)
         order = np.lexsort((-counts, rank)) if len(uniq) else np.zeros(0, np.int64)
         if len(order) and not np.array_equal(order, np.arange(len(order))):
             remap = np.empty(len(order), dtype=inv.dtype)
             remap[order] = np.arange(len(order))
-            uniq, counts, inv = uniq[order], counts[order], remap[inv]
+            uniq, counts = uniq[order], counts[order]
+            for sl in _slices(len(inv)):
+                inv[sl] = remap[inv[sl]]
         real = [int(k) for k in uniq if k not in (free_key, NO_OWNER)]
         pal = dict(zip(real, distinct_colours(len(real))))
         colours = [pal.get(int(k), FREE_COLOUR if k == free_key else NO_INDEX_COLOUR) for k in uniq]
@@ -480,34 +557,43 @@ class MapData:
         if ids is not None and len(self.units):
             u = self.units
             kinds = self.index_kinds()
-            m = (u["owner"] != NO_OWNER)
-            if kinds:
-                m &= np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype))
-            sel = np.nonzero(m)[0]
-            if len(sel):
-                codes, first = np.unique(u["owner"][sel], return_index=True)
-                out = {int(c): int(ids[sel[f]]) for c, f in zip(codes, first)}
+            kind_list = np.array(sorted(kinds), dtype=u["kind"].dtype)
+            for sl in _slices(len(u)):          # each owner's first tree page, in file order
+                m = u["owner"][sl] != NO_OWNER
+                if kinds:
+                    m &= np.isin(u["kind"][sl], kind_list)
+                sel = np.nonzero(m)[0]
+                if len(sel):
+                    codes, first = np.unique(u["owner"][sl][sel], return_index=True)
+                    for c, f in zip(codes, first):
+                        out.setdefault(int(c), int(ids[sl.start + sel[f]]))
         self._true_ids = out
         return out
 
-    def _continuous(self, values: np.ndarray, valid: np.ndarray, lo: float, hi: float, cmap: str,
+    def _continuous(self, values_of, lo: float, hi: float, cmap: str,
                     bin_labels, na_label: str, cbar_label: str, bins: int = 5) -> ModeResult:
+        """A colour ramp over ``values_of(slice) -> (float32 values, valid)``, a chunk at a time."""
         levels = CONTINUOUS_LEVELS
         lut = _cmap_lut(cmap, levels)
         span = (hi - lo) or 1.0
-        t = (values - lo) * (levels / span)
-        np.clip(t, 0, levels - 0.01, out=t)
-        t[~valid] = levels
-        cidx = t.astype(np.uint8)
-        del t
-        cat = (cidx.astype(np.uint16) * bins // levels).astype(np.uint8)     # NA (levels) -> bins
+        n = len(self.units)
+        cidx = np.empty(n, dtype=np.uint8)
+        for sl in _slices(n):
+            values, valid = values_of(sl)
+            t = (values - np.float32(lo)) * np.float32(levels / span)
+            np.clip(t, 0, levels - 0.01, out=t)
+            t[~valid] = levels
+            cidx[sl] = t
+        cat = np.empty(n, dtype=np.uint8)
+        for sl in _slices(n):                    # NA (levels) -> bins
+            cat[sl] = cidx[sl].astype(np.uint16) * bins // levels
         full_lut = np.vstack([lut, np.array(_rgba(NA_COLOUR), dtype=np.uint8)[None, :]])
         colours = []
         for b in range(bins):
             r, g, b_, a = lut[min(levels - 1, int((b + 0.5) / bins * levels))]
             colours.append(f"#{r:02X}{g:02X}{b_:02X}")
         colours.append(NA_COLOUR)
-        counts = np.bincount(cat, minlength=bins + 1).astype(np.int64)
+        counts = _bincount(cat, bins + 1)
         sizes = self._sizes(cat, bins + 1)
         labels = [bin_labels(lo + span * b / bins, lo + span * (b + 1) / bins, b) for b in range(bins)] + [na_label]
         del cat                 # kept as the colour codes only; categories() derives it
@@ -516,25 +602,37 @@ class MapData:
                           cat_from_cidx=(levels, bins))
 
     def _mode_fill(self) -> ModeResult:
-        fill = self.units["fill"].astype(np.float32)
-        valid = np.isfinite(fill)
-        fill *= 100
-        return self._continuous(fill, valid, 0.0, 100.0, "viridis",
+        fill = self.units["fill"]
+
+        def values_of(sl):
+            f = fill[sl].astype(np.float32)
+            valid = np.isfinite(f)
+            f *= 100
+            return f, valid
+        return self._continuous(values_of, 0.0, 100.0, "viridis",
                                 lambda a, b, i: f"fill {a:.0f}–{b:.0f}%", "fill n/a (not a B-tree page)",
                                 "fill (%)")
 
     def _mode_lsn(self) -> ModeResult:
         lsn = self.units["lsn"]
-        valid = lsn > 0
-        if valid.any():
-            lo_i = int(np.min(lsn, where=valid, initial=np.iinfo(np.uint64).max))
-            hi_i = int(lsn.max())
-        else:
+        lo_i, hi_i = None, 0
+        for sl in _slices(len(lsn)):
+            part = lsn[sl]
+            written = part[part > 0]
+            if len(written):
+                m = int(written.min())
+                lo_i = m if lo_i is None else min(lo_i, m)
+                hi_i = max(hi_i, int(written.max()))
+        if lo_i is None:
             lo_i, hi_i = 0, 1
         span = float(max(1, hi_i - lo_i))
-        # colour by age: newest (age 0) bright, oldest dark; float32 offsets from the oldest LSN
-        rel = (lsn - np.uint64(lo_i)).astype(np.float32)
-        res = self._continuous(rel, valid, 0.0, span, "inferno",
+
+        def values_of(sl):
+            # colour by age: newest (age 0) bright, oldest dark; float32 offsets from the oldest LSN
+            part = lsn[sl]
+            valid = part > 0
+            return (np.where(valid, part, np.uint64(lo_i)) - np.uint64(lo_i)).astype(np.float32), valid
+        res = self._continuous(values_of, 0.0, span, "inferno",
                                lambda a, b, i: f"age {_lsn_num(span - b)}–{_lsn_num(span - a)} LSN"
                                + (" (oldest)" if i == 0 else " (newest)" if i == 4 else ""),
                                "LSN 0 (never written)", "LSN age (0 = newest)")
@@ -543,18 +641,21 @@ class MapData:
 
     def _mode_compression(self) -> ModeResult:
         u = self.units
-        logical = u["logical"].astype(np.float32)
-        logical[logical == 0] = self.logical
-        # page_compressed pages, and ROW_FORMAT=COMPRESSED pages (physical < logical page size)
-        comp = ((u["flags"] & UNIT_COMPRESSED) != 0) | (u["stored"] < logical)
-        ratio = u["stored"].astype(np.float32) / logical * 100
+
+        def values_of(sl):
+            logical = u["logical"][sl].astype(np.float32)
+            logical[logical == 0] = self.logical
+            stored = u["stored"][sl]
+            # page_compressed pages, and ROW_FORMAT=COMPRESSED pages (physical < logical page size)
+            comp = ((u["flags"][sl] & UNIT_COMPRESSED) != 0) | (stored < logical)
+            return stored.astype(np.float32) / logical * 100, comp
         unit = self.geometry.unit_name
-        return self._continuous(ratio, comp, 0.0, 100.0, "plasma",
+        return self._continuous(values_of, 0.0, 100.0, "plasma",
                                 lambda a, b, i: f"stored {a:.0f}–{b:.0f}% of {unit}",
                                 "not compressed", f"stored / {unit} size (%)")
 
     def _fixed(self, cat: np.ndarray, cats) -> ModeResult:
-        counts = np.bincount(cat, minlength=len(cats)).astype(np.int64)
+        counts = _bincount(cat, len(cats))
         sizes = self._sizes(cat, len(cats))
         colours = [c for _, c in cats]
         return ModeResult(cat=cat, cidx=cat, lut=_lut(colours), labels=[n for n, _ in cats], colours=colours,
@@ -579,17 +680,19 @@ class MapData:
         u = self.units
         level = self._fact("level")
         kinds = self.index_kinds()
-        is_btree = np.isin(u["kind"], np.array(sorted(kinds), dtype=u["kind"].dtype)) if kinds else \
-            np.zeros(len(u), bool)
-        is_btree &= (u["flags"] & UNIT_FREE) == 0
-        if level is None:       # no per-page levels: leaf flag only
-            lv = np.where((u["flags"] & UNIT_LEAF) != 0, 0, 1).astype(np.int32)
-        else:
-            level = np.asarray(level).astype(np.int32)
-            is_btree &= level != UNKNOWN_LEVEL
-            lv = np.minimum(level, 9)
+        kind_list = np.array(sorted(kinds), dtype=u["kind"].dtype)
         other = 10
-        keys = np.where(is_btree, lv, other).astype(np.int32)
+
+        def keys_of(sl):
+            is_btree = np.isin(u["kind"][sl], kind_list) if kinds else np.zeros(sl.stop - sl.start, bool)
+            is_btree &= (u["flags"][sl] & UNIT_FREE) == 0
+            if level is None:       # no per-page levels: leaf flag only
+                lv = np.where((u["flags"][sl] & UNIT_LEAF) != 0, 0, 1).astype(np.int32)
+            else:
+                lvl = np.asarray(level[sl]).astype(np.int32)
+                is_btree &= lvl != UNKNOWN_LEVEL
+                lv = np.minimum(lvl, 9)
+            return np.where(is_btree, lv, other).astype(np.int32)
         ramp = ["#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#56B4E9", "#7F3C8D", "#8C564B",
                 "#BCBD22", "#17BECF"]
 
@@ -600,17 +703,19 @@ class MapData:
                 return "leaf (level 0)"
             return f"level {k}" + ("+" if k == 9 else "") + (" (non-leaf)" if k == 1 else "")
 
-        return self._categorical(keys, label, lambda ks: [NA_COLOUR if k == other else ramp[k] for k in ks])
+        return self._categorical(keys_of, label, lambda ks: [NA_COLOUR if k == other else ramp[k] for k in ks])
 
     def _mode_encryption(self) -> ModeResult:
         """Pages by encryption key version (UnitFacts.key_version; 0 = not encrypted), decrypted or not."""
         kv = self._fact("key_version")
         f = self.units["flags"]
-        not_dec = ((f & UNIT_ENCRYPTED) != 0).astype(np.int64)
-        if kv is None:       # a saved scan keeps the units' flags, not the key versions: "version 0" = unknown
-            keys = np.where(not_dec != 0, 1, 0)
-        else:
-            keys = np.where(kv != 0, kv.astype(np.int64) * 2 + not_dec, 0)
+
+        def keys_of(sl):
+            not_dec = ((f[sl] & UNIT_ENCRYPTED) != 0).astype(np.int64)
+            if kv is None:       # a saved scan keeps the units' flags, not the key versions: "version 0" = unknown
+                return np.where(not_dec != 0, 1, 0)
+            k = kv[sl]
+            return np.where(k != 0, k.astype(np.int64) * 2 + not_dec, 0)
         ramp = ["#7B1FA2", "#1565C0", "#00897B", "#EF6C00", "#AD1457", "#6D4C41"]
 
         def label(k):
@@ -622,7 +727,7 @@ class MapData:
 
         def colours(ks):
             return ["#E0E0E0" if k == 0 else (ramp[(k // 2 - 1) % len(ramp)] if k & 1 else "#81C784") for k in ks]
-        return self._categorical(keys, label, colours)
+        return self._categorical(keys_of, label, colours)
 
     def _mode_checksum(self) -> ModeResult:
         f = self.units["flags"]
@@ -1368,6 +1473,9 @@ class ExtentMapView(QWidget):
         d = self.data
         if d is None:
             return
+        # the old colours go before the new are made (a 10M-page map: 10-20 MB each)
+        self.result = None
+        self._rgba = None
         self.result = d.mode(self.mode_id)
         self.legend.blockSignals(True)
         self.legend.setHorizontalHeaderLabels(["category", f"{d.geometry.unit_name}s", "%", "stored"])
@@ -1480,7 +1588,15 @@ class ExtentMapView(QWidget):
 
     def _mask(self) -> np.ndarray | None:
         if self.highlight_cat is not None and self.result is not None:
-            m = self.result.categories() == self.highlight_cat
+            res = self.result
+            n = len(res.cidx)
+            m = np.empty(n, dtype=bool)
+            for sl in _slices(n):
+                if res.cat is not None:
+                    m[sl] = res.cat[sl] == self.highlight_cat
+                else:
+                    levels, bins = res.cat_from_cidx
+                    m[sl] = (res.cidx[sl].astype(np.uint16) * bins // levels) == self.highlight_cat
             if self.highlight_mask is not None:
                 m &= self.highlight_mask
             return m
@@ -1492,6 +1608,7 @@ class ExtentMapView(QWidget):
 
     def _redraw(self) -> None:
         d = self.data
+        self._rgba = None           # the old image's codes and mask go first
         if self.fill_height_active() or d.rows <= CELL_LIMIT_ROWS:
             rgba = d.rgba(self.result, self._mask(), theme.background())
             if self.fill_height_active():
@@ -1550,6 +1667,7 @@ class ExtentMapView(QWidget):
         d = self.data
         code = d.owner_code(index_id)
         self.highlight_owner = index_id
+        self.highlight_mask = self._rgba = None     # the old mask and image go before the new are made
         self.highlight_mask = d.units["owner"] == code if code is not None else d.btree_mask(index_id)
         self.highlight_cat = None
         self.legend.blockSignals(True)
@@ -1557,7 +1675,7 @@ class ExtentMapView(QWidget):
         self.legend.blockSignals(False)
         self._redraw()
         n = int(self.highlight_mask.sum())
-        nb = int(d.btree_mask(index_id).sum())
+        nb = d.btree_count(index_id)
         name = d.index_names().get(code if code is not None else index_id, f"index {index_id}")
         extra = f" ({nb:,} B-tree pages, {n - nb:,} other pages of its segments)" if nb != n else ""
         self._set_status(f"highlighted: {name} — {n:,} page{'s' if n != 1 else ''}{extra}")
@@ -1568,7 +1686,7 @@ class ExtentMapView(QWidget):
         """B-tree pages of the highlighted index (what the index's ``pages`` counts)."""
         if self.data is None or self.highlight_owner is None:
             return 0
-        return int(self.data.btree_mask(self.highlight_owner).sum())
+        return self.data.btree_count(self.highlight_owner)
 
     def highlight_category(self, cat: int | None) -> int:
         self.highlight_cat = cat
