@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QToolTip
 
 ENV = "DBXRAY_STATE_DUMP"
+TREE_FILES_MAX = 2000
 
 
 def _rect(widget, rect=None) -> list[int] | None:
@@ -35,6 +36,9 @@ def window_state(win) -> dict:
     modal = app.activeModalWidget()
     popup = app.activePopupWidget()
     tree = win.tree
+    files = [n.path for n in win.tree_root.walk() if n.kind == "file"] if win.tree_root else []
+    if len(files) <= TREE_FILES_MAX:
+        files.sort()
     rows = []
     idx = tree.indexAt(QPoint(2, 2))
     while idx.isValid() and len(rows) < 40:
@@ -57,7 +61,12 @@ def window_state(win) -> dict:
         "focus": (focus.objectName() or type(focus).__name__) if focus is not None else "",
         "tab": win.tabs.tabText(win.tabs.currentIndex()),
         "tabs": [win.tabs.tabText(i) for i in range(win.tabs.count()) if win.tabs.isTabVisible(i)],
-        "tree_files": sorted(n.path for n in win.tree_root.walk() if n.kind == "file") if win.tree_root else [],
+        # every file's path up to TREE_FILES_MAX files (a dump every 200 ms must not slow a
+        # window of 20,000 tables); the count always
+        "tree_files": files if len(files) <= TREE_FILES_MAX else [],
+        "tree_file_count": len(files),
+        "progress": [win.progress.value(), win.progress.maximum()] if win.progress.isVisible() else None,
+        "cancel": _rect(win.cancel_button),
         "tree_rows": rows,
         "selected": win.selected_node_name(),
         "errors": [win.errors.item(i).text() for i in range(min(200, win.errors.count()))],

@@ -309,11 +309,17 @@ class DatasetTreeModel(QAbstractItemModel):
             self._keep = self._kept(text) if text else None
         self._relayout(change)
 
+    def kept_count(self) -> int:
+        """Rows the filter keeps (matches and their ancestors); every row without a filter."""
+        if self._keep is not None:
+            return len(self._keep)
+        return sum(1 for _ in self._root.walk()) - 1
+
     def _kept(self, text: str) -> set[int]:
         keep: set[int] = set()
         for n in self._root.walk():
             if n is not self._root and text in n.name.lower():
-                while n is not None and id(n) not in keep:
+                while n is not None and n is not self._root and id(n) not in keep:
                     keep.add(id(n))
                     n = n.parent
         return keep

@@ -163,3 +163,16 @@ def test_start_up_imports_no_view_and_no_parser(tmp_path):
                        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]", r.stdout
+
+
+def test_filter_box_filters_once_typing_pauses(window, qtbot, many):
+    with qtbot.waitSignal(window.dataset_loaded, timeout=120000):
+        window.open_path(str(many))
+    window.filter_edit.setFocus()
+    qtbot.keyClicks(window.filter_edit, "t0001")
+    assert window.model.kept_count() > 100          # not filtered per key: once typing pauses
+    qtbot.waitUntil(lambda: window.model.kept_count() == 4, timeout=5000)     # engine, database, table, file
+    rows = [r[0] for r in model_rows(window.model, tree=True)]
+    assert rows[-1].endswith("t0001 / t0001.ibd") and len(rows) == 4, rows
+    window.filter_edit.clear()
+    qtbot.waitUntil(lambda: window.model.kept_count() > 100, timeout=5000)
