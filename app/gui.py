@@ -50,34 +50,32 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
         QTimer.singleShot(0, lambda: win.open_path(str(path)))
         return app.exec()
     win.open_path(str(path))
-    if screenshot:
-        win.resize(1400, 860)
-        win.show()
-        # the screenshot shows the finished scan or none: never a window still filling in
-        if not win.wait_idle(int(screenshot_timeout * 1000)):
-            win.cancel_scan()
-            win.wait_idle(30000)
-            win.close()
-            print(f"dbxray: --screenshot: the scan of {path} did not finish within {screenshot_timeout:g} s "
-                  f"(--screenshot-timeout); no screenshot written", file=sys.stderr)
-            return 1
-        ds = win.dataset
-        if ds is None or (not ds.files and ds.errors):      # as `dbxray scan`: nothing read is a failure
-            why = "; ".join(ds.errors[:3]) if ds is not None else win.status_label.text()
-            win.close()
-            print(f"dbxray: --screenshot: {path} could not be read ({why}); no screenshot written",
-                  file=sys.stderr)
-            return 1
-        settle(app)
-        if view:
-            for i in range(win.tabs.count()):
-                if win.tabs.tabText(i).lower().replace(" ", "-") == view.lower():
-                    win.tabs.setCurrentIndex(i)
-        settle(app)
-        ok = win.grab().save(screenshot)
+    win.resize(1400, 860)
+    win.show()
+    # the screenshot shows the finished scan or none: never a window still filling in
+    if not win.wait_idle(int(screenshot_timeout * 1000)):
+        win.cancel_scan()
+        win.wait_idle(30000)
         win.close()
-        if not ok:
-            print(f"dbxray: {screenshot}: cannot write PNG", file=sys.stderr)
-            return 1
-        return 0
-    return 1
+        print(f"dbxray: --screenshot: the scan of {path} did not finish within {screenshot_timeout:g} s "
+              f"(--screenshot-timeout); no screenshot written", file=sys.stderr)
+        return 1
+    ds = win.dataset
+    if ds is None or (not ds.files and ds.errors):      # as `dbxray scan`: nothing read is a failure
+        why = "; ".join(ds.errors[:3]) if ds is not None else win.status_label.text()
+        win.close()
+        print(f"dbxray: --screenshot: {path} could not be read ({why}); no screenshot written",
+              file=sys.stderr)
+        return 1
+    settle(app)
+    if view:
+        for i in range(win.tabs.count()):
+            if win.tabs.tabText(i).lower().replace(" ", "-") == view.lower():
+                win.tabs.setCurrentIndex(i)
+    settle(app)
+    ok = win.grab().save(screenshot)
+    win.close()
+    if not ok:
+        print(f"dbxray: {screenshot}: cannot write PNG", file=sys.stderr)
+        return 1
+    return 0

@@ -899,7 +899,9 @@ class MainWindow(QMainWindow):
         else:
             self.status_label.setText("Scan cancelled")
         if self.dataset is None:
-            self.show_placeholder("Scan cancelled. Open a data directory (Ctrl+O) or a file (Ctrl+Shift+O)")
+            self.show_placeholder(f"Scan cancelled: the tree lists the {listed:,} files found, with their sizes. "
+                                  "F5 scans again" if listed else
+                                  "Scan cancelled. Open a data directory (Ctrl+O) or a file (Ctrl+Shift+O)")
 
     def _on_scanned(self, result) -> None:
         self._end_job()
