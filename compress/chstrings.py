@@ -151,6 +151,19 @@ def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]
     return codes, list(seen)
 
 
+def new_keys_second_half(codes: np.ndarray) -> int:
+    """Keys of a run's second half that its first half does not hold: how fast the
+    column's contiguous rows bring new keys (what a part's unread rows add to its
+    dictionary, compress/typeadvice._dictionary_estimate)."""
+    half = len(codes) // 2
+    if not half:
+        return 0
+    first = np.zeros(int(codes.max()) + 1, dtype=bool)
+    first[codes[:half]] = True
+    second = np.unique(codes[half:])
+    return int(np.count_nonzero(~first[second]))
+
+
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:
@@ -287,6 +300,28 @@ class StringRunReader:
             block_at = {int(o): i for i, o in enumerate(entry.units["offset"].tolist())}
             got = self._parts[part_dir] = (entry, marks, cum, block_at)
         return got
+
+    def _mark_at(self, marks, cum, row: int, granule_rows: int) -> int:
+        if cum is None:
+            return row // granule_rows if row % granule_rows == 0 else -1
+        hit = np.nonzero(cum[:-1] == row)[0]
+        return int(hit[0]) if len(hit) else -1
+
+    def stored(self, size_entry, row0: int, rows: int, granule_rows: int) -> int:
+        """Stored bytes of the bytes stream from the block holding row ``row0``'s mark to
+        the block holding the next run's (the stream's end for a part's last run): the
+        runs of a part share the stream's bytes out exactly (a block two runs share counts
+        in the first)."""
+        entry, marks, cum, _ = self._part(os.path.dirname(size_entry.abspath))
+        m0 = self._mark_at(marks, cum, row0, granule_rows)
+        last = cum is not None and row0 + rows >= int(cum[-1])   # the final mark points into the last block
+        m1 = -1 if last else self._mark_at(marks, cum, row0 + rows, granule_rows)
+        if not 0 <= m0 < len(marks):
+            raise StringReadError(f"{entry.path}: no mark at row {row0}")
+        end = int(entry.units["offset"][-1] + entry.units["stored"][-1]) if len(entry.units) else 0
+        c0 = 0 if row0 == 0 else int(marks.offsets[m0, 0][0])
+        c1 = int(marks.offsets[m1, 0][0]) if 0 <= m1 < len(marks) else end
+        return max(0, min(c1, end) - c0)
 
     def read(self, size_entry, row0: int, sizes: np.ndarray, granule_rows: int) -> bytes:
         """The bytes of the rows ``row0 ..`` of the part whose sizes are ``sizes``."""

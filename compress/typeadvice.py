@@ -251,9 +251,13 @@ def project_stream(values: np.ndarray, new_type: str, chain: str, granule_rows: 
     return project_raw(values.astype(NUMPY_TYPE[new_type], copy=False).tobytes(), new_type, chain, granule_rows)
 
 
-def _estimate(per_run: list[tuple[int, int]], total_rows: int, n_runs: int) -> tuple[int, tuple[int, int]]:
+def _estimate(per_run: list[tuple[int, int]], total_rows: int, n_runs: int,
+              floor_rel_var: float = 0.0) -> tuple[int, tuple[int, int]]:
     """Ratio estimate of the column's bytes from (rows, projected bytes) of the sampled
-    runs, with a 95% interval (finite population corrected; 0 width when all runs read)."""
+    runs, with a 95% interval (finite population corrected; 0 width when all runs read).
+    ``floor_rel_var``: the relative residual variance between runs that is known to be there
+    (``_population_rel_var`` of the column's stored bytes, known for every run): the
+    interval is not narrower than it gives when the few runs read happen to agree."""
     x = np.array([r for r, _ in per_run], dtype=float)
     y = np.array([b for _, b in per_run], dtype=float)
     if not len(x) or x.sum() == 0:
@@ -265,10 +269,23 @@ def _estimate(per_run: list[tuple[int, int]], total_rows: int, n_runs: int) -> t
         return int(round(est)), (int(round(est)), int(round(est)))
     resid = y - ratio * x
     f = n / n_runs
-    se_ratio = math.sqrt(max((1 - f) * resid.var(ddof=1) / n, 0.0)) / x.mean()
+    rel = resid.var(ddof=1) / y.mean() ** 2 if y.mean() else 0.0
+    se = math.sqrt(max((1 - f) * max(rel, floor_rel_var) / n, 0.0)) * est
     t = 1.96 if n >= 30 else float(_T95.get(n - 1, 2.0))
-    half = t * se_ratio * total_rows
+    half = t * se
     return int(round(est)), (int(round(est - half)), int(round(est + half)))
+
+
+def _population_rel_var(xy: list[tuple[int, int]]) -> float:
+    """Relative residual variance of y about the ratio line through every unit (x, y): how
+    much the units' bytes a row differ (the population's own, every unit known)."""
+    if len(xy) < 2:
+        return 0.0
+    x = np.array([a for a, _ in xy], dtype=float)
+    y = np.array([b for _, b in xy], dtype=float)
+    if not x.sum() or not y.mean():
+        return 0.0
+    return float((y - y.sum() / x.sum() * x).var(ddof=1) / y.mean() ** 2)
 
 
 #: two-sided 95% Student t quantiles for small samples
@@ -820,28 +837,47 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                                   every, seed, load_chars)
         return cands
     writers: dict[str, S.LowCardinalityWriter] = {}
-    for (run, sizes, chars, raw), (codes, keys) in zip(got, facts or [(None, None)] * len(got)):
+    per_lc, lc_runs = [], []
+    try:
+        # the column's stored bytes in each run read: the String and FixedString candidates
+        # re-lay the same bytes, so they are ratio-estimated on these (known for every run)
+        cur = [run.stored if fixed else run.stored + reader.stored(run.entry, run.row0, run.rows, granule)
+               for run, *_ in got]
+    except S.StringReadError as e:
+        raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    for (run, sizes, chars, raw), (codes, keys), x in zip(got, facts or [(None, None)] * len(got), cur):
         if fixed:
-            per_cur.append((run.rows, S.project_fixed(raw, n, chain, granule)))
+            per_cur.append((x, S.project_fixed(raw, n, chain, granule)))
         else:
-            per_cur.append((run.rows, S.project_string(sizes, chars, chain, granule)))
+            per_cur.append((x, S.project_string(sizes, chars, chain, granule)))
         if fs_c:
-            per.setdefault(id(fs_c), []).append((run.rows, S.project_fixed(chars, adv.length_min, chain, granule)))
+            per.setdefault(id(fs_c), []).append((x, S.project_fixed(chars, adv.length_min, chain, granule)))
         if str_c:
-            per.setdefault(id(str_c), []).append((run.rows, S.project_string(sizes, chars, chain, granule)))
+            per.setdefault(id(str_c), []).append((x, S.project_string(sizes, chars, chain, granule)))
         if lc_c:
             w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
             kb, db = S.project_lowcardinality_run(w, codes, keys, chain, default, granule)
-            per.setdefault(id(lc_c), []).append((run.rows, kb + db))
-    adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
+            per_lc.append((run.rows, kb + db))
+            lc_runs.append((run, S.new_keys_second_half(codes)))
+    adv.current_projected_bytes, _ = _estimate(per_cur, adv.current_bytes, len(runs))
+    floor = 0.0
+    if lc_c and len(got) < len(runs):
+        # the positions stream is estimated per row: how much the column's stored bytes a row
+        # differ between its runs (every run's known) is the least its runs' differ
+        try:
+            floor = _population_rel_var([(r.rows, r.stored if fixed else r.stored + reader.stored(
+                r.entry, r.row0, r.rows, granule)) for r in runs])
+        except S.StringReadError:
+            floor = 0.0
     for c in (fs_c, str_c, lc_c):
         if c is None:
             continue
-        c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
         if c is lc_c:
-            seen_tail, est_tail = _dictionary_tails(S, writers, got, facts, runs, chain)
-            c.projected_bytes += est_tail
-            c.ci95 = (c.ci95[0] + seen_tail, c.ci95[1] + 2 * est_tail - seen_tail)
+            c.projected_bytes, c.ci95 = _estimate(per_lc, adv.rows, len(runs), floor)
+            est, half = _dictionary_estimate(S, writers, lc_runs, runs, chain)
+            c.projected_bytes, c.ci95 = _add_independent(c.projected_bytes, c.ci95, est, half)
+        else:
+            c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.current_bytes, len(runs))
         if c.projected_bytes < adv.current_bytes:
             cands.append(c)
         else:
@@ -904,34 +940,63 @@ def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, pr
             "columns": [a.to_json() for a in out]}
 
 
-def _dictionary_tails(S, writers: dict, got: list, facts: list, runs: list[_Run], chain: str) -> tuple[int, int]:
-    """The parts' last LowCardinality dictionaries: (bytes of the keys seen, bytes estimated
-    for every key of the part).  A part read in part has keys in its other runs too: each
-    unread run is taken to bring as many new keys as a read run holds keys seen in no
-    other read run (keys of one run: a column sorted by it; keys in every run: none new)."""
-    runs_in = {}
+def _add_independent(est: int, ci: tuple[int, int], est2: float, half2: float) -> tuple[int, tuple[int, int]]:
+    """Sum of two independent estimates: the 95% half-widths add in quadrature."""
+    lo_h, hi_h = est - ci[0], ci[1] - est
+    total = est + est2
+    return int(round(total)), (int(round(total - math.hypot(lo_h, half2))), int(round(total + math.hypot(hi_h, half2))))
+
+
+def _dictionary_estimate(S, writers: dict, lc_runs: list, runs: list[_Run], chain: str) -> tuple[float, float]:
+    """The parts' last LowCardinality dictionaries (the keys the writer still holds at the
+    end of each part, SerializationLowCardinality::serializeBinaryBulkStateSuffix): (bytes,
+    95% half-width).
+
+    A dictionary does not grow with the rows read: a part's keys are those seen in its read
+    runs plus the keys its unread rows bring.  That rate is measured inside the runs read:
+    the keys of each run's second half absent from its first half, per row (0 for a column
+    whose few values recur everywhere; the run's own distinct rate for a column sorted by
+    it, whose runs hold different keys; in between for the rest), ratio-estimated over the
+    runs read with its own interval, and applied to each part's unread rows.  A part none
+    of whose runs was read gets the average read run's dictionary, grown the same way.
+    Each key costs what the part's seen keys cost compressed; a dictionary holds at most
+    ``low_cardinality_max_dictionary_size`` keys (the fuller ones are written with the runs)."""
+    if not writers:
+        return 0.0, 0.0
+    rows_in: dict[str, int] = {}
     for r in runs:
-        runs_in[r.entry.abspath] = runs_in.get(r.entry.abspath, 0) + 1
-    occurrences: dict[str, dict] = {}
-    for (run, *_), (_, keys) in zip(got, facts):
-        occ = occurrences.setdefault(run.entry.abspath, {})
-        for k in keys:
-            occ[k] = occ.get(k, 0) + 1
-    sampled_in = {}
-    for run, *_ in got:
-        sampled_in[run.entry.abspath] = sampled_in.get(run.entry.abspath, 0) + 1
-    seen = est = 0.0
+        rows_in[r.entry.abspath] = rows_in.get(r.entry.abspath, 0) + r.rows
+    read_in: dict[str, int] = {}
+    for run, _ in lc_runs:
+        read_in[run.entry.abspath] = read_in.get(run.entry.abspath, 0) + run.rows
+    halves = [(run.rows - run.rows // 2, new) for run, new in lc_runs]
+    if len(halves) >= 2:
+        rate, (rlo, rhi) = _estimate([(x, y) for x, y in halves], 1_000_000_000, 10 ** 12)
+        rate, rhalf = rate / 1e9, (rhi - rlo) / 2e9
+    else:
+        x = sum(h for h, _ in halves)
+        rate, rhalf = (sum(y for _, y in halves) / x if x else 0.0), 0.0
+    per_part = []
     for part, w in writers.items():
-        b = S.project_dictionary_tail(w, chain)
         n_keys = len(w.keys) if w.keys else 0
-        r, total = sampled_in.get(part, 0), runs_in.get(part, 0)
-        once = sum(1 for v in occurrences.get(part, {}).values() if v == 1)
-        extra = once * (total - r) / r if r and n_keys else 0.0
-        grow = min(n_keys + extra, S.LC_MAX_DICTIONARY_SIZE) / n_keys if n_keys else 1.0
-        seen += b
-        est += b * max(grow, 1.0)
-    unread = len(runs_in) - len(writers)          # parts none of whose runs was read
-    if writers and unread > 0:
-        seen += unread * seen / len(writers)
-        est += unread * est / len(writers)
-    return int(round(seen)), int(round(est))
+        b = S.project_dictionary_tail(w, chain)
+        per_part.append((n_keys, b, rows_in.get(part, 0) - read_in.get(part, 0)))
+    est = var = 0.0
+    for n_keys, b, unread in per_part:
+        per_key = b / n_keys if n_keys else 0.0
+        k = min(n_keys + rate * unread, S.LC_MAX_DICTIONARY_SIZE)
+        est += max(b, per_key * k)
+        var += (per_key * rhalf * unread) ** 2 if k < S.LC_MAX_DICTIONARY_SIZE else 0.0
+    for part, rows in rows_in.items():
+        if part in writers:
+            continue
+        # not read: the average read part's keys and bytes a row, grown to this part's rows
+        n_avg = sum(p[0] for p in per_part) / len(per_part)
+        b_avg = sum(p[1] for p in per_part) / len(per_part)
+        rows_avg = sum(read_in.values()) / len(read_in)
+        per_key = b_avg / n_avg if n_avg else 0.0
+        unread = max(rows - rows_avg, 0)
+        k = min(n_avg + rate * unread, S.LC_MAX_DICTIONARY_SIZE)
+        est += max(per_key * k, 0.0)
+        var += (per_key * rhalf * unread) ** 2
+    return est, math.sqrt(var)
