@@ -137,18 +137,44 @@ def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]
             for k in range(words.shape[1]):
                 h = (h ^ words[:, k]) * np.uint64(0xFF51AFD7ED558CCD)
                 h ^= h >> np.uint64(29)
-        _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+        first, inv = _unique_first(h)
         perm = np.argsort(first, kind="stable")
         rank = np.empty(len(perm), dtype=np.int64)
         rank[perm] = np.arange(len(perm))
         keys = [chars[int(starts[first[p]]):int(ends[first[p]])] for p in perm]
-        return rank[inv.ravel()], keys
+        return rank[inv], keys
     seen: dict[bytes, int] = {}
     codes = np.empty(n, dtype=np.int64)
     for i in range(n):
         k = chars[int(starts[i]):int(ends[i])]
         codes[i] = seen.setdefault(k, len(seen))
     return codes, list(seen)
+
+
+def _unique_first(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct value in sorted-value order, each row's value number):
+    np.unique(return_index, return_inverse) without its stable sort (twice as fast)."""
+    order = np.argsort(h)
+    hs = h[order]
+    flag = np.empty(len(h), dtype=bool)
+    flag[0] = True
+    np.not_equal(hs[1:], hs[:-1], out=flag[1:])
+    first = np.minimum.reduceat(order, np.flatnonzero(flag))
+    inv = np.empty(len(h), dtype=np.int64)
+    inv[order] = np.cumsum(flag) - 1
+    return first, inv
+
+
+def _first_seen_order(codes: np.ndarray) -> np.ndarray:
+    """The distinct small non-negative ``codes`` in the order first seen (a first-row table
+    per code: 4x faster than np.unique with return_index on a granule)."""
+    n = len(codes)
+    if not n:
+        return codes[:0]
+    first = np.full(int(codes.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n))
+    u = np.flatnonzero(first < n)
+    return u[np.argsort(first[u])]
 
 
 def new_keys_second_half(codes: np.ndarray) -> int:
@@ -206,8 +232,7 @@ class LowCardinalityWriter:
             self.keys = {b"": 0}
         gdict = self.keys
         size_before = len(gdict)
-        u, first = np.unique(codes, return_index=True)
-        order = u[np.argsort(first, kind="stable")]
+        order = _first_seen_order(codes)
         pos_of = np.zeros(len(run_keys) if run_keys else 1, dtype=np.int64)
         overflow: list[bytes] = []
         for c in order.tolist():
