@@ -159,11 +159,66 @@ def whatif_sections(whatif: dict) -> list[str]:
     return out
 
 
+def types_sections(advice: dict) -> list[str]:
+    """The report's Types part (ClickHouse, compress/typeadvice.advise's result): one row per
+    suggested type or codec chain of each column, smallest first, with its 95% interval, its
+    saving, lossless or the precision lost and any warning (parts that would be written
+    Compact); the DDL of each under it, the table notes (Compact parts) and the columns not
+    advised with why."""
+    e = html.escape
+    out = ["<h2>Types: narrower ClickHouse columns</h2>"]
+    samp = advice.get("sample")
+    how = "every value" if samp == "all" else f"a {float(samp or 0):.0%} sample of each column's runs"
+    cols = advice.get("columns") or []
+    out.append(f"<p class='meta'>As run: {e(how)} (seed {e(str(advice.get('seed')))}), "
+               f"{'with' if advice.get('codecs') else 'without'} codec chains; {len(cols):,} columns, "
+               f"{advice.get('seconds', 0):.1f} s; projected bytes with 95% intervals, the engine's block framing. "
+               f"{e(advice.get('warning') or '')}.</p>")
+    rows, ddls = [], []
+    for a in cols:
+        for c in sorted((a.get("candidates") or []) + (a.get("codec_candidates") or []),
+                        key=lambda c: c["projected_bytes"]):
+            lo, hi = (c.get("projected_bytes_ci95") or [c["projected_bytes"]] * 2)[:2]
+            kind = "lossless" if c.get("lossless") else "loses precision"
+            rows.append([f"{a['database']}.{a['table']}.{a['column']}", a["type"], human_bytes(a["current_bytes"]),
+                         c["type"] + (f" CODEC({c['codec']})" if c["codec"] != a.get("current_codec") else ""),
+                         human_bytes(c["projected_bytes"]), f"{human_bytes(lo)} – {human_bytes(hi)}",
+                         _signed(int(c.get("saving_bytes") or 0)), kind, c.get("warning") or ""])
+            ddls.append(c.get("ddl") or "")
+    if rows:
+        out.append(_table(["column", "type now", "now", "suggestion", "projected", "95% CI", "saving", "",
+                           "warning"], rows, numeric_from=4))
+        out.append("<details><summary>The DDL of each suggestion</summary><pre>" + e("\n".join(ddls))
+                   + "</pre></details>")
+    else:
+        out.append("<p>No column has a narrower type or a better codec.</p>")
+    notes = sorted({f"{a['database']}.{a['table']}: {n}" for a in cols for n in a.get("notes") or []
+                    if "Compact" in n})
+    if notes:
+        out.append("<ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
+    skipped = [[f"{a['database']}.{a['table']}.{a['column']}", a["type"], a["not_advised"]] for a in cols
+               if a.get("not_advised")]
+    if skipped:
+        out.append(f"<details><summary>{len(skipped):,} columns not advised</summary>"
+                   + _table(["column", "type", "why"], skipped, numeric_from=3) + "</details>")
+    return out
+
+
+def advise_for_report(ds: Dataset, sample: float | None = 0.05) -> dict | None:
+    """The type advice the report shows: None when the scan holds no MergeTree table."""
+    tables = (ds.sections.get("clickhouse") or {}).get("tables") or []
+    if not any("MergeTree" in str(t.get("engine", "")) for t in tables):
+        return None
+    from dbxray.compress.typeadvice import advise
+    return advise(ds, sample)
+
+
 def _signed(n: int) -> str:
     return human_bytes(n) if n >= 0 else "-" + human_bytes(-n)
 
 
-def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | None) -> str:
+def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | None,
+                advice: dict | None = None) -> str:
     e = html.escape
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     root = build_tree(ds)
@@ -190,6 +245,8 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
         parts.append(f"<h2>{e(title)}</h2>{_img_tag(png, title)}")
     if whatif:
         parts.extend(whatif_sections(whatif))
+    if advice:
+        parts.extend(types_sections(advice))
     errs = list(ds.errors) + [x for f in ds.files for x in f.errors]
     if errs:
         parts.append(f"<h2>Errors ({len(errs)})</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in errs[:200]) + "</ul>")
@@ -208,13 +265,17 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
 
 
 def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05", whatif: dict | None = None,
-                 codecs: list[str] | None = None, seed: int = 0, progress=None) -> None:
+                 codecs: list[str] | None = None, seed: int = 0, progress=None, advice: dict | None = None,
+                 types_sample: float | None | bool = 0.05) -> None:
     """The report of ``ds``: with ``whatif`` (a what-if result the user ran) as it is, else a
-    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed``."""
+    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed``; the Types
+    part from ``advice``, else the type advisor run here on ``types_sample`` (False: none)."""
     if whatif is None and whatif_sample:
         from dbxray.compress.whatif import run_whatif
         whatif = run_whatif(ds, codecs or None, sample=whatif_sample, seed=seed, progress=progress)
+    if advice is None and types_sample is not False:
+        advice = advise_for_report(ds, types_sample)
     images = render_views(ds, whatif)
-    text = report_html(ds, images, whatif)
+    text = report_html(ds, images, whatif, advice)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)

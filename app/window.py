@@ -713,8 +713,10 @@ class MainWindow(QMainWindow):
     def _write_report(self, whatif) -> None:
         from dbxray.app.report import report_html, render_views
         images = render_views(self.dataset, whatif)
+        view = getattr(self, "_advise_view", None)         # the type advice the Columns view was given
+        advice = getattr(getattr(view, "advice_page", None), "advice", None)
         with open(self._report_path, "w", encoding="utf-8") as fh:
-            fh.write(report_html(self.dataset, images, whatif))
+            fh.write(report_html(self.dataset, images, whatif, advice))
         self.status_label.setText(f"Report written to {self._report_path}")
         self.report_written.emit(self._report_path)
 

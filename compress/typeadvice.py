@@ -88,12 +88,13 @@ class Candidate:
     ci95: tuple[int, int] = (0, 0)
     saving_bytes: int = 0
     ddl: str = ""
+    warning: str = ""                       # e.g. parts that would be written Compact
 
     def to_json(self) -> dict:
         return {"type": self.type, "codec": self.codec, "reason": self.reason, "lossless": self.lossless,
                 "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
                 "projected_bytes": self.projected_bytes, "projected_bytes_ci95": list(self.ci95),
-                "saving_bytes": self.saving_bytes, "ddl": self.ddl}
+                "saving_bytes": self.saving_bytes, "ddl": self.ddl, "warning": self.warning}
 
 
 @dataclass
@@ -122,6 +123,7 @@ class ColumnAdvice:
     distinct_sampled: int | None = None     # String: distinct values in the rows read
     length_min: int | None = None
     length_max: int | None = None
+    length_mean: float | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -133,7 +135,8 @@ class ColumnAdvice:
                 "candidates": [c.to_json() for c in self.candidates],
                 "codec_candidates": [c.to_json() for c in self.codec_candidates], "not_advised": self.not_advised,
                 "nulls": self.nulls, "distinct_sampled": self.distinct_sampled, "length_min": self.length_min,
-                "length_max": self.length_max, "notes": self.notes}
+                "length_max": self.length_max, "length_mean": self.length_mean,
+                "notes": self.notes}
 
 
 @dataclass
@@ -524,6 +527,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     if adv.codec_candidates and pre:          # chains found on the nested type: they drop Nullable too
         for c in adv.codec_candidates:
             c.reason += f"; {pre[0].reason}"
+    _compact_warnings(adv, table, col["name"], nullable, cands + adv.codec_candidates)
     key_column = col["name"] in key_columns(table)
     # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
     # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
@@ -551,6 +555,67 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
 
 class _NotAdvised(Exception):
     pass
+
+
+#: MergeTreeSettings.cpp: a part whose uncompressed bytes are fewer is written Compact
+MIN_BYTES_FOR_WIDE_PART = 10485760
+
+
+def _setting(table: dict, name: str, default: int) -> int:
+    try:
+        return int((table.get("settings") or {}).get(name, default))
+    except (TypeError, ValueError):
+        return default
+
+
+def _new_bytes_per_row(adv: ColumnAdvice, c: Candidate, nullable: bool) -> float | None:
+    """Uncompressed bytes a row of the column takes as ``c.type`` (what the engine sums to
+    choose a part's format), or None when not known."""
+    t = c.type
+    lay = _layout(t) if _kind(t) not in (None, "string", "fixedstring") or _base_type(t) == "DateTime" else None
+    if lay is not None:
+        return float(lay[1])
+    if _base_type(t) == "FixedString":
+        return float(_args(t)[0])
+    if t == "String" and adv.length_mean is not None:
+        return adv.length_mean + 8.0
+    if t.startswith("LowCardinality") and adv.length_mean is not None and adv.rows:
+        d = adv.distinct_sampled or 1
+        return (1 if d < 256 else 2 if d < 65536 else 4) + d * (adv.length_mean + 1) / adv.rows
+    return None
+
+
+def _compact_warnings(adv: ColumnAdvice, table: dict, column: str, nullable: bool, cands: list) -> None:
+    """A narrower column can take a part under ``min_bytes_for_wide_part``: the engine then
+    writes it Compact (MergeTreeData::choosePartFormat: bytes_uncompressed < min_bytes_for_wide_part),
+    one data.bin for every column, when it is next written (a merge, or INSERT ... SELECT into
+    a table made anew).  Said per candidate, with the parts; and the table's Compact parts,
+    whose columns are not advised."""
+    limit = _setting(table, "min_bytes_for_wide_part", MIN_BYTES_FOR_WIDE_PART)
+    parts = [p for p in table.get("parts") or [] if p.get("state") == "active"]
+    compact = [p["name"] for p in parts if p.get("part_type") == "Compact"]
+    if compact:
+        adv.notes.append(f"{len(compact):,} of the table's {len(parts):,} active parts are Compact "
+                         f"({', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): their columns "
+                         f"are in one data.bin and not counted or projected here")
+    for c in cands:
+        per_row = _new_bytes_per_row(adv, c, nullable)
+        if per_row is None:
+            continue
+        hit = []
+        for p in parts:
+            total = int(p.get("data_uncompressed_bytes") or 0)
+            if p.get("part_type") != "Wide" or total < limit:
+                continue
+            old = sum(int(x.get("uncompressed_bytes") or 0) for x in p.get("columns") or [] if x.get("name") == column)
+            new = total - old + per_row * int(p.get("rows") or 0)
+            if new < limit:
+                hit.append((p["name"], int(new)))
+        if hit:
+            c.warning = (f"{len(hit)} part{'s' if len(hit) > 1 else ''} would fall under min_bytes_for_wide_part "
+                         f"({limit:,} bytes uncompressed) and be written Compact when next merged or made anew: "
+                         + ", ".join(f"{n} ({b:,} bytes)" for n, b in hit[:3]) + (", ..." if len(hit) > 3 else "")
+                         + " (set min_bytes_for_wide_part lower to keep them Wide)")
 
 
 def _sampled_runs(adv: ColumnAdvice, runs: list[_Run], fraction, seed) -> np.ndarray:
@@ -794,6 +859,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         lens = np.concatenate([g[1] for g in got]) if got else np.zeros(0, dtype=np.uint64)
         if len(lens):
             adv.length_min, adv.length_max = int(lens.min()), int(lens.max())
+            adv.length_mean = float(lens.mean())
         if got:
             load_chars(0)
         # LowCardinality only for few distinct values: the first run read decides whether to count them all

@@ -302,3 +302,46 @@ def test_codec_rules():
     assert "DoubleDelta" not in K.chains_for("int", "UInt32", [np.array([3, 1, 2])])
     assert "DoubleDelta" in K.chains_for("int", "DateTime", None)
     assert all(not c.startswith(("T64", "Delta")) for c in K.chains_for("string", "String", None))
+
+
+TRUTH_COMPACT = json.loads((HERE / "truth_compact.json").read_text())
+
+
+def test_compact_part_warning_as_the_engine_chose(ds):
+    """A narrower column can take a part under min_bytes_for_wide_part: the parts the advice
+    warns about are those chdb 4.4.0 wrote Compact making the table anew with the suggested
+    type (make_compact.py, the table's own settings); the others it wrote Wide."""
+    tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
+    checked = 0
+    for case in TRUTH_COMPACT["cases"]:
+        t = tables[case["table"]]
+        col = next(c for c in t["columns"] if c["name"] == case["column"])
+        a = advise_column(ds, t, col, None)
+        c = next((c for c in a.candidates if c.type == case["type"]), None)
+        if c is None:
+            continue
+        compact = {p["partition_id"] for p in case["parts"] if p["part_type"] == "Compact"}
+        warned = {p["partition_id"] for p in t["parts"] if p.get("state") == "active" and p["name"] in c.warning}
+        print(case["column"], case["type"], "engine Compact:", sorted(compact), "warned:", sorted(warned))
+        assert warned == compact, (case, c.warning)
+        assert not compact or "min_bytes_for_wide_part" in c.warning
+        checked += 1
+    assert checked >= 3 and any(p["part_type"] == "Compact" for c in TRUTH_COMPACT["cases"] for p in c["parts"])
+
+
+def test_compact_parts_noted(ds):
+    """A table with Compact parts: each column's advice says which (their columns are not counted)."""
+    t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "seed_unmerged")
+    a = advise_column(ds, t, next(c for c in t["columns"] if c["name"] == "nq_UInt64"), None)
+    assert any("Compact" in n and "not counted" in n for n in a.notes)
+
+
+def test_report_types_section(ds, advice_all):
+    """The HTML report's Types part: every suggestion with its interval, warning and DDL."""
+    from dbxray.app.report import types_sections
+    text = "".join(types_sections(advice_all))
+    assert "Types: narrower ClickHouse columns" in text and "LowCardinality(String)" in text
+    assert "would fall under min_bytes_for_wide_part" in text and "MODIFY COLUMN `nq_UInt64` UInt16" in text
+    assert "Compact" in text and "not advised" in text
+    n = sum(len(a["candidates"]) + len(a["codec_candidates"]) for a in advice_all["columns"])
+    assert text.count("<tr>") - 2 >= n     # header rows of the two tables aside
