@@ -112,10 +112,10 @@ def fixed_to_string(raw: bytes, width: int) -> tuple[np.ndarray, bytes]:
     return last.astype(np.uint64), arr[keep].tobytes()
 
 
-def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]:
-    """(codes, keys): each row's key number in first-seen order, and the keys.  Values of
-    up to PAD_MAX bytes are compared by a 64-bit hash of their zero-padded bytes and length
-    (numpy); longer ones through a dict."""
+def factorize(sizes: np.ndarray, chars: bytes, most: int | None = None) -> tuple[np.ndarray, list[bytes] | None]:
+    """(codes, keys): each row's key number in first-seen order, and the keys (None when
+    there are more than ``most``: not built).  Values of up to PAD_MAX bytes are compared by
+    a 64-bit hash of their zero-padded bytes and length (numpy); longer ones through a dict."""
     n = len(sizes)
     if n == 0:
         return np.zeros(0, dtype=np.int64), []
@@ -141,6 +141,8 @@ def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]
         perm = np.argsort(first, kind="stable")
         rank = np.empty(len(perm), dtype=np.int64)
         rank[perm] = np.arange(len(perm))
+        if most is not None and len(perm) > most:
+            return rank[inv], None
         keys = [chars[int(starts[first[p]]):int(ends[first[p]])] for p in perm]
         return rank[inv], keys
     seen: dict[bytes, int] = {}
@@ -148,7 +150,7 @@ def factorize(sizes: np.ndarray, chars: bytes) -> tuple[np.ndarray, list[bytes]]
     for i in range(n):
         k = chars[int(starts[i]):int(ends[i])]
         codes[i] = seen.setdefault(k, len(seen))
-    return codes, list(seen)
+    return codes, (None if most is not None and len(seen) > most else list(seen))
 
 
 def _unique_first(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,8 +295,8 @@ def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:
 
 # --- reading ---------------------------------------------------------------------------------------------------
 
-def _stream_entry(dataset, part_dir: str, stream: str):
-    for f in dataset.files:
+def _stream_entry(files, part_dir: str, stream: str):
+    for f in files:
         if f.role == "part_column_data" and os.path.dirname(f.abspath) == part_dir and \
                 f.sections.get("clickhouse", {}).get("stream") == stream:
             return f
@@ -304,15 +306,16 @@ def _stream_entry(dataset, part_dir: str, stream: str):
 class StringRunReader:
     """Reads the values of runs of one String column (sizes runs from the caller)."""
 
-    def __init__(self, dataset, stem: str):
+    def __init__(self, dataset, stem: str, files=None):
         self.dataset = dataset
+        self.files = dataset.files if files is None else files     # where to find the bytes stream
         self.stem = stem
         self._parts: dict[str, tuple] = {}
 
     def _part(self, part_dir: str):
         got = self._parts.get(part_dir)
         if got is None:
-            entry = _stream_entry(self.dataset, part_dir, self.stem)
+            entry = _stream_entry(self.files, part_dir, self.stem)
             if entry is None or entry.units is None:
                 raise StringReadError(f"{part_dir}: no {self.stem}.bin beside {self.stem}.size.bin")
             mfile = entry.sections["clickhouse"].get("marks_file")

@@ -148,6 +148,26 @@ class _Run:
     row0: int = 0               # the run's first row in its part
 
 
+#: the last dataset's ClickHouse .bin files by table (one pass over its files, not one a column)
+_FILES_BY_TABLE: list = [None, {}]
+
+
+def table_files(dataset, db: str, table: str) -> list:
+    """The dataset's ClickHouse files of one table (indexed once per dataset)."""
+    if _FILES_BY_TABLE[0] is not dataset:
+        index: dict = {}
+        for f in dataset.files:
+            if f.engine == "clickhouse" and f.units is not None:
+                index.setdefault((f.database, f.table), []).append(f)
+        _FILES_BY_TABLE[:] = [dataset, index]
+    return _FILES_BY_TABLE[1].get((db, table), [])
+
+
+def column_blocks(dataset, db: str, table: str, column: str) -> list:
+    """payloads.column_blocks over the table's files only."""
+    return payloads.column_blocks(dataset, db, table, column, files=table_files(dataset, db, table))
+
+
 def _base_type(type_text: str) -> str:
     return type_text.strip().split("(", 1)[0].strip()
 
@@ -192,7 +212,7 @@ def _main_stream_runs(dataset, table: dict, column: str, width: int, granule: in
     start them (a block holds 1, 2, 4 or 8 granules of a 1..8-byte type)."""
     stem = escape_for_file_name(column) + substream
     by_entry: dict[int, tuple[object, list[int]]] = {}
-    for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
         if e.role != "part_column_data" or sec.get("stream") != stem or sec.get("substream", "") != substream:
             continue
@@ -239,7 +259,7 @@ def _stream_stored(dataset, table: dict, column: str, substreams: tuple[str, ...
     """Stored bytes of the column's streams with these substream suffixes in active Wide parts."""
     stem = escape_for_file_name(column)
     out = 0
-    for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
         if e.role == "part_column_data" and sec.get("substream", "") in substreams and \
                 sec.get("stream") == stem + sec.get("substream", ""):
@@ -432,7 +452,7 @@ def _null_map(dataset, table: dict, column: str) -> tuple[int, int] | None:
     stem = escape_for_file_name(column)
     nulls = rows = 0
     seen = False
-    for e, i in payloads.column_blocks(dataset, table["database"], table["table"], column):
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
         if e.role != "part_column_data" or sec.get("stream") != stem + ".null":
             continue
@@ -838,7 +858,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         raise _NotAdvised("no blocks of this column in active Wide parts (Compact parts are not advised)")
     pick = _sampled_runs(adv, runs, fraction, seed)
     every = len(pick) == len(runs)
-    reader = S.StringRunReader(dataset, escape_for_file_name(column))
+    reader = S.StringRunReader(dataset, escape_for_file_name(column),
+                               table_files(dataset, table["database"], table["table"]))
     got = []
 
     def load_chars(k: int) -> None:       # a String run's bytes, read when needed
@@ -863,8 +884,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         if got:
             load_chars(0)
         # LowCardinality only for few distinct values: the first run read decides whether to count them all
-        first = S.factorize(got[0][1], got[0][2]) if got else (None, [])
-        few = len(first[1]) <= max(1, LC_MOST_DISTINCT * len(got[0][1])) if got else False
+        most = max(1, int(LC_MOST_DISTINCT * len(got[0][1]))) if got else 0
+        first = S.factorize(got[0][1], got[0][2], most) if got else (None, [])
+        few = first[1] is not None if got else False
         one_length = not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
         if few or one_length:
             for k in range(1, len(got)):
@@ -873,11 +895,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
     facts = [first] + [S.factorize(g[1], g[2]) for g in got[1:]] if few else []
     distinct: set = set()
-    for _, keys in facts or [first]:
+    for _, keys in facts:
         distinct.update(keys)
-    adv.distinct_sampled = len(distinct)
+    first_distinct = int(first[0].max()) + 1 if got and len(first[0]) else 0
+    adv.distinct_sampled = len(distinct) if few else first_distinct
     if not few:
-        adv.notes.append(f"{len(first[1]):,} distinct values in the first {len(got[0][1]) if got else 0:,} rows read: "
+        adv.notes.append(f"{first_distinct:,} distinct values in the first {len(got[0][1]) if got else 0:,} rows read: "
                          f"too many for LowCardinality (not projected)")
     which = "every" if every else "every sampled"
     per_cur, per = [], {}

@@ -8,6 +8,8 @@ never reads payloads.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..codecs.general import DEFAULT_MAX_OUTPUT, DecodeError
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry
@@ -47,12 +49,13 @@ def unit_payload(entry: FileEntry, i: int, max_output: int = DEFAULT_MAX_OUTPUT)
 
 
 def column_blocks(dataset: Dataset, db: str, table: str, column: str,
-                  include_inactive: bool = False) -> list[tuple[FileEntry, int]]:
+                  include_inactive: bool = False, files: list[FileEntry] | None = None) -> list[tuple[FileEntry, int]]:
     """Every (entry, block index) of a ``.bin`` file holding data of ``column`` in the table's
     active parts (projections, outdated and detached parts left out unless
-    ``include_inactive``), or in a Log-family table's data files, in file then offset order."""
+    ``include_inactive``), or in a Log-family table's data files, in file then offset order.
+    ``files``: the files to look in (default every file of the dataset)."""
     out: list[tuple[FileEntry, int]] = []
-    for f in dataset.files:
+    for f in dataset.files if files is None else files:
         if f.engine != ENGINE or f.database != db or f.table != table or f.units is None:
             continue
         if f.role not in ("part_column_data", "table_data"):
@@ -65,8 +68,8 @@ def column_blocks(dataset: Dataset, db: str, table: str, column: str,
         if not ids:
             continue
         owners = f.units["owner"]
-        for oid in ids:
-            for i in (owners == oid).nonzero()[0].tolist():
-                out.append((f, i))
-    out.sort(key=lambda fi: (fi[0].path, int(fi[0].units["offset"][fi[1]])))
+        hit = np.isin(owners, ids).nonzero()[0]
+        hit = hit[np.argsort(f.units["offset"][hit], kind="stable")]
+        out.extend((f, i) for i in hit.tolist())
+    out.sort(key=lambda fi: fi[0].path)           # stable: each file's blocks stay in offset order
     return out
