@@ -222,6 +222,7 @@ class LowCardinalityWriter:
     keys: dict | None = None               # key -> position (None: no dictionary yet)
     dict_chunks: list | None = None        # bytes written to .dict.bin per granule
     prefix_written: bool = False           # the keys version counted with a run's dictionary
+    phantom: int = 0                       # keys the real dictionary holds from rows not read
 
     def __post_init__(self):
         self.dict_chunks = [LC_KEYS_VERSION.to_bytes(8, "little")]   # serializeBinaryBulkStatePrefix
@@ -233,7 +234,7 @@ class LowCardinalityWriter:
         if need_update:
             self.keys = {b"": 0}
         gdict = self.keys
-        size_before = len(gdict)
+        size_before = len(gdict) + self.phantom
         order = _first_seen_order(codes)
         pos_of = np.zeros(len(run_keys) if run_keys else 1, dtype=np.int64)
         overflow: list[bytes] = []
@@ -242,7 +243,7 @@ class LowCardinalityWriter:
             p = gdict.get(k)
             if p is None:
                 if len(gdict) < LC_MAX_DICTIONARY_SIZE:
-                    p = gdict[k] = len(gdict)
+                    p = gdict[k] = len(gdict) + self.phantom
                 else:
                     p = LC_MAX_DICTIONARY_SIZE + len(overflow)
                     overflow.append(k)
@@ -256,6 +257,7 @@ class LowCardinalityWriter:
         if len(gdict) >= LC_MAX_DICTIONARY_SIZE:          # need_write_dictionary
             self.dict_chunks.append(self._dictionary())
             self.keys = None
+            self.phantom = 0
         else:
             self.dict_chunks.append(b"")
         if overflow:

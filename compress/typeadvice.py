@@ -934,6 +934,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                for run, *_ in got]
     except S.StringReadError as e:
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    # a run read after unread rows of its part: the real dictionary already holds the keys those
+    # rows brought, which makes its positions wider and the new keys' larger (at the rate measured
+    # inside the runs read, as the part's last dictionary is grown)
+    halves = [(len(codes) - len(codes) // 2, S.new_keys_second_half(codes)) for codes, _ in facts] if lc_c else []
+    rate = sum(y for _, y in halves) / max(1, sum(x for x, _ in halves)) if halves else 0.0
+    read_before: dict[str, int] = {}
     for (run, sizes, chars, raw), (codes, keys), x in zip(got, facts or [(None, None)] * len(got), cur):
         if fixed:
             per_cur.append((x, S.project_fixed(raw, n, chain, granule)))
@@ -945,6 +951,10 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             per.setdefault(id(str_c), []).append((x, S.project_string(sizes, chars, chain, granule)))
         if lc_c:
             w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
+            unread = run.row0 - read_before.get(run.entry.abspath, 0)
+            read_before[run.entry.abspath] = read_before.get(run.entry.abspath, 0) + run.rows
+            w.phantom = max(w.phantom, min(int(round(rate * unread)),
+                                           S.LC_MAX_DICTIONARY_SIZE - 1 - len(w.keys or {b"": 0}) - len(keys)))
             kb, db = S.project_lowcardinality_run(w, codes, keys, chain, default, granule)
             per_lc.append((run.rows, kb + db))
             lc_runs.append((run, S.new_keys_second_half(codes)))
