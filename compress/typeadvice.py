@@ -519,12 +519,19 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             adv.not_advised = "no null map stream in active Wide parts (Compact parts are not advised)"
             return adv
         adv.nulls = nm[0]
-        if nm[0]:
+        if nm[0] and kind in ("string", "fixedstring"):
             adv.not_advised = (f"{nm[0]:,} of {nm[1]:,} rows are NULL: Nullable stays (its null map stream is "
-                               f"what stores them)")
+                               f"what stores them; LowCardinality(Nullable(String)) is not projected)")
             return adv
         null_bytes = _stream_stored(dataset, table, col["name"], (".null",))
         nested = _stream_stored(dataset, table, col["name"], ("", ".size"))
+    keep_nulls = nullable and bool(adv.nulls)
+    if keep_nulls:
+        # the nested stream holds the type's default (0) at NULL rows, which every narrower type
+        # holds: Nullable(narrower) is the nested stream re-encoded plus the null map as it is.
+        # A codec chain would apply to the null map too (not projected): no chains here.
+        codecs = False
+    elif nullable:
         pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
                                            f"without Nullable the null map stream ({null_bytes:,} bytes) is gone",
                              projected_bytes=nested, ci95=(nested, nested)))
@@ -544,6 +551,13 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     if adv.current_projected_bytes:
         adv.current_projected_bytes += null_bytes
     cands = pre + cands
+    if keep_nulls:
+        for c in cands:
+            c.type = f"Nullable({c.type})"
+            c.projected_bytes += null_bytes
+            c.ci95 = (c.ci95[0] + null_bytes, c.ci95[1] + null_bytes)
+            c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
+                         f"({null_bytes:,} bytes) as it is")
     if adv.codec_candidates and pre:          # chains found on the nested type: they drop Nullable too
         for c in adv.codec_candidates:
             c.reason += f"; {pre[0].reason}"
@@ -552,7 +566,8 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
     # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
     # running the advice through chdb 4.4.0 / 26.9), even when the column holds no NULL
-    dflt = ("" if not nullable else " DEFAULT ''" if kind in ("string", "fixedstring") else " DEFAULT 0")
+    dflt = ("" if not nullable or keep_nulls else " DEFAULT ''" if kind in ("string", "fixedstring")
+            else " DEFAULT 0")
     for c in cands + adv.codec_candidates:
         c.saving_bytes = adv.current_bytes - c.projected_bytes
         codec_sql = f" {col['codec']}" if (col.get("codec") or "").strip() else ""
@@ -592,6 +607,10 @@ def _new_bytes_per_row(adv: ColumnAdvice, c: Candidate, nullable: bool) -> float
     """Uncompressed bytes a row of the column takes as ``c.type`` (what the engine sums to
     choose a part's format), or None when not known."""
     t = c.type
+    if t.startswith("Nullable("):
+        inner = Candidate(t[len("Nullable("):-1], c.codec, "")
+        got = _new_bytes_per_row(adv, inner, nullable)
+        return None if got is None else got + 1.0          # the null map's byte a row
     lay = _layout(t) if _kind(t) not in (None, "string", "fixedstring") or _base_type(t) == "DateTime" else None
     if lay is not None:
         return float(lay[1])

@@ -110,7 +110,8 @@ def test_not_advised_with_reasons(advice_all, ds):
     kinds = {a["column"]: a["not_advised"] for a in advice_all["columns"] if a["table"] == "codecs"}
     assert "Sparse" in kinds["sparse_u64"]
     assert "not advised" in kinds["arr_str"]
-    assert "NULL" in kinds["n_u32"] and "Nullable stays" in kinds["n_u32"]
+    n = _col(advice_all, "codecs", "n_u32")       # NULLs, values up to 99,999: no narrower Nullable type
+    assert kinds["n_u32"] is None and n["nulls"] > 0 and not n["candidates"] and not n["codec_candidates"]
     t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "codecs")
     for typ in ("Variant(String, UInt64)", "Dynamic", "JSON"):
         a = advise_column(ds, t, {"name": "v", "type": typ}, None)
@@ -233,7 +234,10 @@ def test_more_types_reasons(ta_advice):
     assert next(c for c in ts["candidates"] if c["type"] == "DateTime64(3, 'UTC')")["lossless"]
     n = _col(ta_advice, "types", "n_u")
     assert n["nulls"] == 0 and all("DEFAULT 0" in c["ddl"] for c in n["candidates"])
-    assert "NULL" in _col(ta_advice, "types", "n_null")["not_advised"]
+    nn = _col(ta_advice, "types", "n_null")        # NULLs kept: Nullable(narrower), the null map as it is
+    (c,) = nn["candidates"]
+    assert nn["nulls"] > 0 and c["type"] == "Nullable(UInt16)" and "DEFAULT" not in c["ddl"]
+    assert "Nullable kept" in c["reason"] and not nn["codec_candidates"]
     fs = _col(ta_advice, "types", "fs_pad")
     assert not fs["candidates"] and "not smaller" in fs["notes"][0]
     for a in ta_advice["columns"]:         # the current type re-encoded: the model's own error
