@@ -1,6 +1,9 @@
 """Codec chains per ClickHouse column (issue 20): which CODEC(...) the column's values,
 as its best type, would take least room with.
 
+ZSTD levels above 3 (6 and 9) are tried where levels pay (ZSTD(3) at least 2% under
+ZSTD(1) on the column) and kept when at least 1% under ZSTD(3), as they compress slower.
+
 The chains tried follow what each codec is for (src/Compression/CompressionCodec*.cpp
 and the ClickHouse docs' advice): Delta / DoubleDelta for monotonic and time columns,
 T64 for integers of a small range, Gorilla / FPC for slowly changing floats, each
@@ -24,6 +27,11 @@ INTEGER = ("Delta, LZ4", "Delta, ZSTD(1)", "T64, LZ4", "T64, ZSTD(1)")
 MONOTONIC = ("DoubleDelta", "DoubleDelta, ZSTD(1)")
 FLOAT = ("Gorilla", "Gorilla, ZSTD(1)", "FPC", "FPC, ZSTD(1)")
 STRING = ("LZ4HC(9)",)
+#: ZSTD levels above 3, tried where levels pay: when ZSTD(3) is at least LEVELS_PAY under ZSTD(1)
+HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)")
+LEVELS_PAY = 0.02
+#: a higher level is kept only when it is at least this much under ZSTD(3) (it compresses slower)
+HIGH_GAIN = 0.01
 #: runs a chain is projected on when sampling (the pure-Python codecs are slow)
 CODEC_RUNS = 3
 #: at most this many chains are suggested per column
@@ -88,4 +96,12 @@ def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs:
         per = [(r, project(i, chain)) for i, r in enumerate(rows)]
         est, ci = estimate(per, total_rows, n_runs)
         out.append((chain, est, ci))
+    got = {c: e for c, e, _ in out}
+    z1, z3 = got.get("ZSTD(1)"), got.get("ZSTD(3)")
+    if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try higher ones
+        for chain in HIGH_ZSTD:
+            per = [(r, project(i, chain)) for i, r in enumerate(rows)]
+            est, ci = estimate(per, total_rows, n_runs)
+            if est <= (1 - HIGH_GAIN) * z3:
+                out.append((chain, est, ci))
     return sorted(out, key=lambda x: x[1])
