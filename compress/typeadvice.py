@@ -957,6 +957,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     # rows brought, which makes its positions wider and the new keys' larger (at the rate measured
     # inside the runs read, as the part's last dictionary is grown)
     halves = [(len(codes) - len(codes) // 2, S.new_keys_second_half(codes)) for codes, _ in facts] if lc_c else []
+    new_in = iter([y for _, y in halves])
     rate = sum(y for _, y in halves) / max(1, sum(x for x, _ in halves)) if halves else 0.0
     read_before: dict[str, int] = {}
     for (run, sizes, chars, raw), (codes, keys), x in zip(got, facts or [(None, None)] * len(got), cur):
@@ -976,7 +977,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                                            S.LC_MAX_DICTIONARY_SIZE - 1 - len(w.keys or {b"": 0}) - len(keys)))
             kb, db = S.project_lowcardinality_run(w, codes, keys, chain, default, granule)
             per_lc.append((run.rows, kb + db))
-            lc_runs.append((run, S.new_keys_second_half(codes)))
+            lc_runs.append((run, next(new_in)))
     adv.current_projected_bytes, _ = _estimate(per_cur, adv.current_bytes, len(runs))
     floor = 0.0
     if lc_c and len(got) < len(runs):
@@ -1058,6 +1059,21 @@ def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, pr
             "columns": [a.to_json() for a in out]}
 
 
+def _ratio_half(pairs: list[tuple[int, int]]) -> tuple[float, float]:
+    """sum(y) / sum(x) of (x, y) pairs and its 95% half-width (Student t; the pairs a sample
+    of a population much larger)."""
+    x = np.array([a for a, _ in pairs], dtype=float)
+    y = np.array([b for _, b in pairs], dtype=float)
+    if not len(x) or not x.sum():
+        return 0.0, 0.0
+    r = float(y.sum() / x.sum())
+    n = len(x)
+    if n < 2:
+        return r, 0.0
+    t = 1.96 if n >= 30 else float(_T95.get(n - 1, 2.0))
+    return r, t * math.sqrt((y - r * x).var(ddof=1) / n) / x.mean()
+
+
 def _add_independent(est: int, ci: tuple[int, int], est2: float, half2: float) -> tuple[int, tuple[int, int]]:
     """Sum of two independent estimates: the 95% half-widths add in quadrature."""
     lo_h, hi_h = est - ci[0], ci[1] - est
@@ -1087,13 +1103,7 @@ def _dictionary_estimate(S, writers: dict, lc_runs: list, runs: list[_Run], chai
     read_in: dict[str, int] = {}
     for run, _ in lc_runs:
         read_in[run.entry.abspath] = read_in.get(run.entry.abspath, 0) + run.rows
-    halves = [(run.rows - run.rows // 2, new) for run, new in lc_runs]
-    if len(halves) >= 2:
-        rate, (rlo, rhi) = _estimate([(x, y) for x, y in halves], 1_000_000_000, 10 ** 12)
-        rate, rhalf = rate / 1e9, (rhi - rlo) / 2e9
-    else:
-        x = sum(h for h, _ in halves)
-        rate, rhalf = (sum(y for _, y in halves) / x if x else 0.0), 0.0
+    rate, rhalf = _ratio_half([(run.rows - run.rows // 2, new) for run, new in lc_runs])
     per_part = []
     for part, w in writers.items():
         n_keys = len(w.keys) if w.keys else 0
