@@ -99,5 +99,8 @@ def test_chart_data_without_qt():
                                "projected_bytes_ci95": [28, 33]}]}
     bars = column_bars(a)
     assert [b[1] for b in bars] == [100, 60, 50, 30] and "loses precision" in bars[2][0]
+    assert "Compact" not in bars[1][0]
+    a["candidates"][0]["warning"] = "1 part would fall under min_bytes_for_wide_part ..."
+    assert "parts would turn Compact" in column_bars(a)[1][0]
     types, table = type_comparison([a])
     assert types == ["UInt32", "UInt64", "Float32"] and table["c"] == {"UInt64": 100, "UInt32": 60, "Float32": 50}

@@ -32,7 +32,8 @@ def column_bars(advice: dict) -> list[tuple[str, int, tuple[int, int], str]]:
     out = [(f"now: {advice['type']} {advice['current_codec']}", int(advice["current_bytes"]),
             (int(advice["current_bytes"]),) * 2, NOW)]
     for c in advice.get("candidates") or []:
-        out.append((f"{c['type']}" + ("" if c["lossless"] else " (loses precision)"), int(c["projected_bytes"]),
+        out.append((f"{c['type']}" + ("" if c["lossless"] else " (loses precision)")
+                    + (" (parts would turn Compact)" if c.get("warning") else ""), int(c["projected_bytes"]),
                     tuple(c["projected_bytes_ci95"]), LOSSLESS if c["lossless"] else LOSSY))
     for c in advice.get("codec_candidates") or []:
         out.append((f"{c['type']} CODEC({c['codec']})", int(c["projected_bytes"]), tuple(c["projected_bytes_ci95"]),
