@@ -119,6 +119,9 @@ _NODE = int(NODE_ROLE)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _DESCENDING = Qt.SortOrder.DescendingOrder
 
+#: columns a file listing does not know yet (holes, logical, errors)
+_NOT_LISTED = (3, 4, 5)
+
 #: rows a parent hands to the view at a time (more when the view scrolls to its end)
 FETCH_BATCH = 500
 
@@ -147,6 +150,7 @@ class DatasetTreeModel(QAbstractItemModel):
     def __init__(self, root: Node | None = None, parent=None, batch: int = FETCH_BATCH):
         super().__init__(parent)
         self._root = root if root is not None else _EmptyRoot()
+        self.listing = False
         self._batch = max(1, int(batch))
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter = ""
@@ -158,9 +162,12 @@ class DatasetTreeModel(QAbstractItemModel):
         self._fetched: dict[int, int] = {}                       # id(parent) -> rows handed to the view
         self._row: dict[int, int] = {}                           # id(node) -> its row under its parent
 
-    def set_root(self, root: Node) -> None:
+    def set_root(self, root: Node, listing: bool = False) -> None:
+        """Show ``root``'s tree; ``listing``: a file listing (stat's sizes only), whose
+        holes, logical sizes and errors are not known yet and show empty."""
         self.beginResetModel()
         self._root = root
+        self.listing = listing
         self._clear()
         if self._filter:
             self._keep = self._kept(self._filter)
@@ -381,6 +388,8 @@ class DatasetTreeModel(QAbstractItemModel):
         if role == _DISPLAY:
             if col == 0:
                 return node.name
+            if self.listing and col in _NOT_LISTED:
+                return ""
             v = _values(node)[col]
             if col == 5:
                 return str(v) if v else ""

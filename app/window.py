@@ -799,7 +799,7 @@ class MainWindow(QMainWindow):
             self.listing.add(rows)
             self.dataset = None
             self.tree_root = self.listing.root
-            self.model.set_root(self.tree_root)
+            self.model.set_root(self.tree_root, listing=True)
             self._restore_expanded(expanded)
         else:
             self.listing.add(rows)
@@ -1017,7 +1017,9 @@ class MainWindow(QMainWindow):
         return node.name if node is not None else ""
 
     def show_inspector(self, node: Node) -> None:
-        self.inspector.setHtml(inspector_html(node, self.display_name(node.name) if node.kind == "root" else None))
+        self.inspector.setHtml(inspector_html(node, self.display_name(node.name) if node.kind == "root" else None,
+                                              listed_only=self.dataset is None and self.tree_root is not None
+                                              and self.model.listing))
 
     def display_name(self, path: str) -> str:
         """A path as the title and status show it: the embedded demo's working copy (in the
@@ -1118,8 +1120,9 @@ def demo_prefix() -> str:
     return str(demo_cache_root())
 
 
-def inspector_html(node: Node, title: str | None = None) -> str:
-    """Facts of the selected node as HTML (sizes, holes, engine facts)."""
+def inspector_html(node: Node, title: str | None = None, listed_only: bool = False) -> str:
+    """Facts of the selected node as HTML (sizes, holes, engine facts); ``listed_only``: a
+    row of the file listing shown while the scan runs (stat's sizes; holes not known yet)."""
     e = html.escape
     rows = [("Kind", node.kind), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
             ("Allocated", f"{human_bytes(node.allocated)} ({node.allocated:,} B)")]
@@ -1130,9 +1133,12 @@ def inspector_html(node: Node, title: str | None = None) -> str:
             rows.append(("… unwritten (fallocated)", human_bytes(node.unwritten)))
         if node.past_eof:
             rows.append(("… past EOF", human_bytes(node.past_eof)))
-    rows += [("Holes (not allocated)", f"{human_bytes(node.unallocated)} "
-                                       f"({percent(node.unallocated, node.apparent)} of apparent)"),
-             ("Logical", human_bytes(node.logical))]
+    if listed_only:
+        rows.append(("Holes, logical size", "not read yet (the file listing: stat's sizes only)"))
+    else:
+        rows += [("Holes (not allocated)", f"{human_bytes(node.unallocated)} "
+                                           f"({percent(node.unallocated, node.apparent)} of apparent)"),
+                 ("Logical", human_bytes(node.logical))]
     entry = node.ref if node.kind == "file" else None
     if entry is not None:
         rows.insert(0, ("Path", entry.path))

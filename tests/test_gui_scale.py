@@ -8,7 +8,7 @@ import sys
 import threading
 
 import pytest
-from PySide6.QtCore import QSettings, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt
 
 import dbxray.app.workers as workers
 from dbxray.app.tablecsv import model_rows
@@ -176,3 +176,22 @@ def test_filter_box_filters_once_typing_pauses(window, qtbot, many):
     assert rows[-1].endswith("t0001 / t0001.ibd") and len(rows) == 4, rows
     window.filter_edit.clear()
     qtbot.waitUntil(lambda: window.model.kept_count() > 100, timeout=5000)
+
+
+def test_listing_rows_say_what_is_not_read_yet(window, qtbot, many, monkeypatch):
+    """While the scan runs, a listed row shows stat's sizes and leaves holes, logical size and
+    errors empty (not 0 B); the inspector says they are not read yet."""
+    import dbxray.parsers.scan as scanmod
+    gate = threading.Event()
+    real = scanmod.read_facts
+    monkeypatch.setattr(scanmod, "read_facts", lambda e, fs_block=None: (gate.wait(0.05), real(e, fs_block))[1])
+    window.open_path(str(many))
+    qtbot.waitUntil(lambda: _file_rows(window) == 120, timeout=30000)
+    eng = window.model.index(0, 0)
+    assert window.model.index(0, 1, QModelIndex()).data() not in ("", None)          # apparent
+    assert [window.model.index(0, c).data() for c in (3, 4, 5)] == ["", "", ""]       # holes, logical, errors
+    window.tree.setCurrentIndex(eng)
+    assert "not read yet" in window.inspector.toPlainText()
+    window.cancel_scan()
+    qtbot.waitUntil(lambda: window.job is None, timeout=30000)
+    gate.set()
