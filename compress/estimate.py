@@ -84,6 +84,9 @@ class Estimate:
     df: float
     units_sampled: int
     units_total: int
+    #: the most the units can physically take (Model.max_bytes summed, the known part
+    #: included); None when the model knows no bound. lo and hi never pass it.
+    bound: float | None = None
 
     @property
     def exact(self) -> bool:
@@ -159,4 +162,4 @@ def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_
     if upper_bound is not None:
         total, hi = min(total, upper_bound), min(hi, upper_bound)
         lo = min(lo, total)
-    return Estimate(total, lo, hi, var, df, sampled, units)
+    return Estimate(total, lo, hi, var, df, sampled, units, upper_bound)

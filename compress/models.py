@@ -55,11 +55,14 @@ class Model:
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         raise NotImplementedError
 
-    def max_bytes(self, logical: np.ndarray) -> np.ndarray | None:
-        """The most each unit of these logical sizes can take under this model whatever the
-        codec makes of it (the engine's own fallback: InnoDB writes a page that does not
-        compress uncompressed), so intervals stay inside what is physically possible;
-        None when the model knows no such bound."""
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None,
+                  units: np.ndarray | None = None) -> np.ndarray | None:
+        """The most each unit of these logical sizes can take under this model with ``codec``
+        (None: whatever the codec), so intervals stay inside what is physically possible: the
+        engine's own fallback (InnoDB writes a page that does not compress uncompressed) or
+        the codec's worst case with the engine's framing (compress/bounds.py); ``units`` are
+        the units' indices in the unit set (models whose bound depends on the unit). None
+        when the model knows no such bound."""
         return None
 
     def speed_coders(self, codec: Codec):

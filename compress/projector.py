@@ -215,7 +215,8 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
                 part = np.mean((yv > 0) & (yv < full[idx]))
                 partial_est += part * len(order)
         partial_est += float(np.sum((vals > 0) & (vals < full) & fmask))
-        most = m.max_bytes(unitset.logical[~fmask])
+        rest = np.flatnonzero(~fmask)
+        most = m.max_bytes(unitset.logical[rest], codec=c, units=rest)
         est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
                              granularity=m.granularity,
                              upper_bound=None if most is None else fixed_bytes + float(most.sum()))

@@ -48,6 +48,7 @@ class Result:
         out = {"codec": self.codec, "model": self.model,
                "projected_bytes": int(round(self.estimate.projected)),
                "ci95": self.estimate.ci95(),
+               **({"max_bytes": int(math.ceil(self.estimate.bound))} if self.estimate.bound is not None else {}),
                "compress_mb_s": _mb_s(self.compress_mb_s),
                "decompress_mb_s": _mb_s(self.decompress_mb_s)}
         if split is not None and self.rebuilds:
@@ -234,7 +235,7 @@ def add_results(target: Target, proj: Projection, speeds, adjust: Callable | Non
 
 def shift(est: Estimate, delta: float) -> Estimate:
     return Estimate(est.projected + delta, est.lo + delta, est.hi + delta, est.variance, est.df,
-                    est.units_sampled, est.units_total)
+                    est.units_sampled, est.units_total, None if est.bound is None else est.bound + delta)
 
 
 def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fallocated: bool = False) -> None:
@@ -340,5 +341,12 @@ def combine(estimates: list[Estimate]) -> Estimate:
     df = (var ** 2 / den) if den > 0 else math.inf
     half = t975(df) * math.sqrt(var) if var > 0 else 0.0
     lo_floor = sum(e.lo for e in estimates) if var == 0 else 0.0
-    return Estimate(proj, max(proj - half, lo_floor), proj + half, var, df,
-                    sum(e.units_sampled for e in estimates), sum(e.units_total for e in estimates))
+    hi = proj + half
+    # the sum of what each part can physically take bounds the whole (every part's hi is
+    # inside its own bound); an exact part without a bound counts its own size
+    parts = [e.bound if e.bound is not None else (e.hi if e.variance == 0 else None) for e in estimates]
+    bound = None if any(b is None for b in parts) else float(sum(parts))
+    if bound is not None:
+        hi = min(hi, bound)
+    return Estimate(proj, max(proj - half, lo_floor), hi, var, df,
+                    sum(e.units_sampled for e in estimates), sum(e.units_total for e in estimates), bound)

@@ -66,11 +66,31 @@ def test_row_compressed_estimate_is_labelled_and_splits():
     assert "estimate" in m.name
     page = bytearray(os.urandom(16384))
     page[24:26] = (17855).to_bytes(2, "big")
+    page[38 + 16:38 + 18] = bytes(2)                                 # PAGE_N_RECS 0
+    page[38 + 2:38 + 4] = (16384 - 8).to_bytes(2, "big")             # PAGE_HEAP_TOP: a full page
+    page[38 + 8:38 + 10] = bytes(2)                                  # PAGE_GARBAGE 0
     assert m.project(Codec("zlib", 6), bytes(page)) == 3 * 8192     # random: splits
     page = bytearray(16384)
     page[24:26] = (17855).to_bytes(2, "big")
+    page[38 + 2:38 + 4] = (16384 - 8).to_bytes(2, "big")
     assert m.project(Codec("zlib", 6), bytes(page)) == 8192
+    # 500 records of the clustered index (id 7) keep 2 + 13 bytes each outside the stream
+    # (page0zip.cc): 7,500 bytes, more than one 8 KiB block holds with the stream
+    page[38 + 16:38 + 18] = (500).to_bytes(2, "big")
+    page[38 + 28:38 + 36] = (7).to_bytes(8, "big")
+    assert m.project(Codec("zlib", 6), bytes(page)) == 8192
+    assert InnoDBRowCompressedEstimate(clustered_index=7).project(Codec("zlib", 6), bytes(page)) == 2 * 8192
     assert m.supports(Codec("lz4")) is not None
+    # a half-full page is half of a full page of these records (the rebuild packs them): a full
+    # page of 1,000 such records takes 3 blocks, this one half of that
+    page[38 + 2:38 + 4] = (120 + (16384 - 128) // 2).to_bytes(2, "big")
+    assert InnoDBRowCompressedEstimate(clustered_index=7).project(Codec("zlib", 6), bytes(page)) == 3 * 8192 // 2
+    # the bound holds even for a page whose header claims the most records a page can hold
+    page = bytearray(os.urandom(16384))
+    page[24:26] = (17855).to_bytes(2, "big")
+    page[38 + 16:38 + 18] = (65535).to_bytes(2, "big")
+    most = int(m.max_bytes(np.array([16384]))[0])
+    assert m.project(Codec("zlib", 6), bytes(page)) <= most
 
 
 def test_tokudb_framing_matches_partition_sizes(fixtures_root):

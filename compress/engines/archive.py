@@ -32,6 +32,7 @@ import numpy as np
 
 from dbxray.parsers.model import FileEntry
 
+from ..bounds import compress_bound
 from ..models import Model
 from ..registry import Codec
 from ..sources import UnitSet, engine_units
@@ -62,6 +63,14 @@ class ArchiveRowStream(Model):
         if codec.is_chain:
             return "ClickHouse codec chains do not apply to ARCHIVE"
         return None
+
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray | None:
+        """A group of rows re-encoded takes at most the codec's worst case (compress/bounds.py;
+        zlib: compressBound less the 6-byte wrapper azio does not write)."""
+        if codec is None:
+            return None
+        most = compress_bound(codec, logical)
+        return most - ZLIB_WRAPPER if codec.family == "zlib" else most
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         if codec.family == "zlib":

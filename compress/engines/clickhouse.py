@@ -22,6 +22,7 @@ from dbxray.parsers.clickhouse import payloads
 from dbxray.parsers.codecs import ch_block
 from dbxray.parsers.model import Dataset
 
+from ..bounds import ch_block_bound
 from ..estimate import Estimate
 from ..fsmodels import BtrfsExtents, ZFSRecords
 from ..models import Model
@@ -116,6 +117,23 @@ class ClickHouseBlocks(Model):
         ts, vt = (p.type_size, p.value_type) if p else (None, None)
         enc, dec = clickhouse_coders(chain_codec, ts, vt)
         return ("clickhouse", chain_codec.name, ts, vt), enc, dec
+
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray | None:
+        """ClickHouse writes every block with the codec, never raw: at most the 16-byte
+        checksum + the codec's ``getCompressedReserveSize`` (compress/bounds.py, from
+        src/Compression/ICompressionCodec.h and each codec's getMaxCompressedDataSize)."""
+        if codec is None:
+            return None
+        logical = np.asarray(logical, dtype=np.int64)
+        out = np.empty(len(logical), dtype=np.int64)
+        stream = (np.zeros(len(logical), dtype=np.int64) if units is None or self.unit_stream is None
+                  else np.asarray(self.unit_stream)[np.asarray(units, dtype=np.int64)])
+        for k in np.unique(stream).tolist():
+            sel = stream == k
+            p = self.streams[k] if self.streams and k < len(self.streams) else StreamParams()
+            chain = p.current_chain if codec.name == self.current and p.current_chain else codec.ch_chain
+            out[sel] = ch_block_bound(chain or "NONE", logical[sel], p.type_size)
+        return out
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         p = self._params(unit)

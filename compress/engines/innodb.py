@@ -15,9 +15,11 @@ import numpy as np
 
 from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_RTREE, FIL_PAGE_TYPE,
                                        FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
+from dbxray.parsers.innodb.fsp import extent_size_pages
 from dbxray.parsers.innodb.punch import kept_granularity
 from dbxray.parsers.model import UNIT_FREE, FileEntry
 
+from ..bounds import zlib_bound
 from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
 from ..models import Model, is_zero, roundup
 from ..registry import Codec
@@ -61,6 +63,55 @@ FTS_AUX = re.compile(r"^FTS_[0-9a-fA-F]{16}_", re.I)
 
 def page_type(page: bytes) -> int:
     return int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big") if len(page) >= 26 else 0
+
+
+#: page0zip.cc: what a compressed page keeps outside its zlib stream for every user record:
+#: the dense page directory slot (PAGE_ZIP_DIR_SLOT_SIZE), on clustered index leaf pages the
+#: DB_TRX_ID and DB_ROLL_PTR columns (DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN), on non-leaf pages
+#: the child page number (REC_NODE_PTR_SIZE)
+PAGE_ZIP_DIR_SLOT_SIZE = 2
+DATA_TRX_ID_ROLL_PTR_LEN = 6 + 7
+REC_NODE_PTR_SIZE = 4
+PAGE_N_RECS = 38 + 16         # page0page.h, from PAGE_HEADER = FIL_PAGE_DATA
+PAGE_LEVEL = 38 + 26
+PAGE_INDEX_ID = 38 + 28
+
+
+def max_records(page_size) -> int:
+    """The most user records a page holds: each takes at least its 5 header bytes and one of
+    data after the infimum and supremum (PAGE_NEW_SUPREMUM_END = 120, rem0rec.h)."""
+    return (page_size - 120) // 6
+
+
+PAGE_HEAP_TOP = 38 + 2
+PAGE_GARBAGE = 38 + 8
+#: page0page.h PAGE_NEW_SUPREMUM_END and the FIL trailer (FIL_PAGE_DATA_END): what a page has for records
+PAGE_NEW_SUPREMUM_END = 120
+FIL_PAGE_DATA_END = 8
+
+
+def page_fill(page: bytes) -> float:
+    """How full an index page's record heap is (PAGE_HEAP_TOP less PAGE_GARBAGE), 0.05..1."""
+    if len(page) < PAGE_GARBAGE + 2:
+        return 1.0
+    top = int.from_bytes(page[PAGE_HEAP_TOP:PAGE_HEAP_TOP + 2], "big")
+    garbage = int.from_bytes(page[PAGE_GARBAGE:PAGE_GARBAGE + 2], "big")
+    room = len(page) - PAGE_NEW_SUPREMUM_END - FIL_PAGE_DATA_END
+    return min(1.0, max(0.05, (top - PAGE_NEW_SUPREMUM_END - garbage) / room))
+
+
+def page_zip_record_bytes(page: bytes, clustered_index: int | None) -> int:
+    """Bytes an index page's records keep uncompressed beside the stream (page0zip.cc)."""
+    if len(page) < PAGE_INDEX_ID + 8:
+        return 0
+    n = min(int.from_bytes(page[PAGE_N_RECS:PAGE_N_RECS + 2], "big"), max_records(len(page)))
+    level = int.from_bytes(page[PAGE_LEVEL:PAGE_LEVEL + 2], "big")
+    per = PAGE_ZIP_DIR_SLOT_SIZE
+    if level > 0:
+        per += REC_NODE_PTR_SIZE
+    elif clustered_index is not None and int.from_bytes(page[PAGE_INDEX_ID:PAGE_INDEX_ID + 8], "big") == clustered_index:
+        per += DATA_TRX_ID_ROLL_PTR_LEN
+    return n * per
 
 
 # ---------------------------------------------------------------------------
@@ -147,7 +198,7 @@ class InnoDBPageCompressed(Model):
             return page
         return LEGACY_HEADER + payload_len
 
-    def max_bytes(self, logical: np.ndarray) -> np.ndarray:
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray:
         """A page takes at most the page: the engine writes it uncompressed when compression
         does not save a block (fil0pagecompress.cc; os0file.cc for MySQL)."""
         return np.full(len(logical), self.page_size, dtype=np.int64)
@@ -169,12 +220,17 @@ class InnoDBRowCompressedEstimate(Model):
 
     page0zip.cc compresses the records of an index page with zlib
     (innodb_compression_level, default 6) into a KEY_BLOCK_SIZE page that
-    also keeps the uncompressed page header, a dense page directory and a
-    modification log.  We compress the whole logical page with zlib and ask
-    whether it fits in KEY_BLOCK_SIZE minus a reserve: 94 bytes of headers
-    plus 1/8 of the block for the modification log and directory; a page
-    that does not fit splits, so it needs ceil(z / capacity) blocks.
-    Non-index pages take one block each.
+    also keeps the uncompressed page header, a dense page directory, a
+    modification log and, per record, what stays outside the stream
+    (page_zip_record_bytes: directory slot, DB_TRX_ID + DB_ROLL_PTR on clustered
+    leaf pages, child page numbers on non-leaf pages).  We compress the whole
+    logical page with zlib, add those bytes and ask how many blocks of
+    KEY_BLOCK_SIZE minus a reserve (94 bytes of headers, 1/8 of the block for
+    the modification log) they fill.  The DDL rebuilds the table: its bulk load
+    packs records into full pages and a full page that does not fit one block is
+    split, so a page ``fill`` full counts ``fill * ceil(blocks / fill)`` blocks.
+    Non-index pages take one block each; the file those pages make is sized by
+    rfc_file_pages (fsp0fsp.cc).
     """
 
     page_size: int = 16384
@@ -183,6 +239,8 @@ class InnoDBRowCompressedEstimate(Model):
     log_fraction: float = 1 / 8
     #: ALTER TABLE ... ROW_FORMAT=COMPRESSED copies the rows into a new table
     rebuilds = True
+    #: the clustered index's id (its leaf records keep DB_TRX_ID and DB_ROLL_PTR outside the stream)
+    clustered_index: int | None = None
 
     def __post_init__(self):
         self.name = f"innodb_row_compressed_kbs{self.key_block_size // 1024}k_estimate"
@@ -209,8 +267,99 @@ class InnoDBRowCompressedEstimate(Model):
         fixed = self.fixed_by_payload(payload)
         if fixed is not None:
             return fixed
-        z = codec.compressed_size(payload)
-        return self.key_block_size * max(1, math.ceil(z / self.capacity()))
+        z = codec.compressed_size(payload) + page_zip_record_bytes(payload, self.clustered_index)
+        blocks = z / self.capacity()
+        fill = page_fill(payload)
+        # the rebuild packs the records into full pages (btr0bulk.cc, innodb_fill_factor 100); a
+        # full page that does not compress into one block is split (page0zip.cc, btr0btr.cc):
+        # this page's records are ``fill`` of a full page that takes ceil(blocks / fill) blocks
+        return int(round(self.key_block_size * max(fill * math.ceil(blocks / fill - 1e-9), fill)))
+
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray:
+        """The most a page can take: the blocks its worst-case zlib stream (compressBound,
+        compress/bounds.py) and the most records' bytes kept beside it fill at this capacity: page0zip.cc page_zip_compress() fails
+        on a page that does not fit, and the B-tree splits it (btr0btr.cc) until it does."""
+        logical = np.asarray(logical, dtype=np.int64)
+        per = PAGE_ZIP_DIR_SLOT_SIZE + DATA_TRX_ID_ROLL_PTR_LEN + REC_NODE_PTR_SIZE
+        most = zlib_bound(logical) + np.maximum(logical - 120, 0) // 6 * per
+        return self.key_block_size * np.maximum(1, -(-most // self.capacity()))
+
+
+# ---------------------------------------------------------------------------
+# ROW_FORMAT=COMPRESSED: the file the rebuild writes (fsp0fsp.cc)
+#: fsp0fsp.cc FSEG_FRAG_LIMIT (FSEG_FRAG_ARR_N_SLOTS = FSP_EXTENT_SIZE / 2): a segment takes
+#: its first 32 pages one by one from fragment extents, whole extents after that
+FSEG_FRAG_LIMIT = 32
+#: fsp0fsp.h FSP_FREE_ADD: beyond the threshold the file grows 4 extents at a time
+FSP_FREE_ADD = 4
+#: page 0 FSP_HDR, page 1 IBUF_BITMAP, page 2 INODE of a new file-per-table tablespace
+#: (fsp_header_init, btr_create)
+FSP_FIRST_PAGES = 3
+
+
+def rfc_file_pages(data_pages: float, shares: list[float], physical: int, logical: int,
+                   slack_extents: int = 0) -> int:
+    """Pages of the file a rebuild into ROW_FORMAT=COMPRESSED writes for ``data_pages``
+    compressed index pages split between the indexes by ``shares``, as fsp0fsp.cc allocates
+    and grows it (MariaDB 10.11):
+
+    * every index has two segments (leaf, non-leaf: btr_create); a segment takes its first
+      FSEG_FRAG_LIMIT pages one at a time from the fragment extents (FSP_FREE_FRAG, shared
+      with the 3 first pages), then whole extents of FSP_EXTENT_SIZE pages
+      (fseg_alloc_free_page_low); the non-leaf pages of these small trees stay in fragments;
+    * a file within its first extent (every segment still in fragment pages) grows page by
+      page (fsp_reserve_free_pages), so it takes just its pages;
+    * beyond, the file is extended by fsp_try_extend_data_file: first to one extent of the logical
+      page size (fsp_get_extent_size_in_pages(physical) pages: 1 MiB), then by that much
+      while the file is under min(32 such extents, physical) pages (32 MiB), by FSP_FREE_ADD
+      times that much beyond (fsp_get_pages_to_extend_ibd).
+
+    ``slack_extents`` more extents give the interval's upper end (a segment can hold one
+    more, partly used, extent than its pages need: seen on a real rebuild)."""
+    ext = extent_size_pages(logical)            # pages of an extent (FSP_EXTENT_SIZE)
+    frag = float(FSP_FIRST_PAGES)
+    extents = 0
+    total = sum(shares) or 1.0
+    for share in shares or [1.0]:
+        p = max(0.0, data_pages) * share / total
+        f = min(p, FSEG_FRAG_LIMIT + 1)         # leaf fragments + the root in the non-leaf segment
+        frag += f
+        extents += math.ceil(max(0.0, p - f) / ext - 1e-9)
+    if extents == 0 and frag <= ext:
+        # a file within its first extent grows page by page (fsp_reserve_free_pages,
+        # fsp_try_extend_data_file_with_pages): only its used pages are allocated
+        return math.ceil(frag - 1e-9)
+    need = (math.ceil(frag / ext - 1e-9) + extents + slack_extents) * ext
+    step = (extent_size_pages(logical) * logical) // physical     # fsp_get_extent_size_in_pages
+    threshold = min(32 * step, physical)
+    if need <= threshold:
+        return max(step, math.ceil(need / step) * step)
+    big = step * FSP_FREE_ADD
+    return threshold + math.ceil((need - threshold) / big) * big
+
+
+def rfc_file_estimate(est, model: "InnoDBRowCompressedEstimate", shares: list[float], logical: int,
+                      fs: str | None, fs_block: int):
+    """The projected compressed pages turned into the file's allocated bytes (rfc_file_pages):
+    the estimate and its ends mapped through the (monotone) sizing, the upper end with one
+    extent of slack; on ext4 the upper end also has room for the extent-tree block of a
+    file grown in several steps (fsmodels.ext4_extent_tree_bytes)."""
+    from ..estimate import Estimate
+    kbs = model.key_block_size
+
+    def size(b: float, slack: int = 0) -> float:
+        pages = max(0.0, b / kbs - FSP_FIRST_PAGES)
+        return float(rfc_file_pages(pages, shares, kbs, logical, slack) * kbs)
+
+    proj, lo, hi = size(est.projected), size(est.lo), size(est.hi, 1)
+    if fs == "ext4":
+        steps = 1 + math.ceil(hi / (1 << 20))
+        extra = ext4_extent_tree_bytes(steps, fs_block) or fs_block
+        hi += extra
+        proj += ext4_extent_tree_bytes(1 + math.ceil(proj / (1 << 20)), fs_block)
+    bound = None if est.bound is None else max(size(est.bound, 1) + (hi - size(est.hi, 1)), hi)
+    return Estimate(proj, min(lo, proj), max(hi, proj), est.variance, est.df, est.units_sampled, est.units_total,
+                    bound)
 
 
 @dataclass
@@ -352,6 +501,24 @@ def innodb_split(entry: FileEntry, base, free: np.ndarray, current_bytes: int) -
     return Split(compressible, overhead + fs_meta, reclaimable, detail=detail)
 
 
+def clustered_index(base) -> int | None:
+    """The clustered index of a file-per-table tablespace: the first one created, the lowest
+    index id among its index pages (dict0crea.cc creates it before the secondary ones)."""
+    owners = [int(o) for o, k in zip(base.strata, base.kinds or []) if k == "FIL_PAGE_INDEX" and int(o) >= 0]
+    return min(owners) if owners else None
+
+
+def index_shares(base) -> list[float]:
+    """Each index's share of the tablespace's index pages (its owner's INDEX pages): how the
+    ROW_FORMAT=COMPRESSED pages split between the indexes' segments."""
+    kinds = base.kinds or []
+    owners = [int(o) for o, k in zip(base.strata, kinds) if k == "FIL_PAGE_INDEX"]
+    if not owners:
+        return [1.0]
+    _, counts = np.unique(np.array(owners), return_counts=True)
+    return [float(c) for c in counts]
+
+
 def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("innodb", {}) or {}
     phys, logical = sec.get("physical_page_size"), sec.get("page_size")
@@ -385,13 +552,16 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     pc = InnoDBPageCompressed(page_size=page_size, fs_block=fs_block, layout=layout)
     models: list[Model] = [pc]
     if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
-        models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2))
+        models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2,
+                                                  clustered_index=clustered_index(base)))
     pairs = model_pairs(all_codecs, models, t.notes)
     fs = run.filesystem or (entry.fs.type if entry.fs is not None else filesystem_type(entry.abspath))
 
     def adjust(pr, est):
         if pr.model is pc and fs == "ext4":
             return shift(est, ext4_extent_tree_bytes(pr.partial_units + 1, fs_block))
+        if isinstance(pr.model, InnoDBRowCompressedEstimate):
+            return rfc_file_estimate(est, pr.model, index_shares(base), page_size, fs, fs_block)
         return est
 
     proj = run.project(base, pairs)

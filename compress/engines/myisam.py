@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from dbxray.parsers.model import FileEntry
 
+from ..bounds import compress_bound
 from ..models import Model, is_zero
 from ..registry import Codec
 from ..sources import raw_records
@@ -68,6 +69,11 @@ class PackedCopyEstimate(Model):
 
     def supports(self, codec: Codec) -> str | None:
         return "ClickHouse codec chains do not apply" if codec.is_chain else None
+
+    def max_bytes(self, logical, codec: Codec | None = None, units=None):
+        """A piece takes at most the codec's worst case (compress/bounds.py); a packed copy
+        is a re-encode of these bytes, so the file's own size does not bound it."""
+        return None if codec is None else compress_bound(codec, logical)
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         if codec.family == "none":

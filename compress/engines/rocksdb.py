@@ -109,7 +109,7 @@ class RocksDBBlocks(Model):
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         return self.stored(codec, payload, unit) + BLOCK_TRAILER
 
-    def max_bytes(self, logical: np.ndarray) -> np.ndarray:
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray:
         """A block takes at most its raw bytes and trailer: the table builder keeps it raw
         unless compression saves at least 1/8 (block_based_table_builder.cc)."""
         return np.asarray(logical, dtype=np.int64) + BLOCK_TRAILER

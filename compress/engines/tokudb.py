@@ -10,6 +10,7 @@ import numpy as np
 
 from dbxray.parsers.model import FileEntry
 
+from ..bounds import compress_bound
 from ..models import Model
 from ..registry import Codec
 from dbxray.parsers.tokudb.blocktable import HEADER_BYTES
@@ -75,6 +76,16 @@ class TokuDBPartitions(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         return TOKU_SUB_BLOCK_OVERHEAD + self.framed_size(codec, payload)
+
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray | None:
+        """A partition takes at most its sub-block framing (12) + the method byte + the codec's
+        worst case: PerconaFT sizes the buffer with ``toku_compress_bound`` (ft/serialize/compress.cc:
+        none n + 1, quicklz n + 400 + 1, zlib compressBound, lzma 1 + lzma_stream_buffer_bound,
+        snappy 1 + MaxCompressedLength) and ft/serialize/ft_node-serialize.cc adds the 8 bytes of
+        sizes and the 4-byte x1764 checksum (compress/bounds.py)."""
+        if codec is None:
+            return None
+        return TOKU_SUB_BLOCK_OVERHEAD + 1 + compress_bound(codec, logical)
 
 
 # ---------------------------------------------------------------------------

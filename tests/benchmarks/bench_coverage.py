@@ -1,0 +1,176 @@
+"""Coverage of the what-if's 95% intervals (issue 17, "Intervals"): for each fixture family,
+the what-if at 5% over many seeds against ``--sample all`` (computed once per family).
+
+    .venv/bin/python tests/benchmarks/bench_coverage.py [--seeds 200] [--only innodb,clickhouse,...]
+
+A case is one (seed, target, codec, model) result of a 5% run whose sample did not take every
+unit (a result known exactly, a target sampled whole, counts in ``exact`` and is left out of
+the coverage); it is covered when the ``--sample all`` figure lies inside its interval. Printed
+per family: cases, coverage (target 93-97%), the median interval width relative to the
+``all`` figure, how many intervals reach their physical bound (``max_bytes``), the time.
+
+It runs the in-process API (``compress.whatif.run_whatif``: the engines' targets, the
+stratified sampling, the estimator) with two things changed to keep 200 seeds per family in
+minutes: each unit's encoding is cached across runs (the same payload, codec and model
+parameters give the same bytes, so this changes no figure), and the speed measurement is
+off (speeds are not what this measures). Engine storage models only (no filesystem
+comparisons, no larger-pages approximation); two codecs per family (named below).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import dbxray.compress.engines  # noqa: E402,F401  -- every model class defined
+import dbxray.compress.targets as targets_mod  # noqa: E402
+from dbxray.compress.models import Model  # noqa: E402
+from dbxray.compress.whatif import run_whatif  # noqa: E402
+from dbxray.parsers.scan import scan  # noqa: E402
+
+FIXTURES = Path(os.environ.get("DBXRAY_FIXTURES") or REPO.parent / "shared" / "fixtures")
+
+#: family -> (folder under the fixtures, two codecs the family's engines write)
+FAMILIES = {
+    "innodb": ("innodb", ["zlib:6", "lz4"]),
+    "clickhouse": ("clickhouse/datadir", ["ZSTD(1)", "LZ4"]),
+    "tokudb": ("tokudb/datadir", ["zlib:6", "zstd:1"]),
+    "mariadb": ("mariadb/datadir", ["zlib:6", "lz4"]),
+}
+
+
+# ---------------------------------------------------------------------------
+# the encode cache (no figure changes: the same inputs give the same bytes)
+_CACHE: dict = {}
+
+
+def _scalars(model) -> tuple:
+    out = []
+    for f in dataclasses.fields(model):
+        v = getattr(model, f.name)
+        if v is None or isinstance(v, (int, float, str, bool)):
+            out.append((f.name, v))
+    return tuple(out)
+
+
+def _unit_key(model, unit):
+    params = getattr(model, "_params", None)
+    if params is not None and unit is not None:            # ClickHouse: the unit's stream parameters
+        return dataclasses.astuple(params(unit))
+    pick = getattr(model, "_dictionary", None)
+    if pick is not None and unit is not None:              # RocksDB: the unit's file dictionary
+        d = pick(unit)
+        return hashlib.blake2b(d, digest_size=8).digest() if d else None
+    return None
+
+
+def _cached(fn):
+    def project(self, codec, payload, unit=None):
+        key = (type(self).__name__, _scalars(self), codec.name, _unit_key(self, unit),
+               hashlib.blake2b(payload, digest_size=16).digest(), len(payload))
+        v = _CACHE.get(key)
+        if v is None:
+            v = _CACHE[key] = fn(self, codec, payload, unit)
+        return v
+    project._cached = True
+    return project
+
+
+def install_cache() -> None:
+    todo = [Model]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        own = cls.__dict__.get("project")
+        if own is not None and not getattr(own, "_cached", False) and cls is not Model:
+            cls.project = _cached(own)
+
+
+class _NoSpeed:
+    compress_mb_s = 0.0
+    decompress_mb_s = 0.0
+
+
+def no_speeds() -> None:
+    targets_mod.measure = lambda *a, **k: _NoSpeed()
+
+
+# ---------------------------------------------------------------------------
+def figures(result: dict) -> dict:
+    out = {}
+    for t in result["targets"]:
+        for r in t["results"]:
+            out[(t["target"], r["codec"], r["model"])] = r
+    return out
+
+
+def family(name: str, seeds: int, fraction: str) -> dict:
+    folder, codecs = FAMILIES[name]
+    path = FIXTURES / folder
+    t0 = time.perf_counter()
+    ds = scan(str(path))
+    kw = dict(raw_models=False, larger_pages=False)
+    full = figures(run_whatif(ds, codecs, sample="all", seed=0, **kw))
+    t_all = time.perf_counter() - t0
+    cases = inside = exact = at_bound = 0
+    widths: list[float] = []
+    misses: dict = {}
+    t1 = time.perf_counter()
+    for seed in range(seeds):
+        res = run_whatif(ds, codecs, sample=fraction, seed=seed, **kw)
+        for key, r in figures(res).items():
+            f = full.get(key)
+            if f is None:
+                continue
+            lo, hi = r["ci95"]
+            if lo == hi:
+                exact += 1
+                continue
+            cases += 1
+            ok = lo <= f["projected_bytes"] <= hi
+            inside += ok
+            if not ok:
+                misses[key] = misses.get(key, 0) + 1
+            if f["projected_bytes"] > 0:
+                widths.append((hi - lo) / f["projected_bytes"])
+            if r.get("max_bytes") is not None and hi >= r["max_bytes"]:
+                at_bound += 1
+    t_runs = time.perf_counter() - t1
+    cov = inside / cases if cases else math.nan
+    print(f"== {name}: {path} ({', '.join(codecs)}; {seeds} seeds at {fraction})")
+    print(f"   cases {cases} (+{exact} exact), coverage of the 95% interval {cov:.1%}, median width "
+          f"{statistics.median(widths) if widths else math.nan:.1%} of the all-figure, at the physical bound "
+          f"{at_bound}, time {t_all:.1f} s (all) + {t_runs:.1f} s ({t_runs / seeds:.2f} s a seed)")
+    for key, n in sorted(misses.items(), key=lambda kv: -kv[1])[:5]:
+        print(f"   most missed: {key} {n} of {seeds}")
+    return {"family": name, "cases": cases, "exact": exact, "coverage": cov,
+            "median_width": statistics.median(widths) if widths else None, "seconds": t_all + t_runs}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=200)
+    ap.add_argument("--sample", default="0.05")
+    ap.add_argument("--only", default=",".join(FAMILIES))
+    a = ap.parse_args(argv)
+    install_cache()
+    no_speeds()
+    rows = [family(n.strip(), a.seeds, a.sample) for n in a.only.split(",") if n.strip()]
+    print("\nfamily       cases   coverage  median width  time")
+    for r in rows:
+        print(f"{r['family']:<12} {r['cases']:>6}   {r['coverage']:7.1%}   {r['median_width'] or 0:10.1%}  "
+              f"{r['seconds']:6.1f} s   (target 93-97%)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
