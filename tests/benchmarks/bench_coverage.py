@@ -105,11 +105,15 @@ def no_speeds() -> None:
 
 
 # ---------------------------------------------------------------------------
+#: targets of at least this many logical bytes are "large" in the breakdown
+LARGE = 1 << 20
+
+
 def figures(result: dict) -> dict:
     out = {}
     for t in result["targets"]:
         for r in t["results"]:
-            out[(t["target"], r["codec"], r["model"])] = r
+            out[(t["target"], r["codec"], r["model"])] = dict(r, large=t["logical_bytes"] >= LARGE)
     return out
 
 
@@ -122,6 +126,7 @@ def family(name: str, seeds: int, fraction: str) -> dict:
     full = figures(run_whatif(ds, codecs, sample="all", seed=0, **kw))
     t_all = time.perf_counter() - t0
     cases = inside = exact = at_bound = 0
+    big = [0, 0]           # cases, covered: targets of >= LARGE logical bytes
     widths: list[float] = []
     misses: dict = {}
     t1 = time.perf_counter()
@@ -138,6 +143,9 @@ def family(name: str, seeds: int, fraction: str) -> dict:
             cases += 1
             ok = lo <= f["projected_bytes"] <= hi
             inside += ok
+            if r["large"]:
+                big[0] += 1
+                big[1] += ok
             if not ok:
                 misses[key] = misses.get(key, 0) + 1
             if f["projected_bytes"] > 0:
@@ -150,9 +158,13 @@ def family(name: str, seeds: int, fraction: str) -> dict:
     print(f"   cases {cases} (+{exact} exact), coverage of the 95% interval {cov:.1%}, median width "
           f"{statistics.median(widths) if widths else math.nan:.1%} of the all-figure, at the physical bound "
           f"{at_bound}, time {t_all:.1f} s (all) + {t_runs:.1f} s ({t_runs / seeds:.2f} s a seed)")
+    if big[0]:
+        print(f"   targets of >= {LARGE >> 20} MiB: {big[0]} cases, coverage {big[1] / big[0]:.1%}; smaller: "
+              f"{cases - big[0]} cases, coverage {(inside - big[1]) / max(1, cases - big[0]):.1%}")
     for key, n in sorted(misses.items(), key=lambda kv: -kv[1])[:5]:
         print(f"   most missed: {key} {n} of {seeds}")
     return {"family": name, "cases": cases, "exact": exact, "coverage": cov,
+            "large": big[1] / big[0] if big[0] else None, "large_cases": big[0],
             "median_width": statistics.median(widths) if widths else None, "seconds": t_all + t_runs}
 
 
@@ -165,10 +177,11 @@ def main(argv=None) -> int:
     install_cache()
     no_speeds()
     rows = [family(n.strip(), a.seeds, a.sample) for n in a.only.split(",") if n.strip()]
-    print("\nfamily       cases   coverage  median width  time")
+    print("\nfamily       cases   coverage  median width  time      targets >= 1 MiB")
     for r in rows:
+        large = f"{r['large_cases']} cases, {r['large']:.1%}" if r["large"] is not None else "none"
         print(f"{r['family']:<12} {r['cases']:>6}   {r['coverage']:7.1%}   {r['median_width'] or 0:10.1%}  "
-              f"{r['seconds']:6.1f} s   (target 93-97%)")
+              f"{r['seconds']:6.1f} s  {large}   (target 93-97%)")
     return 0
 
 
