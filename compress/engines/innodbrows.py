@@ -148,7 +148,7 @@ class InnoDBFromRowsEstimate(Model):
     def supports(self, codec: Codec) -> str | None:
         return self.pages.supports(codec)
 
-    def max_bytes(self, logical: np.ndarray) -> np.ndarray:
+    def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray:
         """At most every page whole: the rows' bytes with their overhead, at the fill a sorted
         build leaves, in pages (rows of at least 1 byte)."""
         per_page = usable_bytes(self.page_size)
