@@ -25,6 +25,11 @@ tests/test_compress_whatif.py on fixtures and generated data).  Units whose proj
 (pages the engine never compresses, holes) are added exactly and are not
 sampled.  A stratum sampled whole contributes no variance.
 
+The interval (and the estimate) never leave [0, the most the units can physically
+take]: the storage model's ``max_bytes`` summed over the units not known exactly, plus
+the known part (compress/bounds.py); ``Estimate.bound`` keeps it for sums of estimates.
+Coverage over 200 seeds per fixture family: tests/benchmarks/bench_coverage.py.
+
 Projections of storage models are rounded (to a filesystem block, a 256-byte
 step...): when a sample of such values happens to be identical the sample
 variance is 0 although the population's is not, so ``granularity`` sets a
