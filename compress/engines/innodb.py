@@ -109,7 +109,8 @@ def page_zip_record_bytes(page: bytes, clustered_index: int | None) -> int:
     per = PAGE_ZIP_DIR_SLOT_SIZE
     if level > 0:
         per += REC_NODE_PTR_SIZE
-    elif clustered_index is not None and int.from_bytes(page[PAGE_INDEX_ID:PAGE_INDEX_ID + 8], "big") == clustered_index:
+    elif clustered_index is not None and \
+            int.from_bytes(page[PAGE_INDEX_ID:PAGE_INDEX_ID + 8], "big") == clustered_index:
         per += DATA_TRX_ID_ROLL_PTR_LEN
     return n * per
 
@@ -277,8 +278,9 @@ class InnoDBRowCompressedEstimate(Model):
 
     def max_bytes(self, logical: np.ndarray, codec: Codec | None = None, units=None) -> np.ndarray:
         """The most a page can take: the blocks its worst-case zlib stream (compressBound,
-        compress/bounds.py) and the most records' bytes kept beside it fill at this capacity: page0zip.cc page_zip_compress() fails
-        on a page that does not fit, and the B-tree splits it (btr0btr.cc) until it does."""
+        compress/bounds.py) and the most records' bytes kept beside it fill at this capacity:
+        page0zip.cc page_zip_compress() fails on a page that does not fit, and the B-tree
+        splits it (btr0btr.cc) until it does."""
         logical = np.asarray(logical, dtype=np.int64)
         per = PAGE_ZIP_DIR_SLOT_SIZE + DATA_TRX_ID_ROLL_PTR_LEN + REC_NODE_PTR_SIZE
         most = zlib_bound(logical) + np.maximum(logical - 120, 0) // 6 * per
