@@ -49,7 +49,10 @@ def prepare_demo(dest: Path | None = None) -> tuple[Path, bool]:
     """
     src = demo_source()
     manifest = json.loads((src / "holes.json").read_text())
-    stamp = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
+    # the copy is keyed by the demo's files (names and sizes) and its holes: a demo that gained
+    # files (the MyRocks data dir) is copied afresh, not served from an older copy
+    files = sorted((str(p.relative_to(src)), p.stat().st_size) for p in (src / "data").rglob("*") if p.is_file())
+    stamp = hashlib.sha256(json.dumps([manifest, files], sort_keys=True).encode()).hexdigest()[:16]
     dest = Path(dest) if dest else demo_cache_root()
     target = dest / stamp
     marker = target / ".dbxray-demo-ready"

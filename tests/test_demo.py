@@ -31,3 +31,21 @@ def test_demo_holes_restored_and_tables_named(tmp_path, fixtures_root):
     # a second start reuses the prepared copy
     assert prepare_demo(tmp_path) == (path, True)
     assert Path(path).is_dir()
+
+
+def test_a_demo_that_gained_files_is_copied_afresh(tmp_path, monkeypatch):
+    """The working copy is keyed by the demo's files, not only its holes: a copy made before
+    a data dir was added to the demo (the MyRocks one) is not served again."""
+    import shutil as _sh
+
+    from dbxray.app import demo as demo_mod
+    src = tmp_path / "src"
+    _sh.copytree(demo_source(), src)
+    extra = src / "data" / "myrocks"
+    _sh.move(str(extra), str(tmp_path / "held"))                 # an older demo without MyRocks
+    monkeypatch.setattr(demo_mod, "demo_source", lambda: src)
+    old, _ = prepare_demo(tmp_path / "cache")
+    assert not (Path(old) / "myrocks").exists()
+    _sh.move(str(tmp_path / "held"), str(extra))                 # the demo gains it
+    new, _ = prepare_demo(tmp_path / "cache")
+    assert new != old and (Path(new) / "myrocks").is_dir()
