@@ -237,15 +237,20 @@ class DatasetTreeModel(QAbstractItemModel):
         self._rows(node)
         return self._fetched[id(node)]
 
-    def index_of(self, node: Node, column: int = 0) -> QModelIndex:
-        """The index of ``node`` (rows fetched up to it on the way); invalid when the
-        filter hides it or it is not in this tree."""
+    def _path(self, node: Node) -> list[Node] | None:
+        """``node`` and its ancestors below the root, nearest first; None when it is not in this tree."""
         path = []
         n = node
         while n is not None and n is not self._root:
             path.append(n)
             n = n.parent
-        if n is not self._root:
+        return path if n is self._root else None
+
+    def index_of(self, node: Node, column: int = 0) -> QModelIndex:
+        """The index of ``node`` (rows fetched up to it on the way); invalid when the
+        filter hides it or it is not in this tree."""
+        path = self._path(node)
+        if path is None:
             return QModelIndex()
         idx = QModelIndex()
         parent = self._root
@@ -281,12 +286,8 @@ class DatasetTreeModel(QAbstractItemModel):
 
     def _index_quiet(self, node: Node, column: int) -> QModelIndex:
         """``index_of`` inside a layout change: rows fetched up to the node without signals."""
-        path = []
-        n = node
-        while n is not None and n is not self._root:
-            path.append(n)
-            n = n.parent
-        if n is not self._root:
+        path = self._path(node)
+        if path is None:
             return QModelIndex()
         parent = self._root
         row = 0
