@@ -58,12 +58,16 @@ class StringReadError(Exception):
     """A run of a String column could not be read (names the file)."""
 
 
-def generic_chain(chain: str, default: str) -> str:
-    """The chain a stream that takes only generic codecs is written with."""
+def generic_chain(chain: str) -> str:
+    """The chain a stream that takes only generic codecs (a null map, LowCardinality positions:
+    ISerialization::isSpecialCompressionAllowed) is written with: the chain's generic codecs,
+    NONE when it has none (CompressionCodecFactory::get with only_generic, CompressionFactory.cpp:
+    an empty list gives CompressionCodecNone; chdb 4.4.0 writes a Nullable(UInt32)
+    CODEC(DoubleDelta) column's null map uncompressed)."""
     import re
     items = [i.strip() for i in re.split(r",(?![^(]*\))", chain) if i.strip()]
     kept = [i for i in items if i.split("(", 1)[0].strip().upper() in GENERIC_CODECS]
-    return ", ".join(kept) or default
+    return ", ".join(kept) or "NONE"
 
 
 def project_blocks(chunks: list[bytes], chain: str, type_size: int | None = None,
@@ -275,7 +279,7 @@ class LowCardinalityWriter:
 
 
 def project_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, keys: list[bytes], chain: str,
-                               default: str, granule_rows: int) -> tuple[int, int]:
+                               granule_rows: int) -> tuple[int, int]:
     """(keys-stream bytes, dictionary bytes written) of one run of a part as
     LowCardinality(String), the part's dictionary carried in ``writer``."""
     start = len(writer.dict_chunks)
@@ -285,7 +289,7 @@ def project_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, 
         dict_chunks[0] = writer.dict_chunks[0] + dict_chunks[0]
         writer.prefix_written = True
     dict_bytes = project_blocks(dict_chunks, chain) if any(dict_chunks) else 0
-    return project_blocks(chunks, generic_chain(chain, default)), dict_bytes
+    return project_blocks(chunks, generic_chain(chain)), dict_bytes
 
 
 def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:

@@ -3,6 +3,13 @@ as its best type, would take least room with.
 
 ZSTD levels above 3 (6 and 9) are tried where levels pay (ZSTD(3) at least 2% under
 ZSTD(1) on the column) and kept when at least 1% under ZSTD(3), as they compress slower.
+Chains longer than one transform and one general codec are searched too: Delta then T64
+(T64 packs the deltas' used bits: CompressionCodecT64.cpp takes the unaligned 9-byte
+header Delta leaves in front as its tail), DoubleDelta then LZ4, and, where levels pay,
+the two smallest transform chains again with the best ZSTD level in place of their
+general codec (``Delta, T64, ZSTD(6)``...).  The engine refuses a transform after a
+general codec and Gorilla/FPC after Delta (CompressionFactoryAdditions.cpp,
+validateCodecsAndGetPreprocessedAST: "meaningless"), so those are never formed.
 
 The chains tried follow what each codec is for (src/Compression/CompressionCodec*.cpp
 and the ClickHouse docs' advice): Delta / DoubleDelta for monotonic and time columns,
@@ -23,10 +30,15 @@ import numpy as np
 #: general codecs, tried on every column
 GENERAL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: integers, DateTime, DateTime64, Decimal: the time and range codecs
-INTEGER = ("Delta, LZ4", "Delta, ZSTD(1)", "T64, LZ4", "T64, ZSTD(1)")
-MONOTONIC = ("DoubleDelta", "DoubleDelta, ZSTD(1)")
+INTEGER = ("Delta, LZ4", "Delta, ZSTD(1)", "T64, LZ4", "T64, ZSTD(1)", "Delta, T64, LZ4", "Delta, T64, ZSTD(1)")
+MONOTONIC = ("DoubleDelta", "DoubleDelta, LZ4", "DoubleDelta, ZSTD(1)")
 FLOAT = ("Gorilla", "Gorilla, ZSTD(1)", "FPC", "FPC, ZSTD(1)")
 STRING = ("LZ4HC(9)",)
+#: a LowCardinality column's streams take its chain's generic codecs only (the positions:
+#: ISerialization::isSpecialCompressionAllowed, DictionaryIndexes) and its keys are Strings
+LOWCARDINALITY = GENERAL + STRING
+#: the general codecs a transform chain can end with (a level is put in their place)
+_GENERAL_TAIL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: ZSTD levels above 3, tried where levels pay: when ZSTD(3) is at least LEVELS_PAY under ZSTD(1)
 HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)")
 LEVELS_PAY = 0.02
@@ -68,12 +80,15 @@ def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None) -> li
     """The chains worth trying for a column of ``kind`` as ``type_text``."""
     if kind in ("string", "fixedstring"):
         return list(GENERAL + STRING)
+    if kind == "lowcardinality":
+        return list(LOWCARDINALITY)
     out = list(GENERAL)
     if type_text.startswith("Float"):
         if values is not None and slowly_changing(values):
             out += FLOAT
         return out
-    out += [c for c in INTEGER if not c.startswith("T64") or type_text.startswith(_T64_TYPES)]
+    out += [c for c in INTEGER if "T64" not in c or (type_text.startswith(_T64_TYPES)
+                                                      and not type_text.startswith("DateTime64"))]
     if kind == "datetime64" or type_text.startswith(("DateTime", "Date")) or (
             values is not None and monotonic(values)):
         out += MONOTONIC
@@ -91,17 +106,42 @@ def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs:
     """(chain, projected bytes, 95% interval) of every chain, smallest first: ``project(i,
     chain)`` gives piece ``i``'s bytes (``rows[i]`` rows), ``estimate`` the ratio estimate
     (compress/typeadvice._estimate)."""
+    return search_totals(lambda chain: estimate([(r, project(i, chain)) for i, r in enumerate(rows)], total_rows,
+                                                n_runs), chains)
+
+
+def search_totals(total, chains: list[str]) -> list[tuple]:
+    """(chain, projected bytes, 95% interval) of every chain, smallest first, ``total(chain)``
+    giving (bytes, interval); higher ZSTD levels and level-ended transform chains where
+    levels pay."""
     out = []
     for chain in chains:
-        per = [(r, project(i, chain)) for i, r in enumerate(rows)]
-        est, ci = estimate(per, total_rows, n_runs)
+        est, ci = total(chain)
         out.append((chain, est, ci))
     got = {c: e for c, e, _ in out}
     z1, z3 = got.get("ZSTD(1)"), got.get("ZSTD(3)")
     if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try higher ones
+        best_level, best = "ZSTD(3)", z3
         for chain in HIGH_ZSTD:
-            per = [(r, project(i, chain)) for i, r in enumerate(rows)]
-            est, ci = estimate(per, total_rows, n_runs)
+            est, ci = total(chain)
             if est <= (1 - HIGH_GAIN) * z3:
                 out.append((chain, est, ci))
+                if est < best:
+                    best_level, best = chain, est
+        # the two smallest transform chains with that level as their general codec
+        tried = {c for c, _, _ in out}
+        for chain, est0, _ in sorted([x for x in out if _transform_chain(x[0])], key=lambda x: x[1])[:2]:
+            head = chain.rsplit(",", 1)[0] if chain.rsplit(",", 1)[-1].strip() in _GENERAL_TAIL else chain
+            longer = f"{head}, {best_level}"
+            if longer in tried:
+                continue
+            tried.add(longer)
+            est, ci = total(longer)
+            if est <= (1 - HIGH_GAIN) * est0:
+                out.append((longer, est, ci))
     return sorted(out, key=lambda x: x[1])
+
+
+def _transform_chain(chain: str) -> bool:
+    """A chain that starts with a transform (Delta, DoubleDelta, T64, Gorilla, FPC, GCD)."""
+    return chain.split(",", 1)[0].split("(", 1)[0].strip() not in ("LZ4", "LZ4HC", "ZSTD", "NONE")

@@ -447,20 +447,43 @@ def _granule(table: dict) -> int:
         return 8192
 
 
-def _null_map(dataset, table: dict, column: str) -> tuple[int, int] | None:
-    """(NULL rows, rows) from every block of the column's null map (``.null``), or None."""
+def _null_map(dataset, table: dict, column: str, keep: bool = False) -> tuple[int, int, list[bytes]] | None:
+    """(NULL rows, rows, each part's null map bytes when ``keep``) from every block of the
+    column's null map (``.null``), or None."""
     stem = escape_for_file_name(column)
     nulls = rows = 0
     seen = False
+    by_part: dict[int, list[tuple[int, bytes]]] = {}
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
         if e.role != "part_column_data" or sec.get("stream") != stem + ".null":
             continue
         seen = True
-        b = np.frombuffer(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i])), dtype=np.uint8)
+        raw = payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
+        b = np.frombuffer(raw, dtype=np.uint8)
         nulls += int(np.count_nonzero(b))
         rows += len(b)
-    return (nulls, rows) if seen else None
+        if keep:
+            by_part.setdefault(id(e), []).append((i, raw))
+    parts = [b"".join(r for _, r in sorted(blocks)) for blocks in by_part.values()]
+    return (nulls, rows, parts) if seen else None
+
+
+def null_map_projector(parts: list[bytes], granule_rows: int):
+    """Stored bytes of the parts' null maps written with a column chain: the null map takes
+    the chain's generic codecs only, NONE when it has none (ISerialization::isSpecialCompressionAllowed:
+    NullMap; CompressionCodecFactory::get with only_generic), one byte a row, cut into blocks at
+    granule ends as any stream (SerializationNullable.cpp writes it as a UInt8 column)."""
+    from .chstrings import generic_chain, project_blocks
+    cache: dict[str, int] = {}
+
+    def project(chain: str) -> int:
+        g = generic_chain(chain)
+        if g not in cache:
+            cache[g] = sum(project_blocks([p[a:a + granule_rows] for a in range(0, len(p), granule_rows)], g)
+                           for p in parts)
+        return cache[g]
+    return project
 
 
 def _kind(t: str) -> str | None:
@@ -511,7 +534,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     null_bytes = 0
     if nullable:
         try:
-            nm = _null_map(dataset, table, col["name"])
+            nm = _null_map(dataset, table, col["name"], keep=codecs and kind not in ("string", "fixedstring"))
         except Exception as e:      # noqa: BLE001 -- a null map block that does not decode
             adv.not_advised = f"its null map could not be decoded: {e}"
             return adv
@@ -526,11 +549,13 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         null_bytes = _stream_stored(dataset, table, col["name"], (".null",))
         nested = _stream_stored(dataset, table, col["name"], ("", ".size"))
     keep_nulls = nullable and bool(adv.nulls)
+    null_proj = None
     if keep_nulls:
         # the nested stream holds the type's default (0) at NULL rows, which every narrower type
         # holds: Nullable(narrower) is the nested stream re-encoded plus the null map as it is.
-        # A codec chain would apply to the null map too (not projected): no chains here.
-        codecs = False
+        # A codec chain applies to the null map too, with its generic codecs only: every null
+        # map block (read above) is projected with them beside the nested stream.
+        null_proj = (null_map_projector(nm[2], granule), null_bytes) if codecs else None
     elif nullable:
         pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
                                            f"without Nullable the null map stream ({null_bytes:,} bytes) is gone",
@@ -541,7 +566,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                                     codecs)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
-                                  seed, codecs)
+                                  seed, codecs, null_proj)
     except _NotAdvised as e:
         adv.not_advised = str(e)
         return adv
@@ -558,6 +583,11 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             c.ci95 = (c.ci95[0] + null_bytes, c.ci95[1] + null_bytes)
             c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
                          f"({null_bytes:,} bytes) as it is")
+        for c in adv.codec_candidates:        # their bytes hold the null map with the chain's generic codecs
+            c.type = f"Nullable({c.type})"
+            c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
+                         f"({null_bytes:,} bytes now) written with {_generic(c.codec)} (a null map takes the "
+                         f"chain's generic codecs only), projected from every block")
     if adv.codec_candidates and pre:          # chains found on the nested type: they drop Nullable too
         for c in adv.codec_candidates:
             c.reason += f"; {pre[0].reason}"
@@ -664,9 +694,16 @@ def _sampled_runs(adv: ColumnAdvice, runs: list[_Run], fraction, seed) -> np.nda
     return pick
 
 
+def _generic(chain: str) -> str:
+    from .chstrings import generic_chain
+    return generic_chain(chain)
+
+
 def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
-                  default: str, granule: int, fraction, seed, codecs: bool = False) -> list[Candidate]:
-    """Integers, floats, DateTime64 and Decimal: fixed-width values."""
+                  default: str, granule: int, fraction, seed, codecs: bool = False,
+                  null_proj=None) -> list[Candidate]:
+    """Integers, floats, DateTime64 and Decimal: fixed-width values (``null_proj``: a Nullable
+    column with NULLs, (the null map's bytes with a chain, its bytes now) for the codec chains)."""
     dt, width, _ = _layout(ctype)
     runs, adv.rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
     if not runs:
@@ -710,7 +747,8 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
     for c, _ in cands:
         c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
     if codecs and raws and fits64:
-        _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed)
+        _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
+                            null_proj)
     return [c for c, _ in cands]
 
 
@@ -732,8 +770,11 @@ def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: st
                                               projected_bytes=est, ci95=ci))
 
 
-def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed) -> None:
-    """Codec chains on the column's best lossless type (its current type when none is smaller)."""
+def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
+                        null_proj=None) -> None:
+    """Codec chains on the column's best lossless type (its current type when none is smaller);
+    ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
+    to each chain's projection and to what it must beat."""
     from . import codecadvice as K
     best = min(((c, conv) for c, conv in cands if c.lossless), key=lambda cc: cc[0].projected_bytes, default=None)
     if best is not None and best[0].projected_bytes < adv.current_projected_bytes:
@@ -747,9 +788,13 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
     rows = [runs[int(pick[i])].rows for i in sel]
     numeric = [values[i] for i in sel] if values and values[0] is not None else None
     chains = [c for c in K.chains_for(kind, t, numeric)
-              if not (c.startswith("T64") and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))]
+              if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))]
     found = K.search(rows, lambda i, c: project_raw(pieces[i], t, c, granule), chains, adv.rows, len(runs), _estimate)
     beat = best[0].projected_bytes if conv is not None else adv.current_bytes
+    if null_proj is not None:
+        nm, now = null_proj
+        found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
+        beat += now
     _keep_chains(adv, found, t, ctype, chain, True if conv is None else best[0].lossless, beat, why)
 
 
@@ -944,8 +989,6 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
                                   every, seed, load_chars)
         return cands
-    writers: dict[str, S.LowCardinalityWriter] = {}
-    per_lc, lc_runs = [], []
     try:
         # the column's stored bytes in each run read: the String and FixedString candidates
         # re-lay the same bytes, so they are ratio-estimated on these (known for every run)
@@ -957,10 +1000,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     # rows brought, which makes its positions wider and the new keys' larger (at the rate measured
     # inside the runs read, as the part's last dictionary is grown)
     halves = [(len(codes) - len(codes) // 2, S.new_keys_second_half(codes)) for codes, _ in facts] if lc_c else []
-    new_in = iter([y for _, y in halves])
     rate = sum(y for _, y in halves) / max(1, sum(x for x, _ in halves)) if halves else 0.0
-    read_before: dict[str, int] = {}
-    for (run, sizes, chars, raw), (codes, keys), x in zip(got, facts or [(None, None)] * len(got), cur):
+    for (run, sizes, chars, raw), x in zip(got, cur):
         if fixed:
             per_cur.append((x, S.project_fixed(raw, n, chain, granule)))
         else:
@@ -969,15 +1010,6 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             per.setdefault(id(fs_c), []).append((x, S.project_fixed(chars, adv.length_min, chain, granule)))
         if str_c:
             per.setdefault(id(str_c), []).append((x, S.project_string(sizes, chars, chain, granule)))
-        if lc_c:
-            w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
-            unread = run.row0 - read_before.get(run.entry.abspath, 0)
-            read_before[run.entry.abspath] = read_before.get(run.entry.abspath, 0) + run.rows
-            w.phantom = max(w.phantom, min(int(round(rate * unread)),
-                                           S.LC_MAX_DICTIONARY_SIZE - 1 - len(w.keys or {b"": 0}) - len(keys)))
-            kb, db = S.project_lowcardinality_run(w, codes, keys, chain, default, granule)
-            per_lc.append((run.rows, kb + db))
-            lc_runs.append((run, next(new_in)))
     adv.current_projected_bytes, _ = _estimate(per_cur, adv.current_bytes, len(runs))
     floor = 0.0
     if lc_c and len(got) < len(runs):
@@ -988,13 +1020,32 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                 r.entry, r.row0, r.rows, granule)) for r in runs])
         except S.StringReadError:
             floor = 0.0
+
+    def lc_project(ch: str) -> tuple[int, tuple[int, int]]:
+        """LowCardinality(String) with chain ``ch``: every run read written through a fresh
+        writer per part, the parts' last dictionaries estimated."""
+        writers: dict[str, S.LowCardinalityWriter] = {}
+        per_lc, lc_runs, read_before = [], [], {}
+        for (run, *_), (codes, keys), (_, new) in zip(got, facts, halves):
+            w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
+            # a run read after unread rows of its part: the real dictionary already holds the keys
+            # those rows brought (at the rate measured inside the runs read)
+            unread = run.row0 - read_before.get(run.entry.abspath, 0)
+            read_before[run.entry.abspath] = read_before.get(run.entry.abspath, 0) + run.rows
+            w.phantom = max(w.phantom, min(int(round(rate * unread)),
+                                           S.LC_MAX_DICTIONARY_SIZE - 1 - len(w.keys or {b"": 0}) - len(keys)))
+            kb, db = S.project_lowcardinality_run(w, codes, keys, ch, granule)
+            per_lc.append((run.rows, kb + db))
+            lc_runs.append((run, new))
+        est, ci = _estimate(per_lc, adv.rows, len(runs), floor)
+        d_est, d_half = _dictionary_estimate(S, writers, lc_runs, runs, ch)
+        return _add_independent(est, ci, d_est, d_half)
+
     for c in (fs_c, str_c, lc_c):
         if c is None:
             continue
         if c is lc_c:
-            c.projected_bytes, c.ci95 = _estimate(per_lc, adv.rows, len(runs), floor)
-            est, half = _dictionary_estimate(S, writers, lc_runs, runs, chain)
-            c.projected_bytes, c.ci95 = _add_independent(c.projected_bytes, c.ci95, est, half)
+            c.projected_bytes, c.ci95 = lc_project(chain)
         else:
             c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.current_bytes, len(runs))
         if c.projected_bytes < adv.current_bytes:
@@ -1002,7 +1053,14 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         else:
             adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
                              f"({adv.current_bytes:,})")
-    if codecs:
+    if codecs and lc_c is not None and lc_c in cands and lc_c is min(cands, key=lambda c: c.projected_bytes):
+        # LowCardinality(String) the best type: the chains on it (generic codecs: its positions
+        # take no others, ISerialization::isSpecialCompressionAllowed), every run read
+        from . import codecadvice as K
+        found = K.search_totals(lc_project, K.chains_for("lowcardinality", lc_c.type, None))
+        _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
+                     f" (the {lc_c.type} suggestion with this codec)")
+    elif codecs:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
                               every, seed, load_chars)
     return cands

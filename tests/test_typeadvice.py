@@ -111,7 +111,9 @@ def test_not_advised_with_reasons(advice_all, ds):
     assert "Sparse" in kinds["sparse_u64"]
     assert "not advised" in kinds["arr_str"]
     n = _col(advice_all, "codecs", "n_u32")       # NULLs, values up to 99,999: no narrower Nullable type
-    assert kinds["n_u32"] is None and n["nulls"] > 0 and not n["candidates"] and not n["codec_candidates"]
+    assert kinds["n_u32"] is None and n["nulls"] > 0 and not n["candidates"]
+    # its chains keep Nullable, the null map written with each chain's generic codecs
+    assert all(c["type"] == "Nullable(UInt32)" and "generic codecs" in c["reason"] for c in n["codec_candidates"])
     t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "codecs")
     for typ in ("Variant(String, UInt64)", "Dynamic", "JSON"):
         a = advise_column(ds, t, {"name": "v", "type": typ}, None)
@@ -237,7 +239,8 @@ def test_more_types_reasons(ta_advice):
     nn = _col(ta_advice, "types", "n_null")        # NULLs kept: Nullable(narrower), the null map as it is
     (c,) = nn["candidates"]
     assert nn["nulls"] > 0 and c["type"] == "Nullable(UInt16)" and "DEFAULT" not in c["ddl"]
-    assert "Nullable kept" in c["reason"] and not nn["codec_candidates"]
+    assert "Nullable kept" in c["reason"] and nn["codec_candidates"]
+    assert all(k["type"].startswith("Nullable(") and "DEFAULT" not in k["ddl"] for k in nn["codec_candidates"])
     fs = _col(ta_advice, "types", "fs_pad")
     assert not fs["candidates"] and "not smaller" in fs["notes"][0]
     for a in ta_advice["columns"]:         # the current type re-encoded: the model's own error
@@ -349,3 +352,66 @@ def test_report_types_section(ds, advice_all):
     assert "Compact" in text and "not advised" in text
     n = sum(len(a["candidates"]) + len(a["codec_candidates"]) for a in advice_all["columns"])
     assert text.count("<tr>") - 2 >= n     # header rows of the two tables aside
+
+
+def test_longer_lowcardinality_and_nullable_chains_equal_the_engine(ta_advice):
+    """Chains beyond one transform and one general codec (Delta, T64, ZSTD(1)...), chains on
+    a LowCardinality(String) suggestion, and chains on Nullable columns that hold NULLs (the
+    null map with the chain's generic codecs), as chdb 4.4.0 wrote them running the advice
+    (make_chains.py's tables, make.py): every value read, so each projection is a point; it
+    equals the engine's bytes exactly, except on lc12k, whose parts overflow the 8,192-key
+    dictionary (the overflow keys' granules: within 1.5%, as its type suggestion)."""
+    rows = [r for r in TRUTH_TYPES["rows"] if "real_bytes" in r and r.get("suggestion") == "codec"]
+    longer = [r for r in rows if len(r["codec"].split(",")) >= 3]
+    lc = [r for r in rows if r["type"].startswith("LowCardinality")]
+    nulls = [r for r in rows if r["type"].startswith("Nullable") and _col(ta_advice, r["table"], r["column"])["nulls"]]
+    assert len(longer) >= 3 and len(lc) >= 10 and len(nulls) >= 6
+    for r in longer + lc + nulls:
+        c = _suggestion(_col(ta_advice, r["table"], r["column"]), r)
+        err = abs(c["projected_bytes"] - r["real_bytes"]) / r["real_bytes"]
+        print(f"{r['table']}.{r['column']} {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']} ({err:.2%})")
+        assert c["projected_bytes_ci95"][0] <= c["projected_bytes"] <= c["projected_bytes_ci95"][1]
+        if r["column"] == "lc12k":
+            assert err <= 0.015
+        else:
+            assert c["projected_bytes"] == r["real_bytes"], (r, c)
+    counter = _col(ta_advice, "chains", "counter")     # a counter: Delta then T64 is the best chain
+    assert counter["codec_candidates"][0]["codec"] == "Delta, T64, ZSTD(1)"
+
+
+def test_null_map_takes_the_generic_codecs_or_none(ta_advice):
+    """A null map takes the column chain's generic codecs only, NONE when it has none
+    (CompressionCodecFactory::get with only_generic): the engine's own .null streams of
+    CODEC(DoubleDelta) and CODEC(T64) columns equal the null map projected with NONE."""
+    from dbxray.compress import chstrings as S
+    assert S.generic_chain("DoubleDelta") == "NONE" and S.generic_chain("Delta, T64, ZSTD(1)") == "ZSTD(1)"
+    ds = scan(str(HERE / "datadir"))
+    t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "nullmaps")
+    for col in t["columns"]:
+        if not col["type"].startswith("Nullable"):
+            continue
+        nulls, rows, parts = typeadvice._null_map(ds, t, col["name"], keep=True)
+        chain = typeadvice._ddl_chain(col, "LZ4")
+        real = typeadvice._stream_stored(ds, t, col["name"], (".null",))
+        assert nulls and typeadvice.null_map_projector(parts, 8192)(chain) == real == rows + 25 * len(parts)
+
+
+def test_chain_search_rules():
+    from dbxray.compress import codecadvice as K
+    got = K.chains_for("int", "UInt32", [np.arange(100)])
+    assert {"Delta, T64, ZSTD(1)", "Delta, T64, LZ4", "DoubleDelta, LZ4"} <= set(got)
+    assert not [c for c in K.chains_for("int", "DateTime64(3)", None) if "T64" in c]
+    assert set(K.chains_for("lowcardinality", "LowCardinality(String)", None)) == {"LZ4", "ZSTD(1)", "ZSTD(3)",
+                                                                                   "LZ4HC(9)"}
+    # where levels pay, the two smallest transform chains are tried with the best level
+    sizes = {"LZ4": 100, "ZSTD(1)": 90, "ZSTD(3)": 80, "ZSTD(6)": 70, "ZSTD(9)": 75, "Delta, T64, ZSTD(1)": 40,
+             "T64, LZ4": 50, "Delta, LZ4": 60, "Delta, T64, ZSTD(6)": 30, "T64, ZSTD(6)": 49.8}
+    tried = []
+
+    def total(chain):
+        tried.append(chain)
+        return sizes[chain], (sizes[chain], sizes[chain])
+    found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
+    assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
+    assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
