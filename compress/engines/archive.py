@@ -22,7 +22,9 @@ The same rows as InnoDB pages (plain, and page-compressed with MariaDB's codecs)
 an estimate of their own (``innodb_from_rows_estimate``, compress/engines/innodbrows.py:
 records rebuilt from the packed rows with InnoDB's record overhead, pages filled as a
 sorted build fills them), checked against MariaDB within 1% on the fixture's tables.
-ROW_FORMAT=COMPRESSED, TokuDB and MyRocks are not estimated from them.
+ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE 8 and 4), MyRocks (zstd and lz4) and TokuDB (its default
+zlib row format) are estimated from the same rows at each engine's granularity
+(innodbziprows.py, myrocksrows.py, tokudbrows.py).
 """
 from __future__ import annotations
 
@@ -40,6 +42,12 @@ from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw
 from .base import WhatIfEngine
 from .innodb import MARIADB_ALGOS
 from .innodbrows import InnoDBFromRowsEstimate
+from .innodbziprows import ZIP_CODEC, InnoDBZipFromRowsEstimate
+from .myrocksrows import MYROCKS_CODECS, MyRocksFromRowsEstimate
+from .tokudbrows import TOKUDB_DEFAULT_CODEC, TokuDBFromRowsEstimate
+
+#: the ROW_FORMAT=COMPRESSED estimates made from the rows
+ZIP_KEY_BLOCK_SIZES = (8192, 4096)
 
 #: azio.c az_open: deflateInit2(level = Z_DEFAULT_COMPRESSION (zlib's 6), -MAX_WBITS)
 ARCHIVE_CODEC = Codec("zlib", 6)
@@ -181,6 +189,45 @@ def cross_engine_results(run: Run, t: Target, entry: FileEntry, base: UnitSet, c
                    "[PAGE_COMPRESSED=1] (an estimate: each record the packed row + 24 bytes of header, "
                    "transaction id, roll pointer and row id; pages 15/16 full; 'none' counts the pages, not "
                    "the up to two extents a plain file reserves besides them)")
+    other_engine_results(run, t, base, starts, rows, avg, fs_block)
+
+
+def other_engine_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, rows: int, avg: float,
+                         fs_block: int) -> None:
+    """The same rows as ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE 8 and 4), MyRocks (zstd, lz4) and
+    TokuDB (its default zlib row format): estimates, each at its engine's granularity, each
+    engine's default codec (innodbziprows.py, myrocksrows.py, tokudbrows.py)."""
+    zips = [InnoDBZipFromRowsEstimate(key_block_size=k, starts=starts) for k in ZIP_KEY_BLOCK_SIZES]
+    rocks = MyRocksFromRowsEstimate(starts=starts)
+    toku = TokuDBFromRowsEstimate(starts=starts)
+    pairs = [(ZIP_CODEC, m) for m in zips] + [(c, rocks) for c in MYROCKS_CODECS] + [(TOKUDB_DEFAULT_CODEC, toku)]
+    proj = run.project(base, pairs, count=False)
+    raw = int(base.logical_bytes)
+    zip_fixed = {m.name: m.zip_fixed_pages(rows, avg) * m.key_block_size for m in zips}
+
+    def adjust(pr, est):
+        if pr.model is rocks:
+            return shift(est, rocks.file_bytes(raw))
+        if pr.model is toku:
+            return shift(est, toku.file_bytes(rows, avg))
+        return shift(est, zip_fixed[pr.model.name])
+
+    add_results(t, proj, {}, adjust)
+    t.notes.append(
+        "innodb_row_compressed_kbs8k/kbs4k_from_rows_estimate: the same InnoDB pages stored as ROW_FORMAT=COMPRESSED "
+        "(an estimate: zlib:6 per 16 KiB page into KEY_BLOCK_SIZE blocks, the page0zip.cc per-record bytes and "
+        "modification log reserve; a page that does not fit a block is split; the pages the table uses, not the "
+        "extents its file grows by)")
+    t.notes.append(
+        "myrocks_from_rows_estimate: the rows as MyRocks SSTs after ENGINE=ROCKSDB and a full compaction (an "
+        "estimate: hidden 8-byte key behind a 4-byte index number, the packed row as the value, 4 KiB data "
+        "blocks prefix-compressed and compressed one by one (zstd:3 / lz4, MyRocks's defaults), the index "
+        "block and each SST's fixed blocks; no bloom filter)")
+    t.notes.append(
+        "tokudb_from_rows_estimate: the rows as a TokuDB fractal tree after ENGINE=TokuDB (an estimate: hidden "
+        "8-byte key, committed leaf entries, 64 KiB basement nodes each compressed on its own with the default "
+        "tokudb_zlib row format (zlib:5, no checksum), 4 MiB leaf nodes with their headers, a 4 KiB-aligned "
+        "place each; no TokuDB server checked it)")
 
 
 class ArchiveWhatIf(WhatIfEngine):

@@ -127,6 +127,18 @@ def leaf_pages(rows: list[bytes], page_size: int, first_row_id: int = 1) -> tupl
     return pages, (used / cap if batch else 1.0)
 
 
+def weighted_by_fill(sizes: list[int], last_fill: float) -> int:
+    """The stored bytes of a run's pages (or blocks, nodes), the last one partly filled only
+    because the run of rows ends: it counts as its share of a full one of this run (the next
+    run's rows would fill it)."""
+    if not sizes:
+        return 0
+    if len(sizes) == 1:
+        return int(sizes[0])
+    full = sum(sizes[:-1]) / (len(sizes) - 1)
+    return int(round(sum(sizes[:-1]) + full * last_fill))
+
+
 @dataclass
 class InnoDBFromRowsEstimate(Model):
     """Page-compressed (or plain: the ``none`` codec) InnoDB pages of another engine's rows
@@ -160,13 +172,7 @@ class InnoDBFromRowsEstimate(Model):
         pages, last_fill = leaf_pages(split_rows(payload, start), self.page_size)
         if not pages:
             return 0
-        sizes = [self.pages.project(codec, p) for p in pages]
-        if len(sizes) == 1:
-            return int(sizes[0])
-        # the last page is partly filled only because the run of rows ends: it counts as its
-        # share of a full page of this run (the next run's rows would fill it)
-        full = sum(sizes[:-1]) / (len(sizes) - 1)
-        return int(round(sum(sizes[:-1]) + full * last_fill))
+        return weighted_by_fill([self.pages.project(codec, p) for p in pages], last_fill)
 
     def file_pages(self, rows: int, avg_row: float) -> int:
         """Pages besides the leaves: the system pages, the root and the node pointer levels."""
