@@ -141,6 +141,8 @@ class Run:
     units_encoded: int = 0
     errors: list[str] = field(default_factory=list)
     speed_cache: dict = field(default_factory=dict)
+    #: estimate other engines' storage of the same rows (ARCHIVE's cross-engine figures)
+    cross_engine: bool = True
 
     #: share of a target's progress step that re-encoding takes; the speed measurements the rest
     ENCODE_SHARE = 0.9

@@ -39,7 +39,7 @@ def resolve_codecs(codecs) -> list[Codec]:
 def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_error: float | None = None,
                fs_block: int | None = None, progress=None, is_cancelled=None, *,
                filesystem: str | None = None, raw_models: bool = True, larger_pages: bool = True,
-               engines: tuple[str, ...] | None = None) -> dict:
+               engines: tuple[str, ...] | None = None, cross_engine: bool = True) -> dict:
     """The what-if projection of a scanned dataset (see the module doc and the issue's JSON).
 
     ``codecs``: names (``zstd:3``, ``Delta(4),ZSTD(1)``...), None for the
@@ -47,6 +47,8 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     growing the sample once every 95% interval is narrower than this relative
     half-width (0.01 = 1%).  ``filesystem`` overrides the detected filesystem
     type (``ext4`` adds its extent-tree blocks to page-compressed files).
+    ``cross_engine``: also estimate another engine's storage of the same rows where an engine
+    offers it (ARCHIVE: InnoDB, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB).
     """
     spec = parse_sample(sample)
     cods = resolve_codecs(codecs)
@@ -54,7 +56,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     targets: list[Target] = []
     with ThreadPoolExecutor(max_workers=n_workers) as pool:
         run = Run(spec, seed, target_error, fs_block, filesystem, progress, is_cancelled, pool,
-                   raw_models, larger_pages)
+                   raw_models, larger_pages, cross_engine=cross_engine)
         # file targets in the dataset's file order, then dataset-level targets per engine
         work: list[tuple[WhatIfEngine, FileEntry | None]] = []
         for e in dataset.files:

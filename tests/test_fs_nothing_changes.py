@@ -69,7 +69,9 @@ def test_scan_whatif_report_change_no_allocation(fs_copy, tmp_path, qapp):
     assert any(v[3] for v in before.values()), "the copy holds no hole: the test would prove nothing"
     for folder in FOLDERS:
         ds = scan(str(root / folder))
-        run_whatif(ds, ["zstd:3"], sample="all", seed=1)
+        # the cross-engine estimates read the same ARCHIVE spans as the row-stream model: left
+        # out here to keep the four filesystems' runs short
+        run_whatif(ds, ["zstd:3"], sample="all", seed=1, cross_engine=False)
         write_report(ds, str(tmp_path / "r.html"), whatif_sample=None)
     after = allocation_state(str(root))
     changed = {p: (before[p], after.get(p)) for p in before if after.get(p) != before[p]}

@@ -134,7 +134,8 @@ def archive_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
 
     add_results(t, proj, speeds, adjust)
     run.check()
-    cross_engine_results(run, t, entry, base, codecs, speeds)
+    if run.cross_engine:
+        cross_engine_results(run, t, entry, base, codecs, speeds)
     if run.raw_models:
         raw_results(run, t, entry, codecs)
     return t
