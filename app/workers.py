@@ -9,6 +9,11 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+#: bytes of per-file parser objects (InnoDB page maps, ~12 KB for each small tablespace)
+#: the window's scan keeps; past it they are read again when a file is inspected or sampled
+#: (ScanContext.detail_budget): 20,000 small tablespaces would keep ~240 MB of them
+DETAIL_BUDGET = 64 << 20
+
 
 class Job(QObject):
     """Runs ``fn(progress, is_cancelled)`` in its own thread.
@@ -108,7 +113,8 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
                 list_files(path, job.partial.emit, is_cancelled)
             if preview:
                 _preview(path, job.partial.emit, is_cancelled)
-            ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys))
+            ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
+                                        detail_budget=DETAIL_BUDGET))
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)

@@ -357,6 +357,12 @@ class ScanContext:
     #: what the scan reads: "full" (every page's checksum, LOB chains, every block) or "summary"
     #: (headers and per-file facts: no checksums, no LOB chains; the ``--summary`` JSON)
     depth: str = "full"
+    #: bytes of engines' per-file parser objects (InnoDB page maps) kept at most; past it a
+    #: file's are dropped once its section and units are made, and read again on demand
+    #: (parsers/innodb/detail.py).  None: every file keeps them
+    detail_budget: int | None = None
+    #: bytes of those objects kept so far (the scan's running count against the budget)
+    detail_kept: int = 0
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

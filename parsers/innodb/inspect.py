@@ -12,6 +12,7 @@ from ..engine import UnitInspection
 from ..fileio import ReadOnlyFile
 from ..model import UNIT_COMPRESSED, FileEntry
 from . import fil, index
+from .detail import DetailUnavailable, innodb_detail
 from .payloads import unit_payload
 from .scan import inspect_page
 
@@ -69,7 +70,13 @@ def inspect_unit(entry: FileEntry, page_no: int, unit=None) -> UnitInspection:
     physical = int(sec.get("physical_page_size") or logical)
     offset = int(unit["offset"]) if unit is not None else page_no * physical
     raw = read_page_bytes(entry, offset, physical)
-    if (entry.detail.get("innodb") or {}).get("page_map") is not None:
+    try:
+        det = innodb_detail(entry) or {}
+    except DetailUnavailable as e:
+        out = _fallback_decode(entry, raw, page_no, unit, logical, physical)
+        out.note = str(e)
+        return out
+    if det.get("page_map") is not None:
         try:
             info = inspect_page(entry, page_no)
         except Exception as e:  # a parser failure is shown, not raised

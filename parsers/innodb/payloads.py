@@ -23,6 +23,7 @@ from ..codecs.general import DEFAULT_MAX_OUTPUT
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import FileEntry
 from .fil import FIL_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+from .detail import DetailUnavailable, innodb_detail
 from .pagecomp import PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page
 
 
@@ -87,7 +88,10 @@ def close_handles() -> None:
 
 
 def _geometry(entry: FileEntry) -> tuple[int, int, object]:
-    det = entry.detail.get("innodb") or {}
+    try:
+        det = innodb_detail(entry) or {}
+    except DetailUnavailable as e:
+        raise PayloadError(str(e)) from None
     pm = det.get("page_map")
     if pm is None:
         raise PayloadError(f"{entry.path}: not read as an InnoDB file")

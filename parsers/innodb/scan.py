@@ -33,6 +33,7 @@ from .dblwr import DblwrError, DblwrFile, parse_dblwr_name, read_dblwr
 from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
+from .detail import innodb_detail, keep_within_budget
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
 PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
@@ -447,6 +448,7 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
                unit_arrays=getattr(ctx, "keep_units", True))
     if not full:
         entry.sections["innodb"]["checksum"]["verified"] = False
+    keep_within_budget(entry, ctx, pm.n_pages, pm.crypt is not None or bool(pm.encrypted.any()))
     return pm
 
 
@@ -715,7 +717,7 @@ def inspect_page(entry: FileEntry, page_no: int) -> dict[str, Any]:
     """Inspector: one page's header fields and byte regions (decoded when page-compressed)."""
     from .pagemap import page_header_fields
     from .payloads import unit_payload
-    det = entry.detail.get("innodb") or {}
+    det = innodb_detail(entry) or {}
     pm: PageMap | None = det.get("page_map")
     raw = unit_payload(entry, page_no)
     flavor = pm.flavor if pm else "mysql"

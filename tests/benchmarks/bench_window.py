@@ -11,7 +11,8 @@ interleaved; min and median are printed with the load average.
 The data dirs are N small InnoDB tablespaces, 50 a database: real copies (not hard links:
 a hard-linked inode is rightly counted once) of three small fixture files
 (``../shared/fixtures/innodb``), made under ``--dir`` when missing.  No PATH size: the
-embedded demo (start-up).
+embedded demo (start-up).  As in bench_e2e.py, the children may write Python bytecode
+(PYTHONDONTWRITEBYTECODE is unset for them) and one untimed start comes first.
 
     .venv/bin/python tests/benchmarks/bench_window.py [--rounds 5] [--dir /tmp/dbxray-bench-window] \
         [--sizes demo 200 2000 20000]
@@ -33,6 +34,10 @@ FIXTURES = REPO.parent / "shared" / "fixtures" / "innodb"
 SOURCES = ("16k/fx/t_part#P#pmax.ibd", "datadir16k/fx/t_zip8.ibd", "datadir16k/mysql/gtid_slave_pos.ibd")
 PER_DB = 50
 EVENTS = ("window", "tree", "complete")
+#: the children write and read Python bytecode, as an installed dbxray does (pip and the
+#: bundle ship it compiled): with PYTHONDONTWRITEBYTECODE set, every start would compile
+#: dbxray's modules from source again (+0.07 s to a shown window on the demo, 2026-11-24)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def make_set(folder: Path, n: int) -> Path:
@@ -70,7 +75,7 @@ def one_round(path: str | None, platform: str, timeout: float) -> dict:
     """Times (s from process start) of the window's first paints, and its peak RSS."""
     with tempfile.TemporaryDirectory() as tmp:
         marks = Path(tmp) / "timing"
-        env = dict(os.environ, DBXRAY_TIMING=str(marks), QT_QPA_PLATFORM=platform,
+        env = dict(ENV, DBXRAY_TIMING=str(marks), QT_QPA_PLATFORM=platform,
                    XDG_CONFIG_HOME=str(Path(tmp) / "config"))
         cmd = dbxray_cmd() + ([path] if path else [])
         t0 = time.time()
@@ -116,6 +121,7 @@ def main() -> None:
         paths[s] = None if s == "demo" else str(make_set(Path(args.dir) / f"n{s}", int(s)))
     results: dict[str, list[dict]] = {s: [] for s in args.sizes}
     loads = []
+    one_round(None, args.platform, args.timeout)      # untimed: writes the bytecode, warms the cache
     for r in range(args.rounds):
         for s in args.sizes:            # interleaved: each round runs every size once
             loads.append(os.getloadavg()[0])

@@ -1,0 +1,127 @@
+"""The per-file parser objects of a scanned InnoDB file (its PageMap and the per-page
+arrays in ``FileEntry.detail["innodb"]``, parsers/innodb/scan.py ``fill_entry``): kept by
+the scan within a memory budget, read again from the file when a reader asks for them.
+
+A scan with ``ScanContext.detail_budget`` set (the window: tens of thousands of small
+tablespaces would keep ~12 KB of page map objects each) keeps the page maps of the files
+it reads first, up to that many bytes (estimated as measured: ~12 KB a file plus ~104 bytes a
+page), and drops the rest once their JSON section, units and unit facts are made: what the
+table, the tree and the maps draw.  The page inspector and the what-if's page payloads
+(parsers/innodb/inspect.py, payloads.py) call :func:`innodb_detail`, which gives the kept
+objects or builds them again from the file (the same ``build_page_map`` the scan ran, so
+the same facts while the file is unchanged), keeping the last few rebuilt in a bounded
+cache.  A file that changed since the scan (size or modification time) is not re-read:
+its units would no longer describe it.  Encrypted tablespaces always keep theirs (the
+re-read would need the key file again).
+"""
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import replace
+from typing import Any
+
+from ..model import FileEntry, ScanContext
+
+#: estimated bytes of one file's page map objects: fixed part and per page (tracemalloc,
+#: 2026-11-24: 12.0 KB for a 5-page tablespace; 94-103 bytes a page on 3,328-17,152 pages)
+DETAIL_FIXED_BYTES = 12_000
+DETAIL_PAGE_BYTES = 104
+#: the window's budget for kept page maps (``ScanContext.detail_budget``)
+WINDOW_DETAIL_BUDGET = 64 << 20
+#: rebuilt page maps kept at most (bytes, estimated as above; the last one always)
+REREAD_CACHE_BYTES = 64 << 20
+
+
+class DetailUnavailable(Exception):
+    """The page map of a file cannot be given (changed since the scan, unreadable)."""
+
+
+def detail_cost(n_pages: int) -> int:
+    """Estimated bytes of a page map of ``n_pages`` pages with its arrays."""
+    return DETAIL_FIXED_BYTES + DETAIL_PAGE_BYTES * int(n_pages)
+
+
+def keep_within_budget(entry: FileEntry, ctx: ScanContext, n_pages: int, encrypted: bool) -> None:
+    """After a file's page map was made: keep it while the scan's budget allows, else
+    drop it (it is read again on demand).  No budget: keep it."""
+    budget = getattr(ctx, "detail_budget", None)
+    if budget is None or "innodb" not in entry.detail:
+        return
+    cost = detail_cost(n_pages)
+    if encrypted or ctx.detail_kept + cost <= budget:
+        ctx.detail_kept += cost
+        return
+    del entry.detail["innodb"]
+    entry.detail["innodb_stamp"] = _stamp(entry.abspath)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+_cache: OrderedDict[tuple, tuple[dict[str, Any], int]] = OrderedDict()
+_cache_bytes = 0
+
+
+def innodb_detail(entry: FileEntry) -> dict[str, Any] | None:
+    """The file's page map objects (``detail["innodb"]`` as the scan makes it): the kept
+    ones, or built again from the file when the scan dropped them.  None when the file
+    was not read as InnoDB; DetailUnavailable when it cannot be rebuilt faithfully."""
+    det = entry.detail.get("innodb")
+    if det is not None:
+        return det
+    if "innodb_stamp" not in entry.detail:
+        return None
+    stamp = entry.detail["innodb_stamp"]
+    now = _stamp(entry.abspath)
+    if now is None:
+        raise DetailUnavailable(f"{entry.path}: cannot be read again (it was removed or is unreadable)")
+    if stamp is not None and now != stamp:
+        raise DetailUnavailable(f"{entry.path}: changed since the scan (size or modification time); scan again")
+    key = (entry.abspath, now)
+    got = _cache.get(key)
+    if got is not None:
+        _cache.move_to_end(key)
+        return got[0]
+    det = _rebuild(entry)
+    _remember(key, det)
+    return det
+
+
+def _rebuild(entry: FileEntry) -> dict[str, Any]:
+    from .pagemap import PageMapError
+    from .scan import analyze_file
+    from ..fileio import FileReadError
+    scratch = replace(entry, errors=[], warnings=[], sections={}, detail={}, units=None, unit_facts=None,
+                      kind_names={}, owner_names={}, facts=None)
+    try:
+        analyze_file(scratch, ScanContext(keep_units=True))
+    except (PageMapError, FileReadError, OSError) as e:
+        raise DetailUnavailable(f"{entry.path}: cannot be read again: {e}") from None
+    det = scratch.detail.get("innodb")
+    n = len(entry.units) if entry.units is not None else None
+    if det is None or (n is not None and det["page_map"].n_pages != n):
+        raise DetailUnavailable(f"{entry.path}: read again, it no longer matches the scan; scan again")
+    return det
+
+
+def _remember(key: tuple, det: dict[str, Any]) -> None:
+    global _cache_bytes
+    cost = detail_cost(det["page_map"].n_pages)
+    _cache[key] = (det, cost)
+    _cache_bytes += cost
+    while len(_cache) > 1 and _cache_bytes > REREAD_CACHE_BYTES:
+        _, (_, c) = _cache.popitem(last=False)
+        _cache_bytes -= c
+
+
+def clear_cache() -> None:
+    """Forget every rebuilt page map."""
+    global _cache_bytes
+    _cache.clear()
+    _cache_bytes = 0
