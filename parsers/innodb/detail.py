@@ -19,9 +19,11 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
+from ..fileio import FileReadError
 from ..model import FileEntry, ScanContext
+from .pagemap import PageMapError
 
 #: estimated bytes of one file's page map objects: fixed part and per page (tracemalloc,
 #: 2026-11-24: 12.0 KB for a 5-page tablespace; 94-103 bytes a page on 3,328-17,152 pages)
@@ -93,14 +95,24 @@ def innodb_detail(entry: FileEntry) -> dict[str, Any] | None:
     return det
 
 
+#: reads one file into a FileEntry as the scan does (parsers/innodb/scan.py registers its
+#: ``analyze_file`` when it is imported: it imports this module, so this one cannot import it)
+_analyze: Callable[[FileEntry, ScanContext], Any] | None = None
+
+
+def register_analyzer(analyze: Callable[[FileEntry, ScanContext], Any]) -> None:
+    """The function that reads a file's page map into an entry (scan.py's analyze_file)."""
+    global _analyze
+    _analyze = analyze
+
+
 def _rebuild(entry: FileEntry) -> dict[str, Any]:
-    from .pagemap import PageMapError
-    from .scan import analyze_file
-    from ..fileio import FileReadError
+    if _analyze is None:
+        raise DetailUnavailable(f"{entry.path}: the InnoDB reader is not loaded")
     scratch = replace(entry, errors=[], warnings=[], sections={}, detail={}, units=None, unit_facts=None,
                       kind_names={}, owner_names={}, facts=None)
     try:
-        analyze_file(scratch, ScanContext(keep_units=True))
+        _analyze(scratch, ScanContext(keep_units=True))
     except (PageMapError, FileReadError, OSError) as e:
         raise DetailUnavailable(f"{entry.path}: cannot be read again: {e}") from None
     det = scratch.detail.get("innodb")

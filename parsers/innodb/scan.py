@@ -33,7 +33,7 @@ from .dblwr import DblwrError, DblwrFile, parse_dblwr_name, read_dblwr
 from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
-from .detail import innodb_detail, keep_within_budget
+from .detail import innodb_detail, keep_within_budget, register_analyzer
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
 PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
@@ -739,3 +739,6 @@ def inspect_page(entry: FileEntry, page_no: int) -> dict[str, Any]:
                               "compressed": lob.compressed, "freed": bool(pm.free[first]),
                               "index_id": int(pm.owner_index[first]) if pm.owned[first] else None}
     return out
+
+
+register_analyzer(analyze_file)

@@ -23,7 +23,9 @@ rounds, and the load average before and after:
 * ``dbxray scan DATADIR --json -o /dev/null`` and ``--summary`` on the ClickHouse set
   (``make_fixtures.py --scale 50``) against a fresh Python process that opens a chdb
   session on a copy of it and reads ``system.parts_columns`` (bench_clickhouse.py's
-  query), when chdb is installed.
+  query), when chdb is installed (``--chdb-python``: a Python of a venv that has it);
+* ``dbxray whatif`` of the whole InnoDB set with zstd:3 and lz4, a 5% sample against
+  ``--sample all`` (issue 22 item 6: ≥ 15x).
 
 The per-file time of each size shows whether the scan grows faster than the files.
 Peak RSS of every dbxray run is printed too (``ru_maxrss`` of the child).  Python
@@ -168,7 +170,11 @@ def main(argv=None) -> int:
     ap.add_argument("--innodb", default="/tmp/innodb-bench", help="make_fixtures.sh 200 set")
     ap.add_argument("--clickhouse", default="/tmp/ch_bench50/datadir", help="make_fixtures.py --scale 50 data dir")
     ap.add_argument("--cold", action="store_true", help="also cold runs (root: drops the page cache)")
-    ap.add_argument("--only", default="", help="comma list of parts: small,plain,whole,clickhouse")
+    ap.add_argument("--only", default="", help="comma list of parts: small,plain,whole,clickhouse,whatif")
+    ap.add_argument("--chdb-python", default=None,
+                    help="a Python that has chdb (e.g. a venv of its own); default: this one")
+    ap.add_argument("--whatif-rounds", type=int, default=None,
+                    help="rounds of the what-if part (default --rounds; --sample all takes minutes)")
     a = ap.parse_args(argv)
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -217,21 +223,36 @@ def main(argv=None) -> int:
             "dbxray scan --summary": [DBXRAY, "scan", str(ch), "--summary", "-o", "/dev/null", "--no-progress"],
         }
         tmp = None
-        try:
-            import chdb  # noqa: F401
-        except ImportError:
-            print("\nchdb is not installed: ClickHouse peer not run (pip install chdb)")
+        chdb_python = a.chdb_python or sys.executable
+        if subprocess.run([chdb_python, "-c", "import chdb"], capture_output=True).returncode != 0:
+            print(f"\nchdb is not installed for {chdb_python}: ClickHouse peer not run (pip install chdb, "
+                  f"or --chdb-python a venv's python that has it)")
         else:
             tmp = tempfile.mkdtemp(prefix="dbxray_chdb_")
             copy = os.path.join(tmp, "datadir")
             shutil.copytree(ch, copy, symlinks=True)        # never open the original with the engine
-            c["chdb system.parts_columns"] = [sys.executable, "-c", CHDB_CODE, copy, CH_SQL]
+            c["chdb system.parts_columns"] = [chdb_python, "-c", CHDB_CODE, copy, CH_SQL]
         try:
             n = sum(1 for _ in ch.rglob("*") if _.is_file())
             measure(f"ClickHouse data dir: {n} files", c, a.rounds)
         finally:
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
+
+    if bench.is_dir() and (not only or "whatif" in only):
+        # issue 22 item 6: a 5% sample against every unit, the same codecs, each a fresh process
+        # (detection and the scan included, as the user runs it)
+        codecs = ["--codec", "zstd:3", "--codec", "lz4"]
+        c = {
+            "dbxray whatif 5%": [DBXRAY, "whatif", str(bench), *codecs, "--sample", "0.05", "--json", "-o",
+                                 "/dev/null", "--no-progress", "--no-raw"],
+            "whatif --sample all": [DBXRAY, "whatif", str(bench), *codecs, "--sample", "all", "--json", "-o",
+                                    "/dev/null", "--no-progress", "--no-raw"],
+        }
+        whole = sorted(bench.rglob("*.ibd"))
+        measure(f"what-if zstd:3 + lz4 on the whole InnoDB set ({len(whole)} files, "
+                f"{sum(p.stat().st_size for p in whole) / 1e9:.2f} GB): 5% sample vs every unit", c,
+                a.whatif_rounds or a.rounds)
     return 0
 
 
