@@ -105,7 +105,7 @@ class ColumnAdvice:
     table: str
     column: str
     type: str
-    current_bytes: int = 0                  # stored bytes of the main stream in the active Wide parts
+    current_bytes: int = 0                  # stored bytes of its streams in the active Wide parts (+ Compact: compact_rows)
     current_codec: str = ""
     rows: int = 0
     sampled_rows: int = 0
@@ -116,6 +116,7 @@ class ColumnAdvice:
     range_source: str = ""
     integral: bool | None = None
     current_projected_bytes: int = 0        # the current type re-encoded the same way (the model's own error)
+    compact_rows: int = 0                   # rows in active Compact parts, read whole and counted
     candidates: list[Candidate] = field(default_factory=list)
     codec_candidates: list[Candidate] = field(default_factory=list)   # chains on the best type
     not_advised: str | None = None
@@ -132,6 +133,7 @@ class ColumnAdvice:
                 "sampled_rows": self.sampled_rows, "runs": self.runs, "sampled_runs": self.sampled_runs,
                 "min": self.value_min, "max": self.value_max, "range_source": self.range_source,
                 "integral": self.integral, "current_projected_bytes": self.current_projected_bytes,
+                "compact_rows": self.compact_rows,
                 "candidates": [c.to_json() for c in self.candidates],
                 "codec_candidates": [c.to_json() for c in self.codec_candidates], "not_advised": self.not_advised,
                 "nulls": self.nulls, "distinct_sampled": self.distinct_sampled, "length_min": self.length_min,
@@ -566,7 +568,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                                     codecs)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
-                                  seed, codecs, null_proj)
+                                  seed, codecs, null_proj, compact_ok=not nullable)
     except _NotAdvised as e:
         adv.not_advised = str(e)
         return adv
@@ -663,10 +665,16 @@ def _compact_warnings(adv: ColumnAdvice, table: dict, column: str, nullable: boo
     limit = _setting(table, "min_bytes_for_wide_part", MIN_BYTES_FOR_WIDE_PART)
     parts = [p for p in table.get("parts") or [] if p.get("state") == "active"]
     compact = [p["name"] for p in parts if p.get("part_type") == "Compact"]
-    if compact:
+    if compact and adv.compact_rows:
+        adv.notes.append(f"{len(compact):,} of the table's {len(parts):,} active parts are Compact "
+                         f"({', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): this column's "
+                         f"blocks in their data.bin ({adv.compact_rows:,} rows, one block a granule) are counted "
+                         f"and projected from every value")
+    elif compact:
         adv.notes.append(f"{len(compact):,} of the table's {len(parts):,} active parts are Compact "
                          f"({', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): their columns "
-                         f"are in one data.bin and not counted or projected here")
+                         f"are in one data.bin and not counted or projected here (only fixed-width columns "
+                         f"that are not Nullable are)")
     for c in cands:
         per_row = _new_bytes_per_row(adv, c, nullable)
         if per_row is None:
@@ -699,33 +707,95 @@ def _generic(chain: str) -> str:
     return generic_chain(chain)
 
 
+@dataclass
+class _CompactPiece:
+    """One Compact part's blocks of a fixed-width column: one block per granule
+    (MergeTreeDataPartWriterCompact::writeDataBlock flushes the column's stream after each
+    granule: ``prev_stream->hashing_buf.next()``), read whole."""
+    entry: object
+    blocks: list[int]
+    granule_rows: list[int]
+    stored: int
+    raw: bytes = b""
+
+
+def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_CompactPiece], list[str]]:
+    """The column's blocks in the table's active Compact parts (data.bin), each part's
+    granule rows from its marks; (pieces, notes on parts whose blocks are not one a granule)."""
+    by_entry: dict[int, tuple[object, list[int]]] = {}
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        if e.role == "part_column_data" and sec.get("part_type") == "Compact":
+            by_entry.setdefault(id(e), (e, []))[1].append(i)
+    out, notes = [], []
+    for e, idx in by_entry.values():
+        idx.sort()
+        cd = (e.detail.get("clickhouse") or {}).get("compact")
+        rows = [int(r) for r in cd.marks.rows if int(r)] if cd is not None and cd.marks is not None and \
+            cd.marks.rows is not None else None
+        logical = [int(e.units["logical"][i]) for i in idx]
+        if rows is None or len(rows) != len(idx) or any(lg != r * width for lg, r in zip(logical, rows)):
+            notes.append(f"Compact part {e.sections['clickhouse'].get('part')}: its blocks of this column are not "
+                         f"one a granule (not counted)")
+            continue
+        out.append(_CompactPiece(e, idx, rows, int(sum(int(e.units["stored"][i]) for i in idx))))
+    return out, notes
+
+
+def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) -> int:
+    """Stored bytes of fixed-width values of type ``t`` as a Compact part writes them: a block
+    per granule (cut at max_compress_block_size, the stream's buffer), each framed."""
+    _, w, vt = _layout(t)
+    vt_arg = None if vt.startswith("Float") else vt
+    out = pos = 0
+    for r in granule_rows:
+        g = raw[pos:pos + r * w]
+        pos += r * w
+        for a in range(0, len(g), CH_MAX_COMPRESS_BLOCK):
+            out += CH_CHECKSUM + len(ch_encode.encode_chain(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
+                                                             value_type=vt_arg))
+    return out
+
+
 def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
                   default: str, granule: int, fraction, seed, codecs: bool = False,
-                  null_proj=None) -> list[Candidate]:
+                  null_proj=None, compact_ok: bool = True) -> list[Candidate]:
     """Integers, floats, DateTime64 and Decimal: fixed-width values (``null_proj``: a Nullable
-    column with NULLs, (the null map's bytes with a chain, its bytes now) for the codec chains)."""
+    column with NULLs, (the null map's bytes with a chain, its bytes now) for the codec chains).
+    The Wide parts' runs are sampled; the Compact parts' blocks (``compact_ok``: not for
+    Nullable, whose null map shares them) are read whole and projected exactly, added."""
     dt, width, _ = _layout(ctype)
-    runs, adv.rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
-    if not runs:
-        raise _NotAdvised("no blocks of this column in active Wide parts (Compact parts are not advised)")
+    runs, wide_rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
+    compact, cnotes = _compact_pieces(dataset, table, column, width) if compact_ok else ([], [])
+    adv.notes.extend(cnotes)
+    if not runs and not compact:
+        raise _NotAdvised("no blocks of this column in active Wide or Compact parts")
     pick = _sampled_runs(adv, runs, fraction, seed)
     every = len(pick) == len(runs)
     raws = []
     try:
         for j in pick:
             raws.append(_raw(runs[int(j)]))
+        for cp in compact:
+            cp.raw = b"".join(payloads.unit_payload(cp.entry, i, max_output=int(cp.entry.units["logical"][i]))
+                              for i in cp.blocks)
     except Exception as e:      # noqa: BLE001 -- a block that does not decode: this column only
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    adv.rows = wide_rows + sum(sum(cp.granule_rows) for cp in compact)
+    adv.current_bytes += sum(cp.stored for cp in compact)
+    adv.compact_rows = sum(sum(cp.granule_rows) for cp in compact)
     if dt is None:              # Decimal128/256: as Int64 when every value fits
         values = [_wide_to_int64(r, width) for r in raws]
-        fits64 = all(v is not None for v in values)
+        cvalues = [_wide_to_int64(cp.raw, width) for cp in compact]
+        fits64 = all(v is not None for v in values + cvalues)
     else:
         values = [np.frombuffer(r, dtype=dt) for r in raws]
+        cvalues = [np.frombuffer(cp.raw, dtype=dt) for cp in compact]
         fits64 = True
-    adv.sampled_rows = int(sum(len(r) // width for r in raws))
+    adv.sampled_rows = int(sum(len(r) // width for r in raws)) + adv.compact_rows
     src = "every value" if every else "sampled values"
     cands: list[tuple[Candidate, object]] = []     # (candidate, values -> bytes of the new type)
-    allv = np.concatenate(values) if values and fits64 and len(values) else None
+    allv = np.concatenate(values + cvalues) if fits64 and (values or cvalues) else None
     if allv is not None and len(allv):
         if kind == "int":
             _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands)
@@ -743,12 +813,21 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
             per_cur.append((run.rows, project_raw(r, ctype, chain, granule)))
         for c, conv in cands:
             per[id(c)].append((run.rows, project_raw(conv(v), c.type, c.codec, granule)))
-    adv.current_projected_bytes, _ = _estimate(per_cur, adv.rows, len(runs))
-    for c, _ in cands:
-        c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.rows, len(runs))
-    if codecs and raws and fits64:
+    def exact(t: str, ch: str, conv) -> int:      # the Compact parts, every value
+        return sum(project_granules(conv(v) if conv else cp.raw, t, ch, cp.granule_rows)
+                   for cp, v in zip(compact, cvalues))
+
+    adv.current_projected_bytes, _ = _estimate(per_cur, wide_rows, len(runs))
+    if cands and compact:
+        adv.current_projected_bytes += exact(ctype, chain, None)
+    for c, conv in cands:
+        c.projected_bytes, c.ci95 = _estimate(per[id(c)], wide_rows, len(runs))
+        if compact:
+            x = exact(c.type, c.codec, conv)
+            c.projected_bytes, c.ci95 = c.projected_bytes + x, (c.ci95[0] + x, c.ci95[1] + x)
+    if codecs and (raws or compact) and fits64:
         _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
-                            null_proj)
+                            null_proj, wide_rows, exact)
     return [c for c, _ in cands]
 
 
@@ -771,7 +850,7 @@ def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: st
 
 
 def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
-                        null_proj=None) -> None:
+                        null_proj=None, wide_rows=None, exact=None) -> None:
     """Codec chains on the column's best lossless type (its current type when none is smaller);
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
     to each chain's projection and to what it must beat."""
@@ -789,7 +868,14 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
     numeric = [values[i] for i in sel] if values and values[0] is not None else None
     chains = [c for c in K.chains_for(kind, t, numeric)
               if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))]
-    found = K.search(rows, lambda i, c: project_raw(pieces[i], t, c, granule), chains, adv.rows, len(runs), _estimate)
+    wide_rows = adv.rows if wide_rows is None else wide_rows
+
+    def total(c: str) -> tuple[int, tuple[int, int]]:
+        est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows)],
+                                  wide_rows, len(runs))
+        x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
+        return est + x, (lo + x, hi + x)
+    found = K.search_totals(total, chains)
     beat = best[0].projected_bytes if conv is not None else adv.current_bytes
     if null_proj is not None:
         nm, now = null_proj
