@@ -33,7 +33,14 @@ Coverage over 200 seeds per fixture family: tests/benchmarks/bench_coverage.py.
 Projections of storage models are rounded (to a filesystem block, a 256-byte
 step...): when a sample of such values happens to be identical the sample
 variance is 0 although the population's is not, so ``granularity`` sets a
-floor of (granularity/2)^2 on s_d^2 for strata not sampled whole.
+floor of (granularity/2)^2 on s_d^2 for strata not sampled whole.  A stratum
+whose variance is that floor (its sample spread below it, the jackknife too)
+adds no term to Satterthwaite's denominator: the floor is set, not estimated
+from the sample, so it carries no sampling error for Student's t to pay for.
+Before this rule two equal sampled pages of a small index had their floor
+multiplied by t(1 df) = 12.7 and the interval ran to the physical bound; the
+coverage benchmark (README, Benchmarks) measured both (InnoDB fixtures 100.0% ->
+97.8% covered, median width 195% -> 99% of the figure, 200 seeds).
 """
 from __future__ import annotations
 
@@ -148,18 +155,24 @@ def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_
             d = y - y.mean()
             adj = 1.0
         total += float(est)
+        floored = False
         if n > 1:
-            s2 = max(float(d @ d) / (n - 1), (granularity / 2.0) ** 2)
-            v = s.n_total ** 2 * fpc / n * adj * s2
+            s2 = float(d @ d) / (n - 1)
+            floor = (granularity / 2.0) ** 2
+            floored = s2 < floor
+            v = s.n_total ** 2 * fpc / n * adj * max(s2, floor)
             sx_j = sx - x
             if sx > 0 and np.all(sx_j > 0):
                 rj = (y.sum() - y) / sx_j
-                v = max(v, fpc * s.x_total ** 2 * (n - 1) / n * float(((rj - rj.mean()) ** 2).sum()))
+                v_jk = fpc * s.x_total ** 2 * (n - 1) / n * float(((rj - rj.mean()) ** 2).sum())
+                if v_jk > v:
+                    v, floored = v_jk, False
         else:
             v = s.n_total ** 2 * fpc * max(float(y[0]), granularity) ** 2   # one unit: as wide as it
         var += v
         sat_num += v
-        sat_den += v ** 2 / max((n - 1) / 2, 1.0)
+        if not floored:     # the floor is set, not estimated: it takes no Student-t penalty
+            sat_den += v ** 2 / max((n - 1) / 2, 1.0)
     df = (sat_num ** 2 / sat_den) if sat_den > 0 else math.inf
     half = t975(df) * math.sqrt(var) if var > 0 else 0.0
     lo = max(total - half, float(fixed_bytes) + lower_bound)

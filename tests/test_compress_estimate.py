@@ -103,3 +103,17 @@ def test_interval_narrows_with_more_sample(generated):
     w = [np.mean([_estimate(owners, x, y, fixed, s, f).relative_half_width for s in range(10)])
          for f in (0.01, 0.05, 0.2)]
     assert w[0] > w[1] > w[2] > 0
+
+
+def test_granularity_floor_takes_no_t_penalty():
+    """Two equal sampled pages of a 16-page index (rounded to 4 KiB blocks): the spread is the
+    floor (2048 B)^2, set rather than estimated, so the interval is the normal one (1.96), not
+    Student's t with 1 df (12.7, which reached the physical bound)."""
+    x = np.full(2, 16384.0)
+    e = ratio_estimate([StratumSample(16, 16 * 16384.0, x, np.array([8192.0, 8192.0]))], granularity=4096)
+    assert e.projected == 16 * 8192 and e.df == float("inf")
+    half = 1.959963984540054 * (16 ** 2 * (1 - 2 / 16) / 2 * 2048.0 ** 2) ** 0.5
+    assert e.hi - e.projected == pytest.approx(half) and e.projected - e.lo == pytest.approx(half)
+    # a sample spread above the floor is estimated: t with (n-1)/2 -> 1 df
+    e2 = ratio_estimate([StratumSample(16, 16 * 16384.0, x, np.array([4096.0, 12288.0]))], granularity=4096)
+    assert e2.df == pytest.approx(1.0) and (e2.hi - e2.projected) > 12 * (e2.variance ** 0.5)
