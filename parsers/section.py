@@ -56,6 +56,10 @@ class Key:
             obj[self.name] = value
 
 
+#: each Section class's declared keys in order (keys are declared in the class body only)
+_KEYS: dict[type, tuple[str, ...]] = {}
+
+
 class Section(dict):
     """Base of the typed sections: subclasses declare ``name = Key("meaning")``, and in
     ``nested`` the Section type of the objects a key holds a list of (read back from a
@@ -65,12 +69,17 @@ class Section(dict):
 
     @classmethod
     def keys_in_order(cls) -> tuple[str, ...]:
-        out: list[str] = []
-        for klass in reversed(cls.__mro__):
-            for name, value in vars(klass).items():
-                if isinstance(value, Key) and name not in out:
-                    out.append(name)
-        return tuple(out)
+        """The declared keys, base classes' first (worked out once per class: a scan
+        makes one section per file and per index)."""
+        got = _KEYS.get(cls)
+        if got is None:
+            out: list[str] = []
+            for klass in reversed(cls.__mro__):
+                for name, value in vars(klass).items():
+                    if isinstance(value, Key) and name not in out:
+                        out.append(name)
+            got = _KEYS[cls] = tuple(out)
+        return got
 
     def __init__(self, **values: Any):
         super().__init__()
