@@ -7,6 +7,7 @@ from the FIEMAP ioctl where the filesystem has it.
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
 import errno
 import fcntl
@@ -105,6 +106,7 @@ class ReadOnlyFile:
         self._fiemap_raw: list[tuple[int, int, int]] | None | bool = False
         self._holes: list[tuple[int, int]] | None = None
         self._hole_starts: np.ndarray | None = None
+        self._hole_start_list: list[int] | None = None
         #: True when reading the map anywhere touches no hole: the file has none, or
         #: every hole is blanked with zero pages (set by ``mmap()``)
         self.hole_safe_map = False
@@ -282,7 +284,14 @@ class ReadOnlyFile:
         out = bytearray(length)
         end = offset + length
         pos = offset
-        for o, n in self.holes():
+        holes = self.holes()
+        if self._hole_start_list is None:
+            self._hole_start_list = [o for o, _ in holes]
+        # from the last hole starting at or before ``offset`` (holes are sorted and
+        # disjoint): one page of a page-compressed file is not a walk over its 1,000s of holes
+        first = max(0, bisect.bisect_right(self._hole_start_list, offset) - 1)
+        for k in range(first, len(holes)):
+            o, n = holes[k]
             if o + n <= pos:
                 continue
             if o >= end:
