@@ -72,6 +72,10 @@ _INT_ONLY = ("T64", "GCD")
 _WIDTH_ARG = ("DELTA", "DOUBLEDELTA", "GORILLA")
 #: LowCardinality(String) is projected when the distinct values read are at most this share of the rows
 LC_MOST_DISTINCT = 0.75
+#: Log-family engines (src/Storages/StorageLog.cpp, StorageStripeLog.cpp)
+LOG_ENGINES = ("Log", "TinyLog", "StripeLog")
+#: Settings.cpp: INSERT ... SELECT squashes the rows read into blocks of this many rows
+MIN_INSERT_BLOCK_SIZE_ROWS = 1048449
 
 
 @dataclass
@@ -509,6 +513,10 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     db, name = table["database"], table["table"]
     ctype = col.get("type", "")
     adv = ColumnAdvice(db, name, col["name"], ctype)
+    if table.get("engine") == "StripeLog":
+        adv.not_advised = ("StripeLog table: its columns share data.bin, written block by block by NativeWriter "
+                           "(StorageStripeLog.cpp): not advised")
+        return adv
     base = _base_type(ctype)
     inner = ctype
     nullable = base == "Nullable"
@@ -528,7 +536,17 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         adv.not_advised = (f"Sparse serialization in part {sparse[0]}: its stream holds only the non-default "
                            f"values (not advised)")
         return adv
+    log_engine = str(table.get("engine", "")) in LOG_ENGINES
+    if log_engine and (nullable or kind in ("string", "fixedstring")):
+        adv.not_advised = (f"{table.get('engine')} table: only its fixed-width columns that are not Nullable are "
+                           f"advised (a Nullable or String column's substreams are not re-written for Log "
+                           f"engines here)")
+        return adv
     default = _default_codec(table)
+    if log_engine and len(col.get("codecs") or {}) == 1 and not (col.get("codec") or "").strip():
+        default = next(iter(col["codecs"]))         # the server's default codec, as its blocks name it
+        if default.startswith("ZSTD"):
+            default = _zstd_level_of(dataset, table, col["name"], default)
     chain = _ddl_chain(col, default)
     adv.current_codec = chain
     granule = _granule(table)
@@ -606,7 +624,13 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         if c.codec != chain:
             codec_sql = f" CODEC({c.codec})"
         codec_sql = dflt + codec_sql
-        if key_column:
+        if log_engine:
+            c.ddl = (f"-- {table.get('engine')} takes no MODIFY COLUMN (NOT_IMPLEMENTED): create the table anew "
+                     f"with `{col['name']}` {c.type}{codec_sql} and INSERT ... SELECT * FROM the table SETTINGS "
+                     f"max_threads = 1 (the rows kept in their order, written again in blocks of up to "
+                     f"min_insert_block_size_rows, as projected; parallel reads of a Log table's marks may "
+                     f"reorder them)")
+        elif key_column:
             c.ddl = (f"-- `{col['name']}` is in the table's key: the engine refuses MODIFY COLUMN on it "
                      f"(ALTER_OF_COLUMN_IS_FORBIDDEN); create the table anew with `{col['name']}` "
                      f"{c.type}{codec_sql} and INSERT ... SELECT")
@@ -717,6 +741,7 @@ class _CompactPiece:
     granule_rows: list[int]
     stored: int
     raw: bytes = b""
+    new_rows: list[int] | None = None      # a Log table made anew: its INSERT ... SELECT blocks
 
 
 def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_CompactPiece], list[str]]:
@@ -742,6 +767,59 @@ def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list
     return out, notes
 
 
+def _zstd_level_of(dataset, table: dict, column: str, named: str) -> str:
+    """A ZSTD block's header does not hold its level (CompressionCodecZSTD writes none): the
+    level that re-encodes the column's largest block to its stored size (1..9), else ``named``.
+    A Log table without CODEC takes the server's default compression (chdb 4.4.0 writes level 3
+    there while its MergeTree parts name LZ4)."""
+    blocks = [(e, i) for e, i in column_blocks(dataset, table["database"], table["table"], column)
+              if e.role == "table_data"]
+    if not blocks:
+        return named
+    e, i = max(blocks, key=lambda b: int(b[0].units["logical"][b[1]]))
+    try:
+        raw = payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
+    except payloads.PayloadError:
+        return named
+    want = int(e.units["stored"][i])
+    for level in (1, 3, 2, 4, 5, 6, 7, 8, 9):
+        if CH_CHECKSUM + len(ch_encode.encode_chain(raw, f"ZSTD({level})")) == want:
+            return f"ZSTD({level})"
+    return named
+
+
+def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_CompactPiece], list[str]]:
+    """A Log / TinyLog column's main stream ``<column>.bin``, read whole: LogSink::writeData writes
+    each inserted block through a CompressedWriteBuffer of max_compress_block_size and calls
+    ``next()`` after it (StorageLog.cpp), so a block under 1 MiB ends an insert; the inserts'
+    rows are the 'granules' it is re-cut by (1 MiB blocks within each).  Made anew (the advice:
+    MODIFY COLUMN is NOT_IMPLEMENTED for Log engines) the rows come back squashed into blocks of
+    ``min_insert_block_size_rows``."""
+    stem = escape_for_file_name(column)
+    idx, entry = [], None
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
+        if e.role == "table_data" and e.sections.get("clickhouse", {}).get("stream") == stem:
+            entry = e
+            idx.append(i)
+    if entry is None:
+        return [], []
+    idx.sort()
+    chunks, acc = [], 0
+    for i in idx:
+        lg = int(entry.units["logical"][i])
+        acc += lg
+        if lg != CH_MAX_COMPRESS_BLOCK:
+            chunks.append(acc // width)
+            acc = 0
+    if acc:
+        chunks.append(acc // width)
+    total = sum(chunks)
+    full, last = divmod(total, MIN_INSERT_BLOCK_SIZE_ROWS)
+    new = [MIN_INSERT_BLOCK_SIZE_ROWS] * full + ([last] if last else [])
+    return [_CompactPiece(entry, idx, chunks, int(sum(int(entry.units["stored"][i]) for i in idx)),
+                          new_rows=new)], []
+
+
 def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) -> int:
     """Stored bytes of fixed-width values of type ``t`` as a Compact part writes them: a block
     per granule (cut at max_compress_block_size, the stream's buffer), each framed."""
@@ -765,8 +843,13 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
     The Wide parts' runs are sampled; the Compact parts' blocks (``compact_ok``: not for
     Nullable, whose null map shares them) are read whole and projected exactly, added."""
     dt, width, _ = _layout(ctype)
-    runs, wide_rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
-    compact, cnotes = _compact_pieces(dataset, table, column, width) if compact_ok else ([], [])
+    log_engine = str(table.get("engine", "")) in LOG_ENGINES
+    if log_engine:
+        runs, wide_rows, adv.current_bytes = [], 0, 0
+        compact, cnotes = _log_pieces(dataset, table, column, width)
+    else:
+        runs, wide_rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
+        compact, cnotes = _compact_pieces(dataset, table, column, width) if compact_ok else ([], [])
     adv.notes.extend(cnotes)
     if not runs and not compact:
         raise _NotAdvised("no blocks of this column in active Wide or Compact parts")
@@ -783,7 +866,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
     adv.rows = wide_rows + sum(sum(cp.granule_rows) for cp in compact)
     adv.current_bytes += sum(cp.stored for cp in compact)
-    adv.compact_rows = sum(sum(cp.granule_rows) for cp in compact)
+    adv.compact_rows = 0 if log_engine else sum(sum(cp.granule_rows) for cp in compact)
     if dt is None:              # Decimal128/256: as Int64 when every value fits
         values = [_wide_to_int64(r, width) for r in raws]
         cvalues = [_wide_to_int64(cp.raw, width) for cp in compact]
@@ -792,7 +875,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         values = [np.frombuffer(r, dtype=dt) for r in raws]
         cvalues = [np.frombuffer(cp.raw, dtype=dt) for cp in compact]
         fits64 = True
-    adv.sampled_rows = int(sum(len(r) // width for r in raws)) + adv.compact_rows
+    adv.sampled_rows = int(sum(len(r) // width for r in raws)) + sum(sum(cp.granule_rows) for cp in compact)
     src = "every value" if every else "sampled values"
     cands: list[tuple[Candidate, object]] = []     # (candidate, values -> bytes of the new type)
     allv = np.concatenate(values + cvalues) if fits64 and (values or cvalues) else None
@@ -813,13 +896,14 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
             per_cur.append((run.rows, project_raw(r, ctype, chain, granule)))
         for c, conv in cands:
             per[id(c)].append((run.rows, project_raw(conv(v), c.type, c.codec, granule)))
-    def exact(t: str, ch: str, conv) -> int:      # the Compact parts, every value
-        return sum(project_granules(conv(v) if conv else cp.raw, t, ch, cp.granule_rows)
+    def exact(t: str, ch: str, conv, now: bool = False) -> int:      # Compact parts / Log files, every value
+        return sum(project_granules(conv(v) if conv else cp.raw, t, ch,
+                                    cp.granule_rows if now or cp.new_rows is None else cp.new_rows)
                    for cp, v in zip(compact, cvalues))
 
     adv.current_projected_bytes, _ = _estimate(per_cur, wide_rows, len(runs))
     if cands and compact:
-        adv.current_projected_bytes += exact(ctype, chain, None)
+        adv.current_projected_bytes += exact(ctype, chain, None, now=True)
     for c, conv in cands:
         c.projected_bytes, c.ci95 = _estimate(per[id(c)], wide_rows, len(runs))
         if compact:
@@ -1187,7 +1271,8 @@ def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, pr
     t0 = time.perf_counter()
     out = []
     todo = [(table, col) for table in (dataset.sections.get("clickhouse") or {}).get("tables", [])
-            if "MergeTree" in str(table.get("engine", "")) for col in table.get("columns") or []]
+            if "MergeTree" in str(table.get("engine", "")) or str(table.get("engine", "")) in LOG_ENGINES
+            for col in table.get("columns") or []]
     cancelled = False
     for k, (table, col) in enumerate(todo):
         if check is not None:

@@ -440,3 +440,30 @@ def test_chain_search_rules():
     found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
     assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
     assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
+
+
+TRUTH_LOG_ADVICE = json.loads((HERE / "truth_log_advice.json").read_text())
+
+
+def test_log_family_advised_as_the_engine_writes_them():
+    """Log and TinyLog fixed-width columns (the chdb 4.4.0 release data dir): every block read
+    (a block per insert, cut at 1 MiB), the table made anew as the DDL says (INSERT ... SELECT,
+    max_threads = 1, rows squashed into min_insert_block_size_rows blocks); chdb 4.4.0 ran each
+    suggestion (make_log_advice.py) and its system.columns bytes equal the projections to the
+    byte.  StripeLog and the other column kinds say why they are not advised."""
+    src = Path(__file__).resolve().parent / "data" / "clickhouse_versions" / "chdb-4.4.0" / "datadir"
+    out = advise(scan(str(src)), None, codecs=True)
+    rows = TRUTH_LOG_ADVICE["rows"]
+    assert len(rows) >= 10 and {r["engine"] for r in rows} == {"Log", "TinyLog"}
+    assert {r["suggestion"] for r in rows} == {"type", "codec"}
+    for r in rows:
+        a = _col(out, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['engine']} {r['table']}.{r['column']} -> {r['type']} CODEC({r['codec']}): engine "
+              f"{r['real_bytes']}, projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
+        assert c["ddl"].startswith(f"-- {r['engine']} takes no MODIFY COLUMN") and "max_threads = 1" in c["ddl"]
+    stripe = [a for a in out["columns"] if a["table"] == "log_stripe"]
+    assert stripe and all(a["not_advised"] and "StripeLog" in a["not_advised"] for a in stripe)
+    assert "Nullable" in _col(out, "log_log", "n")["not_advised"]
