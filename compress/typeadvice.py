@@ -109,7 +109,7 @@ class ColumnAdvice:
     table: str
     column: str
     type: str
-    current_bytes: int = 0                  # stored bytes of its streams in the active Wide parts (+ Compact: compact_rows)
+    current_bytes: int = 0                  # its streams' bytes in active Wide parts (+ Compact: compact_rows)
     current_codec: str = ""
     rows: int = 0
     sampled_rows: int = 0
@@ -559,7 +559,8 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             adv.not_advised = f"its null map could not be decoded: {e}"
             return adv
         if nm is None:
-            adv.not_advised = "no null map stream in active Wide parts (Compact parts are not advised)"
+            adv.not_advised = ("no null map stream in active Wide parts (Nullable columns of Compact parts are "
+                               "not advised)")
             return adv
         adv.nulls = nm[0]
         if nm[0] and kind in ("string", "fixedstring"):
@@ -794,7 +795,9 @@ def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_Co
     ``next()`` after it (StorageLog.cpp), so a block under 1 MiB ends an insert; the inserts'
     rows are the 'granules' it is re-cut by (1 MiB blocks within each).  Made anew (the advice:
     MODIFY COLUMN is NOT_IMPLEMENTED for Log engines) the rows come back squashed into blocks of
-    ``min_insert_block_size_rows``."""
+    ``min_insert_block_size_rows``: exact for a table under that many rows (one block); above, the
+    squashed blocks hold whole read blocks past the threshold, so each insert block's last 1 MiB
+    block may end a few rows off (not modelled)."""
     stem = escape_for_file_name(column)
     idx, entry = [], None
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
@@ -1089,7 +1092,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             raise _NotAdvised("String sizes inline in the .bin stream (parts written without the .size stream): "
                               "not advised")
     if not runs:
-        raise _NotAdvised("no blocks of this column in active Wide parts (Compact parts are not advised)")
+        raise _NotAdvised("no blocks of this column in active Wide parts (String and FixedString columns of "
+                          "Compact parts are not advised)")
     pick = _sampled_runs(adv, runs, fraction, seed)
     every = len(pick) == len(runs)
     reader = S.StringRunReader(dataset, escape_for_file_name(column),
