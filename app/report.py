@@ -96,7 +96,8 @@ def whatif_summary(whatif: dict) -> list[dict]:
         elif base - hi <= 0:
             verdict = "no saving beyond the 95% interval"
         else:
-            verdict = "not advised (not a table, or a system object)" if not advice.get(t["target"]) else \
+            verdict = "not advised (not a table, or a system object)" if not [
+                a for a in advice.get(t["target"], []) if a.get("kind", "codec") != "engine"] else \
                 "advised for the table as a whole"
         rows.append({"target": t["target"], "engine": t.get("engine"), "current": cur, "codec": best["codec"],
                      "model": best.get("model", ""), "projected": int(best["projected_bytes"]),
@@ -151,7 +152,8 @@ def whatif_sections(whatif: dict) -> list[str]:
     adv = whatif.get("advice", [])
     if adv:
         out.append("<h2>Advice</h2>")
-        arows = [[a.get("target"), "rebuild (codec stays)" if a.get("kind") == "rebuild" else a.get("codec"),
+        arows = [[a.get("target"), "rebuild (codec stays)" if a.get("kind") == "rebuild" else
+                  f"{a.get('engine_clause')} ({a.get('codec')}, estimate)" if a.get("kind") == "engine" else a.get("codec"),
                   human_bytes(a.get("projected_bytes")),
                   human_bytes(a.get("saving_bytes")), a.get("verdict") or a.get("choice", ""), a.get("ddl", "")]
                  for a in adv]

@@ -10,7 +10,10 @@ into one projection with one DDL); one line per distinct recommendation (the
 smallest and the fastest within 5% are one line when they are the same codec);
 never the codec the table already has (its "saving" would be free or unwritten
 space, not compression); and only where the saving is positive beyond the 95%
-interval (``saving_bytes_ci95`` [low, high] > 0).  When the second-smallest codec's
+interval (``saving_bytes_ci95`` [low, high] > 0).  A table whose engine estimates the same rows
+in another engine (ARCHIVE's cross-engine figures) also gets at most one
+``ALTER TABLE ... ENGINE=...`` entry (kind ``engine``): the smallest such estimate whose
+saving stays positive beyond its interval widened by the model's own checked error.  When the second-smallest codec's
 interval overlaps the smallest's, the entry says it is a tie within error.
 
 Savings are compression only (issue 17 item 1): where the engine splits a target's bytes
@@ -108,6 +111,9 @@ def advise(targets: list) -> list[dict[str, Any]]:
         rebuild = _rebuild_entry(group, name, names, current_bytes, reclaimable)
         if rebuild is not None:
             out.append(rebuild)
+        engine_entry = _engine_entry(group, name, names, current_bytes)
+        if engine_entry is not None:
+            out.append(engine_entry)
         currents = {t.current_codec for t in group}
         rs = [r for r in _table_results(group) if r.codec not in currents]
         if not rs:
@@ -198,6 +204,48 @@ def _rebuild_entry(group: list, name: str, names: list[str], current_bytes: int,
             "verdict": (f"reclaims up to {reclaimable:,} bytes of free pages ({free_pages:,}) and unwritten "
                         f"space; the codec stays; the rebuilt file reserves free pages of its own (the last "
                         f"extents of each index), so the gain is at most this"),
+            "files": names}
+
+
+def _engine_entry(group: list, name: str, names: list[str], current_bytes: int) -> dict[str, Any] | None:
+    """``ALTER TABLE ... ENGINE=...``: the smallest of the table's cross-engine estimates (the
+    engine's ``engine_change``) whose saving stays positive beyond its 95% interval and the
+    model's own checked error; one entry per table (a single-file table only: the estimates
+    are of that file's rows)."""
+    if len(group) != 1:
+        return None
+    t = group[0]
+    engine = engines.get(t.engine)
+    if engine is None:
+        return None
+    best = None
+    for r in t.results:
+        try:
+            codec = parse_codec(r.codec)
+        except ValueError:
+            continue
+        change = engine.engine_change(t, codec, r.model)
+        if change is None:
+            continue
+        clause, ddl, frac, extra = change
+        hi = float(r.estimate.hi) * (1 + frac) + extra
+        lo = max(0.0, float(r.estimate.lo) * (1 - frac))
+        if current_bytes - hi <= 0:
+            continue            # not a saving beyond the interval and the model's error
+        if best is None or r.estimate.projected < best[0].estimate.projected:
+            best = (r, clause, ddl, frac, extra, lo, hi)
+    if best is None:
+        return None
+    r, clause, ddl, frac, extra, lo, hi = best
+    proj = int(round(r.estimate.projected))
+    return {"target": name, "kind": "engine", "engine_clause": clause, "codec": r.codec,
+            "projected_bytes": proj, "current_bytes": current_bytes, "saving_bytes": current_bytes - proj,
+            "saving_bytes_ci95": [current_bytes - int(round(hi)), current_bytes - int(round(lo))],
+            "compared_with": "current", "ddl": ddl, "choice": "smallest_engine", "model": r.model,
+            "ci95": r.estimate.ci95(),
+            "verdict": (f"an estimate of the same rows in another engine ({r.model}); the saving's interval "
+                        f"includes the model's checked error ({frac:.0%}"
+                        + (f" and {extra:,} bytes the figure leaves out" if extra else "") + ")"),
             "files": names}
 
 

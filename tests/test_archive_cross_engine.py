@@ -45,6 +45,11 @@ VARIANTS = {"plain": ("zlib", ""), "zlib": ("zlib", "PAGE_COMPRESSED=1"), "lz4":
             "kbs8": ("zlib", "ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8"),
             "kbs4": ("zlib", "ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4")}
 ROCKS = ("kZSTD", "zstd:3"), ("kLZ4Compression", "lz4")
+#: an ARCHIVE table another engine stores smaller: 40 rows of 40 KiB of random bytes twice over,
+#: a repeat beyond deflate's 32 KiB window that zstd finds in MyRocks's one-row blocks
+TWICE = ("CREATE TABLE arc.twice (id INT NOT NULL, b LONGBLOB) ENGINE=ARCHIVE;\n"
+         "INSERT INTO arc.twice SELECT seq, CONCAT(x, x) FROM (SELECT seq, CONCAT("
+         + ", ".join(["RANDOM_BYTES(1024)"] * 40) + ") AS x FROM arc.seq_1_to_40) t;\nFLUSH TABLES arc.twice;")
 
 
 def _default_cf_sst_bytes(srv) -> int:
@@ -56,7 +61,7 @@ def _myrocks(srv) -> dict:
     """Each table into MyRocks (default column family), flushed and compacted under each codec:
     the SST bytes it adds."""
     out, before = {}, {c: 0 for _, c in ROCKS}
-    for t in TABLES:
+    for t in TABLES + ("twice",):
         srv.sql(f"CREATE TABLE arc.{t}_rdb ENGINE=ROCKSDB AS SELECT * FROM arc.{t};\n"
                 "SET GLOBAL rocksdb_force_flush_memtable_now = 1;")
         for opt, codec in ROCKS:
@@ -74,7 +79,7 @@ def measured(tmp_path_factory, fixtures_root):
     opts = ["--innodb-fast-shutdown=0", "--plugin-load-add=ha_archive", "--plugin-load-add=provider_lz4",
             "--plugin-load-add=ha_rocksdb"]
     with PrivateServer(base, opts) as srv:
-        srv.sql("CREATE DATABASE arc;")
+        srv.sql("CREATE DATABASE arc;\n" + TWICE)
     arc = srv.datadir / "arc"
     for t in TABLES:
         for ext in (".frm", ".ARZ"):
@@ -198,3 +203,33 @@ def test_tokudb_estimate_against_the_whole_table_encoded(measured, table):
           f"encoded {whole:,} ({(r['projected_bytes'] - whole) / whole:+.1%}), {len(parts)} basements")
     assert abs(r["projected_bytes"] - whole) <= 0.02 * whole
     assert lo - 0.005 * whole <= whole <= hi + 0.005 * whole
+
+
+def test_engine_advice_only_where_another_engine_is_smaller_beyond_its_error(measured):
+    """ALTER TABLE ... ENGINE= advice (compress/advisor.py, kind "engine"): none for the
+    fixture's tables (ARCHIVE is the smallest); for ``arc.twice`` the MyRocks estimate is half
+    the ARCHIVE file beyond its interval and model error: advised, and MyRocks really writes it
+    within 3% of the estimate."""
+    estimate, real = measured
+    engine = [a for a in estimate["advice"] if a.get("kind") == "engine"]
+    assert [a["target"] for a in engine] == ["twice.ARZ"], engine
+    a = engine[0]
+    assert a["engine_clause"] == "ENGINE=ROCKSDB" and a["codec"] == "zstd:3"
+    assert a["ddl"].endswith("ALTER TABLE `arc`.`twice` ENGINE=ROCKSDB;") and "kZSTD" in a["ddl"]
+    assert a["saving_bytes_ci95"][0] > 0
+    got = real["rocks"][("twice", "zstd:3")]
+    print(f"twice: ARCHIVE {a['current_bytes']:,}, MyRocks estimate {a['projected_bytes']:,}, real {got:,} "
+          f"({(a['projected_bytes'] - got) / got:+.1%})")
+    assert abs(a["projected_bytes"] - got) <= 0.03 * got
+    assert a["current_bytes"] - got >= a["saving_bytes_ci95"][0]
+    t = next(t for t in estimate["targets"] if t["target"] == "twice.ARZ")
+    assert not [r for r in t["results"] if r["model"].startswith("innodb")]      # rows over half a page
+    assert any("over half a page" in n for n in t["notes"])
+
+
+def test_engine_advice_never_for_server_schemas():
+    from dbxray.compress.engines.archive import WHATIF
+    from dbxray.compress.targets import Target
+    for db, ok in (("mysql", False), ("sys", False), ("arc", True)):
+        t = Target(f"{db}/t.ARZ", "archive", 1, 1, info={"database": db, "table": f"{db}.t"})
+        assert WHATIF.advisable(t) is ok

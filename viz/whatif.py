@@ -578,6 +578,8 @@ class WhatIfView(QWidget):
         self.advice.setRowCount(len(advice))
         for i, a in enumerate(advice):
             codec = "rebuild (codec stays)" if a.get("kind") == "rebuild" else a.get("codec", "")
+            if a.get("kind") == "engine":
+                codec = f"{a.get('engine_clause', '')} ({codec}, estimate)"
             for j, c in enumerate([a.get("target", ""), codec, human_bytes(a.get("saving_bytes")),
                                    a.get("ddl", "")]):
                 item = QTableWidgetItem(str(c))

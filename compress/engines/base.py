@@ -54,3 +54,12 @@ class WhatIfEngine:
     def advisable(self, target: "Target") -> bool:
         """Whether advice (DDL) can be given for ``target`` at all."""
         return True
+
+    def engine_change(self, target: "Target", codec: "Codec", model: str) -> tuple[str, str, float, int] | None:
+        """For a result that estimates the table in another engine (a cross-engine model):
+        the engine clause (``ENGINE=ROCKSDB``), the statement that converts the table, and the
+        model's own error as checked against that engine (a fraction of the figure, and bytes
+        the figure leaves out, such as reserved extents) which advice must clear besides the
+        sampling interval. None: not such a result, or no advice from it."""
+        return None
+

@@ -66,14 +66,37 @@ _U32 = struct.Struct("<I")
 def split_rows(data: bytes, start: int) -> list[bytes]:
     """The packed rows of an ARCHIVE row stream from ``start`` (each behind its 4-byte
     length); a row cut off at the end is left out."""
+    return split_rows_cut(data, start)[0]
+
+
+def split_rows_cut(data: bytes, start: int) -> tuple[list[bytes], int]:
+    """:func:`split_rows` and the length of the row cut off at the end (0: none; the length
+    word itself cut: 0)."""
     rows, p, n = [], start, len(data)
     while 0 <= p and p + 4 <= n:
         length = _U32.unpack_from(data, p)[0]
         if p + 4 + length > n:
-            break
+            return rows, length
         rows.append(data[p + 4:p + 4 + length])
         p += 4 + length
-    return rows
+    return rows, 0
+
+
+def with_cut_row(figure: int, rows: list[bytes], cut: int) -> int:
+    """A run's figure with the row that starts in it and ends in the next run (which skips
+    it) counted at the run's bytes per row byte: on a table of large rows a run holds few,
+    and leaving that one out would count the table short."""
+    whole = sum(len(r) for r in rows)
+    if not cut or not whole:
+        return figure
+    return int(round(figure * (whole + cut) / whole))
+
+
+def max_in_page_record(page_size: int) -> int:
+    """The longest record a page keeps whole (half of an empty page's free space:
+    page0page.h page_get_free_space_of_empty / 2); DYNAMIC moves longer records' long
+    columns to BLOB pages."""
+    return (page_size - PAGE_NEW_SUPREMUM_END - FIL_PAGE_DATA_END - 2 * PAGE_DIR_SLOT_SIZE) // 2
 
 
 def usable_bytes(page_size: int) -> int:
@@ -169,10 +192,11 @@ class InnoDBFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        pages, last_fill = leaf_pages(split_rows(payload, start), self.page_size)
+        rows, cut = split_rows_cut(payload, start)
+        pages, last_fill = leaf_pages(rows, self.page_size)
         if not pages:
             return 0
-        return weighted_by_fill([self.pages.project(codec, p) for p in pages], last_fill)
+        return with_cut_row(weighted_by_fill([self.pages.project(codec, p) for p in pages], last_fill), rows, cut)
 
     def file_pages(self, rows: int, avg_row: float) -> int:
         """Pages besides the leaves: the system pages, the root and the node pointer levels."""

@@ -34,7 +34,8 @@ import numpy as np
 from ..models import Model
 from ..registry import Codec
 from .innodbrows import (DATA_ROW_ID_LEN, FIL_PAGE_DATA_END, PAGE_DIR_SLOT_SIZE, PAGE_NEW_SUPREMUM_END,
-                         RECS_PER_SLOT, ROW_OVERHEAD, InnoDBFromRowsEstimate, split_rows, weighted_by_fill)
+                         RECS_PER_SLOT, ROW_OVERHEAD, InnoDBFromRowsEstimate, split_rows_cut, weighted_by_fill,
+                         with_cut_row)
 
 #: innodb_compression_level's default (page0zip.cc page_zip_level)
 ZIP_CODEC = Codec("zlib", 6)
@@ -153,6 +154,6 @@ class InnoDBZipFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        blocks, fill = zip_leaf_blocks(split_rows(payload, start), self.key_block_size, self.page_size,
-                                       codec.level or 6)
-        return weighted_by_fill([b * self.key_block_size for b in blocks], fill)
+        rows, cut = split_rows_cut(payload, start)
+        blocks, fill = zip_leaf_blocks(rows, self.key_block_size, self.page_size, codec.level or 6)
+        return with_cut_row(weighted_by_fill([b * self.key_block_size for b in blocks], fill), rows, cut)

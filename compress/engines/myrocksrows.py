@@ -35,7 +35,7 @@ from dbxray.parsers.rocksdb.coding import encode_varint32
 
 from ..models import Model
 from ..registry import Codec
-from .innodbrows import split_rows, weighted_by_fill
+from .innodbrows import split_rows_cut, weighted_by_fill, with_cut_row
 from .rocksdb import BLOCK_TRAILER, RocksDBBlocks
 
 #: MyRocks's rocksdb_block_size default (ha_rocksdb.cc, the server's @@rocksdb_block_size)
@@ -154,12 +154,13 @@ class MyRocksFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        blocks, last_keys, fill = data_blocks(split_rows(payload, start), block_size=self.block_size)
+        rows, cut = split_rows_cut(payload, start)
+        blocks, last_keys, fill = data_blocks(rows, block_size=self.block_size)
         if not blocks:
             return 0
         sizes = [self.blocks.project(codec, b) for b in blocks]
         index = self.blocks.project(codec, index_block(last_keys, sizes))
-        return weighted_by_fill(sizes, fill) + index
+        return with_cut_row(weighted_by_fill(sizes, fill) + index, rows, cut)
 
     def file_bytes(self, raw_bytes: int) -> int:
         """The SST files' own blocks (properties, metaindex, footer), one set per file."""

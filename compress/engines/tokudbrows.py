@@ -39,7 +39,7 @@ from dbxray.parsers.tokudb.x1764 import x1764
 
 from ..models import Model
 from ..registry import Codec
-from .innodbrows import split_rows, weighted_by_fill
+from .innodbrows import split_rows_cut, weighted_by_fill, with_cut_row
 from .tokudb import TokuDBPartitions
 
 #: tokudb_block_size and tokudb_read_block_size defaults (ha_tokudb: 4 MiB nodes, 64 KiB basements)
@@ -136,10 +136,12 @@ class TokuDBFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        parts, fill = basements(split_rows(payload, start), basement_size=self.basement_size)
+        rows, cut = split_rows_cut(payload, start)
+        parts, fill = basements(rows, basement_size=self.basement_size)
         # each partition, its start and size in the node header, its pivot in the node info
         per_part = 8 + 4 + HIDDEN_PK_LEN
-        return weighted_by_fill([self.partitions.project(codec, p) + per_part for p in parts], fill)
+        return with_cut_row(weighted_by_fill([self.partitions.project(codec, p) + per_part for p in parts], fill),
+                            rows, cut)
 
     def file_bytes(self, rows: int, avg_row: float) -> int:
         """The nodes' own bytes, the root above several leaves, the header slots and the
