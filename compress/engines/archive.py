@@ -41,13 +41,9 @@ from ..sources import UnitSet, engine_units
 from ..targets import Run, Target, add_results, measure_speeds, model_pairs, raw_results, shift
 from .base import WhatIfEngine
 from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, provider_note
-from .innodbrows import ROW_OVERHEAD, InnoDBFromRowsEstimate, max_in_page_record
-from .innodbziprows import ZIP_CODEC, InnoDBZipFromRowsEstimate
-from .myrocksrows import MYROCKS_CODECS, MyRocksFromRowsEstimate
-from .tokudbrows import TOKUDB_DEFAULT_CODEC, TokuDBFromRowsEstimate
+from .innodbziprows import ZIP_CODEC
+from .rowmodels import row_model_results
 
-#: the ROW_FORMAT=COMPRESSED estimates made from the rows
-ZIP_KEY_BLOCK_SIZES = (8192, 4096)
 #: the ENGINE= advice's margin per cross-engine model: (fraction of the figure, bytes the figure
 #: leaves out), the tolerances tests/test_archive_cross_engine.py holds against MariaDB: InnoDB
 #: page-compressed 2%; plain pages 1% and the two extents (2 MiB) a plain file reserves besides
@@ -183,72 +179,8 @@ def cross_engine_results(run: Run, t: Target, entry: FileEntry, base: UnitSet, c
         return
     fs_block = int(run.fs_block or entry.fs_block or 4096)
     avg = max(0.0, float(sec.get("uncompressed_bytes") or 0) / rows - 4)
-    longest = int(sec.get("longest_row") or sec.get("header_longest_row") or 0)
-    if longest - 4 + ROW_OVERHEAD > max_in_page_record(InnoDBFromRowsEstimate.page_size):
-        # DYNAMIC moves such a record's long columns to BLOB pages, which the row model does
-        # not build: no InnoDB figure rather than a wrong one
-        t.notes.append(f"InnoDB and ROW_FORMAT=COMPRESSED estimates: not made (a row of {longest - 4:,} bytes is "
-                       f"over half a page; off-page columns are not modelled)")
-        other_engine_results(run, t, base, starts, rows, avg, fs_block, innodb=False)
-        return
-    model = InnoDBFromRowsEstimate(fs_block=fs_block, starts=starts)
-    wanted = [c for c in codecs if c.family in MARIADB_ALGOS or c.family == "none"]
-    if not any(c.family == "none" for c in wanted):
-        wanted.append(Codec("none"))
-    pairs = model_pairs(wanted, [model], t.notes)
-    if not pairs:
-        return
-    proj = run.project(base, pairs, count=False)
-    fixed = model.file_pages(rows, avg) * model.page_size    # system and node pointer pages, whole
-
-    def adjust(pr, est):
-        return shift(est, fixed)
-
-    add_results(t, proj, {c.name: speeds.get(c.name, (None, None)) for c, _ in pairs}, adjust)
-    t.notes.append("innodb_from_rows_estimate: the rows as InnoDB pages after ALTER TABLE ... ENGINE=InnoDB "
-                   "[PAGE_COMPRESSED=1] (an estimate: each record the packed row + 24 bytes of header, "
-                   "transaction id, roll pointer and row id; pages 15/16 full; 'none' counts the pages, not "
-                   "the up to two extents a plain file reserves besides them)")
-    other_engine_results(run, t, base, starts, rows, avg, fs_block)
-
-
-def other_engine_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, rows: int, avg: float,
-                         fs_block: int, innodb: bool = True) -> None:
-    """The same rows as ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE 8 and 4), MyRocks (zstd, lz4) and
-    TokuDB (its default zlib row format): estimates, each at its engine's granularity, each
-    engine's default codec (innodbziprows.py, myrocksrows.py, tokudbrows.py)."""
-    zips = [InnoDBZipFromRowsEstimate(key_block_size=k, starts=starts) for k in ZIP_KEY_BLOCK_SIZES] if innodb else []
-    rocks = MyRocksFromRowsEstimate(starts=starts)
-    toku = TokuDBFromRowsEstimate(starts=starts)
-    pairs = [(ZIP_CODEC, m) for m in zips] + [(c, rocks) for c in MYROCKS_CODECS] + [(TOKUDB_DEFAULT_CODEC, toku)]
-    proj = run.project(base, pairs, count=False)
-    raw = int(base.logical_bytes)
-    zip_fixed = {m.name: m.zip_fixed_pages(rows, avg) * m.key_block_size for m in zips}
-
-    def adjust(pr, est):
-        if pr.model is rocks:
-            return shift(est, rocks.file_bytes(raw))
-        if pr.model is toku:
-            return shift(est, toku.file_bytes(rows, avg))
-        return shift(est, zip_fixed[pr.model.name])
-
-    add_results(t, proj, {}, adjust)
-    if zips:
-        t.notes.append(
-            "innodb_row_compressed_kbs8k/kbs4k_from_rows_estimate: the same records stored as ROW_FORMAT=COMPRESSED "
-            "(an estimate: 16 KiB pages filled by a sorted build, zlib:6 over their records into KEY_BLOCK_SIZE "
-            "blocks with page0zip.cc's per-record bytes; a page that does not fit a block is split; the blocks "
-            "the table uses, not the 1 MiB extents its file grows by)")
-    t.notes.append(
-        "myrocks_from_rows_estimate: the rows as MyRocks SSTs after ENGINE=ROCKSDB and a full compaction (an "
-        "estimate: hidden 8-byte key behind a 4-byte index number, the packed row as the value, 4 KiB data "
-        "blocks prefix-compressed and compressed one by one (zstd:3 / lz4, MyRocks's defaults), the index "
-        "block and each SST's fixed blocks; no bloom filter)")
-    t.notes.append(
-        "tokudb_from_rows_estimate: the rows as a TokuDB fractal tree after ENGINE=TokuDB (an estimate: hidden "
-        "8-byte key, committed leaf entries, 64 KiB basement nodes each compressed on its own with the default "
-        "tokudb_zlib row format (zlib:5, no checksum), 4 MiB leaf nodes with their headers, a 4 KiB-aligned "
-        "place each; no TokuDB server checked it)")
+    longest = int(sec.get("longest_row") or sec.get("header_longest_row") or 0) - 4
+    row_model_results(run, t, base, starts, rows, avg, longest, fs_block, codecs, speeds)
 
 
 class ArchiveWhatIf(WhatIfEngine):

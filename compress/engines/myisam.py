@@ -15,13 +15,19 @@ re-encoded with each codec, as two labelled estimates of where the same rows cou
   per column, field-level tricks such as dropping trailing spaces and zero-filled
   columns) is not reproduced; the codecs stand in for it.
 
-Both are labelled estimates in the JSON and the report.  The engine writes none of
+A Dynamic data file's rows are also read (datarows.py) and go through the cross-engine row
+models (rowmodels.py: InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
+row-based InnoDB figure (``innodb_from_rows_estimate``) is then the primary model.
+
+All are labelled estimates in the JSON and the report.  The engine writes none of
 these codecs itself, so advice (DDL) is given for the InnoDB conversion only, with the
 algorithms MariaDB page compression has.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from dbxray.parsers.model import FileEntry
 
@@ -31,7 +37,12 @@ from ..registry import Codec
 from ..sources import raw_records
 from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results
 from .base import WhatIfEngine
+from .datarows import row_units
 from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed, provider_note
+from .rowmodels import row_model_results
+
+#: the row-based InnoDB estimate (innodbrows.py), the primary model where the rows are read
+ROWS_MODEL = "innodb_from_rows_estimate"
 
 INNODB_PAGE = 16384
 PACK_PIECE = 65536
@@ -113,9 +124,34 @@ def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: st
     packed = PackedCopyEstimate(label=pack_label)
     proj2 = run.project(raw_records(entry, PACK_PIECE), model_pairs(codecs, [packed], t.notes), count=False)
     add_results(t, proj2, speeds)
+    rows_results(run, t, entry, engine, codecs, speeds)
     if run.raw_models:
         raw_results(run, t, entry, codecs)
     return t
+
+
+def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: list[Codec], speeds: dict) -> None:
+    """The data file's rows (Fixed and Dynamic: datarows.py) through the cross-engine row models
+    (rowmodels.py): where they are read, the InnoDB figure is made from the rows and becomes
+    the target's primary model (the DDL is the same conversion)."""
+    units = row_units(entry, engine) if run.cross_engine else None
+    if units is None:
+        t.notes.append("row-based estimates: not made (rows not read here: Fixed, Aria Page or packed row formats, "
+                       "or a data file not walked to its end); the InnoDB figure is the data file in 16 KiB pieces")
+        return
+    rows = int(units.meta["rows"])
+    avg = max(0.0, (units.logical_bytes - 4 * rows) / max(rows, 1))
+    names = entry.kind_names or {}
+    row_kinds = [c for c, n in names.items() if n in ("ROW", "ROW_PART (split row)")]
+    blocks = entry.units["stored"][np.isin(entry.units["kind"], row_kinds)]
+    longest = int(blocks.max()) if len(blocks) else 0
+    before = len(t.results)
+    row_model_results(run, t, units, np.zeros(len(units), dtype=np.int64), rows, avg, longest,
+                      int(run.fs_block or entry.fs_block or 4096), codecs, speeds)
+    if any(r.model == ROWS_MODEL for r in t.results[before:]):
+        t.primary_model = ROWS_MODEL
+        t.notes.append("the primary InnoDB figure is made from the rows (innodb_from_rows_estimate); "
+                       "innodb_page_compressed_estimate (the data file in 16 KiB pieces) is kept beside it")
 
 
 class MyisamWhatIf(WhatIfEngine):
@@ -144,7 +180,7 @@ class MyisamWhatIf(WhatIfEngine):
     def ddl(self, target: Target, codec: Codec, model: str) -> str:
         info = target.info or {}
         table = f"`{info.get('database') or '?'}`.`{info.get('table') or '?'}`"
-        if model.startswith("innodb_page_compressed"):
+        if model.startswith("innodb_page_compressed") or model == ROWS_MODEL:
             if codec.family not in MARIADB_ALGOS:
                 return f"-- {codec.name}: MariaDB page compression has no {codec.family}; shown as a what-if only"
             level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \

@@ -44,6 +44,37 @@ _TYPES = {
 
 
 @dataclass
+class BlockHeader:
+    """One row block's header (mi_dynrec.c _mi_get_block_info)."""
+
+    header_bytes: int
+    rec_len: int           # the whole row's length (first blocks only, else 0)
+    data_len: int          # row bytes in this block
+    next_pos: int | None   # the block holding the row's next part (None: the last part)
+    first: bool
+
+
+def read_block_header(buf, pos: int = 0) -> BlockHeader | None:
+    """The header of the row block at ``pos`` of ``buf`` (None: a deleted block, an unknown
+    type or a header cut short)."""
+    if pos >= len(buf):
+        return None
+    spec = _TYPES.get(buf[pos])
+    if spec is None:
+        return None
+    hdr, rl, dl, _extra, nxt, first, _last = spec
+    if pos + hdr > len(buf):
+        return None
+    p = pos + 1
+    rec_len = int.from_bytes(buf[p:p + rl], "big") if rl else 0
+    p += rl
+    data_len = int.from_bytes(buf[p:p + dl], "big") if dl else rec_len
+    p += dl
+    next_pos = int.from_bytes(buf[p:p + 8], "big") if nxt else None
+    return BlockHeader(hdr, rec_len if first else 0, data_len, next_pos, first)
+
+
+@dataclass
 class DynWalk:
     """What the block walk found."""
 
