@@ -151,6 +151,10 @@ def test_model_names_in_words():
         "InnoDB page compression, 64 KiB pages (approximation)"
     assert model_label("innodb_row_compressed_kbs8k_estimate") == "ROW_FORMAT=COMPRESSED, KEY_BLOCK_SIZE=8 (estimate)"
     assert model_label("zfs_recordsize_128k_ashift12") == "ZFS, recordsize 128K, ashift 12"
+    assert model_label("innodb_row_compressed_kbs4k_from_rows_estimate") == \
+        "the rows as ROW_FORMAT=COMPRESSED, KEY_BLOCK_SIZE=4 (estimate)"
+    assert model_label("myrocks_from_rows_estimate") == "the rows as MyRocks SSTs (estimate)"
+    assert model_label("tokudb_from_rows_estimate") == "the rows as TokuDB (estimate)"
     assert model_label("something_new") == "something_new"
 
 
