@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dbxray.parsers.rocksdb.coding import encode_varint32
+from dbxray.parsers.rocksdb.coding import encode_varint32, encode_varint64
 
 from ..models import Model
 from ..registry import Codec
@@ -112,20 +112,11 @@ def index_block(last_keys: list[bytes], sizes: list[int]) -> bytes:
     """The index block of these data blocks: one entry per block, every entry a restart."""
     buf, restarts, offset = bytearray(), [], 0
     for key, size in zip(last_keys, sizes):
-        handle = _varint64(offset) + _varint64(size - BLOCK_TRAILER)
+        handle = encode_varint64(offset) + encode_varint64(size - BLOCK_TRAILER)
         restarts.append(len(buf))
         buf += encode_varint32(0) + encode_varint32(len(key)) + encode_varint32(len(handle)) + key + handle
         offset += size
     return bytes(buf) + b"".join(struct.pack("<I", r) for r in restarts) + struct.pack("<I", len(restarts))
-
-
-def _varint64(v: int) -> bytes:
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 @dataclass

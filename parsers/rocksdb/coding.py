@@ -77,6 +77,16 @@ def fixed64(buf, pos: int) -> int:
 
 def encode_varint32(v: int) -> bytes:
     """PutVarint32."""
+    return _put_varint(v)
+
+
+def encode_varint64(v: int) -> bytes:
+    """PutVarint64 (block handles: the same 7-bit groups, up to 10 bytes)."""
+    return _put_varint(v)
+
+
+def _put_varint(v: int) -> bytes:
+    """util/coding.h EncodeVarint32/64: 7 bits a byte, low first, the high bit on all but the last."""
     out = bytearray()
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
