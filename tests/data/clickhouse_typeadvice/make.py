@@ -42,6 +42,36 @@ def rows(s, sql):
     return [json.loads(x) for x in out.splitlines() if x]
 
 
+#: what a chdb session writes beside the tables' own files (system logs, tmp dirs)
+SESSION_FILES = ("tmp", "user_files", "user_scripts", "format_schemas", "access", "flags", "preprocessed_configs",
+                 "dictionaries_lib", "user_defined", "named_collections", "status", "uuid")
+
+
+def close_session(s) -> None:
+    """Close a chdb session (older releases have no close)."""
+    close = getattr(s, "close", None)
+    if close:
+        close()
+
+
+def remove_session_files(out: str) -> None:
+    """Keep only the tables' own files in the data dir ``out``."""
+    for junk in SESSION_FILES:
+        p = os.path.join(out, junk)
+        if os.path.isdir(p):
+            shutil.rmtree(p, ignore_errors=True)
+        elif os.path.exists(p):
+            os.remove(p)
+
+
+def write_truth(path: str, s, out: list, **extra) -> None:
+    """The engine's answers ``out`` with the chdb and ClickHouse versions that gave them."""
+    version = rows(s, "SELECT version() AS v")[0]["v"]
+    with open(path, "w") as f:
+        json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, **extra, "rows": out},
+                  f, indent=1)
+
+
 DB = "fx"
 WIDTHS = {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "DateTime": 4}
 
@@ -158,13 +188,9 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
                         "copy_bytes_before": before, "real_bytes": after, "parts": parts_after})
             print(a["table"], a["column"], c["type"], c["codec"], before, after, c["projected_bytes"], est, flush=True)
     s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
-    version = rows(s, "SELECT version() AS v")[0]["v"]
-    close = getattr(s, "close", None)
-    if close:
-        close()
+    write_truth(os.path.join(HERE, truth), s, out)
+    close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(HERE, truth), "w") as f:
-        json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, "rows": out}, f, indent=1)
 
 
 if __name__ == "__main__":

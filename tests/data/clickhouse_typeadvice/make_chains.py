@@ -14,10 +14,13 @@ itself (chdb; run after make_types.py, with the same chdb):
 Then the truth of both tables, as make_types.py says (``--tables types,chains``).
 """
 import os
+import sys
 
 import chdb.session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make import close_session, remove_session_files  # noqa: E402
 OUT = os.path.join(HERE, "datadir")
 ROWS = 16_000
 
@@ -62,17 +65,8 @@ def main():
     s.query("DROP TABLE IF EXISTS ta.nullmaps SYNC")
     for q in STATEMENTS:
         s.query(q)
-    close = getattr(s, "close", None)
-    if close:
-        close()
-    for junk in ("tmp", "user_files", "user_scripts", "format_schemas", "access", "flags", "preprocessed_configs",
-                 "dictionaries_lib", "user_defined", "named_collections", "status", "uuid"):
-        p = os.path.join(OUT, junk)
-        if os.path.isdir(p):
-            import shutil
-            shutil.rmtree(p, ignore_errors=True)
-        elif os.path.exists(p):
-            os.remove(p)
+    close_session(s)
+    remove_session_files(OUT)
 
 
 if __name__ == "__main__":

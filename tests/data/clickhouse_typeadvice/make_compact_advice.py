@@ -25,13 +25,12 @@ import os
 import shutil
 import sys
 import tempfile
-from importlib.metadata import version as dist_version
 
 import chdb.session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make import restore_links, rows  # noqa: E402
+from make import close_session, restore_links, rows, write_truth  # noqa: E402
 
 DB = "fx"
 TABLE = "seed_unmerged"
@@ -93,13 +92,9 @@ def main(advice_path, datadir):
                         "part_types_after": sorted(types_after.values())})
             print(a["column"], c["type"], c["codec"], before, after, before - after, c["saving_bytes"], flush=True)
     s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
-    version = rows(s, "SELECT version() AS v")[0]["v"]
-    close = getattr(s, "close", None)
-    if close:
-        close()
+    write_truth(os.path.join(HERE, "truth_compact_advice.json"), s, out)
+    close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(HERE, "truth_compact_advice.json"), "w") as f:
-        json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, "rows": out}, f, indent=1)
 
 
 if __name__ == "__main__":

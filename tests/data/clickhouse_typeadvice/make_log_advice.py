@@ -21,13 +21,12 @@ import re
 import shutil
 import sys
 import tempfile
-from importlib.metadata import version as dist_version
 
 import chdb.session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make import restore_links, rows  # noqa: E402
+from make import close_session, restore_links, rows, write_truth  # noqa: E402
 
 
 def main(advice_path, datadir):
@@ -63,13 +62,9 @@ def main(advice_path, datadir):
                         "written_type": got["type"], "ddl": c["ddl"], "original_bytes": a["current_bytes"],
                         "real_bytes": int(got["b"])})
             print(table, a["column"], c["type"], c["codec"], got["b"], c["projected_bytes"], flush=True)
-    version = rows(s, "SELECT version() AS v")[0]["v"]
-    close = getattr(s, "close", None)
-    if close:
-        close()
+    write_truth(os.path.join(HERE, "truth_log_advice.json"), s, out)
+    close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(HERE, "truth_log_advice.json"), "w") as f:
-        json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, "rows": out}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,14 @@ Then its truth, as for the fixture (make.py runs the advisor's own DDL on a copy
 import json
 import os
 import shutil
+import sys
 from importlib.metadata import version as dist_version
 
 import chdb.session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make import close_session, remove_session_files  # noqa: E402
 OUT = os.path.join(HERE, "datadir")
 ROWS = 30_000
 
@@ -70,17 +73,8 @@ def main():
     for q in STATEMENTS:
         s.query(q)
     version = s.query("SELECT version()", "TSV").bytes().decode().strip()
-    close = getattr(s, "close", None)
-    if close:
-        close()
-    # only the table's own files are kept (the session's system logs and tmp dirs are not)
-    for junk in ("tmp", "user_files", "user_scripts", "format_schemas", "access", "flags", "preprocessed_configs",
-                 "dictionaries_lib", "user_defined", "named_collections", "status", "uuid"):
-        p = os.path.join(OUT, junk)
-        if os.path.isdir(p):
-            shutil.rmtree(p, ignore_errors=True)
-        elif os.path.exists(p):
-            os.remove(p)
+    close_session(s)
+    remove_session_files(OUT)     # only the table's own files are kept
     with open(os.path.join(OUT, "ta_version.json"), "w") as f:
         json.dump({"chdb_version": dist_version("chdb"), "clickhouse_version": version, "rows": ROWS}, f)
 
