@@ -10,10 +10,9 @@ chain (parsers/myisam/dynrec.py read_block_header). A unit is the live rows whos
 starts in a run of :data:`RUN_BYTES` of the file (the scan's ROW units: parsers/myisam/scan.py).
 
 Not read here: Fixed rows (mi_statrec.c) keep every CHAR at its full width in bytes (4 a
-character in utf8mb4) where InnoDB stores it trimmed, so a record built from them is far too
-long (2.6x the real InnoDB pages on the fixture's ``misc.myisam_fixed``) without the .frm's
-columns, which are not decoded; Aria's Page rows (ma_blockrec.c). Those tables keep the data
-file cut in 16 KiB pieces.
+character in utf8mb4) where InnoDB stores it trimmed: fixedrows.py decodes them with the
+table's .frm. Aria's Page rows (ma_blockrec.c) are not read: those tables keep the data file
+cut in 16 KiB pieces.
 """
 from __future__ import annotations
 

@@ -20,16 +20,19 @@ ZIP_KEY_BLOCK_SIZES = (8192, 4096)
 
 
 def row_model_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, rows: int, avg: float,
-                      longest_row: int, fs_block: int, codecs: list[Codec], speeds: dict) -> None:
+                      longest_row: int, fs_block: int, codecs: list[Codec], speeds: dict,
+                      full: UnitSet | None = None) -> None:
     """Every row model's results on ``t`` (``starts``: where each unit's first whole row begins
     in its payload; ``avg`` / ``longest_row``: the rows' mean and largest bytes). The InnoDB
-    ones are left out where a row is over half a page (off-page columns are not modelled)."""
+    ones are left out where a row is over half a page (off-page columns are not modelled).
+    ``full``: the same rows with every CHAR at its full width, as MyRocks and TokuDB store them
+    (fixedrows.py; None: ``base`` stands for them too)."""
     if longest_row + ROW_OVERHEAD > max_in_page_record(InnoDBFromRowsEstimate.page_size):
         # DYNAMIC moves such a record's long columns to BLOB pages, which the row model does
         # not build: no InnoDB figure rather than a wrong one
         t.notes.append(f"InnoDB and ROW_FORMAT=COMPRESSED estimates: not made (a row of {longest_row:,} bytes is "
                        f"over half a page; off-page columns are not modelled)")
-        other_engine_results(run, t, base, starts, rows, avg, fs_block, innodb=False)
+        other_engine_results(run, t, base, starts, rows, avg, fs_block, innodb=False, full=full)
         return
     model = InnoDBFromRowsEstimate(fs_block=fs_block, starts=starts)
     wanted = [c for c in codecs if c.family in MARIADB_ALGOS or c.family == "none"]
@@ -54,30 +57,37 @@ def row_model_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, ro
                    "[PAGE_COMPRESSED=1] (an estimate: each record the packed row + 24 bytes of header, "
                    "transaction id, roll pointer and row id; pages 15/16 full; 'none' counts the pages, not "
                    "the up to two extents a plain file reserves besides them)")
-    other_engine_results(run, t, base, starts, rows, avg, fs_block)
+    other_engine_results(run, t, base, starts, rows, avg, fs_block, full=full)
 
 
 def other_engine_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, rows: int, avg: float,
-                         fs_block: int, innodb: bool = True) -> None:
+                         fs_block: int, innodb: bool = True, full: UnitSet | None = None) -> None:
     """The same rows as ROW_FORMAT=COMPRESSED (KEY_BLOCK_SIZE 8 and 4), MyRocks (zstd, lz4) and
     TokuDB (its default zlib row format): estimates, each at its engine's granularity, each
     engine's default codec (innodbziprows.py, myrocksrows.py, tokudbrows.py)."""
     zips = [InnoDBZipFromRowsEstimate(key_block_size=k, starts=starts) for k in ZIP_KEY_BLOCK_SIZES] if innodb else []
     rocks = MyRocksFromRowsEstimate(starts=starts)
     toku = TokuDBFromRowsEstimate(starts=starts)
+    wide = full if full is not None else base
     pairs = [(ZIP_CODEC, m) for m in zips] + [(c, rocks) for c in MYROCKS_CODECS] + [(TOKUDB_DEFAULT_CODEC, toku)]
-    proj = run.project(base, pairs, count=False)
-    raw = int(base.logical_bytes)
+    if full is None:
+        projs = [run.project(base, pairs, count=False)]
+    else:
+        projs = ([run.project(base, pairs[:len(zips)], count=False)] if zips else []) + \
+            [run.project(full, pairs[len(zips):], count=False)]
+    raw = int(wide.logical_bytes)
+    wide_avg = avg if full is None else max(0.0, (raw - 4 * rows) / max(rows, 1))
     zip_fixed = {m.name: m.zip_fixed_pages(rows, avg) * m.key_block_size for m in zips}
 
     def adjust(pr, est):
         if pr.model is rocks:
             return shift(est, rocks.file_bytes(raw))
         if pr.model is toku:
-            return shift(est, toku.file_bytes(rows, avg))
+            return shift(est, toku.file_bytes(rows, wide_avg))
         return shift(est, zip_fixed[pr.model.name])
 
-    add_results(t, proj, {}, adjust)
+    for proj in projs:
+        add_results(t, proj, {}, adjust)
     if zips:
         t.notes.append(
             "innodb_row_compressed_kbs8k/kbs4k_from_rows_estimate: the same records stored as ROW_FORMAT=COMPRESSED "

@@ -1,0 +1,134 @@
+"""The values of one row in the server's record format (``TABLE::record[0]``), the layout a
+``.frm`` describes (frmfields.py) and a MyISAM Fixed row (storage/myisam/mi_statrec.c
+``_mi_write_static_record`` writes the record as it is) or an Aria STATIC_RECORD row
+stores: the null bytes, then each column at its offset and pack length (sql/field.h):
+numbers and dates at their width, CHAR padded with spaces to its full width in bytes,
+VARCHAR behind its 1 or 2 length bytes (Field_varchar; the bytes after its value are left as
+they were), BLOB/TEXT as length bytes and a pointer (not in a stored row: a table with one
+is never Fixed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .frmfields import FrmColumns, FrmField
+
+
+class RecordError(ValueError):
+    """A row that does not fit its columns; ``offset`` is the byte in the row."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class Value:
+    """One column of a row: None for NULL, else its bytes as the record holds them (a VARCHAR
+    its value without the length bytes; BIT its full bytes, odd bits left in the null bytes)."""
+
+    field: FrmField
+    data: bytes | None
+
+
+def is_null(rec: bytes, f: FrmField) -> bool:
+    return f.null_byte is not None and bool(rec[f.null_byte] >> f.null_bit & 1)
+
+
+def record_values(rec: bytes, cols: FrmColumns) -> list[Value]:
+    """Each stored column's value in the record ``rec`` (``cols.reclength`` bytes)."""
+    if len(rec) < cols.reclength:
+        raise RecordError(f"row of {len(rec)} bytes, the table's record is {cols.reclength}", len(rec))
+    out = []
+    for f in cols.fields:
+        if not f.stored:
+            continue
+        if is_null(rec, f):
+            out.append(Value(f, None))
+            continue
+        at = f.record_offset
+        if f.is_blob:
+            raise RecordError(f"column {f.name!r} is a BLOB: its value is not in the record", at)
+        if f.is_varchar:
+            nb = f.varchar_length_bytes
+            n = int.from_bytes(rec[at:at + nb], "little")
+            if n > f.pack_length - nb:
+                raise RecordError(f"VARCHAR {f.name!r} of {n} bytes, at most {f.pack_length - nb}", at)
+            out.append(Value(f, bytes(rec[at + nb:at + nb + n])))
+        else:
+            out.append(Value(f, bytes(rec[at:at + f.pack_length])))
+    return out
+
+
+#: strings/decimal.c dig2bytes, and the digits a partial word of n bytes holds
+_DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+DIG_PER_DEC1 = 9
+
+
+def decimal_text(data: bytes, precision: int, scale: int) -> str:
+    """A DECIMAL's binary form (strings/decimal.c bin2decimal: big-endian words of 9 digits,
+    a partial word first and last, the sign bit of the first byte flipped, a negative number's
+    bytes inverted) as SQL prints it."""
+    b = bytearray(data)
+    negative = not b[0] & 0x80
+    b[0] ^= 0x80
+    if negative:
+        b = bytearray(x ^ 0xFF for x in b)
+    intg = precision - scale
+    pos = 0
+    digits = ""
+
+    def take(n_digits: int) -> str:
+        nonlocal pos
+        n = _DIG2BYTES[n_digits] if n_digits < DIG_PER_DEC1 else 4
+        v = int.from_bytes(b[pos:pos + n], "big")
+        pos += n
+        return str(v).zfill(n_digits)
+
+    if intg % DIG_PER_DEC1:
+        digits += take(intg % DIG_PER_DEC1)
+    for _ in range(intg // DIG_PER_DEC1):
+        digits += take(DIG_PER_DEC1)
+    frac = ""
+    for _ in range(scale // DIG_PER_DEC1):
+        frac += take(DIG_PER_DEC1)
+    if scale % DIG_PER_DEC1:
+        frac += take(scale % DIG_PER_DEC1)
+    whole = digits.lstrip("0") or "0"
+    text = whole + ("." + frac if scale else "")
+    return "-" + text if negative and text.strip("0.") else text
+
+
+def datetime2_text(data: bytes, decimals: int) -> str:
+    """A DATETIME(n) of MariaDB 10.1+'s MySQL 5.6 format (sql-common/my_time.c
+    my_datetime_packed_from_binary: 40 bits big-endian less 0x8000000000: year*13+month (17
+    bits), day (5), hour (5), minute (6), second (6); then the fraction's bytes)."""
+    v = int.from_bytes(data[:5], "big") - 0x8000000000
+    ym, day = v >> 22 & 0x1FFFF, v >> 17 & 31
+    hour, minute, second = v >> 12 & 31, v >> 6 & 63, v & 63
+    text = f"{ym // 13:04d}-{ym % 13:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
+    if decimals:
+        frac = int.from_bytes(data[5:], "big", signed=True)
+        text += "." + str(frac * 10 ** (6 - 2 * ((decimals + 1) // 2))).zfill(6)[:decimals]
+    return text
+
+
+def value_text(v: Value) -> str | None:
+    """The value as SQL prints it (SELECT ... INTO OUTFILE, a TSV field): integers, DECIMAL,
+    DATETIME(n), CHAR (trailing spaces dropped, as the server gives a CHAR back) and VARCHAR;
+    None for NULL; ValueError for another type."""
+    from .frmfields import (MYSQL_TYPE_DATETIME2, MYSQL_TYPE_NEWDECIMAL, _INT_TYPES)
+    f = v.field
+    if v.data is None:
+        return None
+    if f.real_type in _INT_TYPES:
+        return str(int.from_bytes(v.data, "little", signed=not f.unsigned))
+    if f.real_type == MYSQL_TYPE_NEWDECIMAL:
+        return decimal_text(v.data, f.precision or 0, f.decimals)
+    if f.real_type == MYSQL_TYPE_DATETIME2:
+        return datetime2_text(v.data, f.decimals)
+    codec = "utf-8" if f.collation is None or f.collation.charset.startswith("utf8") else "latin-1"
+    if f.is_char:
+        return v.data.rstrip(b" ").decode(codec, "replace")
+    if f.is_varchar:
+        return v.data.decode(codec, "replace")
+    raise ValueError(f"column {f.name!r}: no text form for type {f.data_type} here")
