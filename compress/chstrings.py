@@ -208,8 +208,13 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _string_bulk(keys: list[bytes]) -> bytes:
-    return b"".join(_varint(len(k)) + k for k in keys)
+def _string_bulk(keys: list, fixed: int = 0) -> bytes:
+    """Keys as the dictionary's inner type writes them in bulk: String (varint length +
+    bytes, SerializationString::serializeBinaryBulk) or FixedString(``fixed``) (the bytes,
+    zero-padded, SerializationFixedString); the NULL placeholder (None) as the type's default."""
+    if fixed:
+        return b"".join((k or b"").ljust(fixed, b"\0") for k in keys)
+    return b"".join(_varint(len(k or b"")) + (k or b"") for k in keys)
 
 
 def _index_dtype(largest: int) -> tuple[int, str]:
@@ -221,22 +226,32 @@ def _index_dtype(largest: int) -> tuple[int, str]:
 
 @dataclass
 class LowCardinalityWriter:
-    """One part's LowCardinality(String) writer state (the shared dictionary)."""
+    """One part's LowCardinality(String) writer state (the shared dictionary).  ``nullable``:
+    LowCardinality(Nullable(...)), whose dictionary (ColumnUnique of a Nullable type) holds the
+    NULL placeholder at position 0 and the default ('') at 1 (ColumnUnique::numSpecialValues,
+    getNullValueIndex, getNestedTypeDefaultValueIndex), both written with the keys (its
+    getNestedNotNullableColumn), NULL rows taking position 0 and no null map stream;
+    ``fixed``: the keys are FixedString(fixed), written without a length."""
 
     keys: dict | None = None               # key -> position (None: no dictionary yet)
     dict_chunks: list | None = None        # bytes written to .dict.bin per granule
     prefix_written: bool = False           # the keys version counted with a run's dictionary
     phantom: int = 0                       # keys the real dictionary holds from rows not read
+    nullable: bool = False
+    fixed: int = 0
 
     def __post_init__(self):
         self.dict_chunks = [LC_KEYS_VERSION.to_bytes(8, "little")]   # serializeBinaryBulkStatePrefix
+
+    def _special(self) -> dict:
+        return {None: 0, b"": 1} if self.nullable else {b"": 0}
 
     def granule(self, codes: np.ndarray, run_keys: list[bytes]) -> bytes:
         """The keys-stream bytes of one granule (``codes`` index ``run_keys``); a dictionary
         that fills up is appended to ``dict_chunks``."""
         need_update = self.keys is None
         if need_update:
-            self.keys = {b"": 0}
+            self.keys = self._special()
         gdict = self.keys
         size_before = len(gdict) + self.phantom
         order = _first_seen_order(codes)
@@ -265,13 +280,13 @@ class LowCardinalityWriter:
         else:
             self.dict_chunks.append(b"")
         if overflow:
-            out.append(len(overflow).to_bytes(8, "little") + _string_bulk(overflow))
+            out.append(len(overflow).to_bytes(8, "little") + _string_bulk(overflow, self.fixed))
         out.append(len(codes).to_bytes(8, "little") + positions.astype(dt).tobytes())
         return b"".join(out)
 
     def _dictionary(self) -> bytes:
         keys = list(self.keys)
-        return len(keys).to_bytes(8, "little") + _string_bulk(keys)
+        return len(keys).to_bytes(8, "little") + _string_bulk(keys, self.fixed)
 
     def finish(self) -> bytes:
         """serializeBinaryBulkStateSuffix: the dictionary still open."""
@@ -297,6 +312,44 @@ def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:
     tail = writer.finish()
     head = b"" if writer.prefix_written else writer.dict_chunks[0]
     return project_blocks([head + tail], chain) if head or tail else 0
+
+
+def parse_inline(buf: bytes) -> tuple[np.ndarray, bytes]:
+    """(sizes, bytes) of Strings written with their sizes inline (SerializationString::
+    serializeBinaryBulk: a varint length before each value's bytes), as Log and TinyLog tables
+    write them.  A Python loop over the rows (about 1 us a row): Log tables are small."""
+    sizes = []
+    chars = []
+    pos, n = 0, len(buf)
+    mv = memoryview(buf)
+    while pos < n:
+        b = buf[pos]
+        if b < 0x80:
+            ln, pos = b, pos + 1
+        else:
+            ln = shift = 0
+            while True:
+                if pos >= n:
+                    raise StringReadError("a String length runs past the end of its stream")
+                b = buf[pos]
+                pos += 1
+                ln |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+        if pos + ln > n:
+            raise StringReadError(f"a String of {ln} bytes runs past the end of its stream")
+        sizes.append(ln)
+        chars.append(mv[pos:pos + ln])
+        pos += ln
+    return np.array(sizes, dtype=np.uint64), b"".join(chars)
+
+
+def inline_bytes(sizes: np.ndarray, chars: bytes) -> bytes:
+    """Strings with their sizes inline (the inverse of ``parse_inline``)."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    return b"".join(_varint(int(ln)) + chars[int(a):int(e)] for ln, a, e in zip(sizes.tolist(), starts, ends))
 
 
 # --- reading ---------------------------------------------------------------------------------------------------

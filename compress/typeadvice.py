@@ -31,6 +31,7 @@ back unchanged, else "loses precision" with the largest error seen.
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -453,13 +454,16 @@ def _granule(table: dict) -> int:
         return 8192
 
 
-def _null_map(dataset, table: dict, column: str, keep: bool = False) -> tuple[int, int, list[bytes]] | None:
+def _null_map(dataset, table: dict, column: str, keep: bool = False,
+              by_dir: dict | None = None) -> tuple[int, int, list[bytes]] | None:
     """(NULL rows, rows, each part's null map bytes when ``keep``) from every block of the
-    column's null map (``.null``), or None."""
+    column's null map (``.null``), or None; ``by_dir`` (with ``keep``) is filled with each
+    part folder's null map."""
     stem = escape_for_file_name(column)
     nulls = rows = 0
     seen = False
     by_part: dict[int, list[tuple[int, bytes]]] = {}
+    dirs: dict[int, str] = {}
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
         if e.role != "part_column_data" or sec.get("stream") != stem + ".null":
@@ -471,7 +475,10 @@ def _null_map(dataset, table: dict, column: str, keep: bool = False) -> tuple[in
         rows += len(b)
         if keep:
             by_part.setdefault(id(e), []).append((i, raw))
+            dirs[id(e)] = os.path.dirname(e.abspath)
     parts = [b"".join(r for _, r in sorted(blocks)) for blocks in by_part.values()]
+    if by_dir is not None:
+        by_dir.update({d: p for d, p in zip(dirs.values(), parts)})
     return (nulls, rows, parts) if seen else None
 
 
@@ -537,10 +544,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                            f"values (not advised)")
         return adv
     log_engine = str(table.get("engine", "")) in LOG_ENGINES
-    if log_engine and (nullable or kind in ("string", "fixedstring")):
-        adv.not_advised = (f"{table.get('engine')} table: only its fixed-width columns that are not Nullable are "
-                           f"advised (a Nullable or String column's substreams are not re-written for Log "
-                           f"engines here)")
+    if log_engine and nullable:
+        adv.not_advised = (f"{table.get('engine')} table: its Nullable columns are not advised (their null map file "
+                           f"is not re-written for Log engines here)")
         return adv
     default = _default_codec(table)
     if log_engine and len(col.get("codecs") or {}) == 1 and not (col.get("codec") or "").strip():
@@ -552,9 +558,12 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     granule = _granule(table)
     pre: list[Candidate] = []
     null_bytes = 0
+    null_dirs: dict = {}
     if nullable:
         try:
-            nm = _null_map(dataset, table, col["name"], keep=codecs and kind not in ("string", "fixedstring"))
+            # a String's null map is kept whatever ``codecs``: LowCardinality(Nullable) positions need it
+            nm = _null_map(dataset, table, col["name"], keep=codecs or kind in ("string", "fixedstring"),
+                           by_dir=null_dirs)
         except Exception as e:      # noqa: BLE001 -- a null map block that does not decode
             adv.not_advised = f"its null map could not be decoded: {e}"
             return adv
@@ -563,10 +572,6 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                                "not advised)")
             return adv
         adv.nulls = nm[0]
-        if nm[0] and kind in ("string", "fixedstring"):
-            adv.not_advised = (f"{nm[0]:,} of {nm[1]:,} rows are NULL: Nullable stays (its null map stream is "
-                               f"what stores them; LowCardinality(Nullable(String)) is not projected)")
-            return adv
         null_bytes = _stream_stored(dataset, table, col["name"], (".null",))
         nested = _stream_stored(dataset, table, col["name"], ("", ".size"))
     keep_nulls = nullable and bool(adv.nulls)
@@ -582,9 +587,12 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                                            f"without Nullable the null map stream ({null_bytes:,} bytes) is gone",
                              projected_bytes=nested, ci95=(nested, nested)))
     try:
-        if kind in ("string", "fixedstring"):
+        if kind in ("string", "fixedstring") and log_engine:
+            cands = _advise_log_strings(adv, dataset, table, col["name"], inner, chain, codecs)
+        elif kind in ("string", "fixedstring"):
             cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed,
-                                    codecs)
+                                    codecs, null_dirs if keep_nulls else None, null_proj,
+                                    null_bytes if keep_nulls else 0)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
                                   seed, codecs, null_proj, compact_ok=not nullable)
@@ -599,12 +607,16 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     cands = pre + cands
     if keep_nulls:
         for c in cands:
+            if c.type.startswith("LowCardinality("):        # its dictionary holds NULL: no null map
+                continue
             c.type = f"Nullable({c.type})"
             c.projected_bytes += null_bytes
             c.ci95 = (c.ci95[0] + null_bytes, c.ci95[1] + null_bytes)
             c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
                          f"({null_bytes:,} bytes) as it is")
         for c in adv.codec_candidates:        # their bytes hold the null map with the chain's generic codecs
+            if c.type.startswith("LowCardinality("):
+                continue
             c.type = f"Nullable({c.type})"
             c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
                          f"({null_bytes:,} bytes now) written with {_generic(c.codec)} (a null map takes the "
@@ -773,8 +785,14 @@ def _zstd_level_of(dataset, table: dict, column: str, named: str) -> str:
     level that re-encodes the column's largest block to its stored size (1..9), else ``named``.
     A Log table without CODEC takes the server's default compression (chdb 4.4.0 writes level 3
     there while its MergeTree parts name LZ4)."""
-    blocks = [(e, i) for e, i in column_blocks(dataset, table["database"], table["table"], column)
-              if e.role == "table_data"]
+    # the server's default is the same for every column without CODEC: the table's largest block of
+    # such a column decides (a small block may take the same size at several levels)
+    plain = {escape_for_file_name(c["name"]) for c in table.get("columns") or [] if not (c.get("codec") or "").strip()}
+    plain.add(escape_for_file_name(column))
+    blocks = [(e, int(i)) for e in table_files(dataset, table["database"], table["table"]) if e.role == "table_data"
+              and str(e.sections.get("clickhouse", {}).get("stream", "")).split(".")[0] in plain
+              and "ZSTD" in str(e.sections.get("clickhouse", {}).get("codecs", "ZSTD"))
+              for i in range(len(e.units))]
     if not blocks:
         return named
     e, i = max(blocks, key=lambda b: int(b[0].units["logical"][b[1]]))
@@ -821,6 +839,132 @@ def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_Co
     new = [MIN_INSERT_BLOCK_SIZE_ROWS] * full + ([last] if last else [])
     return [_CompactPiece(entry, idx, chunks, int(sum(int(entry.units["stored"][i]) for i in idx)),
                           new_rows=new)], []
+
+
+def _new_insert_rows(total: int) -> list[int]:
+    """The blocks a Log table made anew with INSERT ... SELECT holds: the rows read squashed into
+    blocks of min_insert_block_size_rows (exact under that many rows, _log_pieces)."""
+    full, last = divmod(total, MIN_INSERT_BLOCK_SIZE_ROWS)
+    return [MIN_INSERT_BLOCK_SIZE_ROWS] * full + ([last] if last else [])
+
+
+def _log_inserts(dataset, table: dict, column: str) -> tuple[list[bytes], int]:
+    """A Log / TinyLog column's ``<column>.bin`` decoded, one piece per INSERT (a block under
+    max_compress_block_size ends an insert: LogSink::writeData calls ``next()`` after each
+    block, StorageLog.cpp), and its stored bytes."""
+    stem = escape_for_file_name(column)
+    got = [(e, i) for e, i in column_blocks(dataset, table["database"], table["table"], column)
+           if e.role == "table_data" and e.sections.get("clickhouse", {}).get("stream") == stem]
+    got.sort(key=lambda x: x[1])
+    pieces, cur, stored = [], [], 0
+    for e, i in got:
+        lg = int(e.units["logical"][i])
+        stored += int(e.units["stored"][i])
+        cur.append(payloads.unit_payload(e, i, max_output=lg))
+        if lg != CH_MAX_COMPRESS_BLOCK:
+            pieces.append(b"".join(cur))
+            cur = []
+    if cur:
+        pieces.append(b"".join(cur))
+    return pieces, stored
+
+
+def project_log(pieces: list[bytes], chain: str, type_size: int | None = None, value_type: str | None = None) -> int:
+    """Stored bytes of a Log stream written one piece per INSERT block: each through a
+    CompressedWriteBuffer of max_compress_block_size (1 MiB blocks) flushed at its end, framed."""
+    out = 0
+    for g in pieces:
+        for a in range(0, len(g), CH_MAX_COMPRESS_BLOCK):
+            out += CH_CHECKSUM + len(ch_encode.encode_chain(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=type_size,
+                                                             value_type=value_type))
+    return out
+
+
+def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str,
+                        codecs: bool) -> list[Candidate]:
+    """String and FixedString(N) columns of Log and TinyLog tables, every block read: a String's
+    sizes are inline in ``<column>.bin`` (varint length + bytes a value), a FixedString's values N
+    bytes each.  Candidates (FixedString(N) for Strings all N long, String for padded
+    FixedStrings) and codec chains are projected as the table made anew writes them (the DDL:
+    INSERT ... SELECT, the rows in blocks of min_insert_block_size_rows, each cut at 1 MiB).
+    LowCardinality is not projected: a Log table writes its dictionary per INSERT with the
+    serialization's default settings, not modelled here."""
+    from . import chstrings as S
+    fixed = _base_type(ctype) == "FixedString"
+    n = int(_args(ctype)[0]) if fixed else 0
+    try:
+        inserts, adv.current_bytes = _log_inserts(dataset, table, column)
+        if not inserts:
+            raise _NotAdvised(f"no blocks of this column's file in the {table.get('engine')} table")
+        parsed = [S.fixed_to_string(b, n) if fixed else S.parse_inline(b) for b in inserts]
+    except (S.StringReadError, payloads.PayloadError) as e:
+        raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
+    sizes = np.concatenate([p[0] for p in parsed])
+    chars = b"".join(p[1] for p in parsed)
+    adv.rows = adv.sampled_rows = len(sizes)
+    adv.runs = adv.sampled_runs = len(inserts)
+    if len(sizes):
+        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+    adv.current_projected_bytes = project_log(inserts, chain)
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    blocks = []
+    r0 = 0
+    for r in _new_insert_rows(len(sizes)):
+        blocks.append((r0, r0 + r))
+        r0 += r
+
+    def lay(as_fixed: int) -> list[bytes]:          # the table made anew: one piece a new block
+        out = []
+        for a, b in blocks:
+            if as_fixed:
+                v = np.frombuffer(chars[int(starts[a]):int(ends[b - 1])], dtype=np.uint8) if b > a else \
+                    np.zeros(0, np.uint8)
+                if adv.length_min == adv.length_max == as_fixed:
+                    out.append(v.tobytes())
+                else:               # padded: trailing zero bytes back
+                    buf = np.zeros((b - a, as_fixed), dtype=np.uint8)
+                    buf[np.arange(as_fixed)[None, :] < sizes[a:b, None].astype(np.int64)] = v
+                    out.append(buf.tobytes())
+            elif b > a:
+                out.append(S.inline_bytes(sizes[a:b], chars[int(starts[a]):int(ends[b - 1])]))
+        return out
+    cands: list[tuple[Candidate, list[bytes]]] = []
+    which = "every"
+    if not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+        cands.append((Candidate(f"FixedString({adv.length_min})", chain,
+                                f"{which} value is {adv.length_min} bytes long (lossless: no length per row)"),
+                      lay(adv.length_min)))
+    if fixed and adv.length_min is not None and adv.length_min < n:
+        cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
+                                                 f"{adv.length_min}..{adv.length_max} bytes a value and its length "
+                                                 f"(the conversion drops trailing zero bytes)"), lay(0)))
+    codes, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
+    if keys is not None and len(sizes):
+        adv.distinct_sampled = len(keys)
+        adv.notes.append(f"{len(keys):,} distinct values in {len(sizes):,} rows, but LowCardinality is not projected "
+                         f"for {table.get('engine')} tables (its dictionary written per INSERT is not modelled)")
+    out = []
+    for c, pieces in cands:
+        c.projected_bytes = project_log(pieces, c.codec)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        if c.projected_bytes < adv.current_bytes:
+            out.append((c, pieces))
+        else:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+    if codecs:
+        from . import codecadvice as K
+        best = min(out, key=lambda cp: cp[0].projected_bytes, default=None)
+        if best is not None:
+            t, pieces, beat = best[0].type, best[1], best[0].projected_bytes
+            why = f" (the {t} suggestion with this codec)"
+        else:
+            t, pieces, beat, why = ctype, lay(n), adv.current_bytes, ""
+        found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(project_log(pieces, ch)),
+                                K.chains_for("string", t, None))
+        _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+    return [c for c, _ in out]
 
 
 def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) -> int:
@@ -912,10 +1056,35 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         if compact:
             x = exact(c.type, c.codec, conv)
             c.projected_bytes, c.ci95 = c.projected_bytes + x, (c.ci95[0] + x, c.ci95[1] + x)
+    first = values[0] if values else cvalues[0] if cvalues else None
+    if first is not None and len(first):
+        _lowcardinality_note(adv, kind, ctype, first)
     if codecs and (raws or compact) and fits64:
         _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
                             null_proj, wide_rows, exact)
     return [c for c, _ in cands]
+
+
+def _lowcardinality_note(adv: ColumnAdvice, kind: str, ctype: str, first: np.ndarray) -> None:
+    """Why a fixed-width column of few distinct values gets no LowCardinality suggestion (the
+    first run read decides, as for Strings: a sort of at most RUN_BYTES of values).  Numbers:
+    the engine refuses LowCardinality of any type but String, FixedString (and UUID since 24.x)
+    unless ``allow_suspicious_low_cardinality_types`` is set (validateDataType,
+    src/Interpreters/parseColumnsListForTableFunction.cpp: SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY);
+    DateTime64 and Decimal are no LowCardinality type at all (DataTypeLowCardinality.cpp: "supported
+    only for numbers, strings, Date or DateTime", ILLEGAL_TYPE_OF_ARGUMENT)."""
+    d = len(np.unique(first))
+    if d > LC_MOST_DISTINCT * len(first):
+        return
+    t = adv.type                    # LowCardinality(Nullable(T)) for a Nullable column
+    head = f"{d:,} distinct values in the first {len(first):,} rows read, but "
+    if kind in ("int", "float"):
+        adv.notes.append(head + f"LowCardinality({t}) is not suggested: ClickHouse refuses LowCardinality of numbers "
+                                f"(SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY) unless allow_suspicious_low_cardinality_types "
+                                f"= 1, as its positions and dictionary rarely beat a narrower type with a codec")
+    else:
+        adv.notes.append(head + f"LowCardinality({t}) does not exist: ClickHouse takes LowCardinality of numbers, "
+                                f"strings, Date and DateTime only (ILLEGAL_TYPE_OF_ARGUMENT)")
 
 
 def _same_chain(a: str, b: str) -> bool:
@@ -1076,9 +1245,14 @@ def _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands):
 
 
 def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,
-                    granule: int, fraction, seed, codecs: bool = False) -> list[Candidate]:
+                    granule: int, fraction, seed, codecs: bool = False, nulls_by_dir: dict | None = None,
+                    null_proj=None, null_bytes: int = 0) -> list[Candidate]:
     """String and FixedString(N) columns: FixedString(N) for Strings all N bytes long,
-    String for padded FixedStrings, LowCardinality(String) for few distinct values."""
+    String for padded FixedStrings, LowCardinality(String) / LowCardinality(FixedString(N))
+    for few distinct values.  ``nulls_by_dir``: a Nullable column that holds NULLs (each part
+    folder's null map): LowCardinality(Nullable(...)), whose dictionary holds NULL (no null
+    map stream: it is compared with the column's bytes with its null map, ``null_bytes``), and the
+    codec chains with the null map (``null_proj``)."""
     from . import chstrings as S
     fixed = _base_type(ctype) == "FixedString"
     if fixed:
@@ -1151,17 +1325,22 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         str_c = Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
                                            f"{adv.length_min}..{adv.length_max} bytes a value and its length "
                                            f"(the conversion drops trailing zero bytes)")
-    if few and not fixed and adv.distinct_sampled <= max(1, LC_MOST_DISTINCT * adv.sampled_rows):
-        lc_c = Candidate("LowCardinality(String)", chain,
+    keyed = f"FixedString({n})" if fixed else "String"
+    if nulls_by_dir is not None:
+        keyed = f"Nullable({keyed})"
+    if few and adv.distinct_sampled <= max(1, LC_MOST_DISTINCT * adv.sampled_rows):
+        lc_c = Candidate(f"LowCardinality({keyed})", chain,
                          f"{adv.distinct_sampled:,} distinct values in the {adv.sampled_rows:,} rows read: one "
                          f"dictionary per part (a new one every {S.LC_MAX_DICTIONARY_SIZE:,} keys) and a "
-                         f"1-4 byte position per row (lossless)")
+                         f"1-4 byte position per row (lossless)"
+                         + (f"; NULL is the dictionary's position 0 (ColumnUnique): no null map stream"
+                            if nulls_by_dir is not None else ""))
     if not (fs_c or str_c or lc_c):
         if fixed and adv.length_min == n:
             adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
         if codecs:
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
-                                  every, seed, load_chars)
+                                  every, seed, load_chars, null_proj)
         return cands
     try:
         # the column's stored bytes in each run read: the String and FixedString candidates
@@ -1201,7 +1380,14 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         writers: dict[str, S.LowCardinalityWriter] = {}
         per_lc, lc_runs, read_before = [], [], {}
         for (run, *_), (codes, keys), (_, new) in zip(got, facts, halves):
-            w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter())
+            w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter(nullable=nulls_by_dir is not None,
+                                                                              fixed=n if fixed else 0))
+            if nulls_by_dir is not None:    # NULL rows: a key of their own (None), position 0 in the dictionary
+                nm = nulls_by_dir.get(os.path.dirname(run.entry.abspath), b"")[run.row0:run.row0 + run.rows]
+                if len(nm) != run.rows:
+                    raise _NotAdvised(f"{run.entry.path}: its null map holds fewer rows than its sizes")
+                codes = np.where(np.frombuffer(nm, dtype=np.uint8) != 0, len(keys), codes)
+                keys = list(keys) + [None]
             # a run read after unread rows of its part: the real dictionary already holds the keys
             # those rows brought (at the rate measured inside the runs read)
             unread = run.row0 - read_before.get(run.entry.abspath, 0)
@@ -1222,11 +1408,11 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             c.projected_bytes, c.ci95 = lc_project(chain)
         else:
             c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.current_bytes, len(runs))
-        if c.projected_bytes < adv.current_bytes:
+        now = adv.current_bytes + (null_bytes if c is lc_c else 0)
+        if c.projected_bytes < now:
             cands.append(c)
         else:
-            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
-                             f"({adv.current_bytes:,})")
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now ({now:,})")
     if codecs and lc_c is not None and lc_c in cands and lc_c is min(cands, key=lambda c: c.projected_bytes):
         # LowCardinality(String) the best type: the chains on it (generic codecs: its positions
         # take no others, ISerialization::isSpecialCompressionAllowed), every run read
@@ -1236,13 +1422,15 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                      f" (the {lc_c.type} suggestion with this codec)")
     elif codecs:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
-                              every, seed, load_chars)
+                              every, seed, load_chars, null_proj)
     return cands
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
-                          load_chars) -> None:
-    """General codecs and levels on the String or FixedString(N) the column is or would be."""
+                          load_chars, null_proj=None) -> None:
+    """General codecs and levels on the String or FixedString(N) the column is or would be;
+    ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
+    to each chain's projection and to what it must beat."""
     from . import codecadvice as K
     sel = K.pick_runs(len(got), every, seed)
     try:
@@ -1264,6 +1452,10 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         proj = lambda i, c: S.project_string(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
     found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows, len(runs), _estimate)
     beat = fs_c.projected_bytes if t != ctype else adv.current_bytes
+    if null_proj is not None:
+        nm, now = null_proj
+        found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
+        beat += now
     _keep_chains(adv, found, t, ctype, chain, True, beat, why)
 
 

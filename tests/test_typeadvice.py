@@ -241,8 +241,9 @@ def test_more_types_reasons(ta_advice):
     assert nn["nulls"] > 0 and c["type"] == "Nullable(UInt16)" and "DEFAULT" not in c["ddl"]
     assert "Nullable kept" in c["reason"] and nn["codec_candidates"]
     assert all(k["type"].startswith("Nullable(") and "DEFAULT" not in k["ddl"] for k in nn["codec_candidates"])
-    fs = _col(ta_advice, "types", "fs_pad")
-    assert not fs["candidates"] and "not smaller" in fs["notes"][0]
+    fs = _col(ta_advice, "types", "fs_pad")         # String would be larger; 100 distinct values: LowCardinality
+    assert [c["type"] for c in fs["candidates"]] == ["LowCardinality(FixedString(8))"]
+    assert "String projected" in fs["notes"][0] and "not smaller" in fs["notes"][0]
     for a in ta_advice["columns"]:         # the current type re-encoded: the model's own error
         if a["not_advised"] is None and a["candidates"]:
             assert a["current_projected_bytes"] == a["current_bytes"], a["column"]
@@ -467,3 +468,84 @@ def test_log_family_advised_as_the_engine_writes_them():
     stripe = [a for a in out["columns"] if a["table"] == "log_stripe"]
     assert stripe and all(a["not_advised"] and "StripeLog" in a["not_advised"] for a in stripe)
     assert "Nullable" in _col(out, "log_log", "n")["not_advised"]
+
+
+#: Nullable(String) with NULLs and FixedString of few distinct values, as chdb 4.4.0 wrote the advice
+#: (make_nullable_strings.py's table on the small data dir, and the fixture's codecs.n_str / codecs.fs)
+TRUTH_NULLABLE_FIXED = [json.loads((HERE / f).read_text()) for f in ("truth_nullable_fixed.json",
+                                                                    "truth_fx_nullable_fixed.json")]
+
+
+def test_nullable_strings_with_nulls_and_lowcardinality_fixedstring(ta_advice, advice_all):
+    """Nullable(String) columns that hold NULLs -> LowCardinality(Nullable(String)) (its dictionary
+    holds NULL at position 0 and '' at 1, no null map stream) and codec chains on Nullable(String)
+    (the null map with the chain's generic codecs); FixedString(N) of few distinct values ->
+    LowCardinality(FixedString(N)) (keys written without a length).  chdb 4.4.0 ran each (make.py):
+    every value read, each projection equals the engine's column_data_compressed_bytes to the byte."""
+    ta, fx = (t["rows"] for t in TRUTH_NULLABLE_FIXED)
+    assert not [r for r in ta + fx if "error" in r], "the advisor offered a DDL the engine refused"
+    types = {r["type"] for r in ta + fx}
+    assert {"LowCardinality(Nullable(String))", "Nullable(String)", "LowCardinality(FixedString(8))"} <= types
+    for advice, rows in ((ta_advice, ta), (advice_all, fx)):
+        for r in rows:
+            a = _col(advice, r["table"], r["column"])
+            c = _suggestion(a, r)
+            print(f"{r['table']}.{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine "
+                  f"{r['real_bytes']}, projected {c['projected_bytes']}")
+            assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+            assert r["original_bytes"] == r["copy_bytes_before"] == a["current_bytes"]
+            if a["nulls"]:
+                assert "DEFAULT" not in c["ddl"] and a["type"] == "Nullable(String)"
+    few = _col(ta_advice, "nstrings", "ns_few")
+    assert few["nulls"] > 0 and few["not_advised"] is None
+    assert [c["type"] for c in few["candidates"]] == ["LowCardinality(Nullable(String))"]
+    many = _col(ta_advice, "nstrings", "ns_many")      # random hex: LowCardinality larger, said so
+    assert not many["candidates"] and any("not smaller" in n for n in many["notes"])
+
+
+TRUTH_LC_REFUSALS = json.loads((HERE / "truth_lowcardinality_refusals.json").read_text())
+
+
+def test_lowcardinality_of_numbers_says_why_not(ta_advice):
+    """Numbers, DateTime64 and Decimal of few distinct values get no LowCardinality suggestion, with
+    the engine's reason: chdb 4.4.0 refused each noted LowCardinality type with the error the note
+    names (SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY for numbers, which allow_suspicious_low_cardinality_types
+    lifts; ILLEGAL_TYPE_OF_ARGUMENT for Decimal, which it does not)."""
+    rows = TRUTH_LC_REFUSALS["rows"]
+    assert {r["engine"] for r in rows} == {"SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY", "ILLEGAL_TYPE_OF_ARGUMENT"}
+    for r in rows:
+        note = next(n for n in _col(ta_advice, r["table"], r["column"])["notes"] if r["lowcardinality"] in n)
+        assert r["engine"] in note, (r, note)
+        if r["engine"] == "SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY":
+            assert "allow_suspicious_low_cardinality_types" in note
+            assert r["engine_with_allow_suspicious"] in ("ok", "ILLEGAL_SYNTAX_FOR_CODEC_TYPE")
+        else:
+            assert r["engine_with_allow_suspicious"] == r["engine"]
+    noted = {(a["table"], a["column"]) for a in ta_advice["columns"]
+             if any("LowCardinality(" in n and "distinct values in the first" in n and "String" not in n
+                    for n in a["notes"])}
+    assert noted == {(r["table"], r["column"]) for r in rows}
+
+
+TRUTH_LOG_STRINGS = json.loads((HERE / "truth_log_strings.json").read_text())
+
+
+def test_log_strings_advised_as_the_engine_writes_them(ta_advice):
+    """String and FixedString columns of Log and TinyLog tables (make_log_strings.py: sizes inline
+    in <column>.bin, a block per INSERT): String all 16 bytes long -> FixedString(16), padded
+    FixedString(8) -> String, ZSTD levels on words; chdb 4.4.0 made each table anew as the DDL says
+    (make_log_advice.py) and its system.columns bytes equal every projection to the byte.  Their
+    LowCardinality is not projected (said)."""
+    rows = TRUTH_LOG_STRINGS["rows"]
+    assert {r["engine"] for r in rows} == {"Log", "TinyLog"} and {r["suggestion"] for r in rows} == {"type", "codec"}
+    assert {r["type"] for r in rows} == {"FixedString(16)", "String"}
+    for r in rows:
+        a = _col(ta_advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['engine']} {r['table']}.{r['column']} -> {r['type']} CODEC({r['codec']}): engine "
+              f"{r['real_bytes']}, projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
+        assert any("LowCardinality is not projected" in n for n in a["notes"])
+    strings = [r for r in TRUTH_LOG_ADVICE["rows"] if r["from_type"] == "String"]
+    assert len(strings) >= 6          # the release data dir's Log String columns too (test above)

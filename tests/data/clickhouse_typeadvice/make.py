@@ -129,7 +129,7 @@ def restore_links(live):
                         os.symlink(target, p)
 
 
-def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
+def main(advice_path, datadir, tables=TABLES, truth="truth.json", columns=None):
     with open(advice_path) as f:
         advice = json.load(f)
     tmp = tempfile.mkdtemp()
@@ -145,7 +145,7 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json"):
 
     out = []
     for a in advice["columns"]:
-        if a["table"] not in tables:
+        if a["table"] not in tables or (columns and a["column"] not in columns):
             continue
         for c in a["candidates"] + [dict(c, suggestion="codec") for c in a.get("codec_candidates") or []]:
             ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp").rstrip(";")
@@ -200,6 +200,8 @@ if __name__ == "__main__":
     ap.add_argument("--db", default="fx")
     ap.add_argument("--tables", default=",".join(TABLES))
     ap.add_argument("--truth", default="truth.json")
+    ap.add_argument("--columns", default="", help="only these columns (comma separated)")
     args = ap.parse_args()
     DB = args.db
-    main(args.advice, args.datadir, tuple(args.tables.split(",")), args.truth)
+    main(args.advice, args.datadir, tuple(args.tables.split(",")), args.truth,
+         tuple(c for c in args.columns.split(",") if c))

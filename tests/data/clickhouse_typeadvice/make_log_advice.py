@@ -13,7 +13,13 @@ Log engines take no MODIFY COLUMN (NOT_IMPLEMENTED), so each suggestion is run a
 says: on a copy of the data dir, the table's CREATE with the column's new definition, then
 ``INSERT ... SELECT`` from the table with ``max_threads = 1`` (as the DDL says: the rows in
 their order); ``system.columns.data_compressed_bytes`` (the column's
-files' sizes in sizes.json) is the engine's figure.
+files' sizes in sizes.json) is the engine's figure.  The String and FixedString columns of
+make_log_strings.py's tables likewise (a third argument names the truth file):
+
+    .venv/bin/python -m dbxray.app.main advise tests/data/clickhouse_typeadvice/datadir --sample all --codecs \
+        --json -o /tmp/advice_ta.json
+    .venv/bin/python tests/data/clickhouse_typeadvice/make_log_advice.py /tmp/advice_ta.json \
+        tests/data/clickhouse_typeadvice/datadir truth_log_strings.json
 """
 import json
 import os
@@ -29,7 +35,7 @@ sys.path.insert(0, HERE)
 from make import close_session, restore_links, rows, write_truth  # noqa: E402
 
 
-def main(advice_path, datadir):
+def main(advice_path, datadir, truth="truth_log_advice.json"):
     with open(advice_path) as f:
         advice = json.load(f)
     tmp = tempfile.mkdtemp()
@@ -62,10 +68,10 @@ def main(advice_path, datadir):
                         "written_type": got["type"], "ddl": c["ddl"], "original_bytes": a["current_bytes"],
                         "real_bytes": int(got["b"])})
             print(table, a["column"], c["type"], c["codec"], got["b"], c["projected_bytes"], flush=True)
-    write_truth(os.path.join(HERE, "truth_log_advice.json"), s, out)
+    write_truth(os.path.join(HERE, truth), s, out)
     close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])
