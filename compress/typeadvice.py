@@ -268,8 +268,9 @@ def _stream_stored(dataset, table: dict, column: str, substreams: tuple[str, ...
     out = 0
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
-        if e.role == "part_column_data" and sec.get("substream", "") in substreams and \
-                sec.get("stream") == stem + sec.get("substream", ""):
+        sub = sec.get("substream", "") if e.role == "part_column_data" else \
+            str(sec.get("stream", ""))[len(stem):] if str(sec.get("stream", "")).startswith(stem) else None
+        if e.role in ("part_column_data", "table_data") and sub in substreams and sec.get("stream") == stem + sub:
             out += int(e.units["stored"][i])
     return out
 
@@ -466,7 +467,7 @@ def _null_map(dataset, table: dict, column: str, keep: bool = False,
     dirs: dict[int, str] = {}
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
-        if e.role != "part_column_data" or sec.get("stream") != stem + ".null":
+        if e.role not in ("part_column_data", "table_data") or sec.get("stream") != stem + ".null":
             continue
         seen = True
         raw = payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
@@ -544,9 +545,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                            f"values (not advised)")
         return adv
     log_engine = str(table.get("engine", "")) in LOG_ENGINES
-    if log_engine and nullable:
-        adv.not_advised = (f"{table.get('engine')} table: its Nullable columns are not advised (their null map file "
-                           f"is not re-written for Log engines here)")
+    if log_engine and nullable and kind in ("string", "fixedstring"):
+        adv.not_advised = (f"{table.get('engine')} table: its Nullable(String) and Nullable(FixedString) columns are "
+                           f"not advised (only Nullable fixed-width ones are)")
         return adv
     default = _default_codec(table)
     if log_engine and len(col.get("codecs") or {}) == 1 and not (col.get("codec") or "").strip():
@@ -555,6 +556,14 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             default = _zstd_level_of(dataset, table, col["name"], default)
     chain = _ddl_chain(col, default)
     adv.current_codec = chain
+    if log_engine and nullable and _generic(chain) != chain:
+        # LogSink codes every file of a column with the chain made for the column's type (StorageLog.cpp:
+        # getCodecOrDefault): on Nullable(T) Delta takes 1-byte values and T64 is refused at INSERT
+        # (ILLEGAL_SYNTAX_FOR_CODEC_TYPE), both found by running it through chdb 4.4.0
+        adv.not_advised = (f"{table.get('engine')} table: CODEC({chain}) on a Nullable column codes its null map "
+                           f"and values with the chain made for {ctype} (Delta on 1-byte values; T64 is refused "
+                           f"at INSERT): not modelled, not advised")
+        return adv
     granule = _granule(table)
     pre: list[Candidate] = []
     null_bytes = 0
@@ -562,7 +571,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     if nullable:
         try:
             # a String's null map is kept whatever ``codecs``: LowCardinality(Nullable) positions need it
-            nm = _null_map(dataset, table, col["name"], keep=codecs or kind in ("string", "fixedstring"),
+            nm = _null_map(dataset, table, col["name"], keep=codecs or log_engine or kind in ("string", "fixedstring"),
                            by_dir=null_dirs)
         except Exception as e:      # noqa: BLE001 -- a null map block that does not decode
             adv.not_advised = f"its null map could not be decoded: {e}"
@@ -582,6 +591,13 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         # A codec chain applies to the null map too, with its generic codecs only: every null
         # map block (read above) is projected with them beside the nested stream.
         null_proj = (null_map_projector(nm[2], granule), null_bytes) if codecs else None
+        if log_engine:      # made anew: the null map is written again, a block per new INSERT block
+            null_proj = (_log_null_projector(nm[2]), null_bytes)
+    elif nullable and log_engine:
+        nested = _log_relaid(dataset, table, col["name"], chain, _layout(inner)[1])
+        pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
+                                           f"without Nullable the null map file ({null_bytes:,} bytes) is gone",
+                             projected_bytes=nested, ci95=(nested, nested)))
     elif nullable:
         pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
                                            f"without Nullable the null map stream ({null_bytes:,} bytes) is gone",
@@ -595,7 +611,8 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                                     null_bytes if keep_nulls else 0)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
-                                  seed, codecs, null_proj, compact_ok=not nullable)
+                                  seed, codecs, null_proj if codecs else None, compact_ok=not nullable,
+                                  generic_only=log_engine and nullable)
     except _NotAdvised as e:
         adv.not_advised = str(e)
         return adv
@@ -610,8 +627,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             if c.type.startswith("LowCardinality("):        # its dictionary holds NULL: no null map
                 continue
             c.type = f"Nullable({c.type})"
-            c.projected_bytes += null_bytes
-            c.ci95 = (c.ci95[0] + null_bytes, c.ci95[1] + null_bytes)
+            nb = null_proj[0](c.codec) if log_engine else null_bytes
+            c.projected_bytes += nb
+            c.ci95 = (c.ci95[0] + nb, c.ci95[1] + nb)
             c.reason += (f"; {adv.nulls:,} of {nm[1]:,} rows are NULL: Nullable kept, its null map stream "
                          f"({null_bytes:,} bytes) as it is")
         for c in adv.codec_candidates:        # their bytes hold the null map with the chain's generic codecs
@@ -880,6 +898,31 @@ def project_log(pieces: list[bytes], chain: str, type_size: int | None = None, v
     return out
 
 
+def _split_rows(raw: bytes, rows: list[int], width: int) -> list[bytes]:
+    out, pos = [], 0
+    for r in rows:
+        out.append(raw[pos:pos + r * width])
+        pos += r * width
+    return out
+
+
+def _log_null_projector(parts: list[bytes]):
+    """A Log / TinyLog null map file as the table made anew writes it: one byte a row, a block per
+    new INSERT block (cut at 1 MiB), with the column's chain (LogSink codes every file of a column
+    with it; only generic chains are advised on Log Nullable columns)."""
+    raw = b"".join(parts)
+    new = _new_insert_rows(len(raw))
+    return lambda ch: project_log(_split_rows(raw, new, 1), ch)
+
+
+def _log_relaid(dataset, table: dict, column: str, chain: str, width: int) -> int:
+    """A Log / TinyLog column's ``<column>.bin`` of ``width``-byte values as the table made anew
+    writes it (a block per new INSERT block), with ``chain`` (a generic one)."""
+    pieces, _ = _log_inserts(dataset, table, column)
+    raw = b"".join(pieces)
+    return project_log(_split_rows(raw, _new_insert_rows(len(raw) // width), width), chain)
+
+
 def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str,
                         codecs: bool) -> list[Candidate]:
     """String and FixedString(N) columns of Log and TinyLog tables, every block read: a String's
@@ -984,7 +1027,7 @@ def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) ->
 
 def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
                   default: str, granule: int, fraction, seed, codecs: bool = False,
-                  null_proj=None, compact_ok: bool = True) -> list[Candidate]:
+                  null_proj=None, compact_ok: bool = True, generic_only: bool = False) -> list[Candidate]:
     """Integers, floats, DateTime64 and Decimal: fixed-width values (``null_proj``: a Nullable
     column with NULLs, (the null map's bytes with a chain, its bytes now) for the codec chains).
     The Wide parts' runs are sampled; the Compact parts' blocks (``compact_ok``: not for
@@ -1049,7 +1092,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
                    for cp, v in zip(compact, cvalues))
 
     adv.current_projected_bytes, _ = _estimate(per_cur, wide_rows, len(runs))
-    if cands and compact:
+    if compact and (cands or log_engine):
         adv.current_projected_bytes += exact(ctype, chain, None, now=True)
     for c, conv in cands:
         c.projected_bytes, c.ci95 = _estimate(per[id(c)], wide_rows, len(runs))
@@ -1061,7 +1104,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         _lowcardinality_note(adv, kind, ctype, first)
     if codecs and (raws or compact) and fits64:
         _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
-                            null_proj, wide_rows, exact)
+                            null_proj, wide_rows, exact, generic_only)
     return [c for c, _ in cands]
 
 
@@ -1106,7 +1149,7 @@ def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: st
 
 
 def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
-                        null_proj=None, wide_rows=None, exact=None) -> None:
+                        null_proj=None, wide_rows=None, exact=None, generic_only: bool = False) -> None:
     """Codec chains on the column's best lossless type (its current type when none is smaller);
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
     to each chain's projection and to what it must beat."""
@@ -1123,7 +1166,8 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
     rows = [runs[int(pick[i])].rows for i in sel]
     numeric = [values[i] for i in sel] if values and values[0] is not None else None
     chains = [c for c in K.chains_for(kind, t, numeric)
-              if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))]
+              if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))
+              and not (generic_only and _generic(c) != c)]
     wide_rows = adv.rows if wide_rows is None else wide_rows
 
     def total(c: str) -> tuple[int, tuple[int, int]]:
@@ -1136,7 +1180,9 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
     if null_proj is not None:
         nm, now = null_proj
         found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
-        beat += now
+        # a Log table made anew writes its null map again (generic_only): the best type's candidate
+        # carries the null map re-laid with its chain
+        beat += nm(best[0].codec) if generic_only and conv is not None else now
     _keep_chains(adv, found, t, ctype, chain, True if conv is None else best[0].lossless, beat, why)
 
 

@@ -13,13 +13,14 @@ Log engines take no MODIFY COLUMN (NOT_IMPLEMENTED), so each suggestion is run a
 says: on a copy of the data dir, the table's CREATE with the column's new definition, then
 ``INSERT ... SELECT`` from the table with ``max_threads = 1`` (as the DDL says: the rows in
 their order); ``system.columns.data_compressed_bytes`` (the column's
-files' sizes in sizes.json) is the engine's figure.  The String and FixedString columns of
-make_log_strings.py's tables likewise (a third argument names the truth file):
+files' sizes in sizes.json) is the engine's figure.  The String, FixedString and Nullable
+columns of make_log_strings.py's and make_log_nullable.py's tables likewise (a third argument
+names the truth file):
 
     .venv/bin/python -m dbxray.app.main advise tests/data/clickhouse_typeadvice/datadir --sample all --codecs \
         --json -o /tmp/advice_ta.json
     .venv/bin/python tests/data/clickhouse_typeadvice/make_log_advice.py /tmp/advice_ta.json \
-        tests/data/clickhouse_typeadvice/datadir truth_log_strings.json
+        tests/data/clickhouse_typeadvice/datadir truth_log_strings_nullable.json
 """
 import json
 import os

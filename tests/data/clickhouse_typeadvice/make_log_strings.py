@@ -7,7 +7,7 @@ the engine itself (chdb; run after make_types.py, with the same chdb):
 
     /tmp/chdb-4.4.0/bin/python tests/data/clickhouse_typeadvice/make_log_strings.py
 
-Then its truth, as make_log_advice.py says (``--truth truth_log_strings.json``).
+Then its truth, as make_log_advice.py says (its third argument ``truth_log_strings_nullable.json``).
 """
 import os
 import sys
