@@ -608,7 +608,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         elif kind in ("string", "fixedstring"):
             cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed,
                                     codecs, null_dirs if keep_nulls else None, null_proj,
-                                    null_bytes if keep_nulls else 0)
+                                    null_bytes if keep_nulls else 0, nullable)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
                                   seed, codecs, null_proj if codecs else None, compact_ok=not nullable,
@@ -1290,17 +1290,137 @@ def _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands):
                       lambda v, d=10 ** (s - scale), t=t: _as_bytes(v // d, t)))
 
 
+@dataclass
+class _CompactStrings:
+    """One Compact part's granules of a String or FixedString column: each granule's bytes of
+    the column (MergeTreeDataPartWriterCompact::writeColumnSingleGranule: all its substreams
+    through one stream when they share a codec, flushed after the granule), as values."""
+    entry: object
+    payloads: list[bytes]                 # each granule's bytes as stored (decompressed)
+    sizes: list[np.ndarray]
+    chars: list[bytes]
+    stored: int
+    with_size_stream: bool                # the part writes Strings with a separate sizes substream
+
+
+def _compact_string_parts(dataset, table: dict, column: str, fixed: int) -> tuple[list[_CompactStrings], list[str]]:
+    """The column's granules in the table's active Compact parts, read whole: a String granule is
+    its UInt64 sizes then its bytes (serialization.json ``string`` version 1, with_size_stream:
+    both substreams in one block) or its values with inline varint sizes (older parts); a
+    FixedString(N) granule N bytes a value.  (parts, notes on parts not read)."""
+    from . import chstrings as S
+    stem = escape_for_file_name(column)
+    by_entry: dict[int, tuple[object, list[int]]] = {}
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        if e.role == "part_column_data" and sec.get("part_type") == "Compact":
+            by_entry.setdefault(id(e), (e, []))[1].append(i)
+    out, notes = [], []
+    for e, idx in by_entry.values():
+        det = e.detail.get("clickhouse") or {}
+        cd, part = det.get("compact"), det.get("part")
+        name = e.sections["clickhouse"].get("part")
+        pairs = [k for k, st in enumerate(getattr(cd, "pair_streams", None) or [])
+                 if st == stem or st.startswith(stem + ".")]
+        if cd is None or cd.marks is None or cd.marks.rows is None or not pairs:
+            notes.append(f"Compact part {name}: no marks of this column (not counted)")
+            continue
+        rows = cd.marks.rows.astype(np.int64)
+        starts = cd.marks.offsets[:, pairs[0], 0].astype(np.int64)
+        live = np.flatnonzero(rows > 0)
+        idx.sort()
+        offs = e.units["offset"][idx].astype(np.int64)
+        gran = np.searchsorted(starts[live], offs, side="right") - 1
+        try:
+            pays = [b"".join(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
+                             for i, g in zip(idx, gran) if g == k) for k in range(len(live))]
+            ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", False))
+            sizes, chars = [], []
+            for pay, r in zip(pays, rows[live].tolist()):
+                if fixed:
+                    if len(pay) != r * fixed:
+                        raise S.StringReadError(f"a granule of {len(pay)} bytes for {r} rows of {fixed} bytes")
+                    sz, ch = S.fixed_to_string(pay, fixed)
+                elif ssv:
+                    sz = np.frombuffer(pay[:8 * r], dtype="<u8")
+                    ch = pay[8 * r:]
+                    if len(sz) != r or int(sz.sum()) != len(ch):
+                        raise S.StringReadError("a granule's sizes do not add up to its bytes")
+                else:
+                    sz, ch = S.parse_inline(pay)
+                    if len(sz) != r:
+                        raise S.StringReadError(f"a granule of {len(sz)} values where its mark says {r}")
+                sizes.append(sz)
+                chars.append(ch)
+        except (S.StringReadError, payloads.PayloadError) as ex:
+            notes.append(f"Compact part {name}: its blocks of this column could not be read ({ex}; not counted)")
+            continue
+        out.append(_CompactStrings(e, pays, sizes, chars, int(sum(int(e.units["stored"][i]) for i in idx)), ssv))
+    return out, notes
+
+
+def project_compact(granules: list[bytes], chain: str) -> int:
+    """Stored bytes of a column's granules in a Compact part: each granule's bytes through the
+    part's stream, flushed after it (cut at max_compress_block_size), framed."""
+    return project_log(granules, chain)
+
+
+def _compact_layouts(cp: _CompactStrings, as_type: str, fixed: int = 0, lc_fixed: int = 0) -> list[bytes]:
+    """A Compact part's granules of the column written as ``as_type`` ("now": as stored;
+    "fixed": FixedString(``fixed``); "string": String as the part writes Strings; "lc":
+    LowCardinality: writeColumnSingleGranule gives each granule a fresh state with
+    low_cardinality_max_dictionary_size = 0, so SerializationLowCardinality writes the keys
+    version, then the index type with HasAdditionalKeysBit and NeedUpdateDictionary, the
+    granule's keys (the default first, then in first-seen order) and its positions, no shared
+    dictionary; checked byte for byte against the granules chdb 4.4.0 wrote)."""
+    from . import chstrings as S
+    out = []
+    for pay, sz, ch in zip(cp.payloads, cp.sizes, cp.chars):
+        if as_type == "now":
+            out.append(pay)
+        elif as_type == "fixed":
+            if lc_fixed or len(ch) == len(sz) * fixed:
+                out.append(ch)
+            else:
+                buf = np.zeros((len(sz), fixed), dtype=np.uint8)
+                buf[np.arange(fixed)[None, :] < sz[:, None].astype(np.int64)] = np.frombuffer(ch, dtype=np.uint8)
+                out.append(buf.tobytes())
+        elif as_type == "string":
+            out.append(sz.astype("<u8").tobytes() + ch if cp.with_size_stream else S.inline_bytes(sz, ch))
+        else:
+            codes, keys = S.factorize(sz, ch)
+            w = S.LowCardinalityWriter(fixed=lc_fixed)
+            w.keys = w._special()
+            order = S._first_seen_order(codes)
+            pos_of = np.zeros(max(len(keys), 1), dtype=np.int64)
+            for c in order.tolist():
+                k = keys[c]
+                p = w.keys.get(k)
+                if p is None:
+                    p = w.keys[k] = len(w.keys)
+                pos_of[c] = p
+            t, dt = S._index_dtype(len(w.keys) - 1)
+            flags = t | S.HAS_ADDITIONAL_KEYS_BIT | S.NEED_UPDATE_DICTIONARY     # a fresh state per granule
+            out.append(S.LC_KEYS_VERSION.to_bytes(8, "little") + flags.to_bytes(8, "little")
+                       + len(w.keys).to_bytes(8, "little") + S._string_bulk(list(w.keys), lc_fixed)
+                       + len(sz).to_bytes(8, "little") + pos_of[codes].astype(dt).tobytes())
+    return out
+
+
 def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,
                     granule: int, fraction, seed, codecs: bool = False, nulls_by_dir: dict | None = None,
-                    null_proj=None, null_bytes: int = 0) -> list[Candidate]:
+                    null_proj=None, null_bytes: int = 0, nullable: bool = False) -> list[Candidate]:
     """String and FixedString(N) columns: FixedString(N) for Strings all N bytes long,
     String for padded FixedStrings, LowCardinality(String) / LowCardinality(FixedString(N))
     for few distinct values.  ``nulls_by_dir``: a Nullable column that holds NULLs (each part
     folder's null map): LowCardinality(Nullable(...)), whose dictionary holds NULL (no null
     map stream: it is compared with the column's bytes with its null map, ``null_bytes``), and the
-    codec chains with the null map (``null_proj``)."""
+    codec chains with the null map (``null_proj``).  The granules of Compact parts (not of a
+    Nullable column: its null map shares their blocks) are read whole and projected exactly,
+    added to the Wide parts' sampled projection."""
     from . import chstrings as S
     fixed = _base_type(ctype) == "FixedString"
+    n = int(_args(ctype)[0]) if fixed else 0
     if fixed:
         n = int(_args(ctype)[0])
         runs, adv.rows, _ = _main_stream_runs(dataset, table, column, n, granule)
@@ -1311,9 +1431,21 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         if not runs and adv.current_bytes:
             raise _NotAdvised("String sizes inline in the .bin stream (parts written without the .size stream): "
                               "not advised")
+    cparts, cnotes = ([], []) if nullable else _compact_string_parts(dataset, table, column, n)
+    if cparts and _generic(chain) != chain:
+        cnotes.append(f"CODEC({chain}) holds a transform: the Compact parts' granules are not counted")
+        cparts = []
     if not runs:
-        raise _NotAdvised("no blocks of this column in active Wide parts (String and FixedString columns of "
-                          "Compact parts are not advised)")
+        raise _NotAdvised("no blocks of this column in active Wide parts (a String or FixedString column only in "
+                          "Compact parts is not advised)")
+    adv.notes.extend(cnotes)
+    wide_rows, wide_bytes = adv.rows, adv.current_bytes
+    adv.compact_rows = int(sum(len(z) for cp in cparts for z in cp.sizes))
+    adv.rows += adv.compact_rows
+    adv.current_bytes += sum(cp.stored for cp in cparts)
+
+    def cx(as_type: str, ch: str, width: int = 0, lc_fixed: int = 0) -> int:   # the Compact parts, exactly
+        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed), ch) for cp in cparts)
     pick = _sampled_runs(adv, runs, fraction, seed)
     every = len(pick) == len(runs)
     reader = S.StringRunReader(dataset, escape_for_file_name(column),
@@ -1386,7 +1518,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
         if codecs:
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
-                                  every, seed, load_chars, null_proj)
+                                  every, seed, load_chars, null_proj, wide_rows, cx)
         return cands
     try:
         # the column's stored bytes in each run read: the String and FixedString candidates
@@ -1409,7 +1541,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             per.setdefault(id(fs_c), []).append((x, S.project_fixed(chars, adv.length_min, chain, granule)))
         if str_c:
             per.setdefault(id(str_c), []).append((x, S.project_string(sizes, chars, chain, granule)))
-    adv.current_projected_bytes, _ = _estimate(per_cur, adv.current_bytes, len(runs))
+    adv.current_projected_bytes, _ = _estimate(per_cur, wide_bytes, len(runs))
+    adv.current_projected_bytes += cx("now", chain)
     floor = 0.0
     if lc_c and len(got) < len(runs):
         # the positions stream is estimated per row: how much the column's stored bytes a row
@@ -1443,7 +1576,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             kb, db = S.project_lowcardinality_run(w, codes, keys, ch, granule)
             per_lc.append((run.rows, kb + db))
             lc_runs.append((run, new))
-        est, ci = _estimate(per_lc, adv.rows, len(runs), floor)
+        est, ci = _estimate(per_lc, wide_rows, len(runs), floor)
+        x = cx("lc", ch, 0, n) if cparts else 0
+        est, ci = est + x, (ci[0] + x, ci[1] + x)
         d_est, d_half = _dictionary_estimate(S, writers, lc_runs, runs, ch)
         return _add_independent(est, ci, d_est, d_half)
 
@@ -1453,7 +1588,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         if c is lc_c:
             c.projected_bytes, c.ci95 = lc_project(chain)
         else:
-            c.projected_bytes, c.ci95 = _estimate(per[id(c)], adv.current_bytes, len(runs))
+            c.projected_bytes, c.ci95 = _estimate(per[id(c)], wide_bytes, len(runs))
+            x = cx("fixed", chain, adv.length_min) if c is fs_c else cx("string", chain)
+            c.projected_bytes, c.ci95 = c.projected_bytes + x, (c.ci95[0] + x, c.ci95[1] + x)
         now = adv.current_bytes + (null_bytes if c is lc_c else 0)
         if c.projected_bytes < now:
             cands.append(c)
@@ -1468,12 +1605,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                      f" (the {lc_c.type} suggestion with this codec)")
     elif codecs:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
-                              every, seed, load_chars, null_proj)
+                              every, seed, load_chars, null_proj, wide_rows, cx)
     return cands
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
-                          load_chars, null_proj=None) -> None:
+                          load_chars, null_proj=None, wide_rows=None, cx=None) -> None:
     """General codecs and levels on the String or FixedString(N) the column is or would be;
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
     to each chain's projection and to what it must beat."""
@@ -1496,7 +1633,12 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
     else:
         t, why = ctype, ""
         proj = lambda i, c: S.project_string(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
-    found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows, len(runs), _estimate)
+    found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
+                     len(runs), _estimate)
+    if cx is not None:          # the Compact parts' granules, every value, with each chain
+        lay = ("fixed", adv.length_min) if t != ctype else ("now", 0)
+        xs = {c: cx(lay[0], c, lay[1]) for c, _, _ in found}
+        found = sorted(((c, e + xs[c], (lo + xs[c], hi + xs[c])) for c, e, (lo, hi) in found), key=lambda x: x[1])
     beat = fs_c.projected_bytes if t != ctype else adv.current_bytes
     if null_proj is not None:
         nm, now = null_proj

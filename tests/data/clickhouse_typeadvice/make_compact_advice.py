@@ -18,7 +18,13 @@ per column in a Compact part, so the column's bytes are measured as the Wide par
 ``column_data_compressed_bytes`` plus the Compact parts' ``data_compressed_bytes`` (the
 other columns' blocks of a Compact part are written again the same), before and after:
 their difference is what the change saved.  A codec change on the same type is left out:
-its DDL ends with ``OPTIMIZE ... FINAL``, which merges the parts into others.
+its DDL ends with ``OPTIMIZE ... FINAL``, which merges the parts into others.  The String
+and FixedString columns of make_compact_strings.py's table likewise:
+
+    .venv/bin/python -m dbxray.app.main advise tests/data/clickhouse_typeadvice/datadir --sample all --codecs \
+        --json -o /tmp/advice_ta.json
+    /tmp/chdb-4.4.0/bin/python tests/data/clickhouse_typeadvice/make_compact_advice.py /tmp/advice_ta.json \
+        tests/data/clickhouse_typeadvice/datadir --db ta --table compact_str --truth truth_compact_strings.json
 """
 import json
 import os
@@ -46,7 +52,7 @@ def measure(s, column):
     return int(wide or 0) + compact, {p["name"]: p["part_type"] for p in parts}
 
 
-def main(advice_path, datadir):
+def main(advice_path, datadir, truth="truth_compact_advice.json"):
     with open(advice_path) as f:
         advice = json.load(f)
     tmp = tempfile.mkdtemp()
@@ -69,6 +75,8 @@ def main(advice_path, datadir):
         for c in a["candidates"] + [dict(c, suggestion="codec") for c in a.get("codec_candidates") or []]:
             if c["type"] == a["type"]:
                 continue            # a codec change alone: OPTIMIZE ... FINAL merges the parts
+            if c["ddl"].startswith("--"):
+                continue            # a key column: the table made anew, its parts merged
             s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
             s.query(f"CREATE TABLE {DB}.adv_tmp AS {DB}.`{TABLE}`")
             s.query(f"SYSTEM STOP MERGES {DB}.adv_tmp")
@@ -92,10 +100,19 @@ def main(advice_path, datadir):
                         "part_types_after": sorted(types_after.values())})
             print(a["column"], c["type"], c["codec"], before, after, before - after, c["saving_bytes"], flush=True)
     s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
-    write_truth(os.path.join(HERE, "truth_compact_advice.json"), s, out)
+    write_truth(os.path.join(HERE, truth), s, out)
     close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("advice")
+    ap.add_argument("datadir")
+    ap.add_argument("--db", default=DB)
+    ap.add_argument("--table", default=TABLE)
+    ap.add_argument("--truth", default="truth_compact_advice.json")
+    args = ap.parse_args()
+    DB, TABLE = args.db, args.table
+    main(args.advice, args.datadir, args.truth)
