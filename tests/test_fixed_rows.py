@@ -1,12 +1,14 @@
-"""A Fixed MyISAM data file's rows decoded with the table's .frm (parsers/server/record.py,
-compress/engines/fixedrows.py): the fixture's ``misc.myisam_fixed`` gives back the TSV it was
-loaded from byte for byte (manifest ``inputs``: 400 rows, 47,929 bytes); each row's InnoDB and
-full-width images; the cross-engine row models run on them. The real InnoDB / MyRocks sizes
+"""A Fixed MyISAM data file's rows and an Aria Page one's decoded with the table's .frm
+(parsers/server/record.py, parsers/aria/blockrow.py, compress/engines/fixedrows.py): the
+fixture's ``misc.myisam_fixed`` gives back the TSV it was loaded from byte for byte (manifest
+``inputs``: 400 rows, 47,929 bytes); each row's InnoDB and full-width images; ``misc.aria_page``'s
+2,000 rows; the cross-engine row models run on them. The real InnoDB / MyRocks sizes
 are checked in tests/test_archive_cross_engine.py (a private server, CTAS)."""
 from __future__ import annotations
 
 import json
 import shutil
+import struct
 
 import pytest
 
@@ -70,9 +72,48 @@ def test_fixed_rows_go_through_the_row_models(fixtures_root, tmp_path):
     assert 9 * 16384 < got["innodb_from_rows_estimate"] < 12 * 16384
     assert {"myrocks_from_rows_estimate", "tokudb_from_rows_estimate",
             "innodb_row_compressed_kbs8k_from_rows_estimate"} <= set(got)
-    assert any("decoded with the table's .frm" in n for n in t["notes"])
+    assert any("decoded into their columns with the table's .frm" in n for n in t["notes"])
     (tmp_path / "myisam_fixed.frm").unlink()                        # no .frm: no row models, said so
     res = run_whatif(scan(str(tmp_path)), ["zlib:6"], sample="all", raw_models=False, engines=("myisam",))
     t = targets_by_name(res)["myisam_fixed.MYD"]
     assert t["primary_model"] == "innodb_page_compressed_estimate"
     assert any("Fixed rows not decoded: no readable .frm" in n for n in t["notes"])
+
+
+def test_aria_page_rows(fixtures_root, tmp_path):
+    """The fixture's Aria Page table (ROW_FORMAT=PAGE, TRANSACTIONAL=1): the .MAI's column
+    definitions in the engine's order (fixed NOT NULL first), every row of its HEAD pages read
+    (ids 1..2000 once each; the values equal the server's SELECT in tests/test_archive_cross_engine.py),
+    a damaged column definition and a row going on in other pages named."""
+    from dbxray.compress.engines.fixedrows import page_row_units
+    from dbxray.parsers.aria.blockrow import (FIELD_NORMAL, FIELD_SKIP_ZERO, FIELD_VARCHAR, ROW_FLAG_EXTENTS,
+                                              BlockRowError, read_block_row, read_layout)
+    from dbxray.parsers.aria.state import read_header
+    src = fixtures_root / "mariadb" / "datadir" / "misc"
+    mai = (src / "aria_page.MAI").read_bytes()
+    h = read_header(mai)
+    layout = read_layout(mai, h)
+    assert [(c.offset, c.type) for c in layout.columns] == [
+        (1, FIELD_NORMAL), (67, FIELD_NORMAL), (9, FIELD_SKIP_ZERO), (13, FIELD_SKIP_ZERO), (18, FIELD_VARCHAR),
+        (73, FIELD_VARCHAR)]
+    assert layout.fixed_not_null_fields == 2 and layout.null_bytes == 1 and layout.pack_bytes == 1
+    for p in src.glob("aria_page.*"):
+        shutil.copyfile(p, tmp_path / p.name)
+    entry = scan(str(tmp_path)).file("aria_page.MAD")
+    innodb, full = page_row_units(entry, "aria")
+    rows = [r for k in range(len(innodb)) for r in innodb.meta["decode"](k)]
+    ids = sorted(int(value_text(r[0])) for r in rows)
+    assert ids == list(range(1, 2001)) and innodb.meta["rows"] == entry.sections["aria"]["rows"] == 2000
+    page = bytearray((tmp_path / "aria_page.MAD").read_bytes()[h.block_size:2 * h.block_size])
+    off, length = struct.unpack_from("<HH", page, h.block_size - 8)
+    assert read_block_row(bytes(page), off, length, layout)[1] == (1).to_bytes(8, "little")
+    page[off] |= ROW_FLAG_EXTENTS
+    with pytest.raises(BlockRowError, match="ROW_FLAG_EXTENTS") as e:
+        read_block_row(bytes(page), off, length, layout)
+    assert e.value.offset == off
+    bad = bytearray(mai)
+    at = h.header_length - h.fields * 22
+    bad[at + 2:at + 4] = (60000).to_bytes(2, "big")                # column 0's offset past the record
+    with pytest.raises(BlockRowError, match="does not fit") as e:
+        read_layout(bytes(bad), h)
+    assert e.value.offset == at

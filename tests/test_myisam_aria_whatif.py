@@ -39,10 +39,9 @@ def test_targets_models_and_exact_projection(result):
         pack = "myisampack_estimate" if name.endswith(".MYD") else "aria_pack_estimate"
         rows = {"innodb_from_rows_estimate", "innodb_row_compressed_kbs8k_from_rows_estimate",
                 "innodb_row_compressed_kbs4k_from_rows_estimate", "myrocks_from_rows_estimate",
-                "tokudb_from_rows_estimate"} if "_dyn." in name or name == "myisam_fixed.MYD" else set()
-        # Dynamic rows are read, Fixed ones decoded with the .frm; Aria Page rows are not
+                "tokudb_from_rows_estimate"}       # Dynamic rows are read, Fixed and Page ones decoded with the .frm
         assert {r["model"] for r in t["results"]} == {"innodb_page_compressed_estimate", pack} | rows
-        assert t["primary_model"] == ("innodb_from_rows_estimate" if rows else "innodb_page_compressed_estimate")
+        assert t["primary_model"] == "innodb_from_rows_estimate"
         data = open(ds.file(name).abspath, "rb").read()
         for codec in resolve_codecs(["zlib:6", "lz4"]):
             r = result_for(t, codec.name, "innodb_page_compressed_estimate")

@@ -11,8 +11,7 @@ starts in a run of :data:`RUN_BYTES` of the file (the scan's ROW units: parsers/
 
 Not read here: Fixed rows (mi_statrec.c) keep every CHAR at its full width in bytes (4 a
 character in utf8mb4) where InnoDB stores it trimmed: fixedrows.py decodes them with the
-table's .frm. Aria's Page rows (ma_blockrec.c) are not read: those tables keep the data file
-cut in 16 KiB pieces.
+table's .frm, as it does Aria's Page rows (ma_blockrec.c).
 """
 from __future__ import annotations
 

@@ -1,11 +1,15 @@
-"""The rows of a Fixed (static) MyISAM or Aria data file, decoded into their columns with the
-table's ``.frm`` (parsers/server/frmfields.py, parsers/server/record.py), re-encoded as the
-other engines would store them, in runs for the cross-engine row models (rowmodels.py),
-framed as datarows.py frames Dynamic rows (each row behind its 4-byte length).
+"""The rows of a Fixed (static) MyISAM or Aria data file and of an Aria Page (BLOCK_RECORD)
+one, decoded into their columns with the table's ``.frm`` (parsers/server/frmfields.py,
+parsers/server/record.py; a Page row with the ``.MAI``'s column definitions:
+parsers/aria/blockrow.py), re-encoded as the other engines would store them, in runs for the
+cross-engine row models (rowmodels.py), framed as datarows.py frames Dynamic rows (each row
+behind its 4-byte length).
 
 A Fixed row is the server's record (mi_statrec.c): every CHAR at its full width in bytes
-(CHAR(200) in utf8mb4: 800 bytes, mostly spaces), so its bytes are not what InnoDB stores.
-Two images of each live row (a deleted one starts with 0: mi_statrec.c) are made:
+(CHAR(200) in utf8mb4: 800 bytes, mostly spaces), so its bytes are not what InnoDB stores; a
+Page row keeps its columns in the engine's order with empty ones left out.  Two images of
+each live row (a deleted Fixed one starts with 0: mi_statrec.c; a deleted Page one has a free
+directory entry) are made:
 
 * :func:`innodb_image`, what a COMPACT/DYNAMIC record holds besides its fixed header
   (rem0rec.cc ``rec_convert_dtuple_to_rec_comp``): the NULL bitmap (a bit per nullable
@@ -19,7 +23,8 @@ Two images of each live row (a deleted one starts with 0: mi_statrec.c) are made
   VARCHAR behind its length bytes) and TokuDB's row (ha_tokudb.cc ``pack_row``: CHAR a fixed
   field) hold.
 
-A unit is the rows in a run of :data:`RUN_BYTES` of the data file.  The row images' mean is
+A unit is the rows in a run of :data:`RUN_BYTES` of the data file (Page: the rows of the HEAD
+pages in it; a table with TAIL or BLOB pages, rows going on in other pages, is not read).  The row images' mean is
 made from every row of a table of up to :data:`EXACT_ROWS` rows (each unit's bytes then
 exact), from that many rows spread evenly over a larger one (the units' bytes then its mean
 times their rows).
@@ -27,12 +32,18 @@ times their rows).
 from __future__ import annotations
 
 import os
+import struct
 
 import numpy as np
 
+from dbxray.parsers.aria.blockrec import DIR_COUNT_OFFSET, DIR_ENTRY_SIZE, PAGE_SUFFIX_SIZE
+from dbxray.parsers.aria.blockrow import BlockRowError, read_block_row, read_layout
+from dbxray.parsers.aria.state import read_header as read_mai
 from dbxray.parsers.fileio import FileReadError, ReadOnlyFile
 from dbxray.parsers.model import FileEntry
+from dbxray.parsers.myisam.state import HeaderError
 from dbxray.parsers.server.frm import FrmError
+from dbxray.parsers.server.frmfields import _INT_TYPES as INT_TYPES
 from dbxray.parsers.server.frmfields import MYSQL_TYPE_BIT, FrmColumns, read_frm_columns
 from dbxray.parsers.server.record import RecordError, Value, record_values
 
@@ -61,6 +72,12 @@ def _innodb_bytes(v: Value) -> bytes:
         return data[:max(len(stripped), keep)]
     if f.real_type == MYSQL_TYPE_BIT:                        # its bits in whole bytes
         return data + (b"\0" if f.length & 7 else b"")
+    if f.real_type in INT_TYPES:
+        # row0mysql.cc: an integer big-endian, a signed one's sign bit flipped (memcmp order)
+        b = bytearray(data[::-1])
+        if not f.unsigned:
+            b[0] ^= 0x80
+        return bytes(b)
     return data
 
 
@@ -86,6 +103,8 @@ def full_width_image(values: list[Value], nullable: int) -> bytes:
             continue
         if v.field.is_varchar:
             out.append(len(v.data).to_bytes(v.field.varchar_length_bytes, "little"))
+        elif v.field.is_blob:
+            out.append(len(v.data).to_bytes(v.field.blob_length_bytes, "little"))
         out.append(v.data)
     return b"".join(out)
 
@@ -104,6 +123,64 @@ def table_columns(entry: FileEntry) -> tuple[FrmColumns | None, str | None]:
         return read_frm_columns(buf, frm), None
     except FrmError as e:
         return None, f"{e} (offset {e.offset})"
+
+
+def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, order_key: np.ndarray,
+               source: str) -> tuple[UnitSet, UnitSet] | str:
+    """The two UnitSets (InnoDB images, full-width images) of ``n_units`` units: ``rows_of(f, j)``
+    decodes unit ``j``'s live rows (lists of :class:`Value`), ``live_of(f, j)`` only counts them.
+    Every row is decoded when the file holds up to :data:`EXACT_ROWS` of them (each unit's
+    bytes exact); else every k-th unit gives the rows' mean (module doc)."""
+    path = entry.abspath
+
+    def payload(image, j: int) -> bytes:
+        with ReadOnlyFile(path) as f:
+            rows = rows_of(f, j)
+        return b"".join(len(r).to_bytes(4, "little") + r for r in (image(v, nullable) for v in rows))
+
+    images = (innodb_image, full_width_image)
+    live = np.zeros(n_units, dtype=np.int64)
+    sums = {im: np.zeros(n_units, dtype=np.int64) for im in images}
+    seen = {im: [0, 0] for im in images}
+    longest = 0
+    rows_total = int((entry.sections.get(entry.engine) or {}).get("rows") or 0)
+    step = max(1, -(-rows_total // EXACT_ROWS) if rows_total else 1)
+    try:
+        with ReadOnlyFile(path) as f:
+            for j in range(n_units):
+                if step > 1 and j % step:
+                    live[j] = live_of(f, j)
+                    continue
+                for v in rows_of(f, j):
+                    live[j] += 1
+                    for im in images:
+                        n = len(im(v, nullable))
+                        sums[im][j] += 4 + n
+                        seen[im][0] += 4 + n
+                        seen[im][1] += 1
+                        if im is innodb_image:
+                            longest = max(longest, n)
+    except (FileReadError, RecordError, BlockRowError) as e:
+        return f"rows not read: {e} (offset {getattr(e, 'offset', '?')})"
+    if step > 1:
+        for im, (b, k) in seen.items():
+            sums[im] = np.round(live * (b / max(k, 1))).astype(np.int64)
+    keep = np.flatnonzero(live > 0)
+    if not len(keep):
+        return "no live rows"
+    out = []
+    for im, what in ((innodb_image, "InnoDB records"), (full_width_image, "full-width rows")):
+        out.append(UnitSet(label=f"{entry.path} ({source} as {what}, runs of {RUN_BYTES >> 20} MiB)",
+                           logical=sums[im][keep], strata=np.zeros(len(keep), dtype=np.int64),
+                           payload=lambda k, im=im: payload(im, int(keep[k])), order_key=order_key[keep],
+                           meta={"entry": entry, "rows": int(live.sum()), "longest": longest, "exact": step == 1,
+                                 "decode": lambda k: _decoded(rows_of, path, int(keep[k]))}))
+    return out[0], out[1]
+
+
+def _decoded(rows_of, path: str, j: int) -> list[list[Value]]:
+    with ReadOnlyFile(path) as f:
+        return rows_of(f, j)
 
 
 def fixed_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | str:
@@ -127,68 +204,81 @@ def fixed_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | 
     total = size // reclen
     run_rows = max(1, RUN_BYTES // reclen)
     n_units = -(-total // run_rows)
-    path = entry.abspath
 
-    def rows_of(f: ReadOnlyFile, first: int, count: int) -> list[list[Value]]:
-        buf = f.pread(first * reclen, count * reclen)
+    def records(f: ReadOnlyFile, j: int) -> bytes:
+        return f.pread(j * run_rows * reclen, min(run_rows, total - j * run_rows) * reclen)
+
+    def rows_of(f: ReadOnlyFile, j: int) -> list[list[Value]]:
+        buf = records(f, j)
+        return [record_values(buf[k:k + reclen], cols) for k in range(0, len(buf) - reclen + 1, reclen)
+                if buf[k] != 0]                               # 0: a deleted row (mi_statrec.c)
+
+    def live_of(f: ReadOnlyFile, j: int) -> int:
+        return int((np.frombuffer(records(f, j), np.uint8)[::reclen] != 0).sum())
+
+    return _unit_sets(entry, n_units, rows_of, live_of, nullable,
+                      np.arange(n_units, dtype=np.int64) * run_rows * reclen, "rows decoded with the .frm")
+
+
+def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | str:
+    """The live rows of an Aria Page (BLOCK_RECORD) data file as (InnoDB images, full-width
+    images) in runs of HEAD pages: each row read with the ``.MAI``'s column definitions
+    (parsers/aria/blockrow.py) and the ``.frm``'s columns, or why they are not read."""
+    sec = entry.sections.get(engine) or {}
+    if sec.get("row_format") != "Page" or entry.units is None or not len(entry.units):
+        return "not a Page data file with rows"
+    types = sec.get("page_types") or {}
+    if types.get("TAIL_PAGE") or types.get("BLOB_PAGE") or types.get("BAD_PAGE_TYPE") or types.get("PART_PAGE"):
+        return ("rows spread over several pages (TAIL or BLOB pages: ROW_FLAG_EXTENTS), not read here"
+                if types.get("TAIL_PAGE") or types.get("BLOB_PAGE") else "damaged pages")
+    cols, why = table_columns(entry)
+    if cols is None:
+        return why or "no columns"
+    mai = os.path.splitext(entry.abspath)[0] + ".MAI"
+    try:
+        with ReadOnlyFile(mai) as f:
+            head = f.pread(0, min(f.size, 1 << 20))
+        h = read_mai(head)
+        if h.encrypted:
+            return "encrypted pages"
+        layout = read_layout(head, h)
+    except (FileReadError, OSError, HeaderError, BlockRowError) as e:
+        return f"{mai}: column definitions not read ({e})"
+    by_offset = {f.record_offset: f for f in cols.fields if f.stored}
+    if sorted(by_offset) != sorted(c.offset for c in layout.columns) or h.reclength != cols.reclength:
+        return "the .MAI's columns are not the .frm's"
+    nullable = sum(1 for f in cols.fields if f.stored and f.nullable)
+    names = entry.kind_names or {}
+    head_code = next((c for c, n in names.items() if n == "HEAD_PAGE"), None)
+    block = h.block_size
+    offsets = entry.units["offset"][entry.units["kind"] == head_code].astype(np.int64)
+    run = offsets // RUN_BYTES
+    keys, first = np.unique(run, return_index=True)
+    bounds = list(first) + [len(offsets)]
+    order = [f.record_offset for f in cols.fields if f.stored]
+
+    def directory(page: bytes) -> list[tuple[int, int]]:
+        n = page[DIR_COUNT_OFFSET]
+        tail = len(page) - PAGE_SUFFIX_SIZE
         out = []
-        for k in range(len(buf) // reclen):
-            rec = buf[k * reclen:(k + 1) * reclen]
-            if rec[0] == 0:                                   # a deleted row (mi_statrec.c)
-                continue
-            out.append(record_values(rec, cols))
+        for r in range(n):
+            off, length = struct.unpack_from("<HH", page, tail - DIR_ENTRY_SIZE * (r + 1))
+            if off:                                           # 0: a free entry (a deleted row)
+                out.append((off, length))
         return out
 
-    def payload(image, j: int) -> bytes:
-        with ReadOnlyFile(path) as f:
-            rows = rows_of(f, j * run_rows, min(run_rows, total - j * run_rows))
-        return b"".join(len(r).to_bytes(4, "little") + r for r in (image(v, nullable) for v in rows))
+    def rows_of(f: ReadOnlyFile, j: int) -> list[list[Value]]:
+        out = []
+        for k in range(bounds[j], bounds[j + 1]):
+            page = f.pread(int(offsets[k]), block)
+            for off, length in directory(page):
+                vals = read_block_row(page, off, length, layout)
+                out.append([Value(by_offset[o], vals[o]) for o in order])
+        return out
 
-    live = np.zeros(n_units, dtype=np.int64)
-    sums = {innodb_image: np.zeros(n_units, dtype=np.int64), full_width_image: np.zeros(n_units, dtype=np.int64)}
-    longest = 0
-    step = max(1, -(-total // EXACT_ROWS))
-    try:
-        with ReadOnlyFile(path) as f:
-            if step == 1:
-                for j in range(n_units):
-                    for v in rows_of(f, j * run_rows, min(run_rows, total - j * run_rows)):
-                        live[j] += 1
-                        for image, s in sums.items():
-                            n = len(image(v, nullable))
-                            s[j] += 4 + n
-                            if image is innodb_image:
-                                longest = max(longest, n)
-            else:
-                # the live rows a run holds from its first bytes (a deleted row starts with 0),
-                # the images' mean from rows spread evenly over the file
-                seen = {innodb_image: [0, 0], full_width_image: [0, 0]}
-                for j in range(n_units):
-                    count = min(run_rows, total - j * run_rows)
-                    firsts = np.frombuffer(f.pread(j * run_rows * reclen, count * reclen), np.uint8)[::reclen]
-                    live[j] = int((firsts != 0).sum())
-                for i in range(0, total, step):
-                    for v in rows_of(f, i, 1):
-                        for image, acc in seen.items():
-                            n = len(image(v, nullable))
-                            acc[0] += 4 + n
-                            acc[1] += 1
-                            if image is innodb_image:
-                                longest = max(longest, n)
-                for image, (b, k) in seen.items():
-                    sums[image] = np.round(live * (b / max(k, 1))).astype(np.int64)
-    except (FileReadError, RecordError) as e:
-        return f"rows not read: {e}"
-    keep = np.flatnonzero(live > 0)
-    if not len(keep):
-        return "no live rows"
-    out = []
-    for image, what in ((innodb_image, "InnoDB records"), (full_width_image, "full-width rows")):
-        out.append(UnitSet(label=f"{entry.path} (rows decoded with the .frm as {what}, runs of "
-                                 f"{RUN_BYTES >> 20} MiB)", logical=sums[image][keep],
-                           strata=np.zeros(len(keep), dtype=np.int64),
-                           payload=lambda k, image=image: payload(image, int(keep[k])),
-                           order_key=keep.astype(np.int64) * run_rows * reclen,
-                           meta={"entry": entry, "rows": int(live.sum()), "longest": longest,
-                                 "exact": step == 1}))
-    return out[0], out[1]
+    def live_of(f: ReadOnlyFile, j: int) -> int:
+        return sum(len(directory(f.pread(int(offsets[k]), block))) for k in range(bounds[j], bounds[j + 1]))
+
+    return _unit_sets(entry, len(keys), rows_of, live_of, nullable,
+                      np.array([int(offsets[a]) for a in first], dtype=np.int64),
+                      "rows read with the .MAI's column definitions and the .frm")

@@ -15,8 +15,8 @@ re-encoded with each codec, as two labelled estimates of where the same rows cou
   per column, field-level tricks such as dropping trailing spaces and zero-filled
   columns) is not reproduced; the codecs stand in for it.
 
-A Dynamic data file's rows (datarows.py) and a Fixed one's, decoded with the table's .frm
-(fixedrows.py), are also read and go through the cross-engine row models (rowmodels.py: InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
+A Dynamic data file's rows (datarows.py) and a Fixed or Aria Page one's, decoded with the
+table's .frm (fixedrows.py), are also read and go through the cross-engine row models (rowmodels.py: InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
 row-based InnoDB figure (``innodb_from_rows_estimate``) is then the primary model.
 
 All are labelled estimates in the JSON and the report.  The engine writes none of
@@ -38,7 +38,7 @@ from ..sources import raw_records
 from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results
 from .base import WhatIfEngine
 from .datarows import row_units
-from .fixedrows import EXACT_ROWS, fixed_row_units
+from .fixedrows import EXACT_ROWS, fixed_row_units, page_row_units
 from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed, provider_note
 from .rowmodels import row_model_results
 
@@ -132,28 +132,29 @@ def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: st
 
 
 def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: list[Codec], speeds: dict) -> None:
-    """The data file's rows (Dynamic: datarows.py; Fixed: fixedrows.py) through the cross-engine row models
+    """The data file's rows (Dynamic: datarows.py; Fixed and Aria Page: fixedrows.py) through the cross-engine row models
     (rowmodels.py): where they are read, the InnoDB figure is made from the rows and becomes
     the target's primary model (the DDL is the same conversion)."""
     if not run.cross_engine:
         return
     units = row_units(entry, engine)
     full = None
-    if units is None and (entry.sections.get(engine) or {}).get("row_format") == "Fixed":
-        got = fixed_row_units(entry, engine)
+    fmt = (entry.sections.get(engine) or {}).get("row_format")
+    if units is None and fmt in ("Fixed", "Page"):
+        got = fixed_row_units(entry, engine) if fmt == "Fixed" else page_row_units(entry, engine)
         if isinstance(got, str):
-            t.notes.append(f"row-based estimates: not made (Fixed rows not decoded: {got}); the InnoDB figure is "
+            t.notes.append(f"row-based estimates: not made ({fmt} rows not decoded: {got}); the InnoDB figure is "
                            f"the data file in 16 KiB pieces")
             return
         units, full = got
-        t.notes.append("the Fixed rows are decoded with the table's .frm (fixedrows.py): InnoDB and "
-                       "ROW_FORMAT=COMPRESSED from each row as an InnoDB record holds it (CHAR in a variable-width "
-                       "character set trimmed, a length byte per variable column), MyRocks and TokuDB from the "
-                       "row with every CHAR at its full width" + ("" if units.meta["exact"] else
-                                                                 f" (the rows' mean from {EXACT_ROWS:,} of them)"))
+        t.notes.append(f"the {fmt} rows are decoded into their columns with the table's .frm (fixedrows.py): InnoDB "
+                       "and ROW_FORMAT=COMPRESSED from each row as an InnoDB record holds it (CHAR in a "
+                       "variable-width character set trimmed, a length byte per variable column), MyRocks and "
+                       "TokuDB from the row with every CHAR at its full width" +
+                       ("" if units.meta["exact"] else f" (the rows' mean from about {EXACT_ROWS:,} of them)"))
     if units is None:
-        t.notes.append("row-based estimates: not made (rows not read here: Aria Page or packed row formats, "
-                       "or a data file not walked to its end); the InnoDB figure is the data file in 16 KiB pieces")
+        t.notes.append("row-based estimates: not made (rows not read here: packed row formats, or a data file "
+                       "not walked to its end); the InnoDB figure is the data file in 16 KiB pieces")
         return
     rows = int(units.meta["rows"])
     avg = max(0.0, (units.logical_bytes - 4 * rows) / max(rows, 1))

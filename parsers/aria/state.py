@@ -99,6 +99,13 @@ class MaiHeader:
     pack_reclength: int = 0
     min_pack_length: int = 0
     fields: int = 0
+    min_block_length: int = 0
+    fixed_not_null_fields: int = 0
+    max_field_lengths: int = 0
+    null_bytes: int = 0
+    original_null_bytes: int = 0
+    pack_bytes: int = 0
+    blobs: int = 0
     extra_options: int = 0
     block_size: int = 0
     rec_reflength: int = 0
@@ -163,7 +170,12 @@ def read_header(buf) -> MaiHeader:
     h.reclength = be(buf, b + 60, 4)
     h.pack_reclength = be(buf, b + 64, 4)
     h.min_pack_length = be(buf, b + 68, 4)
+    h.min_block_length = be(buf, b + 76, 4)
     h.fields = be(buf, b + 80, 2)
+    h.fixed_not_null_fields = be(buf, b + 82, 2)
+    h.max_field_lengths = be(buf, b + 86, 2)
+    h.null_bytes, h.original_null_bytes = be(buf, b + 92, 2), be(buf, b + 94, 2)
+    h.pack_bytes, h.blobs = be(buf, b + 108, 2), be(buf, b + 110, 2)
     h.extra_options = be(buf, b + 90, 2)
     h.block_size = be(buf, b + 100, 2)
     h.rec_reflength, h.key_reflength = buf[b + 102], buf[b + 103]
