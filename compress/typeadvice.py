@@ -523,11 +523,13 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
     db, name = table["database"], table["table"]
     ctype = col.get("type", "")
     adv = ColumnAdvice(db, name, col["name"], ctype)
-    if table.get("engine") == "StripeLog":
-        adv.not_advised = ("StripeLog table: its columns share data.bin, written block by block by NativeWriter "
-                           "(StorageStripeLog.cpp): not advised")
-        return adv
     base = _base_type(ctype)
+    if table.get("engine") == "StripeLog":
+        try:
+            _advise_stripe(adv, dataset, table, col)
+        except _NotAdvised as e:
+            adv.not_advised = str(e)
+        return adv
     inner = ctype
     nullable = base == "Nullable"
     if nullable:
@@ -800,7 +802,7 @@ def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list
     return out, notes
 
 
-def _zstd_level_of(dataset, table: dict, column: str, named: str) -> str:
+def _zstd_level_of(dataset, table: dict, column: str, named: str, entry=None) -> str:
     """A ZSTD block's header does not hold its level (CompressionCodecZSTD writes none): the
     level that re-encodes the column's largest block to its stored size (1..9), else ``named``.
     A Log table without CODEC takes the server's default compression (chdb 4.4.0 writes level 3
@@ -812,7 +814,7 @@ def _zstd_level_of(dataset, table: dict, column: str, named: str) -> str:
     blocks = [(e, int(i)) for e in table_files(dataset, table["database"], table["table"]) if e.role == "table_data"
               and str(e.sections.get("clickhouse", {}).get("stream", "")).split(".")[0] in plain
               and "ZSTD" in str(e.sections.get("clickhouse", {}).get("codecs", "ZSTD"))
-              for i in range(len(e.units))]
+              for i in range(len(e.units))] if entry is None else [(entry, i) for i in range(len(entry.units))]
     if not blocks:
         return named
     e, i = max(blocks, key=lambda b: int(b[0].units["logical"][b[1]]))
@@ -898,6 +900,119 @@ def project_log(pieces: list[bytes], chain: str, type_size: int | None = None, v
             out += CH_CHECKSUM + len(ch_encode.encode_chain(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=type_size,
                                                              value_type=value_type))
     return out
+
+
+def _stripe_column(dataset, table: dict, column: str):
+    """A StripeLog column's pieces of data.bin, one per Native block (index.mrk: each column's mark
+    starts a compressed block, NativeWriter::write calls ``next()`` before each column; a block's
+    own header, its column and row counts, is the block before its first mark): (data.bin entry,
+    [(rows, stored bytes, decoded bytes: the column's name, type and values)]), or a reason."""
+    from dbxray.parsers.clickhouse.blocks import read_stream
+    from dbxray.parsers.clickhouse.nativeindex import NativeIndexError, read_native_index
+    files = table_files(dataset, table["database"], table["table"])
+    data = next((e for e in files if e.role == "table_data" and os.path.basename(e.abspath) == "data.bin"), None)
+    index = next((e for e in files if os.path.basename(e.abspath) == "index.mrk"), None)
+    if data is None or index is None or data.units is None:
+        raise _NotAdvised("StripeLog table without data.bin and index.mrk blocks: not advised")
+    try:
+        with open(index.abspath, "rb") as f:
+            blocks = read_native_index(read_stream(f.read(), 256 << 20, verify=False))
+    except (OSError, NativeIndexError, Exception) as e:      # noqa: BLE001 -- a damaged index
+        raise _NotAdvised(f"its index.mrk could not be read ({e}): not advised") from None
+    offs = data.units["offset"].astype(np.int64)
+    at = {int(o): i for i, o in enumerate(offs.tolist())}
+    firsts = [b.columns[0].offset_in_compressed_file for b in blocks if b.columns]
+    headers = {at[f] - 1 for f in firsts[1:] if f in at and at[f] > 0}      # the next blocks' headers
+    out = []
+    for k, b in enumerate(blocks):
+        names = [c.name for c in b.columns]
+        if column not in names:
+            continue
+        j = names.index(column)
+        start = b.columns[j].offset_in_compressed_file
+        end = b.columns[j + 1].offset_in_compressed_file if j + 1 < len(b.columns) else \
+            firsts[k + 1] if k + 1 < len(firsts) else 1 << 62
+        idx = [i for i in range(at.get(start, len(offs)), len(offs)) if offs[i] < end and i not in headers]
+        if start not in at or not idx:
+            raise _NotAdvised(f"index.mrk marks {column} at {start}, not a block of data.bin: not advised")
+        raw = b"".join(payloads.unit_payload(data, i, max_output=int(data.units["logical"][i])) for i in idx)
+        out.append((b.num_rows, int(sum(int(data.units["stored"][i]) for i in idx)), raw))
+    return data, out
+
+
+def _native_header(name: str, type_name: str) -> bytes:
+    """A column's name and type as NativeWriter writes them before its values (writeStringBinary)."""
+    from . import chstrings as S
+    return b"".join(S._varint(len(x)) + x for x in (name.encode(), type_name.encode()))
+
+
+def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
+    """A StripeLog table's fixed-width columns that are not Nullable: every Native block of the
+    column read (its values after its name and type), the narrower types projected as the table
+    made anew writes them (INSERT ... SELECT: one Native block per min_insert_block_size_rows rows,
+    the column's name, new type and values after a ``next()``, cut at max_compress_block_size)
+    with the data.bin's codec: StripeLogSink writes every column with the server's default codec
+    and takes no CODEC (StorageStripeLog.cpp: getDefaultCodec; chdb 4.4.0 wrote CODEC(LZ4) and
+    CODEC(Delta, ZSTD(1)) columns as ZSTD), so no codec chain is advised."""
+    ctype = adv.type
+    kind = _kind(ctype)
+    if _base_type(ctype) == "Nullable" or kind not in ("int", "float", "datetime64", "decimal"):
+        raise _NotAdvised(f"StripeLog table: only its fixed-width columns that are not Nullable are advised "
+                          f"({ctype}: not advised)")
+    data, pieces = _stripe_column(dataset, table, col["name"])
+    if not pieces:
+        raise _NotAdvised("no block of this column in data.bin: not advised")
+    dt, width, _ = _layout(ctype)
+    head = _native_header(col["name"], ctype)
+    vals = []
+    for rows, _, raw in pieces:
+        if not raw.startswith(head) or len(raw) < len(head) + rows * width:
+            raise _NotAdvised("a Native block of this column does not hold its name, type and values: not advised")
+        vals.append(raw[len(head):len(head) + rows * width])
+    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
+    if chain.startswith("ZSTD"):
+        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
+    adv.current_codec = chain
+    adv.current_bytes = sum(st for _, st, _ in pieces)
+    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
+    adv.runs = adv.sampled_runs = len(pieces)
+    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    allb = b"".join(vals)
+    if dt is None:
+        allv = _wide_to_int64(allb, width)
+        if allv is None:
+            raise _NotAdvised(f"{ctype} values past Int64: not advised")
+    else:
+        allv = np.frombuffer(allb, dtype=dt)
+    cands: list = []
+    src = "every value"
+    if kind == "int":
+        _int_candidates(adv, table, col["name"], ctype, allv, src, chain, chain, width, cands)
+    elif kind == "float":
+        _float_candidates(adv, ctype, allv, src, True, chain, chain, width, cands)
+    elif kind == "datetime64":
+        _datetime64_candidates(adv, ctype, allv, src, chain, chain, cands)
+    else:
+        _decimal_candidates(adv, ctype, allv, src, chain, chain, width, cands)
+    _lowcardinality_note(adv, kind, ctype, allv)
+    new = _new_insert_rows(len(allv))
+    out = []
+    for c, conv in cands:
+        c.codec = chain                       # StripeLog writes every column with data.bin's codec
+        pos, blocks = 0, []
+        for r in new:
+            blocks.append(_native_header(col["name"], c.type) + conv(allv[pos:pos + r]))
+            pos += r
+        c.projected_bytes = project_log(blocks, chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        c.saving_bytes = adv.current_bytes - c.projected_bytes
+        c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type} and "
+                 f"INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (written again in one Native block "
+                 f"per min_insert_block_size_rows rows, as projected)")
+        out.append(c)
+    adv.candidates = sorted(out, key=lambda c: c.projected_bytes)
+    adv.notes.append("StripeLog writes every column with the server's default codec (its CODEC is not applied): "
+                     "no codec chain is advised")
 
 
 def _split_rows(raw: bytes, rows: list[int], width: int) -> list[bytes]:
