@@ -99,6 +99,15 @@ def project_string(sizes: np.ndarray, chars: bytes, chain: str, granule_rows: in
     return project_blocks(body, chain) + project_blocks(size_chunks, chain, 8, "UInt64")
 
 
+def project_string_inline(sizes: np.ndarray, chars: bytes, chain: str, granule_rows: int) -> int:
+    """A String column with its sizes inline in the bytes stream (parts without the ``.size``
+    stream), cut at granule ends."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    return project_blocks([inline_bytes(sizes[a:b], chars[int(starts[a]):int(ends[b - 1])])
+                           for a, b in granule_slices(len(sizes), granule_rows)], chain)
+
+
 def project_fixed(raw: bytes, width: int, chain: str, granule_rows: int) -> int:
     """A FixedString(width) column: ``width`` bytes a row."""
     n = len(raw) // width
@@ -314,15 +323,16 @@ def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:
     return project_blocks([head + tail], chain) if head or tail else 0
 
 
-def parse_inline(buf: bytes) -> tuple[np.ndarray, bytes]:
+def parse_inline(buf: bytes, count: int | None = None, start: int = 0) -> tuple[np.ndarray, bytes]:
     """(sizes, bytes) of Strings written with their sizes inline (SerializationString::
     serializeBinaryBulk: a varint length before each value's bytes), as Log and TinyLog tables
-    write them.  A Python loop over the rows (about 1 us a row): Log tables are small."""
+    and Wide parts without a ``.size`` stream (ClickHouse before 25.10) write them: every value
+    from ``start``, or ``count`` values.  A Python loop over the rows (about 1 us a row)."""
     sizes = []
     chars = []
-    pos, n = 0, len(buf)
+    pos, n = start, len(buf)
     mv = memoryview(buf)
-    while pos < n:
+    while pos < n and (count is None or len(sizes) < count):
         b = buf[pos]
         if b < 0x80:
             ln, pos = b, pos + 1
@@ -342,6 +352,8 @@ def parse_inline(buf: bytes) -> tuple[np.ndarray, bytes]:
         sizes.append(ln)
         chars.append(mv[pos:pos + ln])
         pos += ln
+    if count is not None and len(sizes) < count:
+        raise StringReadError(f"the stream ends after {len(sizes)} of {count} String values")
     return np.array(sizes, dtype=np.uint64), b"".join(chars)
 
 

@@ -155,6 +155,7 @@ class _Run:
     rows: int
     stored: int
     row0: int = 0               # the run's first row in its part
+    start: int = -1             # Strings with sizes inline: the run's offset in its first block (its mark's)
 
 
 #: the last dataset's ClickHouse .bin files by table (one pass over its files, not one a column)
@@ -246,6 +247,68 @@ def _main_stream_runs(dataset, table: dict, column: str, width: int, granule: in
     for r in runs:
         rows += r.rows
         stored += r.stored
+    return runs, rows, stored
+
+
+def _inline_string_runs(dataset, table: dict, column: str, granule: int) -> tuple[list[_Run], int, int]:
+    """Runs of a String column whose sizes are inline in ``<column>.bin`` (Wide parts without
+    the ``.size`` stream: ClickHouse before 25.10), cut at granule starts by the column's marks
+    (compressed block offset, offset in the decompressed block: a granule may start inside a
+    block), a run ending once it holds RUN_BYTES and a multiple of ALIGN_GRANULES granules:
+    (runs, rows, stored bytes)."""
+    from dbxray.parsers.clickhouse.marks import marks_flavour, read_marks
+    stem = escape_for_file_name(column)
+    runs: list[_Run] = []
+    rows = stored = 0
+    active = {p.get("name") for p in table.get("parts") or [] if p.get("state") == "active"}
+    for e in table_files(dataset, table["database"], table["table"]):
+        sec = e.sections.get("clickhouse", {})
+        if e.role != "part_column_data" or sec.get("stream") != stem or sec.get("substream", "") or \
+                sec.get("part_type") == "Compact" or sec.get("part") not in active or not len(e.units):
+            continue
+        mfile = sec.get("marks_file")
+        fl = marks_flavour(mfile or "")
+        if fl is None:
+            raise _NotAdvised(f"{e.path}: no marks file to cut its inline Strings at granule ends")
+        with open(os.path.join(os.path.dirname(e.abspath), mfile), "rb") as f:
+            marks = read_marks(f.read(), fl)
+        offs = e.units["offset"].astype(np.int64)
+        at = {int(o): i for i, o in enumerate(offs.tolist())}
+        end = int(offs[-1] + int(e.units["stored"][-1]))
+        n = len(marks)
+        if marks.rows is not None:
+            g_rows = [int(r) for r in marks.rows]
+        else:                   # no rows in the marks (.mrk): index_granularity each, the part's last the rest
+            total = int(next((p.get("rows") or 0 for p in table.get("parts") or [] if p.get("name") == sec.get("part")),
+                             0))
+            g_rows = [max(0, min(granule, total - g * granule)) for g in range(n)]
+        live = [g for g in range(n) if g_rows[g] > 0]
+        coff = [int(marks.offsets[g, 0][0]) for g in range(n)]
+        doff = [int(marks.offsets[g, 0][1]) for g in range(n)]
+        row0 = 0
+        k = 0
+        while k < len(live):
+            g0 = live[k]
+            j = k
+            acc = 0
+            while j < len(live):
+                nxt = coff[live[j + 1]] if j + 1 < len(live) else end
+                acc += nxt - coff[live[j]]
+                j += 1
+                if acc >= RUN_BYTES and (j - k) % ALIGN_GRANULES == 0:
+                    break
+            c0 = coff[g0]
+            c1 = coff[live[j]] if j < len(live) else end
+            if c0 not in at:
+                raise _NotAdvised(f"{e.path}: mark {g0} points at {c0}, not a block start")
+            last = at.get(c1, len(offs)) + (1 if j < len(live) and doff[live[j]] > 0 else 0)
+            r = int(sum(g_rows[live[x]] for x in range(k, j)))
+            runs.append(_Run(e, list(range(at[c0], min(max(last, at[c0] + 1), len(offs)))), r, c1 - c0, row0,
+                             doff[g0]))
+            row0 += r
+            rows += r
+            stored += c1 - c0
+            k = j
     return runs, rows, stored
 
 
@@ -1535,10 +1598,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     map stream: it is compared with the column's bytes with its null map, ``null_bytes``), and the
     codec chains with the null map (``null_proj``).  The granules of Compact parts (not of a
     Nullable column: its null map shares their blocks) are read whole and projected exactly,
-    added to the Wide parts' sampled projection."""
+    added to the Wide parts' sampled projection.  Strings with sizes inline (Wide parts without
+    the ``.size`` stream) are read in runs cut by their marks and re-laid inline."""
     from . import chstrings as S
     fixed = _base_type(ctype) == "FixedString"
     n = int(_args(ctype)[0]) if fixed else 0
+    inline = False
     if fixed:
         n = int(_args(ctype)[0])
         runs, adv.rows, _ = _main_stream_runs(dataset, table, column, n, granule)
@@ -1547,8 +1612,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         runs, adv.rows, _ = _main_stream_runs(dataset, table, column, 8, granule, ".size")
         adv.current_bytes = _stream_stored(dataset, table, column, ("", ".size"))
         if not runs and adv.current_bytes:
-            raise _NotAdvised("String sizes inline in the .bin stream (parts written without the .size stream): "
-                              "not advised")
+            # sizes inline in the .bin stream (parts written without the .size stream)
+            runs, adv.rows, adv.current_bytes = _inline_string_runs(dataset, table, column, granule)
+            inline = True
     cparts, cnotes = ([], []) if nullable else _compact_string_parts(dataset, table, column, n)
     if cparts and _generic(chain) != chain:
         cnotes.append(f"CODEC({chain}) holds a transform: the Compact parts' granules are not counted")
@@ -1582,6 +1648,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             if fixed:
                 sizes, chars = S.fixed_to_string(raw, n)
                 got.append((run, sizes, chars, raw))
+            elif inline:
+                got.append((run, *S.parse_inline(raw, count=run.rows, start=run.start), None))
             else:
                 got.append((run, np.frombuffer(raw, dtype="<u8"), None, None))
         adv.sampled_rows = int(sum(len(g[1]) for g in got))
@@ -1636,12 +1704,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
         if codecs:
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
-                                  every, seed, load_chars, null_proj, wide_rows, cx)
+                                  every, seed, load_chars, null_proj, wide_rows, cx, inline)
         return cands
     try:
         # the column's stored bytes in each run read: the String and FixedString candidates
         # re-lay the same bytes, so they are ratio-estimated on these (known for every run)
-        cur = [run.stored if fixed else run.stored + reader.stored(run.entry, run.row0, run.rows, granule)
+        cur = [run.stored if fixed or inline else run.stored + reader.stored(run.entry, run.row0, run.rows, granule)
                for run, *_ in got]
     except S.StringReadError as e:
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
@@ -1654,7 +1722,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         if fixed:
             per_cur.append((x, S.project_fixed(raw, n, chain, granule)))
         else:
-            per_cur.append((x, S.project_string(sizes, chars, chain, granule)))
+            per_cur.append((x, (S.project_string_inline if inline else S.project_string)(sizes, chars, chain,
+                                                                                          granule)))
         if fs_c:
             per.setdefault(id(fs_c), []).append((x, S.project_fixed(chars, adv.length_min, chain, granule)))
         if str_c:
@@ -1666,7 +1735,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         # the positions stream is estimated per row: how much the column's stored bytes a row
         # differ between its runs (every run's known) is the least its runs' differ
         try:
-            floor = _population_rel_var([(r.rows, r.stored if fixed else r.stored + reader.stored(
+            floor = _population_rel_var([(r.rows, r.stored if fixed or inline else r.stored + reader.stored(
                 r.entry, r.row0, r.rows, granule)) for r in runs])
         except S.StringReadError:
             floor = 0.0
@@ -1723,12 +1792,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                      f" (the {lc_c.type} suggestion with this codec)")
     elif codecs:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
-                              every, seed, load_chars, null_proj, wide_rows, cx)
+                              every, seed, load_chars, null_proj, wide_rows, cx, inline)
     return cands
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
-                          load_chars, null_proj=None, wide_rows=None, cx=None) -> None:
+                          load_chars, null_proj=None, wide_rows=None, cx=None, inline: bool = False) -> None:
     """General codecs and levels on the String or FixedString(N) the column is or would be;
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
     to each chain's projection and to what it must beat."""
@@ -1750,7 +1819,8 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         proj = lambda i, c: S.project_fixed(got[sel[i]][3], n, c, granule)        # noqa: E731
     else:
         t, why = ctype, ""
-        proj = lambda i, c: S.project_string(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
+        ps = S.project_string_inline if inline else S.project_string
+        proj = lambda i, c: ps(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
     found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
                      len(runs), _estimate)
     if cx is not None:          # the Compact parts' granules, every value, with each chain

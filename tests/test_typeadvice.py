@@ -600,3 +600,40 @@ def test_stripelog_advised_as_the_engine_writes_it(ta_advice):
         assert r["written_type"] == r["type"] and c["saving_bytes"] == r["real_saving"], (r, c)
         assert a["current_projected_bytes"] == a["current_bytes"] and not a["codec_candidates"]
         assert c["ddl"].startswith("-- StripeLog takes no MODIFY COLUMN")
+
+
+TRUTH_INLINE = json.loads((HERE / "truth_inline_strings.json").read_text())
+
+
+def test_inline_strings_advised_as_the_engine_writes_them(monkeypatch):
+    """Strings with their sizes inline (Wide parts without the .size stream, ClickHouse before
+    25.10): a data dir chdb 3.7.2 (ClickHouse 25.8) wrote (make_inline_strings.py), its String
+    suggestions (FixedString(16), LowCardinality(String), their chains) run by the same chdb
+    (make.py): every projection equals the engine's column_data_compressed_bytes to the byte.
+    Runs are cut by the marks (a mark: block and offset in it): runs of one granule read the same
+    values as the whole stream; a table of 256-row granules, many to a block, too."""
+    from dbxray.compress import chstrings as S
+    assert TRUTH_INLINE["clickhouse_version"].startswith("25.8")
+    ds = scan(str(HERE / "datadir_inline"))
+    advice = advise(ds, None, codecs=True)
+    rows = [r for r in TRUTH_INLINE["rows"] if r["from_type"] == "String"]
+    assert {"FixedString(16)", "LowCardinality(String)"} <= {r["type"] for r in rows}
+    assert not [r for r in TRUTH_INLINE["rows"] if "error" in r]
+    for r in rows:
+        a = _col(advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
+    # runs of one granule (a block each: the writer closes blocks at granule ends) read the same values
+    t = next(t for t in ds.sections["clickhouse"]["tables"] if t["table"] == "inline")
+    monkeypatch.setattr(typeadvice, "RUN_BYTES", 1)
+    monkeypatch.setattr(typeadvice, "ALIGN_GRANULES", 1)
+    runs, n, stored = typeadvice._inline_string_runs(ds, t, "words", 8192)
+    assert n == 30000 and stored == _col(advice, "inline", "words")["current_bytes"] and len(runs) == 5
+    for entry in {id(r.entry): r.entry for r in runs}.values():
+        mine = [S.parse_inline(typeadvice._raw(r), count=r.rows, start=r.start) for r in runs if r.entry is entry]
+        whole = S.parse_inline(b"".join(typeadvice._raw(typeadvice._Run(entry, list(range(len(entry.units))), 0, 0))
+                                        for _ in [0]))
+        assert np.array_equal(np.concatenate([m[0] for m in mine]), whole[0]) and b"".join(m[1] for m in mine) == whole[1]
