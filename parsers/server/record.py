@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .frmfields import FrmColumns, FrmField
+from .frmfields import (_INT_TYPES, MYSQL_TYPE_DATETIME2, MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_NEWDECIMAL, FrmColumns,
+                         FrmField)
 
 
 class RecordError(ValueError):
@@ -56,6 +57,60 @@ def record_values(rec: bytes, cols: FrmColumns) -> list[Value]:
             out.append(Value(f, bytes(rec[at + nb:at + nb + n])))
         else:
             out.append(Value(f, bytes(rec[at:at + f.pack_length])))
+    return out
+
+
+_FIXED, _LENGTH = 0, 1
+
+
+def pack_plan(cols: FrmColumns) -> tuple:
+    """How :func:`unpack_row` reads each stored column (worked out once per table):
+    (field, null byte or -1, null bit, how, bytes: the pack length or the length bytes, CHAR)."""
+    plan = []
+    for f in cols.fields:
+        if not f.stored:
+            continue
+        if f.is_char or f.is_varchar:
+            width = f.pack_length if f.is_char else f.pack_length - f.varchar_length_bytes
+            how, n = _LENGTH, 2 if width > 255 else 1
+        elif f.is_blob:
+            how, n = _LENGTH, f.blob_length_bytes
+        else:
+            how, n = _FIXED, f.pack_length
+        plan.append((f, -1 if f.null_byte is None else f.null_byte, f.null_bit, how, n, f.is_char))
+    return tuple(plan)
+
+
+def unpack_row(packed: bytes, cols: FrmColumns, plan: tuple | None = None) -> list[Value]:
+    """Each stored column's value in a row packed as ha_archive.cc ``pack_row`` packs it (the
+    record's null bytes, then every non-NULL column's ``Field::pack``, sql/field.cc): CHAR its
+    bytes with trailing spaces dropped behind a length byte (two when the column is over 255
+    bytes), VARCHAR behind one or two length bytes likewise, BLOB/TEXT behind its length bytes,
+    the others at their pack length.  CHAR comes back padded to its width, as the record holds
+    it; RecordError when the row is cut or longer than its columns.  ``plan``: :func:`pack_plan`
+    of ``cols``, when many rows are read."""
+    nb = cols.null_bytes
+    if len(packed) < nb:
+        raise RecordError(f"packed row of {len(packed)} bytes, shorter than its {nb} null bytes", len(packed))
+    pos = nb
+    out = []
+    end = len(packed)
+    for f, null_byte, null_bit, how, n, char in plan or pack_plan(cols):
+        if null_byte >= 0 and packed[null_byte] >> null_bit & 1:
+            out.append(Value(f, None))
+            continue
+        if how == _LENGTH:
+            size = packed[pos] if n == 1 else int.from_bytes(packed[pos:pos + n], "little")
+            pos += n
+        else:
+            size = n
+        if pos + size > end:
+            raise RecordError(f"column {f.name!r} ({size} bytes at {pos}) runs past the packed row of {end}", pos)
+        data = packed[pos:pos + size]
+        pos += size
+        out.append(Value(f, data.ljust(f.pack_length, b" ") if char else data))
+    if pos != end:
+        raise RecordError(f"packed row of {end} bytes, its columns end at {pos}", pos)
     return out
 
 
@@ -112,23 +167,28 @@ def datetime2_text(data: bytes, decimals: int) -> str:
     return text
 
 
-def value_text(v: Value) -> str | None:
-    """The value as SQL prints it (SELECT ... INTO OUTFILE, a TSV field): integers, DECIMAL,
-    DATETIME(n), CHAR (trailing spaces dropped, as the server gives a CHAR back) and VARCHAR;
-    None for NULL; ValueError for another type."""
-    from .frmfields import (MYSQL_TYPE_DATETIME2, MYSQL_TYPE_NEWDECIMAL, _INT_TYPES)
-    f = v.field
-    if v.data is None:
-        return None
-    if f.real_type in _INT_TYPES:
-        return str(int.from_bytes(v.data, "little", signed=not f.unsigned))
-    if f.real_type == MYSQL_TYPE_NEWDECIMAL:
-        return decimal_text(v.data, f.precision or 0, f.decimals)
-    if f.real_type == MYSQL_TYPE_DATETIME2:
-        return datetime2_text(v.data, f.decimals)
+def formatter(f: FrmField):
+    """The function giving a value of column ``f`` as SQL prints it (SELECT ... INTO OUTFILE, a
+    TSV field) from its bytes: integers, DECIMAL, DATETIME(n), CHAR (trailing spaces dropped, as
+    the server gives a CHAR back), VARCHAR and TEXT; ValueError for another type."""
+    t = f.real_type
+    if t in _INT_TYPES:
+        signed = not f.unsigned
+        return lambda b: str(int.from_bytes(b, "little", signed=signed))
+    if t == MYSQL_TYPE_NEWDECIMAL:
+        precision, scale = f.precision or 0, f.decimals
+        return lambda b: decimal_text(b, precision, scale)
+    if t == MYSQL_TYPE_DATETIME2:
+        dec = f.decimals
+        return lambda b: datetime2_text(b, dec)
     codec = "utf-8" if f.collation is None or f.collation.charset.startswith("utf8") else "latin-1"
     if f.is_char:
-        return v.data.rstrip(b" ").decode(codec, "replace")
-    if f.is_varchar:
-        return v.data.decode(codec, "replace")
+        return lambda b: b.rstrip(b" ").decode(codec, "replace")
+    if f.is_varchar or (f.is_blob and t != MYSQL_TYPE_GEOMETRY):
+        return lambda b: b.decode(codec, "replace")
     raise ValueError(f"column {f.name!r}: no text form for type {f.data_type} here")
+
+
+def value_text(v: Value) -> str | None:
+    """:func:`formatter`'s text of one value (None for NULL)."""
+    return None if v.data is None else formatter(v.field)(v.data)
