@@ -46,6 +46,8 @@ from .rowmodels import row_model_results
 ROWS_MODEL = "innodb_from_rows_estimate"
 
 INNODB_PAGE = 16384
+#: SHOW TABLE STATUS row formats of MyISAM / Aria that InnoDB has no ROW_FORMAT for
+INNODB_FOREIGN_ROW_FORMATS = ("Fixed", "Page", "Compressed")
 PACK_PIECE = 65536
 
 
@@ -97,7 +99,8 @@ def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: st
     fs_block = int(run.fs_block or entry.fs_block or 4096)
     t = Target(entry.path, engine, int(entry.lasting_allocated_bytes), int(entry.apparent_bytes),
                current_codec="none", primary_model="innodb_page_compressed_estimate",
-               info={"database": entry.database, "table": entry.table, "layout": "full_crc32"})
+               info={"database": entry.database, "table": entry.table, "layout": "full_crc32",
+                     "row_format": (entry.sections.get(engine) or {}).get("row_format")})
     t.notes.append("estimates: the data file's bytes re-encoded; InnoDB row headers, page fill and the "
                    "indexes are not modelled, nor is the packer's per-column Huffman coding")
     sec = entry.sections.get(engine) or {}
@@ -205,8 +208,13 @@ class MyisamWhatIf(WhatIfEngine):
                 return f"-- {codec.name}: MariaDB page compression has no {codec.family}; shown as a what-if only"
             level = f" PAGE_COMPRESSION_LEVEL={codec.level}" if codec.family in ("zlib", "lzma") and codec.level \
                 else ""
+            # the table keeps its ROW_FORMAT through ALTER TABLE: FIXED, PAGE (Aria) and
+            # COMPRESSED (myisampack) are none of InnoDB's, which refuses them ("Wrong create
+            # options", checked with MariaDB 10.11): back to InnoDB's default (DYNAMIC, what the
+            # estimates model)
+            fmt = " ROW_FORMAT=DEFAULT" if info.get("row_format") in INNODB_FOREIGN_ROW_FORMATS else ""
             return provider_note(codec.family) + (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
-                                                  f"ALTER TABLE {table} ENGINE=InnoDB PAGE_COMPRESSED=1{level};")
+                                                  f"ALTER TABLE {table} ENGINE=InnoDB{fmt} PAGE_COMPRESSED=1{level};")
         return (f"-- {self.pack_label}: a read-only copy with the engine's packer (its own Huffman coding, "
                 f"not {codec.name}); estimate only")
 
