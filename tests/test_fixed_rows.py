@@ -117,3 +117,23 @@ def test_aria_page_rows(fixtures_root, tmp_path):
     with pytest.raises(BlockRowError, match="does not fit") as e:
         read_layout(bytes(bad), h)
     assert e.value.offset == at
+
+
+@pytest.mark.parametrize("stem, engine", (("myisam_fixed", "myisam"), ("aria_page", "aria")))
+def test_large_table_path_samples_units(fixtures_root, tmp_path, monkeypatch, stem, engine):
+    """A table of more than EXACT_ROWS rows: every k-th run is decoded for the rows' mean, the
+    others only counted (the Fixed file's from the scan's units, the Page file's from the page
+    directories): the live rows stay exact and the bytes near the exact pass (within 5%)."""
+    from dbxray.compress.engines import fixedrows
+    for p in (fixtures_root / "mariadb" / "datadir" / "misc").glob(f"{stem}.*"):
+        shutil.copyfile(p, tmp_path / p.name)
+    entry = scan(str(tmp_path)).file(f"{stem}.{'MYD' if engine == 'myisam' else 'MAD'}")
+    units = fixedrows.fixed_row_units if engine == "myisam" else fixedrows.page_row_units
+    monkeypatch.setattr(fixedrows, "RUN_BYTES", 16384)
+    exact = units(entry, engine)
+    monkeypatch.setattr(fixedrows, "EXACT_ROWS", 100)
+    sampled = units(entry, engine)
+    assert exact[0].meta["exact"] and not sampled[0].meta["exact"] and len(exact[0]) >= 15
+    for a, b in zip(exact, sampled):
+        assert a.meta["rows"] == b.meta["rows"] == entry.sections[engine]["rows"]
+        assert abs(b.logical_bytes - a.logical_bytes) <= 0.05 * a.logical_bytes

@@ -24,10 +24,11 @@ directory entry) are made:
   field) hold.
 
 A unit is the rows in a run of :data:`RUN_BYTES` of the data file (Page: the rows of the HEAD
-pages in it; a table with TAIL or BLOB pages, rows going on in other pages, is not read).  The row images' mean is
-made from every row of a table of up to :data:`EXACT_ROWS` rows (each unit's bytes then
-exact), from that many rows spread evenly over a larger one (the units' bytes then its mean
-times their rows).
+pages in it; a table with TAIL or BLOB pages, rows going on in other pages, is not read).
+Every row of a table of up to :data:`EXACT_ROWS` rows is decoded once to size the units
+(their bytes then exact); of a larger one every k-th run (about EXACT_ROWS rows in all), the
+other runs' live rows counted (Fixed: from the scan's units; Page: from the page directories)
+and sized at the decoded rows' mean.
 """
 from __future__ import annotations
 
@@ -213,8 +214,19 @@ def fixed_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | 
         return [record_values(buf[k:k + reclen], cols) for k in range(0, len(buf) - reclen + 1, reclen)
                 if buf[k] != 0]                               # 0: a deleted row (mi_statrec.c)
 
+    # the live rows of each run from the scan's units (staticrec.py: rows and the live share of
+    # each), not read again
+    u = entry.units
+    names = entry.kind_names or {}
+    row_kinds = [c for c, n in names.items() if n in ("ROW", "DELETED")]
+    sel = np.isin(u["kind"], row_kinds)
+    counts = u["stored"][sel].astype(np.int64) // reclen
+    alive = np.round(counts * u["fill"][sel].astype(np.float64)).astype(np.int64)
+    live_by_run = np.bincount(u["offset"][sel].astype(np.int64) // (run_rows * reclen), weights=alive,
+                              minlength=n_units).astype(np.int64)
+
     def live_of(f: ReadOnlyFile, j: int) -> int:
-        return int((np.frombuffer(records(f, j), np.uint8)[::reclen] != 0).sum())
+        return int(live_by_run[j])
 
     return _unit_sets(entry, n_units, rows_of, live_of, nullable,
                       np.arange(n_units, dtype=np.int64) * run_rows * reclen, "rows decoded with the .frm")
@@ -277,7 +289,13 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         return out
 
     def live_of(f: ReadOnlyFile, j: int) -> int:
-        return sum(len(directory(f.pread(int(offsets[k]), block))) for k in range(bounds[j], bounds[j + 1]))
+        # the directory only: its entry count in the page header, its entries before the suffix
+        n = 0
+        for k in range(bounds[j], bounds[j + 1]):
+            count = f.pread(int(offsets[k]) + DIR_COUNT_OFFSET, 1)[0]
+            tail = f.pread(int(offsets[k]) + block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count, DIR_ENTRY_SIZE * count)
+            n += sum(1 for r in range(count) if tail[DIR_ENTRY_SIZE * r:DIR_ENTRY_SIZE * r + 2] != b"\0\0")
+        return n
 
     return _unit_sets(entry, len(keys), rows_of, live_of, nullable,
                       np.array([int(offsets[a]) for a in first], dtype=np.int64),
