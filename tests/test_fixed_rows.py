@@ -73,6 +73,12 @@ def test_fixed_rows_go_through_the_row_models(fixtures_root, tmp_path):
     assert {"myrocks_from_rows_estimate", "tokudb_from_rows_estimate",
             "innodb_row_compressed_kbs8k_from_rows_estimate"} <= set(got)
     assert any("decoded into their columns with the table's .frm" in n for n in t["notes"])
+    frm = (tmp_path / "myisam_fixed.frm").read_bytes()
+    (tmp_path / "myisam_fixed.frm").write_bytes(frm[:400])          # a cut .frm: named, no row models
+    res = run_whatif(scan(str(tmp_path)), ["zlib:6"], sample="all", raw_models=False, engines=("myisam",))
+    t = targets_by_name(res)["myisam_fixed.MYD"]
+    assert t["primary_model"] == "innodb_page_compressed_estimate" and "errors" not in res
+    assert any("Fixed rows not decoded" in n and "myisam_fixed.frm" in n and "offset" in n for n in t["notes"])
     (tmp_path / "myisam_fixed.frm").unlink()                        # no .frm: no row models, said so
     res = run_whatif(scan(str(tmp_path)), ["zlib:6"], sample="all", raw_models=False, engines=("myisam",))
     t = targets_by_name(res)["myisam_fixed.MYD"]
