@@ -1619,9 +1619,12 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     if cparts and _generic(chain) != chain:
         cnotes.append(f"CODEC({chain}) holds a transform: the Compact parts' granules are not counted")
         cparts = []
+    if not runs and cparts:
+        adv.notes.extend(cnotes)
+        return _advise_strings_compact_only(adv, S, cparts, ctype, chain, n, codecs)
     if not runs:
-        raise _NotAdvised("no blocks of this column in active Wide parts (a String or FixedString column only in "
-                          "Compact parts is not advised)")
+        raise _NotAdvised("no blocks of this column in active Wide or Compact parts" + (f" ({cnotes[0]})" if cnotes
+                                                                                         else ""))
     adv.notes.extend(cnotes)
     wide_rows, wide_bytes = adv.rows, adv.current_bytes
     adv.compact_rows = int(sum(len(z) for cp in cparts for z in cp.sizes))
@@ -1794,6 +1797,60 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
                               every, seed, load_chars, null_proj, wide_rows, cx, inline)
     return cands
+
+
+def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str, chain: str, n: int,
+                                 codecs: bool) -> list[Candidate]:
+    """A String or FixedString column whose parts are all Compact (a small table's): every granule
+    read whole, each candidate (FixedString(N), String, LowCardinality) and codec chain projected
+    exactly as the Compact writer writes it."""
+    fixed = bool(n)
+    sizes = np.concatenate([z for cp in cparts for z in cp.sizes])
+    chars = b"".join(c for cp in cparts for c in cp.chars)
+    adv.rows = adv.sampled_rows = adv.compact_rows = len(sizes)
+    adv.runs = adv.sampled_runs = sum(len(cp.sizes) for cp in cparts)
+    adv.current_bytes = sum(cp.stored for cp in cparts)
+    if len(sizes):
+        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+
+    def cx(as_type: str, ch: str, width: int = 0, lc_fixed: int = 0) -> int:
+        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed), ch) for cp in cparts)
+    adv.current_projected_bytes = cx("now", chain)
+    cands: list[tuple[Candidate, tuple]] = []
+    if not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+        cands.append((Candidate(f"FixedString({adv.length_min})", chain, f"every value is {adv.length_min} bytes long "
+                                                                          f"(lossless: no length per row)"),
+                      ("fixed", adv.length_min, 0)))
+    if fixed and adv.length_min is not None and adv.length_min < n:
+        cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
+                                                 f"{adv.length_min}..{adv.length_max} bytes a value and its length "
+                                                 f"(the conversion drops trailing zero bytes)"), ("string", 0, 0)))
+    _, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
+    adv.distinct_sampled = len(keys) if keys is not None else None
+    if keys is not None and len(sizes):
+        t = f"LowCardinality(FixedString({n}))" if fixed else "LowCardinality(String)"
+        cands.append((Candidate(t, chain, f"{len(keys):,} distinct values in {len(sizes):,} rows: in a Compact part "
+                                          f"a dictionary per granule and a 1-4 byte position per row (lossless)"),
+                      ("lc", 0, n)))
+    out = []
+    for c, lay in cands:
+        c.projected_bytes = cx(lay[0], chain, lay[1], lay[2])
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        if c.projected_bytes < adv.current_bytes:
+            out.append((c, lay))
+        else:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+    if codecs:
+        from . import codecadvice as K
+        best = min(out, key=lambda cl: cl[0].projected_bytes, default=None)
+        t, lay, beat = (best[0].type, best[1], best[0].projected_bytes) if best else (ctype, ("now", 0, 0),
+                                                                                      adv.current_bytes)
+        kind = "lowcardinality" if t.startswith("LowCardinality") else "string"
+        found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2])),
+                                K.chains_for(kind, t, None))
+        _keep_chains(adv, found, t, ctype, chain, True, beat, f" (the {t} suggestion with this codec)" if best else "")
+    return [c for c, _ in out]
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,

@@ -559,25 +559,25 @@ def test_log_strings_and_nullable_advised_as_the_engine_writes_them(ta_advice):
     assert len(strings) >= 6          # the release data dir's Log String columns too (test above)
 
 
-TRUTH_COMPACT_STRINGS = json.loads((HERE / "truth_compact_strings.json").read_text())
-
-
-def test_compact_strings_advised_as_the_engine_writes_them(ta_advice):
+@pytest.mark.parametrize("truth,compact,rows_in", [("truth_compact_strings.json", 4, 12700),
+                                                   ("truth_compact_only.json", 3, 11400)])
+def test_compact_strings_advised_as_the_engine_writes_them(ta_advice, truth, compact, rows_in):
     """String and FixedString columns of a table of 1 Wide and 4 Compact parts (make_compact_strings.py):
     a Compact granule's sizes and bytes read whole, projected as the Compact writer writes the new type
     (FixedString(16); LowCardinality(String) / LowCardinality(FixedString(8)) with a fresh dictionary
     per granule) and added to the Wide part's; chdb 4.4.0 ran each suggestion on a copy keeping the
-    parts as they are (make_compact_advice.py): the advisor's saving equals the engine's to the byte."""
-    rows = TRUTH_COMPACT_STRINGS["rows"]
+    parts as they are (make_compact_advice.py): the advisor's saving equals the engine's to the byte.
+    And a table of Compact parts only (compact_only: nothing to sample, every granule read)."""
+    rows = json.loads((HERE / truth).read_text())["rows"]
     assert {r["type"] for r in rows} == {"FixedString(16)", "LowCardinality(String)", "LowCardinality(FixedString(8))"}
     for r in rows:
         assert r["written_type"] == r["type"] and r["part_types_after"] == r["part_types_before"]
-        assert r["part_types_before"].count("Compact") == 4
-        a = _col(ta_advice, "compact_str", r["column"])
+        assert r["part_types_before"].count("Compact") == compact
+        a = _col(ta_advice, r["table"], r["column"])
         c = _suggestion(a, r)
         print(f"{r['column']} -> {r['type']} CODEC({r['codec']}): engine saved {r['real_saving']}, "
               f"advisor {c['saving_bytes']}")
-        assert a["compact_rows"] == 12700 and c["saving_bytes"] == r["real_saving"], (r, c)
+        assert a["compact_rows"] == rows_in and c["saving_bytes"] == r["real_saving"], (r, c)
         assert a["current_projected_bytes"] == a["current_bytes"]
 
 
