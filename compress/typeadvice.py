@@ -640,13 +640,16 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
             # a String's null map is kept whatever ``codecs``: LowCardinality(Nullable) positions need it
             nm = _null_map(dataset, table, col["name"], keep=codecs or log_engine or kind in ("string", "fixedstring"),
                            by_dir=null_dirs)
+            # the Compact parts' null maps too (each granule's first bytes): a NULL there keeps Nullable
+            c_nulls, c_rows, c_parts = (0, 0, 0) if log_engine else _compact_null_count(dataset, table, col["name"])
         except Exception as e:      # noqa: BLE001 -- a null map block that does not decode
             adv.not_advised = f"its null map could not be decoded: {e}"
             return adv
-        if nm is None:
-            adv.not_advised = ("no null map stream in active Wide parts (Nullable columns of Compact parts are "
-                               "not advised)")
+        if nm is None and not c_parts:
+            adv.not_advised = "no null map stream in active Wide or Compact parts: not advised"
             return adv
+        nm = nm or (0, 0, [])
+        nm = (nm[0] + c_nulls, nm[1] + c_rows, nm[2])
         adv.nulls = nm[0]
         null_bytes = _stream_stored(dataset, table, col["name"], (".null",))
         nested = _stream_stored(dataset, table, col["name"], ("", ".size"))
@@ -675,11 +678,12 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         elif kind in ("string", "fixedstring"):
             cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed,
                                     codecs, null_dirs if keep_nulls else None, null_proj,
-                                    null_bytes if keep_nulls else 0, nullable)
+                                    null_bytes if keep_nulls else 0, nullable, pre)
         else:
             cands = _advise_fixed(adv, dataset, table, col["name"], inner, kind, chain, default, granule, fraction,
-                                  seed, codecs, null_proj if codecs else None, compact_ok=not nullable,
-                                  generic_only=log_engine and nullable)
+                                  seed, codecs, null_proj if codecs else None, compact_ok=True,
+                                  generic_only=log_engine and nullable, nullable=nullable, compact_nulls=keep_nulls,
+                                  pre=pre)
     except _NotAdvised as e:
         adv.not_advised = str(e)
         return adv
@@ -840,11 +844,17 @@ class _CompactPiece:
     stored: int
     raw: bytes = b""
     new_rows: list[int] | None = None      # a Log table made anew: its INSERT ... SELECT blocks
+    nullable: bool = False                 # a Nullable column: each granule's null map before its values
+    nulls: bytes = b""                     # (then) the null maps of every granule, one byte a row
 
 
-def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_CompactPiece], list[str]]:
+def _compact_pieces(dataset, table: dict, column: str, width: int,
+                    nullable: bool = False) -> tuple[list[_CompactPiece], list[str]]:
     """The column's blocks in the table's active Compact parts (data.bin), each part's
-    granule rows from its marks; (pieces, notes on parts whose blocks are not one a granule)."""
+    granule rows from its marks; (pieces, notes on parts whose blocks are not one a granule).
+    ``nullable``: a granule is its null map then its values, in one block when the null map's
+    chain (the generic codecs only) is the column's (the Compact writer shares a stream between
+    substreams of one codec), else in two blocks (null map, values)."""
     by_entry: dict[int, tuple[object, list[int]]] = {}
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
         sec = e.sections.get("clickhouse", {})
@@ -857,6 +867,15 @@ def _compact_pieces(dataset, table: dict, column: str, width: int) -> tuple[list
         rows = [int(r) for r in cd.marks.rows if int(r)] if cd is not None and cd.marks is not None and \
             cd.marks.rows is not None else None
         logical = [int(e.units["logical"][i]) for i in idx]
+        if nullable and rows is not None:
+            one = len(rows) == len(idx) and all(lg == r * (1 + width) for lg, r in zip(logical, rows))
+            two = len(idx) == 2 * len(rows) and all(logical[2 * k] == r and logical[2 * k + 1] == r * width
+                                                    for k, r in enumerate(rows))
+            if one or two:
+                out.append(_CompactPiece(e, idx, rows, int(sum(int(e.units["stored"][i]) for i in idx)),
+                                         nullable=True))
+                continue
+            rows = None
         if rows is None or len(rows) != len(idx) or any(lg != r * width for lg, r in zip(logical, rows)):
             notes.append(f"Compact part {e.sections['clickhouse'].get('part')}: its blocks of this column are not "
                          f"one a granule (not counted)")
@@ -1190,6 +1209,29 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
     return [c for c, _ in out]
 
 
+def project_granules_nullable(nulls: bytes, raw: bytes, t: str, chain: str, granule_rows: list[int]) -> int:
+    """A Nullable column's granules in a Compact part: each granule's null map then its values,
+    in one block when the chain is generic (the null map's chain is then the same stream's),
+    else the null map with the chain's generic codecs in a block before the values'."""
+    from .chstrings import generic_chain
+    _, w, vt = _layout(t)
+    vt_arg = None if vt.startswith("Float") else vt
+    g = generic_chain(chain)
+    out = pos = npos = 0
+    for r in granule_rows:
+        nm, vals = nulls[npos:npos + r], raw[pos:pos + r * w]
+        npos += r
+        pos += r * w
+        if g == chain:
+            out += project_log([nm + vals], chain)
+        else:
+            out += project_log([nm], g)
+            for a in range(0, len(vals), CH_MAX_COMPRESS_BLOCK):
+                out += CH_CHECKSUM + len(ch_encode.encode_chain(vals[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
+                                                                 value_type=vt_arg))
+    return out
+
+
 def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) -> int:
     """Stored bytes of fixed-width values of type ``t`` as a Compact part writes them: a block
     per granule (cut at max_compress_block_size, the stream's buffer), each framed."""
@@ -1207,7 +1249,8 @@ def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) ->
 
 def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, kind: str, chain: str,
                   default: str, granule: int, fraction, seed, codecs: bool = False,
-                  null_proj=None, compact_ok: bool = True, generic_only: bool = False) -> list[Candidate]:
+                  null_proj=None, compact_ok: bool = True, generic_only: bool = False,
+                  nullable: bool = False, compact_nulls: bool = False, pre: list | None = None) -> list[Candidate]:
     """Integers, floats, DateTime64 and Decimal: fixed-width values (``null_proj``: a Nullable
     column with NULLs, (the null map's bytes with a chain, its bytes now) for the codec chains).
     The Wide parts' runs are sampled; the Compact parts' blocks (``compact_ok``: not for
@@ -1219,7 +1262,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         compact, cnotes = _log_pieces(dataset, table, column, width)
     else:
         runs, wide_rows, adv.current_bytes = _main_stream_runs(dataset, table, column, width, granule)
-        compact, cnotes = _compact_pieces(dataset, table, column, width) if compact_ok else ([], [])
+        compact, cnotes = _compact_pieces(dataset, table, column, width, nullable) if compact_ok else ([], [])
     adv.notes.extend(cnotes)
     if not runs and not compact:
         raise _NotAdvised("no blocks of this column in active Wide or Compact parts")
@@ -1232,6 +1275,13 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
         for cp in compact:
             cp.raw = b"".join(payloads.unit_payload(cp.entry, i, max_output=int(cp.entry.units["logical"][i]))
                               for i in cp.blocks)
+            if cp.nullable:         # each granule: its null map, then its values
+                nm, vals, pos = [], [], 0
+                for r in cp.granule_rows:
+                    nm.append(cp.raw[pos:pos + r])
+                    vals.append(cp.raw[pos + r:pos + r + r * width])
+                    pos += r + r * width
+                cp.nulls, cp.raw = b"".join(nm), b"".join(vals)
     except Exception as e:      # noqa: BLE001 -- a block that does not decode: this column only
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
     adv.rows = wide_rows + sum(sum(cp.granule_rows) for cp in compact)
@@ -1262,17 +1312,23 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
     per = {id(c): [] for c, _ in cands}
     for r, v, j in zip(raws, values, pick):
         run = runs[int(j)]
-        if cands:
+        if cands or pre:
             per_cur.append((run.rows, project_raw(r, ctype, chain, granule)))
         for c, conv in cands:
             per[id(c)].append((run.rows, project_raw(conv(v), c.type, c.codec, granule)))
     def exact(t: str, ch: str, conv, now: bool = False) -> int:      # Compact parts / Log files, every value
-        return sum(project_granules(conv(v) if conv else cp.raw, t, ch,
+        return sum(project_granules_nullable(cp.nulls, conv(v) if conv else cp.raw, t, ch, cp.granule_rows)
+                   if cp.nullable and (now or compact_nulls) else
+                   project_granules(conv(v) if conv else cp.raw, t, ch,
                                     cp.granule_rows if now or cp.new_rows is None else cp.new_rows)
                    for cp, v in zip(compact, cvalues))
 
+    for c in [] if log_engine else pre or []:   # Nullable without NULL -> its type: Compact granules' values alone
+        x = exact(ctype, chain, None)
+        c.projected_bytes, c.ci95 = c.projected_bytes + x, (c.ci95[0] + x, c.ci95[1] + x)
+
     adv.current_projected_bytes, _ = _estimate(per_cur, wide_rows, len(runs))
-    if compact and (cands or log_engine):
+    if compact and (cands or pre or log_engine):
         adv.current_projected_bytes += exact(ctype, chain, None, now=True)
     for c, conv in cands:
         c.projected_bytes, c.ci95 = _estimate(per[id(c)], wide_rows, len(runs))
@@ -1482,14 +1538,13 @@ class _CompactStrings:
     chars: list[bytes]
     stored: int
     with_size_stream: bool                # the part writes Strings with a separate sizes substream
+    nulls: list[bytes] | None = None      # a Nullable column: each granule's null map (its first bytes)
 
 
-def _compact_string_parts(dataset, table: dict, column: str, fixed: int) -> tuple[list[_CompactStrings], list[str]]:
-    """The column's granules in the table's active Compact parts, read whole: a String granule is
-    its UInt64 sizes then its bytes (serialization.json ``string`` version 1, with_size_stream:
-    both substreams in one block) or its values with inline varint sizes (older parts); a
-    FixedString(N) granule N bytes a value.  (parts, notes on parts not read)."""
-    from . import chstrings as S
+def _compact_granules(dataset, table: dict, column: str) -> tuple[list[tuple], list[str]]:
+    """The column's blocks in each active Compact part grouped by granule (by the marks of its
+    first substream): ([(entry, part, granule rows, each granule's decoded bytes, stored bytes)],
+    notes on parts not read)."""
     stem = escape_for_file_name(column)
     by_entry: dict[int, tuple[object, list[int]]] = {}
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
@@ -1515,9 +1570,42 @@ def _compact_string_parts(dataset, table: dict, column: str, fixed: int) -> tupl
         try:
             pays = [b"".join(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
                              for i, g in zip(idx, gran) if g == k) for k in range(len(live))]
+        except payloads.PayloadError as ex:
+            notes.append(f"Compact part {name}: its blocks of this column could not be read ({ex}; not counted)")
+            continue
+        out.append((e, part, rows[live].tolist(), pays, int(sum(int(e.units["stored"][i]) for i in idx))))
+    return out, notes
+
+
+def _compact_null_count(dataset, table: dict, column: str) -> tuple[int, int, int]:
+    """(NULL rows, rows, parts) of a Nullable column's Compact parts: each granule's bytes start
+    with its null map (its first substream), one byte a row."""
+    nulls = rows = 0
+    got, _ = _compact_granules(dataset, table, column)
+    for _, _, g_rows, pays, _ in got:
+        for r, pay in zip(g_rows, pays):
+            nulls += int(np.count_nonzero(np.frombuffer(pay[:r], dtype=np.uint8)))
+            rows += r
+    return nulls, rows, len(got)
+
+
+def _compact_string_parts(dataset, table: dict, column: str, fixed: int,
+                          nullable: bool = False) -> tuple[list[_CompactStrings], list[str]]:
+    """The column's granules in the table's active Compact parts, read whole: a String granule is
+    its UInt64 sizes then its bytes (serialization.json ``string`` version 1, with_size_stream:
+    both substreams in one block) or its values with inline varint sizes (older parts); a
+    FixedString(N) granule N bytes a value; a Nullable one's null map before them, one byte a row.
+    (parts, notes on parts not read)."""
+    from . import chstrings as S
+    got, notes = _compact_granules(dataset, table, column)
+    out = []
+    for e, part, g_rows, pays, stored in got:
+        name = e.sections["clickhouse"].get("part")
+        nulls = [pay[:r] for pay, r in zip(pays, g_rows)] if nullable else None
+        try:
             ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", False))
             sizes, chars = [], []
-            for pay, r in zip(pays, rows[live].tolist()):
+            for pay, r in zip([p[r:] for p, r in zip(pays, g_rows)] if nullable else pays, g_rows):
                 if fixed:
                     if len(pay) != r * fixed:
                         raise S.StringReadError(f"a granule of {len(pay)} bytes for {r} rows of {fixed} bytes")
@@ -1533,10 +1621,10 @@ def _compact_string_parts(dataset, table: dict, column: str, fixed: int) -> tupl
                         raise S.StringReadError(f"a granule of {len(sz)} values where its mark says {r}")
                 sizes.append(sz)
                 chars.append(ch)
-        except (S.StringReadError, payloads.PayloadError) as ex:
+        except S.StringReadError as ex:
             notes.append(f"Compact part {name}: its blocks of this column could not be read ({ex}; not counted)")
             continue
-        out.append(_CompactStrings(e, pays, sizes, chars, int(sum(int(e.units["stored"][i]) for i in idx)), ssv))
+        out.append(_CompactStrings(e, pays, sizes, chars, stored, ssv, nulls))
     return out, notes
 
 
@@ -1546,31 +1634,42 @@ def project_compact(granules: list[bytes], chain: str) -> int:
     return project_log(granules, chain)
 
 
-def _compact_layouts(cp: _CompactStrings, as_type: str, fixed: int = 0, lc_fixed: int = 0) -> list[bytes]:
+def _compact_layouts(cp: _CompactStrings, as_type: str, fixed: int = 0, lc_fixed: int = 0,
+                     keep_nulls: bool = False) -> list[bytes]:
     """A Compact part's granules of the column written as ``as_type`` ("now": as stored;
     "fixed": FixedString(``fixed``); "string": String as the part writes Strings; "lc":
     LowCardinality: writeColumnSingleGranule gives each granule a fresh state with
     low_cardinality_max_dictionary_size = 0, so SerializationLowCardinality writes the keys
     version, then the index type with HasAdditionalKeysBit and NeedUpdateDictionary, the
     granule's keys (the default first, then in first-seen order) and its positions, no shared
-    dictionary; checked byte for byte against the granules chdb 4.4.0 wrote)."""
+    dictionary; checked byte for byte against the granules chdb 4.4.0 wrote).  A Nullable
+    column's granule: "values" is it without its null map; ``keep_nulls`` puts the null map
+    before the new type's values, and makes LowCardinality(Nullable): NULL rows at position 0,
+    no null map)."""
     from . import chstrings as S
     out = []
-    for pay, sz, ch in zip(cp.payloads, cp.sizes, cp.chars):
+    for k, (pay, sz, ch) in enumerate(zip(cp.payloads, cp.sizes, cp.chars)):
+        nm = cp.nulls[k] if cp.nulls is not None else b""
+        head = nm if keep_nulls and as_type in ("fixed", "string") else b""
         if as_type == "now":
             out.append(pay)
+        elif as_type == "values":
+            out.append(pay[len(nm):])
         elif as_type == "fixed":
             if lc_fixed or len(ch) == len(sz) * fixed:
-                out.append(ch)
+                out.append(head + ch)
             else:
                 buf = np.zeros((len(sz), fixed), dtype=np.uint8)
                 buf[np.arange(fixed)[None, :] < sz[:, None].astype(np.int64)] = np.frombuffer(ch, dtype=np.uint8)
-                out.append(buf.tobytes())
+                out.append(head + buf.tobytes())
         elif as_type == "string":
-            out.append(sz.astype("<u8").tobytes() + ch if cp.with_size_stream else S.inline_bytes(sz, ch))
+            out.append(head + (sz.astype("<u8").tobytes() + ch if cp.with_size_stream else S.inline_bytes(sz, ch)))
         else:
             codes, keys = S.factorize(sz, ch)
-            w = S.LowCardinalityWriter(fixed=lc_fixed)
+            w = S.LowCardinalityWriter(fixed=lc_fixed, nullable=keep_nulls and bool(nm))
+            if w.nullable:          # NULL rows: a key of their own (None), position 0
+                codes = np.where(np.frombuffer(nm, dtype=np.uint8) != 0, len(keys), codes)
+                keys = list(keys) + [None]
             w.keys = w._special()
             order = S._first_seen_order(codes)
             pos_of = np.zeros(max(len(keys), 1), dtype=np.int64)
@@ -1590,7 +1689,8 @@ def _compact_layouts(cp: _CompactStrings, as_type: str, fixed: int = 0, lc_fixed
 
 def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,
                     granule: int, fraction, seed, codecs: bool = False, nulls_by_dir: dict | None = None,
-                    null_proj=None, null_bytes: int = 0, nullable: bool = False) -> list[Candidate]:
+                    null_proj=None, null_bytes: int = 0, nullable: bool = False,
+                    pre: list | None = None) -> list[Candidate]:
     """String and FixedString(N) columns: FixedString(N) for Strings all N bytes long,
     String for padded FixedStrings, LowCardinality(String) / LowCardinality(FixedString(N))
     for few distinct values.  ``nulls_by_dir``: a Nullable column that holds NULLs (each part
@@ -1615,10 +1715,13 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             # sizes inline in the .bin stream (parts written without the .size stream)
             runs, adv.rows, adv.current_bytes = _inline_string_runs(dataset, table, column, granule)
             inline = True
-    cparts, cnotes = ([], []) if nullable else _compact_string_parts(dataset, table, column, n)
+    cparts, cnotes = _compact_string_parts(dataset, table, column, n, nullable)
+    keep = nulls_by_dir is not None
     if cparts and _generic(chain) != chain:
         cnotes.append(f"CODEC({chain}) holds a transform: the Compact parts' granules are not counted")
         cparts = []
+    if not runs and cparts and nullable:
+        raise _NotAdvised("a Nullable String or FixedString column only in Compact parts is not advised")
     if not runs and cparts:
         adv.notes.extend(cnotes)
         return _advise_strings_compact_only(adv, S, cparts, ctype, chain, n, codecs)
@@ -1632,7 +1735,11 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     adv.current_bytes += sum(cp.stored for cp in cparts)
 
     def cx(as_type: str, ch: str, width: int = 0, lc_fixed: int = 0) -> int:   # the Compact parts, exactly
-        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed), ch) for cp in cparts)
+        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed, keep), ch) for cp in cparts)
+    for c in pre or []:         # Nullable without NULL -> its type: the Compact granules without their null map
+        x = cx("values", chain)
+        c.projected_bytes, c.ci95 = c.projected_bytes + x, (c.ci95[0] + x, c.ci95[1] + x)
+    now_lay = "values" if nullable and not keep else "now"      # the chains on the type without Nullable
     pick = _sampled_runs(adv, runs, fraction, seed)
     every = len(pick) == len(runs)
     reader = S.StringRunReader(dataset, escape_for_file_name(column),
@@ -1707,7 +1814,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             adv.notes.append(f"every value read fills its {n} bytes: String would add a length to each")
         if codecs:
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
-                                  every, seed, load_chars, null_proj, wide_rows, cx, inline)
+                                  every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay)
         return cands
     try:
         # the column's stored bytes in each run read: the String and FixedString candidates
@@ -1795,7 +1902,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                      f" (the {lc_c.type} suggestion with this codec)")
     elif codecs:
         _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
-                              every, seed, load_chars, null_proj, wide_rows, cx, inline)
+                              every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay)
     return cands
 
 
@@ -1854,7 +1961,8 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
-                          load_chars, null_proj=None, wide_rows=None, cx=None, inline: bool = False) -> None:
+                          load_chars, null_proj=None, wide_rows=None, cx=None, inline: bool = False,
+                          now_lay: str = "now") -> None:
     """General codecs and levels on the String or FixedString(N) the column is or would be;
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
     to each chain's projection and to what it must beat."""
@@ -1881,7 +1989,7 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
     found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
                      len(runs), _estimate)
     if cx is not None:          # the Compact parts' granules, every value, with each chain
-        lay = ("fixed", adv.length_min) if t != ctype else ("now", 0)
+        lay = ("fixed", adv.length_min) if t != ctype else (now_lay, 0)
         xs = {c: cx(lay[0], c, lay[1]) for c, _, _ in found}
         found = sorted(((c, e + xs[c], (lo + xs[c], hi + xs[c])) for c, e, (lo, hi) in found), key=lambda x: x[1])
     beat = fs_c.projected_bytes if t != ctype else adv.current_bytes
