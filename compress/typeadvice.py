@@ -1029,28 +1029,47 @@ def _native_header(name: str, type_name: str) -> bytes:
 
 
 def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
-    """A StripeLog table's fixed-width columns that are not Nullable: every Native block of the
-    column read (its values after its name and type), the narrower types projected as the table
-    made anew writes them (INSERT ... SELECT: one Native block per min_insert_block_size_rows rows,
-    the column's name, new type and values after a ``next()``, cut at max_compress_block_size)
-    with the data.bin's codec: StripeLogSink writes every column with the server's default codec
-    and takes no CODEC (StorageStripeLog.cpp: getDefaultCodec; chdb 4.4.0 wrote CODEC(LZ4) and
-    CODEC(Delta, ZSTD(1)) columns as ZSTD), so no codec chain is advised."""
+    """A StripeLog table's fixed-width (and Nullable fixed-width), String and FixedString columns:
+    every Native block of the column read (its name and type, then a Nullable's null map, then its
+    values: fixed width, or a String's varint length + bytes), the narrower types projected as the
+    table made anew writes them (INSERT ... SELECT: one Native block per min_insert_block_size_rows
+    rows, the column's name, new type, null map and values after a ``next()``, cut at
+    max_compress_block_size) with the data.bin's codec: StripeLogSink writes every column with the
+    server's default codec and takes no CODEC (StorageStripeLog.cpp: getDefaultCodec; chdb 4.4.0
+    wrote CODEC(LZ4) and CODEC(Delta, ZSTD(1)) columns as ZSTD), so no codec chain is advised."""
+    from . import chstrings as S
     ctype = adv.type
-    kind = _kind(ctype)
-    if _base_type(ctype) == "Nullable" or kind not in ("int", "float", "datetime64", "decimal"):
-        raise _NotAdvised(f"StripeLog table: only its fixed-width columns that are not Nullable are advised "
-                          f"({ctype}: not advised)")
+    nullable = _base_type(ctype) == "Nullable"
+    inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip() if nullable else ctype
+    kind = _kind(inner)
+    if kind is None or (nullable and kind in ("string", "fixedstring")):
+        raise _NotAdvised(f"StripeLog table: its fixed-width, Nullable fixed-width, String and FixedString columns "
+                          f"are advised ({ctype}: not advised)")
     data, pieces = _stripe_column(dataset, table, col["name"])
     if not pieces:
         raise _NotAdvised("no block of this column in data.bin: not advised")
-    dt, width, _ = _layout(ctype)
     head = _native_header(col["name"], ctype)
-    vals = []
-    for rows, _, raw in pieces:
-        if not raw.startswith(head) or len(raw) < len(head) + rows * width:
-            raise _NotAdvised("a Native block of this column does not hold its name, type and values: not advised")
-        vals.append(raw[len(head):len(head) + rows * width])
+    n = int(_args(inner)[0]) if kind == "fixedstring" else 0
+    width = n or (8 if kind == "string" else _layout(inner)[1])
+    nulls, vals, sizes, chars = [], [], [], []
+    try:
+        for rows, _, raw in pieces:
+            if not raw.startswith(head):
+                raise _NotAdvised("a Native block of this column does not start with its name and type: not advised")
+            pos = len(head)
+            if nullable:
+                nulls.append(raw[pos:pos + rows])
+                pos += rows
+            if kind == "string":
+                sz, ch = S.parse_inline(raw, count=rows, start=pos)
+                sizes.append(sz)
+                chars.append(ch)
+            else:
+                if len(raw) < pos + rows * width:
+                    raise _NotAdvised("a Native block of this column holds fewer values than its rows: not advised")
+                vals.append(raw[pos:pos + rows * width])
+    except S.StringReadError as e:
+        raise _NotAdvised(f"its Strings could not be read ({e}): not advised") from None
     chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
     if chain.startswith("ZSTD"):
         chain = _zstd_level_of(dataset, table, col["name"], chain, data)
@@ -1059,38 +1078,74 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
     adv.runs = adv.sampled_runs = len(pieces)
     adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
-    allb = b"".join(vals)
-    if dt is None:
-        allv = _wide_to_int64(allb, width)
+    nm_all = b"".join(nulls)
+    if nullable:
+        adv.nulls = int(np.count_nonzero(np.frombuffer(nm_all, dtype=np.uint8)))
+    keep = nullable and bool(adv.nulls)
+    new = _new_insert_rows(adv.rows)
+    cands: list = []          # (candidate, rows -> the column's values as the new type, keeps the null map)
+    if kind in ("string", "fixedstring"):
+        if kind == "fixedstring":
+            sz, ch = S.fixed_to_string(b"".join(vals), n)
+        else:
+            sz, ch = np.concatenate(sizes), b"".join(chars)
+        ends = np.cumsum(sz, dtype=np.int64)
+        starts = ends - sz.astype(np.int64)
+        if len(sz):
+            adv.length_min, adv.length_max, adv.length_mean = int(sz.min()), int(sz.max()), float(sz.mean())
+        if kind == "string" and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+            w = adv.length_min
+            cands.append((Candidate(f"FixedString({w})", chain, f"every value is {w} bytes long (lossless: no length "
+                                                                 f"per row)"),
+                          lambda a, b, w=w: ch[a * w:b * w]))
+        if kind == "fixedstring" and adv.length_min is not None and adv.length_min < n:
+            cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
+                                                     f"{adv.length_min}..{adv.length_max} bytes a value and its length"),
+                          lambda a, b: S.inline_bytes(sz[a:b], ch[int(starts[a]):int(ends[b - 1])]) if b > a else b""))
+        adv.notes.append("LowCardinality is not projected for StripeLog tables")
+    else:
+        dt = _layout(inner)[0]
+        allb = b"".join(vals)
+        allv = _wide_to_int64(allb, width) if dt is None else np.frombuffer(allb, dtype=dt)
         if allv is None:
-            raise _NotAdvised(f"{ctype} values past Int64: not advised")
-    else:
-        allv = np.frombuffer(allb, dtype=dt)
-    cands: list = []
-    src = "every value"
-    if kind == "int":
-        _int_candidates(adv, table, col["name"], ctype, allv, src, chain, chain, width, cands)
-    elif kind == "float":
-        _float_candidates(adv, ctype, allv, src, True, chain, chain, width, cands)
-    elif kind == "datetime64":
-        _datetime64_candidates(adv, ctype, allv, src, chain, chain, cands)
-    else:
-        _decimal_candidates(adv, ctype, allv, src, chain, chain, width, cands)
-    _lowcardinality_note(adv, kind, ctype, allv)
-    new = _new_insert_rows(len(allv))
+            raise _NotAdvised(f"{inner} values past Int64: not advised")
+        got: list = []
+        src = "every value"
+        if kind == "int":
+            _int_candidates(adv, table, col["name"], inner, allv, src, chain, chain, width, got)
+        elif kind == "float":
+            _float_candidates(adv, inner, allv, src, True, chain, chain, width, got)
+        elif kind == "datetime64":
+            _datetime64_candidates(adv, inner, allv, src, chain, chain, got)
+        else:
+            _decimal_candidates(adv, inner, allv, src, chain, chain, width, got)
+        _lowcardinality_note(adv, kind, inner, allv)
+        if nullable and not keep:
+            got.insert(0, (Candidate(inner, chain, f"no NULL in any of the {adv.rows:,} rows: without Nullable the "
+                                                   f"null map is gone"), lambda v: _as_bytes(v, inner)))
+        cands = [(c, lambda a, b, conv=conv: conv(allv[a:b])) for c, conv in got]
     out = []
-    for c, conv in cands:
+    for c, lay in cands:
         c.codec = chain                       # StripeLog writes every column with data.bin's codec
+        if keep:
+            c.type = f"Nullable({c.type})"
         pos, blocks = 0, []
         for r in new:
-            blocks.append(_native_header(col["name"], c.type) + conv(allv[pos:pos + r]))
+            blocks.append(_native_header(col["name"], c.type) + (nm_all[pos:pos + r] if keep else b"")
+                          + lay(pos, pos + r))
             pos += r
         c.projected_bytes = project_log(blocks, chain)
         c.ci95 = (c.projected_bytes, c.projected_bytes)
         c.saving_bytes = adv.current_bytes - c.projected_bytes
-        c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type} and "
-                 f"INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (written again in one Native block "
-                 f"per min_insert_block_size_rows rows, as projected)")
+        dflt = " DEFAULT ''" if nullable and not keep and kind in ("string", "fixedstring") else \
+            " DEFAULT 0" if nullable and not keep else ""
+        c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type}{dflt} "
+                 f"and INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (written again in one Native "
+                 f"block per min_insert_block_size_rows rows, as projected)")
+        if kind in ("string", "fixedstring") and c.projected_bytes >= adv.current_bytes:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+            continue
         out.append(c)
     adv.candidates = sorted(out, key=lambda c: c.projected_bytes)
     adv.notes.append("StripeLog writes every column with the server's default codec (its CODEC is not applied): "
