@@ -11,7 +11,7 @@ tests/test_typeadvice.py compares the advisor's projections with.
     /tmp/chdb-4.4.0/bin/python tests/data/clickhouse_typeadvice/make.py /tmp/advice_ta.json \
         tests/data/clickhouse_typeadvice/datadir --db ta --tables types --truth truth_types.json
 
-For each suggested type of each column, on a copy of the data dir: the table is copied (``CREATE TABLE fx.adv_tmp AS fx.<table>``, ``INSERT ... SELECT``: one
+For each suggested type of each column, on a copy of the data dir: the table is copied (``CREATE TABLE fx.adv_tmp<k> AS fx.<table>``, ``INSERT ... SELECT``: one
 part per partition, as the fixture's merged seed tables), the column's size before
 the change is recorded, then the advisor's own DDL is run on the copy
 (``ALTER TABLE ... MODIFY COLUMN``, ``mutations_sync = 2``) and
@@ -73,6 +73,7 @@ def write_truth(path: str, s, out: list, **extra) -> None:
 
 
 DB = "fx"
+TMP = "adv_tmp"
 WIDTHS = {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "DateTime": 4}
 
 
@@ -89,12 +90,13 @@ def value_width(t):
     return None
 
 
-def recreate(s, table, column, new_def):
+def recreate(s, table, column, new_def, name=None):
     """The table's CREATE with ``column`` defined as ``new_def`` (None: as it is), filled
-    with INSERT ... SELECT and merged: (column bytes, parts)."""
-    s.query("DROP TABLE IF EXISTS {DB}.adv_tmp SYNC".replace("{DB}", DB))
+    with INSERT ... SELECT and merged, as ``name`` (default TMP): (column bytes, parts)."""
+    name = name or TMP
+    s.query(f"DROP TABLE IF EXISTS {DB}.{name} SYNC")
     create = s.query(f"SHOW CREATE TABLE {DB}.`{table}`", "TSVRaw").bytes().decode()
-    create = re.sub(r"^CREATE TABLE \S+", f"CREATE TABLE {DB}.adv_tmp", create.strip())
+    create = re.sub(r"^CREATE TABLE \S+", f"CREATE TABLE {DB}.{name}", create.strip())
     if new_def is not None:
         create, n = re.subn(rf"(?m)^(\s*)`?{re.escape(column)}`? [^\n]*?(,?)$", rf"\1`{column}` {new_def}\2", create,
                             count=1)
@@ -103,9 +105,9 @@ def recreate(s, table, column, new_def):
     # (the seed tables' 96,245-row partition with digest LowCardinality(String) was written Compact)
     create += ", min_bytes_for_wide_part = 0" if "\nSETTINGS " in create else "\nSETTINGS min_bytes_for_wide_part = 0"
     s.query(create)
-    s.query(f"INSERT INTO {DB}.adv_tmp SELECT * FROM {DB}.`{table}`")
-    s.query(f"OPTIMIZE TABLE {DB}.adv_tmp FINAL")
-    return column_bytes(s, "adv_tmp", column)
+    s.query(f"INSERT INTO {DB}.{name} SELECT * FROM {DB}.`{table}`")
+    s.query(f"OPTIMIZE TABLE {DB}.{name} FINAL")
+    return column_bytes(s, name, column)
 
 
 def column_bytes(s, table, column):
@@ -148,19 +150,21 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json", columns=None):
         if a["table"] not in tables or (columns and a["column"] not in columns):
             continue
         for c in a["candidates"] + [dict(c, suggestion="codec") for c in a.get("codec_candidates") or []]:
-            ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp").rstrip(";")
+            global TMP
+            TMP = f"adv_tmp{len(out)}"      # a new name each time (chdb 2.x drops an Atomic table late)
+            ddl = c["ddl"].replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.{TMP}").rstrip(";")
             try:
                 if ddl.startswith("ALTER"):
-                    s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
-                    s.query(f"CREATE TABLE {DB}.adv_tmp AS {DB}.`{a['table']}`")
-                    s.query(f"INSERT INTO {DB}.adv_tmp SELECT * FROM {DB}.`{a['table']}`")
-                    before, parts = column_bytes(s, "adv_tmp", a["column"])
+                    s.query(f"DROP TABLE IF EXISTS {DB}.{TMP} SYNC")
+                    s.query(f"CREATE TABLE {DB}.{TMP} AS {DB}.`{a['table']}`")
+                    s.query(f"INSERT INTO {DB}.{TMP} SELECT * FROM {DB}.`{a['table']}`")
+                    before, parts = column_bytes(s, TMP, a["column"])
                     for stmt in [x.strip() for x in ddl.split(";") if x.strip()]:
-                        stmt = stmt.replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.adv_tmp")
+                        stmt = stmt.replace(f"`{a['database']}`.`{a['table']}`", f"{DB}.{TMP}")
                         s.query(stmt + (" SETTINGS mutations_sync = 2" if stmt.startswith("ALTER") else ""))
                 else:           # a key column: the table made anew, as the advice says
                     new_def = re.search(rf"with `{re.escape(a['column'])}` (.*) and INSERT", ddl).group(1)
-                    before, parts = recreate(s, a["table"], a["column"], None)
+                    before, parts = recreate(s, a["table"], a["column"], None, TMP + "_before")
                     recreate(s, a["table"], a["column"], new_def)
             except Exception as e:       # noqa: BLE001 -- recorded: the advisor must not have offered it
                 out.append({"table": a["table"], "column": a["column"], "type": c["type"], "ddl": c["ddl"],
@@ -168,8 +172,8 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json", columns=None):
                             "error": str(e).splitlines()[0][:300]})
                 print(a["table"], a["column"], c["type"], "refused:", str(e)[:120])
                 continue
-            after, parts_after = column_bytes(s, "adv_tmp", a["column"])
-            typ = rows(s, f"SELECT type FROM system.columns WHERE database = '{DB}' AND table = 'adv_tmp' "
+            after, parts_after = column_bytes(s, TMP, a["column"])
+            typ = rows(s, f"SELECT type FROM system.columns WHERE database = '{DB}' AND table = '{TMP}' "
                           f"AND name = '{a['column']}'")[0]["type"]
             est = None
             width = value_width(c["type"])
@@ -187,7 +191,8 @@ def main(advice_path, datadir, tables=TABLES, truth="truth.json", columns=None):
                         "written_type": typ, "ddl": c["ddl"], "original_bytes": a["current_bytes"],
                         "copy_bytes_before": before, "real_bytes": after, "parts": parts_after})
             print(a["table"], a["column"], c["type"], c["codec"], before, after, c["projected_bytes"], est, flush=True)
-    s.query(f"DROP TABLE IF EXISTS {DB}.adv_tmp SYNC")
+            for name in (TMP, TMP + "_before"):
+                s.query(f"DROP TABLE IF EXISTS {DB}.{name}")
     write_truth(os.path.join(HERE, truth), s, out)
     close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
