@@ -114,20 +114,120 @@ class Estimate:
         return [int(math.floor(self.lo)), int(math.ceil(self.hi))]
 
 
+@dataclass(frozen=True)
+class SpreadPrior:
+    """A spread per unit pooled over many strata of one kind (the same storage model and codec
+    across a run's targets): ``u0`` the relative variance of a unit's ratio (s_d^2 / x_bar^2)
+    a typical stratum has, worth ``df0`` degrees of freedom (inf: every stratum has it)."""
+
+    u0: float
+    df0: float
+    strata: int
+    #: the degrees of freedom u0 is estimated from (sum of the strata's df)
+    pooled_df: float = math.inf
+
+
+def size_class(s: StratumSample) -> int:
+    """The stratum's mean unit size as a power of two (log2, rounded): strata pool their spread
+    only with strata of units of about the same size (a 4 KiB page rounded to a 4 KiB block
+    has no spread a 16 KiB page has; a 21-byte partition's ratio swings more than a 64 KiB one's)."""
+    xbar = s.x_total / s.n_total if s.n_total else 0.0
+    return int(round(math.log2(xbar))) if xbar >= 1 else 0
+
+
+def stratum_spread(s: StratumSample, granularity: float = 1.0) -> tuple[float, float] | None:
+    """A stratum's own spread per unit as (u, df) for the pooled prior: u = s_d^2 / x_bar^2,
+    the larger of the linearised and jackknife forms (the ratio_estimate variance divided by
+    N^2 (1 - n/N) X_bar^2 / n), df = n - 1. None when the stratum tells nothing of it: sampled
+    whole, fewer than 2 units, no logical bytes, or its spread under the granularity floor
+    (its sampled units agree to within the model's rounding step)."""
+    n = len(s.x)
+    if n < 2 or n >= s.n_total or s.n_total == 0:
+        return None
+    v, _, _ = _own_variance(s, granularity)
+    scale = _unit_scale(s)
+    if scale <= 0:
+        return None
+    return v / scale, float(n - 1)
+
+
+def fit_spread_prior(spreads: list[tuple[float, float]], min_strata: int = 10) -> SpreadPrior | None:
+    """Empirical-Bayes prior of the per-stratum spreads, by moments on the variances themselves
+    (zeros included: strata whose sampled units agree say the spread is small): the strata's
+    u_h scatter by the prior's variance V plus their sampling variance 2 E[sigma^4] / df_h,
+    so V = (Var(u) - 2 u0^2 m) / (1 + 2 m), m = mean(1 / df_h), u0 = the df-weighted mean;
+    a scaled inverse chi-square prior of that mean and variance has df0 = 4 + 2 u0^2 / V,
+    at most the degrees of freedom the strata hold together (sum df_h: u0 is estimated from
+    them, it cannot be known better; that is also df0 when V <= 0, the spreads differing no
+    more than sampling makes them). None with fewer than ``min_strata`` strata or no spread
+    at all."""
+    vals = [(u, d) for u, d in spreads if u >= 0 and d > 0 and math.isfinite(u)]
+    if len(vals) < min_strata:
+        return None
+    u = np.array([v for v, _ in vals])
+    d = np.array([k for _, k in vals])
+    u0 = float((u * d).sum() / d.sum())
+    if u0 <= 0:
+        return None
+    m = float((1 / d).mean())
+    big_v = (float(u.var(ddof=1)) - 2 * u0 ** 2 * m) / (1 + 2 * m)
+    total_df = float(d.sum())
+    df0 = total_df if big_v <= 0 else min(total_df, 4 + 2 * u0 ** 2 / big_v)
+    return SpreadPrior(u0, df0, len(vals), total_df)
+
+
+def _unit_scale(s: StratumSample) -> float:
+    """N^2 (1 - n/N) X_bar^2 / n: the stratum's variance is this times its u."""
+    n = len(s.x)
+    return s.n_total ** 2 * (1 - n / s.n_total) / n * (s.x_total / s.n_total) ** 2
+
+
+def _own_variance(s: StratumSample, granularity: float) -> tuple[float, float, float]:
+    """(variance of the stratum's estimate from its own sample, the variance the granularity
+    floor gives, the estimate) for a stratum sampled in part with n >= 2 (see the module doc)."""
+    n = len(s.x)
+    x = np.asarray(s.x, dtype=np.float64)
+    y = np.asarray(s.y, dtype=np.float64)
+    sx = x.sum()
+    fpc = 1 - n / s.n_total
+    if sx > 0:
+        r = y.sum() / sx
+        est = r * s.x_total
+        d = y - r * x
+        adj = (s.x_total / s.n_total / x.mean()) ** 2
+    else:    # all sampled units empty: fall back to the mean per unit
+        est = y.mean() * s.n_total
+        d = y - y.mean()
+        adj = 1.0
+    s2 = float(d @ d) / (n - 1)
+    floor = (granularity / 2.0) ** 2
+    raw = s.n_total ** 2 * fpc / n * adj * s2
+    v_floor = s.n_total ** 2 * fpc / n * adj * floor
+    sx_j = sx - x
+    if sx > 0 and np.all(sx_j > 0):
+        rj = (y.sum() - y) / sx_j
+        raw = max(raw, fpc * s.x_total ** 2 * (n - 1) / n * float(((rj - rj.mean()) ** 2).sum()))
+    return raw, v_floor, float(est)
+
+
 def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_units: int = 0,
                    granularity: float = 1.0, lower_bound: float = 0.0,
-                   upper_bound: float | None = None) -> Estimate:
+                   upper_bound: float | None = None,
+                   priors: dict[int, SpreadPrior] | None = None) -> Estimate:
     """Stratified ratio estimate of the total projected bytes (see the module doc).
 
     ``fixed_bytes`` / ``fixed_units`` are the exactly known part; the interval
     is clipped below at ``lower_bound`` + fixed_bytes (bytes cannot be negative)
     and above at ``upper_bound`` (the most the units can physically take, the
-    known part included), the estimate with it.
+    known part included), the estimate with it.  ``priors``: the spreads pooled over the
+    run's strata of the same kind (:func:`fit_spread_prior`) per :func:`size_class`; each
+    stratum's own spread is moderated towards its class's (see the module doc).
     """
     total = float(fixed_bytes)
     var = 0.0
     sat_num = 0.0
     sat_den = 0.0
+    shared: dict[int, tuple[float, SpreadPrior]] = {}
     sampled = fixed_units
     units = fixed_units
     for s in strata:
@@ -138,41 +238,42 @@ def ratio_estimate(strata: list[StratumSample], fixed_bytes: float = 0.0, fixed_
             continue
         if n == 0:
             raise ValueError("a stratum with units has no sample")
-        x = np.asarray(s.x, dtype=np.float64)
         y = np.asarray(s.y, dtype=np.float64)
-        sx = x.sum()
         if n >= s.n_total:
             total += float(y.sum())
             continue
         fpc = 1 - n / s.n_total
-        if sx > 0:
-            r = y.sum() / sx
-            est = r * s.x_total
-            d = y - r * x
-            adj = (s.x_total / s.n_total / x.mean()) ** 2
-        else:    # all sampled units empty: fall back to the mean per unit
-            est = y.mean() * s.n_total
-            d = y - y.mean()
-            adj = 1.0
-        total += float(est)
-        floored = False
         if n > 1:
-            s2 = float(d @ d) / (n - 1)
-            floor = (granularity / 2.0) ** 2
-            floored = s2 < floor
-            v = s.n_total ** 2 * fpc / n * adj * max(s2, floor)
-            sx_j = sx - x
-            if sx > 0 and np.all(sx_j > 0):
-                rj = (y.sum() - y) / sx_j
-                v_jk = fpc * s.x_total ** 2 * (n - 1) / n * float(((rj - rj.mean()) ** 2).sum())
-                if v_jk > v:
-                    v, floored = v_jk, False
+            raw, v_floor, est = _own_variance(s, granularity)
+            v, floored, df = max(raw, v_floor), raw < v_floor, max((n - 1) / 2, 1.0)
+            scale = _unit_scale(s)
+            prior = priors.get(size_class(s)) if priors else None
+            if prior is not None and scale > 0:
+                nu = float(n - 1)
+                w = prior.df0 / (prior.df0 + nu)
+                common = w * scale * prior.u0          # the pooled part: one estimate, shared
+                own = (1 - w) * raw                    # the stratum's own part
+                if common + own >= v_floor:            # under the floor the floor stays, set
+                    shared[id(prior)] = (shared.get(id(prior), (0.0, prior))[0] + common, prior)
+                    total += float(est)
+                    var += common + own
+                    sat_num += common + own
+                    if own > 0:
+                        sat_den += own ** 2 / max(nu / 2, 1.0)
+                    continue
         else:
+            x0 = float(s.x[0])
+            est = float(y[0]) / x0 * s.x_total if x0 > 0 else float(y[0]) * s.n_total
+            floored = False
+            df = 1.0
             v = s.n_total ** 2 * fpc * max(float(y[0]), granularity) ** 2   # one unit: as wide as it
+        total += float(est)
         var += v
         sat_num += v
         if not floored:     # the floor is set, not estimated: it takes no Student-t penalty
-            sat_den += v ** 2 / max((n - 1) / 2, 1.0)
+            sat_den += v ** 2 / df
+    for common, prior in shared.values():      # each pooled spread counts once, with its own df
+        sat_den += common ** 2 / max(prior.pooled_df / 2, 1.0)
     df = (sat_num ** 2 / sat_den) if sat_den > 0 else math.inf
     half = t975(df) * math.sqrt(var) if var > 0 else 0.0
     lo = max(total - half, float(fixed_bytes) + lower_bound)

@@ -20,7 +20,7 @@ import numpy as np
 
 from dbxray.parsers.model import Cancelled
 
-from .estimate import Estimate, StratumSample, ratio_estimate
+from .estimate import Estimate, StratumSample, ratio_estimate, size_class, stratum_spread
 from .models import Model
 from .registry import Codec
 from .sampling import SampleSpec, Strata, stratify
@@ -55,6 +55,8 @@ class Projection:
     #: (codec name, model name) -> [logical bytes encoded, seconds spent in the encoder]
     timing: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     threads: int = 1
+    #: what was encoded, for a second pass over the same unit set (None once taken)
+    memory: "ProjectionMemory | None" = None
 
     def compress_mb_s(self, codec_name: str) -> float:
         """Encoder throughput of a codec seen while projecting, on one thread: the bytes
@@ -65,6 +67,21 @@ class Projection:
             if c == codec_name and secs > 0:
                 best = max(best, nbytes / secs / 1e6)
         return best
+
+
+@dataclass
+class ProjectionMemory:
+    """The first pass's encodings of one unit set (run_whatif samples every target before it
+    estimates any): per (codec, model) the projected bytes of each encoded unit, and the
+    encoder's CPU time, so the second pass estimates from the same units without encoding them
+    again."""
+
+    label: str
+    units: int
+    y: dict[tuple[str, str], dict[int, int]]
+    timing: dict[tuple[str, str], list[float]]
+    #: per model (in the order of the pairs) the projections known without encoding
+    fixed: list[np.ndarray]
 
 
 def _fraction_schedule(spec: SampleSpec, target_error: float | None) -> list[float]:
@@ -83,16 +100,27 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
             target_error: float | None = None,
             progress: Callable[[int, int, str], None] | None = None,
             is_cancelled: Callable[[], bool] | None = None,
-            pool: ThreadPoolExecutor | None = None) -> Projection:
-    """Estimate the projected bytes of ``unitset`` under every (codec, model) pair."""
+            pool: ThreadPoolExecutor | None = None, spread_pool: dict | None = None,
+            priors: dict | None = None, memory: ProjectionMemory | None = None) -> Projection:
+    """Estimate the projected bytes of ``unitset`` under every (codec, model) pair.
+
+    ``spread_pool``: where the final sample's strata add their spreads (the first pass of a
+    run); ``priors``: the pooled spreads the estimates use (the second); ``memory``: the first
+    pass's encodings of this unit set (used when its label, size and models match; its payloads
+    are then not read again: the speeds are measured in the first pass)."""
     out = Projection(unitset, units_total=len(unitset))
     n = len(unitset)
     models = list({id(m): m for _, m in pairs}.values())
+    if memory is not None and (memory.label != unitset.label or memory.units != n
+                               or len(memory.fixed) != len(models)):
+        memory = None
     # -- units known without encoding, per model --------------------------
     fixed: dict[int, np.ndarray] = {}
-    probe_cache: dict[int, bytes] = {}
     probe_idx = np.flatnonzero(unitset.probe) if unitset.probe is not None else np.array([], dtype=np.int64)
-    for m in models:
+    if memory is not None:
+        fixed = {id(m): v.copy() for m, v in zip(models, memory.fixed)}
+        probe_idx = probe_idx[:0]
+    for m in (models if memory is None else []):
         vals = np.full(n, -1, dtype=np.int64)
         if unitset.kinds is not None:
             for i, k in enumerate(unitset.kinds):
@@ -122,6 +150,11 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
         id(m): stratify(unitset.strata, seed=seed, eligible=fixed[id(m)] < 0) for m in models}
     # -- sample rounds -------------------------------------------------------
     y: dict[tuple[str, str], dict[int, int]] = {(c.name, m.name): {} for c, m in pairs}
+    remembered = memory.y if memory is not None else {}
+    keep_limit = 0 if memory is not None else SPEED_KEEP_BYTES
+    if memory is not None:
+        for key, tm in memory.timing.items():
+            out.timing[key] = list(tm)
     done_units: set[int] = set()
     lock = threading.Lock()
     kept_bytes = [0]
@@ -144,10 +177,19 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
             def work(i: int) -> tuple[int, dict]:
                 if is_cancelled is not None and is_cancelled():
                     raise Cancelled()
-                data = unitset.payload(i)
                 res = {}
                 times = {}
-                for c, m in pairs:
+                for c, m in pairs:       # the first pass's encodings of this unit
+                    key = (c.name, m.name)
+                    v = remembered.get(key, {}).get(i)
+                    if v is not None and fixed[id(m)][i] < 0:
+                        res[key] = v
+                todo_pairs = [(c, m) for c, m in pairs if (c.name, m.name) not in res]
+                if todo_pairs or kept_bytes[0] < keep_limit:
+                    data = unitset.payload(i)
+                else:
+                    data = b""
+                for c, m in todo_pairs:
                     key = (c.name, m.name)
                     if fixed[id(m)][i] >= 0 or key in failed:
                         continue
@@ -165,7 +207,7 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                         tm[0] += len(data)
                         tm[1] += dt
                     counter[0] += 1
-                    if kept_bytes[0] < SPEED_KEEP_BYTES:
+                    if kept_bytes[0] < keep_limit and data:
                         out.speed_payloads.append(data)
                         kept_bytes[0] += len(data)
                     if progress is not None and (counter[0] % 16 == 0 or counter[0] == total_todo):
@@ -178,13 +220,20 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                     y[key][i] = v
             out.fraction = f
             live = [(c, m) for c, m in pairs if (c.name, m.name) not in failed]
-            _estimate_all(out, unitset, live, fixed, strata_by_model, y, f)
+            spreads = _estimate_all(out, unitset, live, fixed, strata_by_model, y, f, priors)
             if target_error is not None and all(
                     r.estimate.relative_half_width <= target_error for r in out.pairs.values()):
                 break
     finally:
         if own:
             ex.shutdown()
+    if spread_pool is not None:
+        for gkey, by_class in spreads.items():
+            dest = spread_pool.setdefault(gkey, {})
+            for cls, vals in by_class.items():
+                dest.setdefault(cls, []).extend(vals)
+        out.memory = ProjectionMemory(unitset.label, n, y, {k: list(v) for k, v in out.timing.items()},
+                                      [fixed[id(m)] for m in models])
     out.errors.extend(failed.values())
     for key in failed:
         out.pairs.pop(key, None)
@@ -197,7 +246,16 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
     return out
 
 
-def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_model, y, f: float) -> None:
+def pool_key(model: Model, codec_name: str) -> tuple[str, str, int]:
+    """Strata pool their spreads with strata of the same storage model (name and rounding
+    step) under the same codec, across the run's targets."""
+    return (model.name, codec_name, int(model.granularity))
+
+
+def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_model, y, f: float,
+                  priors: dict | None = None) -> dict:
+    """Every pair's estimate; returns each pair's strata spreads by pool key and size class."""
+    spreads: dict = {}
     for c, m in pairs:
         vals = fixed[id(m)]
         fmask = vals >= 0
@@ -211,6 +269,9 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
             xs = unitset.logical[idx].astype(np.float64)
             yv = np.array([ys[int(i)] for i in idx], dtype=np.float64)
             samples.append(StratumSample(len(order), float(unitset.logical[order].sum()), xs, yv))
+            sp = stratum_spread(samples[-1], m.granularity)
+            if sp is not None:
+                spreads.setdefault(pool_key(m, c.name), {}).setdefault(size_class(samples[-1]), []).append(sp)
             if len(idx):
                 part = np.mean((yv > 0) & (yv < full[idx]))
                 partial_est += part * len(order)
@@ -219,5 +280,7 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
         most = m.max_bytes(unitset.logical[rest], codec=c, units=rest)
         est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
                              granularity=m.granularity,
-                             upper_bound=None if most is None else fixed_bytes + float(most.sum()))
+                             upper_bound=None if most is None else fixed_bytes + float(most.sum()),
+                             priors=(priors or {}).get(pool_key(m, c.name)))
         out.pairs[(c.name, m.name)] = PairResult(c, m, est, fixed_bytes, partial_est)
+    return spreads

@@ -143,6 +143,20 @@ class Run:
     speed_cache: dict = field(default_factory=dict)
     #: estimate other engines' storage of the same rows (ARCHIVE's cross-engine figures)
     cross_engine: bool = True
+    #: the first of a sampled run's two passes (run_whatif): every target sampled and encoded,
+    #: its strata's spreads pooled; nothing measured that only the results need (speeds, the
+    #: btrfs heuristic walk)
+    pooling: bool = False
+    #: (model, codec, granularity) -> size class -> (u, df) of each stratum (compress/estimate.py)
+    spread_pool: dict = field(default_factory=dict)
+    #: (model, codec, granularity) -> size class -> SpreadPrior, fitted after the first pass
+    priors: dict | None = None
+    #: per run.project call, in order: what the first pass encoded (ProjectionMemory)
+    memory: list = field(default_factory=list)
+    #: per measure_speeds call, in order: the speeds the first pass measured
+    speed_memory: list = field(default_factory=list)
+    _calls: int = 0
+    _speed_calls: int = 0
 
     #: share of a target's progress step that re-encoding takes; the speed measurements the rest
     ENCODE_SHARE = 0.9
@@ -169,8 +183,16 @@ class Run:
             raise Cancelled()
 
     def project(self, unitset: UnitSet, pairs, count: bool = True) -> Projection:
+        k = self._calls
+        self._calls += 1
+        memory = self.memory[k] if k < len(self.memory) else None
         proj = project(unitset, pairs, self.spec, seed=self.seed, target_error=self.target_error,
-                       progress=self._encode_progress(), is_cancelled=self.is_cancelled, pool=self.pool)
+                       progress=self._encode_progress(), is_cancelled=self.is_cancelled, pool=self.pool,
+                       spread_pool=self.spread_pool if self.pooling else None, priors=self.priors,
+                       memory=memory)
+        if self.pooling:
+            self.memory.append(proj.memory)
+        proj.memory = None
         self.errors.extend(proj.errors)
         if count:
             self.units_sampled += proj.units_sampled
@@ -191,6 +213,10 @@ def measure_speeds(run: Run, proj: Projection, codecs: list[Codec],
     codec and value type) is measured once per key in a run (it depends on the codec
     and the type far more than on the column).
     """
+    k = run._speed_calls
+    run._speed_calls += 1
+    if not run.pooling and k < len(run.speed_memory):      # measured in the first pass
+        return dict(run.speed_memory[k])
     out: dict[str, tuple[float | None, float | None]] = {}
     for i, c in enumerate(codecs):
         run.speed_progress(i, len(codecs), c.name)
@@ -212,6 +238,8 @@ def measure_speeds(run: Run, proj: Projection, codecs: list[Codec],
         except Exception as e:     # a speed failure must not lose the projection
             run.errors.append(f"speed of {c.name}: {type(e).__name__}: {e}")
             out[c.name] = (None, None)
+    if run.pooling:
+        run.speed_memory.append(dict(out))
     return out
 
 
@@ -255,7 +283,7 @@ def raw_results(run: Run, t: Target, entry: FileEntry, codecs: list[Codec], fall
         proj = run.project(raw, pairs, count=False)
         speeds = measure_speeds(run, proj, sorted({c for c, _ in pairs}, key=lambda c: c.name))
         add_results(t, proj, speeds)
-    if not fallocated and entry.apparent_bytes:
+    if not fallocated and entry.apparent_bytes and not run.pooling:
         heuristic_results(t, entry, codecs, btrfs, speeds, run)
     if fallocated and entry.apparent_bytes:
         t.notes.append("btrfs: the file is extended with fallocate, and btrfs never compresses an inode "

@@ -18,6 +18,7 @@ from . import advisor
 from . import engines as whatif_engines
 from .engines import WHATIF_ENGINES, WhatIfEngine
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
+from .estimate import fit_spread_prior
 from .sampling import parse_sample
 from .sources import SourceUnavailable
 from .targets import SPEED_METHOD
@@ -53,10 +54,11 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     spec = parse_sample(sample)
     cods = resolve_codecs(codecs)
     n_workers = workers()
-    targets: list[Target] = []
     with ThreadPoolExecutor(max_workers=n_workers) as pool:
-        run = Run(spec, seed, target_error, fs_block, filesystem, progress, is_cancelled, pool,
-                   raw_models, larger_pages, cross_engine=cross_engine)
+        def new_run(**kw) -> Run:
+            return Run(spec, seed, target_error, fs_block, filesystem, progress, is_cancelled, pool,
+                       raw_models, larger_pages, cross_engine=cross_engine, **kw)
+
         # file targets in the dataset's file order, then dataset-level targets per engine
         work: list[tuple[WhatIfEngine, FileEntry | None]] = []
         for e in dataset.files:
@@ -66,36 +68,22 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
         for w in WHATIF_ENGINES:
             if (engines is None or w.name in engines) and w.wants_dataset(dataset):
                 work.append((w, None))
-        steps = 1000
-
-        def sub_progress(k: int):
-            last = [k * steps]
-
-            def cb(done: int, total: int, msg: str) -> None:     # never goes back within a target
-                frac = min(1.0, done / total) if total else 1.0
-                last[0] = max(last[0], k * steps + int(frac * (steps - 1)))
-                progress(last[0], len(work) * steps, msg)
-            return cb
-
-        for k, (w, e) in enumerate(work):
-            run.check()
-            if progress is not None:
-                run.progress = sub_progress(k)
-                progress(k * steps, len(work) * steps, f"what-if: {e.path if e is not None else w.name}")
-            try:
-                if e is not None:
-                    targets.append(w.file_target(run, e, cods))
-                else:
-                    targets.extend(w.dataset_targets(run, dataset, cods))
-            except (SourceUnavailable, CodecUnavailable) as err:
-                run.errors.append(str(err))
-            except Cancelled:
-                raise
-            except Exception as err:    # one bad target must not lose the others
-                where = e.path if e is not None else w.name
-                run.errors.append(f"{where}: {type(err).__name__}: {err}")
+        total = len(work) * 1000 * (POOLING_SHARE + 1)
+        if spec.is_all:     # every unit encoded, the projections exact: one pass, no spread to pool
+            run = new_run()
+            targets = _build(run, work, dataset, cods, progress, 0, 1000 * (POOLING_SHARE + 1), total, "")
+        else:
+            # the first pass samples and encodes every target and pools its strata's spreads;
+            # the second estimates each target with them, from the same units (not encoded again)
+            first = new_run(pooling=True)
+            _build(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total, "")
+            run = new_run(priors=fit_priors(first.spread_pool), memory=first.memory,
+                          speed_memory=first.speed_memory, speed_cache=first.speed_cache)
+            run.errors.extend(e for e in first.errors if e.startswith("speed of "))
+            targets = _build(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000,
+                             total, " (estimating)")
         if progress is not None:
-            progress(len(work) * steps, len(work) * steps, "what-if: units re-encoded; writing the advice")
+            progress(total, total, "what-if: units re-encoded; writing the advice")
     out: dict[str, Any] = {
         "tool": "dbxray", "schema_version": 1, "kind": "whatif", "root": dataset.root,
         "sample": {"mode": spec.mode, "fraction": spec.fraction, "seed": int(seed),
@@ -113,6 +101,55 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
     if run.errors:
         out["errors"] = run.errors
     return out
+
+
+#: the first pass (encoding) takes this many times the second's share of the progress
+POOLING_SHARE = 9
+
+
+def fit_priors(spread_pool: dict) -> dict:
+    """The pooled spread per (model, codec, granularity) and size class (compress/estimate.py)."""
+    out: dict = {}
+    for key, by_class in spread_pool.items():
+        for cls, vals in by_class.items():
+            prior = fit_spread_prior(vals)
+            if prior is not None:
+                out.setdefault(key, {})[cls] = prior
+    return out
+
+
+def _build(run: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int, total: int,
+           suffix: str) -> list[Target]:
+    """Every target of ``work``; the progress from ``base``, ``width`` a target, out of ``total``."""
+    targets: list[Target] = []
+
+    def sub_progress(k: int):
+        last = [base + k * width]
+
+        def cb(done: int, n: int, msg: str) -> None:     # never goes back within a target
+            frac = min(1.0, done / n) if n else 1.0
+            last[0] = max(last[0], base + k * width + int(frac * (width - 1)))
+            progress(last[0], total, msg)
+        return cb
+
+    for k, (w, e) in enumerate(work):
+        run.check()
+        if progress is not None:
+            run.progress = sub_progress(k)
+            progress(base + k * width, total, f"what-if: {e.path if e is not None else w.name}{suffix}")
+        try:
+            if e is not None:
+                targets.append(w.file_target(run, e, cods))
+            else:
+                targets.extend(w.dataset_targets(run, dataset, cods))
+        except (SourceUnavailable, CodecUnavailable) as err:
+            run.errors.append(str(err))
+        except Cancelled:
+            raise
+        except Exception as err:    # one bad target must not lose the others
+            where = e.path if e is not None else w.name
+            run.errors.append(f"{where}: {type(err).__name__}: {err}")
+    return targets
 
 
 def sample_description(spec, seed: int, encoded: int, known: int, total: int) -> str:

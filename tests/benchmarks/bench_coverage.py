@@ -117,7 +117,7 @@ def figures(result: dict) -> dict:
     return out
 
 
-def family(name: str, seeds: int, fraction: str) -> dict:
+def family(name: str, seeds: int, fraction: str, per_target: bool = False) -> dict:
     folder, codecs = FAMILIES[name]
     path = FIXTURES / folder
     t0 = time.perf_counter()
@@ -129,6 +129,7 @@ def family(name: str, seeds: int, fraction: str) -> dict:
     big = [0, 0]           # cases, covered: targets of >= LARGE logical bytes
     widths: list[float] = []
     misses: dict = {}
+    per: dict = {}         # target -> [cases, covered, widths, at bound]
     t1 = time.perf_counter()
     for seed in range(seeds):
         res = run_whatif(ds, codecs, sample=fraction, seed=seed, **kw)
@@ -148,10 +149,15 @@ def family(name: str, seeds: int, fraction: str) -> dict:
                 big[1] += ok
             if not ok:
                 misses[key] = misses.get(key, 0) + 1
+            p = per.setdefault(key[0], [0, 0, [], 0])
+            p[0] += 1
+            p[1] += ok
             if f["projected_bytes"] > 0:
                 widths.append((hi - lo) / f["projected_bytes"])
+                p[2].append((hi - lo) / f["projected_bytes"])
             if r.get("max_bytes") is not None and hi >= r["max_bytes"]:
                 at_bound += 1
+                p[3] += 1
     t_runs = time.perf_counter() - t1
     cov = inside / cases if cases else math.nan
     print(f"== {name}: {path} ({', '.join(codecs)}; {seeds} seeds at {fraction})")
@@ -163,6 +169,10 @@ def family(name: str, seeds: int, fraction: str) -> dict:
               f"{cases - big[0]} cases, coverage {(inside - big[1]) / max(1, cases - big[0]):.1%}")
     for key, n in sorted(misses.items(), key=lambda kv: -kv[1])[:5]:
         print(f"   most missed: {key} {n} of {seeds}")
+    if per_target:
+        print("   per target: cases, coverage, median width / figure, at the physical bound")
+        for t, (c, ok, w, b) in sorted(per.items(), key=lambda kv: -kv[1][0]):
+            print(f"     {c:>6} {ok / c:7.1%} {statistics.median(w) if w else math.nan:8.1%} {b:>6}  {t}")
     return {"family": name, "cases": cases, "exact": exact, "coverage": cov,
             "large": big[1] / big[0] if big[0] else None, "large_cases": big[0],
             "median_width": statistics.median(widths) if widths else None, "seconds": t_all + t_runs}
@@ -173,10 +183,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--sample", default="0.05")
     ap.add_argument("--only", default=",".join(FAMILIES))
+    ap.add_argument("--per-target", action="store_true", help="coverage and width per target")
     a = ap.parse_args(argv)
     install_cache()
     no_speeds()
-    rows = [family(n.strip(), a.seeds, a.sample) for n in a.only.split(",") if n.strip()]
+    rows = [family(n.strip(), a.seeds, a.sample, a.per_target) for n in a.only.split(",") if n.strip()]
     print("\nfamily       cases   coverage  median width  time      targets >= 1 MiB")
     for r in rows:
         large = f"{r['large_cases']} cases, {r['large']:.1%}" if r["large"] is not None else "none"
