@@ -196,14 +196,11 @@ def _rebuild_entry(group: list, name: str, names: list[str], current_bytes: int,
     ddl = engine.rebuild_ddl(t0) if engine is not None else None
     if not ddl:
         return None
-    free_pages = sum(int(t.split.detail.get("free_pages", 0)) for t in group if t.split is not None)
     return {"target": name, "kind": "rebuild", "codec": t0.current_codec or "none",
             "projected_bytes": current_bytes - reclaimable, "current_bytes": current_bytes,
             "saving_bytes": reclaimable, "saving_bytes_ci95": [0, reclaimable],
             "ddl": ddl, "choice": "rebuild", "model": "rebuild",
-            "verdict": (f"reclaims up to {reclaimable:,} bytes of free pages ({free_pages:,}) and unwritten "
-                        f"space; the codec stays; the rebuilt file reserves free pages of its own (the last "
-                        f"extents of each index), so the gain is at most this"),
+            "verdict": engine.rebuild_verdict(group, reclaimable),
             "files": names}
 
 

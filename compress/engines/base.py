@@ -51,6 +51,13 @@ class WhatIfEngine:
         None when the engine has none."""
         return None
 
+    def rebuild_verdict(self, group: list, reclaimable: int) -> str:
+        """What the rebuild advice says it reclaims (``group``: the table's targets)."""
+        free_pages = sum(int(t.split.detail.get("free_pages", 0)) for t in group if t.split is not None)
+        return (f"reclaims up to {reclaimable:,} bytes of free pages ({free_pages:,}) and unwritten "
+                f"space; the codec stays; the rebuilt file reserves free pages of its own (the last "
+                f"extents of each index), so the gain is at most this")
+
     def advisable(self, target: "Target") -> bool:
         """Whether advice (DDL) can be given for ``target`` at all."""
         return True

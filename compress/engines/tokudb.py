@@ -14,6 +14,7 @@ from ..bounds import compress_bound
 from ..models import Model
 from ..registry import Codec
 from dbxray.parsers.tokudb.blocktable import HEADER_BYTES
+from dbxray.parsers.tokudb.header import BLOCK_ALLOCATOR_ALIGNMENT
 
 from ..sources import allocated_in, engine_units
 from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results, shift
@@ -146,12 +147,18 @@ def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
 
 def tokudb_split(entry: FileEntry, idx: np.ndarray, current_bytes: int) -> Split | None:
     """Compressible (the partitions), overhead (the two header slots, the translation table,
-    node headers, filesystem metadata) and reclaimable bytes (the file's space no used block
-    of the translation table covers: ``tokuftdump --fragmentation``'s gaps, the tail past the
-    last block, what is allocated past the end of the file) of a dictionary, at what the
-    filesystem holds for each.  The codec's projection keeps the free space (PerconaFT
-    recompresses nodes in place as they are written; the file does not shrink by itself), so
-    no rebuild is advised from it."""
+    node headers, each block's padding to the allocator's 4096-byte alignment, filesystem
+    metadata) and reclaimable bytes of a dictionary, at what the filesystem holds for each.
+
+    Reclaimable is what a rebuild that writes the dictionary anew gives back: the file's space
+    no used block of the translation table covers (``tokuftdump --fragmentation``'s gaps and
+    the tail past the last block) less each block's padding to BLOCK_ALLOCATOR_ALIGNMENT (a new
+    file aligns its blocks the same way), plus what is allocated past the end of the file.
+    PerconaFT itself never gives that space back while it runs: ``note_end_checkpoint``
+    (ft/serialize/block_table.cc) returns the previous checkpoint's blocks to the block
+    allocator, which reuses them, and ``toku_maybe_truncate_file`` (ft/serialize/ft-serialize.cc)
+    shortens the file only when it is 32 MiB past the last used block, to a 32 MiB boundary.
+    The codec's projection keeps the space (nodes are recompressed where they are written)."""
     bt = (entry.detail.get("tokudb") or {}).get("block_table")
     if bt is None or entry.units is None:
         return None
@@ -164,13 +171,16 @@ def tokudb_split(entry: FileEntry, idx: np.ndarray, current_bytes: int) -> Split
     gap_at = np.concatenate([ends, [size]])[:-1]
     gap_end = np.concatenate([starts[1:], [size]])
     keep = gap_end > gap_at
-    free = int(allocated_in(entry, gap_at[keep], gap_end[keep] - gap_at[keep]).sum())
+    gap_at, gap_end = gap_at[keep], gap_end[keep]
+    aligned = np.minimum(-(-gap_at // BLOCK_ALLOCATOR_ALIGNMENT) * BLOCK_ALLOCATOR_ALIGNMENT, gap_end)
+    padding = int(allocated_in(entry, gap_at, aligned - gap_at).sum())
+    free = int(allocated_in(entry, aligned, gap_end - aligned).sum())
     past_eof = 0 if entry.fs is None or entry.fs.type == "xfs" else int(entry.past_eof_bytes)
     u = entry.units[idx]
     compressible = int(allocated_in(entry, u["offset"].astype(np.int64), u["stored"].astype(np.int64)).sum())
     reclaimable = min(free + past_eof, max(0, current_bytes - compressible))
     return Split(compressible, current_bytes - compressible - reclaimable, reclaimable,
-                 detail={"unused_block_bytes": free, "past_eof_bytes": past_eof})
+                 detail={"unused_block_bytes": free, "alignment_bytes": padding, "past_eof_bytes": past_eof})
 
 
 # ---------------------------------------------------------------------------
@@ -190,6 +200,27 @@ class TokuDBWhatIf(WhatIfEngine):
     def advisable(self, target: Target) -> bool:
         # engine-internal dictionaries (tokudb.directory, ...): no table, no DDL to give
         return bool((target.info or {}).get("table"))
+
+    def rebuild_ddl(self, target: Target) -> str | None:
+        """A copying rebuild: ``OPTIMIZE TABLE`` and ``ALTER TABLE ... ENGINE=TokuDB`` / ``FORCE``
+        do not write the dictionaries anew on TokuDB (TOKU_OPTIMIZE_WITH_RECREATE, set for
+        MariaDB and Percona Server in hatoku_defines.h: optimize answers HA_ADMIN_TRY_ALTER and the
+        recreate runs in place as a hot optimize, ha_tokudb_admin.cc / ha_tokudb_alter.cc
+        ``optimize_needed`` -> ``do_optimize``, which flushes message buffers into the leaves and
+        leaves the free blocks to the block allocator); ``ALGORITHM=COPY`` makes the server copy
+        the rows into new dictionary files and drop the old ones."""
+        info = target.info or {}
+        table = info.get("table")
+        return f"ALTER TABLE {table} ENGINE=TokuDB, ALGORITHM=COPY;" if table else None
+
+    def rebuild_verdict(self, group: list, reclaimable: int) -> str:
+        free = sum(int(t.split.detail.get("unused_block_bytes", 0)) for t in group if t.split is not None)
+        return (f"reclaims up to {reclaimable:,} bytes: the free blocks of the dictionaries' block tables "
+                f"({free:,} bytes beyond each block's 4 KiB alignment) and space past the end of the files, "
+                f"which PerconaFT reuses but does not give back; OPTIMIZE TABLE and ALTER TABLE ... "
+                f"ENGINE=TokuDB run in place (a hot optimize) and do not; the copy also rewrites every "
+                f"node (buffered messages applied, old row versions dropped), so the new files can be "
+                f"smaller still or larger by what the rewritten nodes take")
 
     def ddl(self, target: Target, codec: Codec, model: str) -> str:
         info = target.info or {}

@@ -15,6 +15,9 @@ from .x1764 import x1764
 
 # ft/serialize/block_allocator.h: BLOCK_ALLOCATOR_HEADER_RESERVE, two copies
 BLOCK_ALLOCATOR_HEADER_RESERVE = 4096
+#: ft/serialize/block_allocator.h: every block starts on this boundary (the loader's
+#: ``seek_align`` in ft/loader/loader.cc aligns the blocks of a file it writes the same way)
+BLOCK_ALLOCATOR_ALIGNMENT = 4096
 HEADER_SLOTS = (0, BLOCK_ALLOCATOR_HEADER_RESERVE)
 # ft/serialize/ft_layout_version.h
 FT_LAYOUT_VERSION_26 = 26
