@@ -163,8 +163,10 @@ def sample_description(spec, seed: int, encoded: int, known: int, total: int) ->
     return (f"{encoded:,} of {total:,} units (pages, blocks, nodes) re-encoded, {exact}. Each owner (index, "
             f"column, dictionary, level) is a stratum: {pct} of its units are drawn at random (seed {seed}), "
             f"at least 2 (all of a smaller one), so small owners and small files are sampled above {pct}; "
-            f"the 95% intervals come from the spread within each stratum (never less than half the storage "
-            f"model's rounding step, a filesystem block for page compression, per unit)")
+            f"the 95% intervals come from the spread within each stratum, moderated towards the spread pooled over "
+            f"the run's strata of the same storage model, codec and unit size where at least 10 of them were "
+            f"sampled (never less than half the model's rounding step, a filesystem block for page "
+            f"compression, per unit)")
 
 
 def _first_fs_block(dataset: Dataset) -> int:

@@ -160,3 +160,57 @@ def test_missing_parser_is_an_error_not_a_crash(generated_tablespace, monkeypatc
     monkeypatch.setattr(sources, "payload_source", missing)
     res = run_whatif(_dataset(generated_tablespace), ["lz4"])
     assert res["targets"] == [] and "not there yet" in res["errors"][0]
+
+
+@pytest.fixture(scope="module")
+def four_tablespaces(tmp_path_factory):
+    """Four InnoDB-like files of 3 indexes each (12 strata of 16 KiB pages: enough to pool)."""
+    rng = np.random.default_rng(11)
+    root = tmp_path_factory.mktemp("pool")
+    (root / "db1").mkdir()
+    entries = []
+    for f in range(4):
+        pages = []
+        for i in range(120):
+            pg = bytearray(P)
+            pg[24:26] = (17855).to_bytes(2, "big")
+            pg[38 + 28:38 + 36] = (100 + 10 * f + i % 3).to_bytes(8, "big")
+            fill = int(rng.integers(2000, P - 200))
+            pg[200:200 + fill] = rng.integers(0, [4, 40, 256][i % 3], fill, dtype=np.uint8).tobytes()
+            pages.append(bytes(pg))
+        path = root / "db1" / f"t{f}.ibd"
+        path.write_bytes(b"".join(pages))
+        entries.append(innodb_raw_entry(path, f"db1/t{f}.ibd"))
+    return Dataset(str(root), entries)
+
+
+def test_every_target_sampled_before_any_is_estimated(fake_parser, four_tablespaces, monkeypatch):
+    """A sampled run samples and encodes every target, pools the strata's spreads, then
+    estimates each target from the same units (issue 17): each sampled unit is encoded once per
+    codec, the sample is the one a run without pooling draws, the projections are the same, and
+    the intervals are those of the pooled spreads (inside the physical range)."""
+    import dbxray.compress.whatif as whatif
+    from dbxray.compress.engines.innodb import InnoDBPageCompressed
+    seen: dict = {}
+    encode = InnoDBPageCompressed.project
+
+    def counting(self, codec, payload, unit=None):
+        key = (zlib.crc32(payload), codec.name)
+        seen[key] = seen.get(key, 0) + 1
+        return encode(self, codec, payload, unit)
+
+    monkeypatch.setattr(InnoDBPageCompressed, "project", counting)
+    kw = dict(sample="0.05", seed=2, fs_block=4096, filesystem="xfs", raw_models=False, larger_pages=False)
+    pooled = run_whatif(four_tablespaces, ["zlib:6", "lz4"], **kw)
+    assert seen and max(seen.values()) == 1
+    assert len(seen) == 2 * pooled["sample"]["units_encoded"]
+    monkeypatch.setattr(whatif, "fit_priors", lambda pool: {})
+    alone = run_whatif(four_tablespaces, ["zlib:6", "lz4"], **kw)
+    assert pooled["sample"] == alone["sample"]
+    changed = 0
+    for tp, ta in zip(pooled["targets"], alone["targets"]):
+        for rp, ra in zip(tp["results"], ta["results"]):
+            assert (rp["codec"], rp["model"], rp["projected_bytes"]) == (ra["codec"], ra["model"], ra["projected_bytes"])
+            assert 0 <= rp["ci95"][0] <= rp["projected_bytes"] <= rp["ci95"][1] <= rp["max_bytes"]
+            changed += rp["ci95"] != ra["ci95"]
+    assert changed >= 4

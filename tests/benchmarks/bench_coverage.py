@@ -2,12 +2,15 @@
 the what-if at 5% over many seeds against ``--sample all`` (computed once per family).
 
     .venv/bin/python tests/benchmarks/bench_coverage.py [--seeds 200] [--only innodb,clickhouse,...]
+                                                        [--per-target] [--no-pool]
 
 A case is one (seed, target, codec, model) result of a 5% run whose sample did not take every
 unit (a result known exactly, a target sampled whole, counts in ``exact`` and is left out of
 the coverage); it is covered when the ``--sample all`` figure lies inside its interval. Printed
 per family: cases, coverage (target 93-97%), the median interval width relative to the
-``all`` figure, how many intervals reach their physical bound (``max_bytes``), the time.
+``all`` figure, how many intervals reach their physical bound (``max_bytes``), the time;
+``--per-target`` the same per target; ``--no-pool`` measures each stratum's own spread alone
+(no spread pooled across the run's targets), on the same samples.
 
 It runs the in-process API (``compress.whatif.run_whatif``: the engines' targets, the
 stratified sampling, the estimator) with two things changed to keep 200 seeds per family in
@@ -184,9 +187,15 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", default="0.05")
     ap.add_argument("--only", default=",".join(FAMILIES))
     ap.add_argument("--per-target", action="store_true", help="coverage and width per target")
+    ap.add_argument("--no-pool", action="store_true",
+                    help="each stratum's own spread only (no spread pooled across the run): the estimator before "
+                         "issue 17's pooling, on the same sample")
     a = ap.parse_args(argv)
     install_cache()
     no_speeds()
+    if a.no_pool:
+        import dbxray.compress.whatif as whatif
+        whatif.fit_priors = lambda pool: {}
     rows = [family(n.strip(), a.seeds, a.sample, a.per_target) for n in a.only.split(",") if n.strip()]
     print("\nfamily       cases   coverage  median width  time      targets >= 1 MiB")
     for r in rows:
