@@ -148,8 +148,7 @@ def test_tokudb_rebuild_line_is_a_copying_alter():
         t = Target(f"_fx_t_{'main' if i == 0 else 'key'}.tokudb", "tokudb", current, current,
                    current_codec="zlib:5", primary_model="tokudb_partitions",
                    info={"table": "fx.t", "database": "fx", "method": "zlib"})
-        t.split = Split(current - free - 40960, 40960, free, detail={"unused_block_bytes": free,
-                                                                     "alignment_bytes": 9000, "past_eof_bytes": 0})
+        t.split = Split(current - free - 40960, 40960, free, detail={"unused_block_bytes": free, "past_eof_bytes": 0})
         group.append(t)
     adv = [a for a in advisor.advise(group) if a["kind"] == "rebuild"]
     assert len(adv) == 1 and adv[0]["ddl"] == "ALTER TABLE fx.t ENGINE=TokuDB, ALGORITHM=COPY;"

@@ -173,14 +173,13 @@ def tokudb_split(entry: FileEntry, idx: np.ndarray, current_bytes: int) -> Split
     keep = gap_end > gap_at
     gap_at, gap_end = gap_at[keep], gap_end[keep]
     aligned = np.minimum(-(-gap_at // BLOCK_ALLOCATOR_ALIGNMENT) * BLOCK_ALLOCATOR_ALIGNMENT, gap_end)
-    padding = int(allocated_in(entry, gap_at, aligned - gap_at).sum())
     free = int(allocated_in(entry, aligned, gap_end - aligned).sum())
     past_eof = 0 if entry.fs is None or entry.fs.type == "xfs" else int(entry.past_eof_bytes)
     u = entry.units[idx]
     compressible = int(allocated_in(entry, u["offset"].astype(np.int64), u["stored"].astype(np.int64)).sum())
     reclaimable = min(free + past_eof, max(0, current_bytes - compressible))
     return Split(compressible, current_bytes - compressible - reclaimable, reclaimable,
-                 detail={"unused_block_bytes": free, "alignment_bytes": padding, "past_eof_bytes": past_eof})
+                 detail={"unused_block_bytes": free, "past_eof_bytes": past_eof})
 
 
 # ---------------------------------------------------------------------------
