@@ -127,6 +127,11 @@ SCAN_READS = {
 }
 
 
+#: a command-line scan of more files than this (of one engine) packs each file's sections
+#: once read (FileEntry.pack_sections), so that 100,000 tablespaces fit in about 300 MB
+PACK_SECTIONS_OVER = 20_000
+
+
 def cmd_scan(args) -> int:
     from dbxray.app.keys import load_keys
     from dbxray.parsers import jsonout
@@ -146,7 +151,8 @@ def cmd_scan(args) -> int:
     depth = "summary" if args.summary else "full"
     jobs = args.jobs if args.jobs is not None else cpu_workers()
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
-                      fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth)
+                      fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth,
+                      pack_sections_over=PACK_SECTIONS_OVER)
     ds = scan(args.path, ctx)
     ds.errors.extend(key_messages)
     as_json = args.json or args.summary or bool(args.output and args.output.endswith(".json"))

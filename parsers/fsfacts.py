@@ -80,7 +80,7 @@ def filesystem_of(path: str, st: os.stat_result | None = None) -> tuple[str, int
     return _fs_of_dev(st.st_dev, path)
 
 
-@dataclass
+@dataclass(slots=True)
 class FsFacts:
     """What the filesystem says about one file (the ``fs`` object of a file in the JSON)."""
 

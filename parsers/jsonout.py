@@ -170,7 +170,7 @@ def file_summary(entry: FileEntry) -> dict[str, Any]:
         "hole_bytes": int(entry.hole_bytes), "unwritten_bytes": int(entry.unwritten_bytes),
         "errors": list(entry.errors), "warnings": list(entry.warnings),
     }
-    for name, section in entry.sections.items():
+    for name, section in entry.sections_view().items():
         if isinstance(section, dict):
             out[name] = section_summary(section)
     return out

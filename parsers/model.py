@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .packing import PackedSections
+
 #: Roles a file can play (each engine names those it uses: ``Engine.roles``).
 #: Later issues may add roles, never rename these.
 ROLES = (
@@ -120,7 +122,7 @@ class UnitGeometry:
     owner_ids: bool = True
 
 
-@dataclass
+@dataclass(slots=True)
 class FileEntry:
     """One file under the root, as found on disk and read by its engine parser."""
 
@@ -152,6 +154,8 @@ class FileEntry:
     is_symlink: bool = False
     #: the filesystem's facts (type, block sizes, allocation split: parsers/fsfacts.py); None when not read
     fs: Any = None
+    #: (size, mtime_ns) when its facts were read: the end of the scan compares them (scan.py ``recheck``)
+    seen: tuple[int, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def hole_bytes(self) -> int:
@@ -207,9 +211,41 @@ class FileEntry:
             out["database"] = self.database
         if self.table is not None:
             out["table"] = self.table
-        for name, section in self.sections.items():
+        for name, section in self.sections_view().items():
             out[name] = section
         return out
+
+    def pack_sections(self, packer) -> None:
+        """Keep this file's sections packed by ``packer`` (parsers/packing.py: tens to a
+        few hundred bytes instead of a few KB of objects, microseconds) until something
+        reads ``sections``, which opens them again.  A scan of more than
+        ``ScanContext.pack_sections_over`` files does this to each."""
+        s = _SECTIONS_SLOT.__get__(self, FileEntry)
+        if type(s) is dict and s:
+            _SECTIONS_SLOT.__set__(self, packer.pack(s))
+
+    def sections_view(self) -> dict[str, Any]:
+        """The sections to read, left packed when they are (a fresh copy is opened):
+        what the JSON writers use, so that writing 100,000 files opens one at a time."""
+        s = _SECTIONS_SLOT.__get__(self, FileEntry)
+        return s.open() if type(s) is PackedSections else s
+
+
+# ``FileEntry.sections`` opens packed sections on first use (and keeps them open): the
+# slot the dataclass made holds a dict or a PackedSections; this property reads it
+_SECTIONS_SLOT = FileEntry.__dict__["sections"]
+
+
+def _get_sections(entry: FileEntry) -> dict[str, Any]:
+    s = _SECTIONS_SLOT.__get__(entry, FileEntry)
+    if type(s) is PackedSections:
+        s = s.open()
+        _SECTIONS_SLOT.__set__(entry, s)
+    return s
+
+
+FileEntry.sections = property(_get_sections, _SECTIONS_SLOT.__set__,
+                              doc="engine sections of the JSON output (opened when packed)")
 
 
 @dataclass
@@ -363,6 +399,10 @@ class ScanContext:
     detail_budget: int | None = None
     #: bytes of those objects kept so far (the scan's running count against the budget)
     detail_kept: int = 0
+    #: an engine reading more files than this at once packs each file's sections once it is
+    #: done with it (FileEntry.pack_sections; parsers/parallel.py ``each_file``): a
+    #: 100,000-tablespace scan in bounded memory, a few microseconds a file.  None: never
+    pack_sections_over: int | None = None
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

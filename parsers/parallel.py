@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator
 
 from . import mapguard
 from .model import Cancelled, FileEntry, ScanContext
+from .packing import SectionPacker
 
 #: what a worker sends back of each file (the JSON's facts and what the engines'
 #: cross-file steps read: sections, names, errors)
@@ -135,7 +136,11 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     With more than one worker the work runs in forked processes (``func`` then sees a
     copy of the entry; only :data:`RESULT_FIELDS`, ``detail[keep_detail]`` and, when
     ``ctx.keep_units``, the units come back).  ``ctx.check()`` is polled between files
-    here (between a worker's results in a pool, which is then ended)."""
+    here (between a worker's results in a pool, which is then ended).  With more
+    than ``ctx.pack_sections_over`` entries, each file's sections are packed once the
+    caller is done with it (when the loop asks for the next)."""
+    packer = SectionPacker() if ctx.pack_sections_over is not None and len(entries) > ctx.pack_sections_over \
+        else None
     if not use_pool(entries, ctx):
         for i, entry in enumerate(entries):
             ctx.check()
@@ -143,6 +148,8 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
             if not ctx.keep_units:
                 lighten(entry, keep_detail)
             yield i, entry
+            if packer is not None:
+                entry.pack_sections(packer)
         return
     global _job
     workers = min(ctx.workers, len(entries))
@@ -154,6 +161,8 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
             for i, state in results:
                 _apply(entries[i], state)
                 yield i, entries[i]
+                if packer is not None:
+                    entries[i].pack_sections(packer)
         pool.close()
     except BaseException:
         pool.terminate()

@@ -29,7 +29,7 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
             entry.holes = f.holes()
             entry.unwritten = f.unwritten()
             entry.fs = f.fs_facts()
-            entry.detail["stat"] = (f.size, f.stat.st_mtime_ns)
+            entry.seen = (f.size, f.stat.st_mtime_ns)
             msg = f.changed()
             if msg:
                 entry.warnings.append(msg)
@@ -74,7 +74,7 @@ def recheck(ds: Dataset) -> None:
                    f"read as zeros, so figures past that offset are not real")
             if msg not in entry.warnings:
                 entry.warnings.append(msg)
-        before = entry.detail.get("stat")
+        before = entry.seen
         if before is None:
             continue
         try:

@@ -60,6 +60,10 @@ class PageMapError(Exception):
     """The file cannot be mapped at all (too small, unreadable)."""
 
 
+#: kind_names() results shared between files with the same kinds (bounded)
+_KIND_NAMES: dict[tuple, dict[int, str]] = {}
+_KIND_NAMES_MAX = 4096
+
 @dataclass
 class PageMap:
     """Everything read from one file, as arrays of one element per page."""
@@ -125,11 +129,18 @@ class PageMap:
         return _index_kinds(self.flavor).take(np.asarray(kinds, dtype=np.uint16))
 
     def kind_names(self) -> dict[int, str]:
-        names = page_type_names(self.flavor)
-        out = {}
-        for k in np.unique(self.kind):
-            k = int(k)
-            out[k] = KIND_NAME_UNDECODED if k == KIND_PAGE_COMPRESSED_UNDECODED else names.get(k, f"UNKNOWN_PAGE_TYPE_{k}")
+        """Names of the page kinds in this file. Files with the same kinds get the same
+        dict object (a data dir of 100,000 tablespaces holds a handful of kind sets):
+        read it, never change it in place."""
+        kinds = tuple(int(k) for k in np.unique(self.kind))
+        key = (self.flavor, kinds)
+        out = _KIND_NAMES.get(key)
+        if out is None:
+            names = page_type_names(self.flavor)
+            out = {k: KIND_NAME_UNDECODED if k == KIND_PAGE_COMPRESSED_UNDECODED
+                   else names.get(k, f"UNKNOWN_PAGE_TYPE_{k}") for k in kinds}
+            if len(_KIND_NAMES) < _KIND_NAMES_MAX:
+                _KIND_NAMES[key] = out
         return out
 
 

@@ -79,6 +79,10 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                                        keep_detail=("innodb_naming",)):
         ctx.report(k + 1, total, f"innodb pages: {entry.path}")
         _assign_table(dataset, entry, names)
+        if not ctx.keep_units:
+            entry.detail.pop("innodb_naming", None)     # its only reader is _assign_table
+            if not entry.detail:
+                entry.detail = {}                       # an emptied dict keeps its table
     _attach_fts(dataset, paged, names)
     _read_doublewrite_files(files, ctx)
     for entry in files:
@@ -114,7 +118,7 @@ def _decode(name: str) -> str:
     return re.sub(r"@([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), name).lower()
 
 
-@dataclass
+@dataclass(slots=True)
 class FileNaming:
     """Names of one paged file: its table (or general tablespace) and its index ids."""
 
@@ -305,7 +309,7 @@ def _read_doublewrite_files(files: list[FileEntry], ctx: ScanContext) -> None:
         here = os.path.dirname(entry.path)
         zip_sizes = {}
         for e in files:
-            sec = e.sections.get("innodb")
+            sec = e.sections_view().get("innodb")
             if sec is None or e.role not in PAGED_ROLES or (here and not e.path.startswith(here + "/")):
                 continue
             sid, phys = sec.get("space_id"), sec.get("physical_page_size")
