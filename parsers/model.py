@@ -248,7 +248,7 @@ FileEntry.sections = property(_get_sections, _SECTIONS_SLOT.__set__,
                               doc="engine sections of the JSON output (opened when packed)")
 
 
-@dataclass
+@dataclass(slots=True)
 class TableEntry:
     """A table (or dictionary group) and the files that hold it."""
 
