@@ -11,6 +11,7 @@ Nothing here imports Qt, the compressor layer or the app.
 """
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -222,7 +223,11 @@ class FileEntry:
         ``ScanContext.pack_sections_over`` files does this to each."""
         s = _SECTIONS_SLOT.__get__(self, FileEntry)
         if type(s) is dict and s:
-            _SECTIONS_SLOT.__set__(self, packer.pack(s))
+            try:
+                packed = packer.pack(s)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                return                  # an engine's object that does not pickle: kept as it is
+            _SECTIONS_SLOT.__set__(self, packed)
 
     def sections_view(self) -> dict[str, Any]:
         """The sections to read, left packed when they are (a fresh copy is opened):

@@ -103,3 +103,10 @@ def test_command_line_recheck_sees_an_innodb_file_modified_during_the_scan(spars
     assert touched
     e = next(e for e in ds.files if e.abspath == str(victim))
     assert any("modified during the scan" in w for w in e.warnings), e.warnings
+
+
+def test_sections_that_do_not_pickle_stay_as_they_are():
+    e = FileEntry(path="x", abspath="/nonexistent/x")
+    e.sections["engine"] = {"hook": lambda: 1}
+    e.pack_sections(SectionPacker())
+    assert type(_raw(e)) is dict and callable(e.sections["engine"]["hook"])
