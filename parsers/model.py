@@ -123,6 +123,26 @@ class UnitGeometry:
     owner_ids: bool = True
 
 
+class _NoNames(dict):
+    """The shared empty ``kind_names`` / ``owner_names`` of a FileEntry no engine named:
+    read-only (an engine assigns its own dict)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a FileEntry's default names are shared: assign a dict of your own")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = __ior__ = _refuse
+
+    def __reduce__(self):
+        return (_no_names, ())
+
+
+def _no_names() -> "_NoNames":
+    return NO_NAMES
+
+
+NO_NAMES = _NoNames()
+
+
 @dataclass(slots=True)
 class FileEntry:
     """One file under the root, as found on disk and read by its engine parser."""
@@ -140,8 +160,10 @@ class FileEntry:
     database: str | None = None
     table: str | None = None
     units: np.ndarray | None = None          # UNIT_DTYPE array, or None when not read
-    kind_names: dict[int, str] = field(default_factory=dict)
-    owner_names: dict[int, str] = field(default_factory=dict)
+    #: (until an engine sets them, every entry shares one empty, read-only dict: 100,000
+    #: files would otherwise hold 200,000 empty dicts; assign a dict of your own to fill)
+    kind_names: dict[int, str] = field(default_factory=lambda: NO_NAMES)
+    owner_names: dict[int, str] = field(default_factory=lambda: NO_NAMES)
     #: engine sections of the JSON output ("innodb", "tokudb", ...): typed sections
     #: (parsers/section.py: dicts whose declared keys are attributes) or plain JSON objects
     sections: dict[str, Any] = field(default_factory=dict)

@@ -654,7 +654,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         code = codes.get(iid)
         if code is not None:
             owner_names[code] = f"{tname}.{iname}" if tname else iname
-    entry.owner_names = owner_names
+    if owner_names:
+        entry.owner_names = owner_names
 
     page_types: dict[str, int] = {}
     names_by_kind = entry.kind_names
