@@ -114,6 +114,17 @@ def project_fixed(raw: bytes, width: int, chain: str, granule_rows: int) -> int:
     return project_blocks([raw[a * width:b * width] for a, b in granule_slices(n, granule_rows)], chain)
 
 
+def pad_fixed(sizes: np.ndarray, chars: bytes, width: int) -> bytes:
+    """String values as FixedString(width): each value's bytes, zero bytes after them up to
+    ``width`` (the conversion String -> FixedString pads, FunctionsConversion:
+    ConvertImpl of DataTypeString to DataTypeFixedString; every value at most ``width`` long)."""
+    if len(chars) == len(sizes) * width:
+        return chars
+    buf = np.zeros((len(sizes), width), dtype=np.uint8)
+    buf[np.arange(width)[None, :] < sizes[:, None].astype(np.int64)] = np.frombuffer(chars, dtype=np.uint8)
+    return buf.tobytes()
+
+
 def fixed_to_string(raw: bytes, width: int) -> tuple[np.ndarray, bytes]:
     """FixedString values as String: the trailing zero bytes cut off, as the engine's
     conversion FixedString -> String does (FunctionsConversion: ConvertImpl of

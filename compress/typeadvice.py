@@ -1775,11 +1775,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     if cparts and _generic(chain) != chain:
         cnotes.append(f"CODEC({chain}) holds a transform: the Compact parts' granules are not counted")
         cparts = []
-    if not runs and cparts and nullable:
-        raise _NotAdvised("a Nullable String or FixedString column only in Compact parts is not advised")
     if not runs and cparts:
         adv.notes.extend(cnotes)
-        return _advise_strings_compact_only(adv, S, cparts, ctype, chain, n, codecs)
+        return _advise_strings_compact_only(adv, S, cparts, ctype, chain, n, codecs, keep, pre)
     if not runs:
         raise _NotAdvised("no blocks of this column in active Wide or Compact parts" + (f" ({cnotes[0]})" if cnotes
                                                                                          else ""))
@@ -1819,6 +1817,10 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
                 got.append((run, np.frombuffer(raw, dtype="<u8"), None, None))
         adv.sampled_rows = int(sum(len(g[1]) for g in got))
         lens = np.concatenate([g[1] for g in got]) if got else np.zeros(0, dtype=np.uint64)
+        longest = int(lens.max()) if len(lens) else 0
+        if nulls_by_dir is not None and not fixed and got:
+            # a Nullable(String) with NULLs: the lengths of its values (not of the nested '' at NULL rows)
+            lens = np.concatenate([g[1][~_run_nulls(nulls_by_dir, g[0])] for g in got])
         if len(lens):
             adv.length_min, adv.length_max = int(lens.min()), int(lens.max())
             adv.length_mean = float(lens.mean())
@@ -1828,7 +1830,10 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         most = max(1, int(LC_MOST_DISTINCT * len(got[0][1]))) if got else 0
         first = S.factorize(got[0][1], got[0][2], most) if got else (None, [])
         few = first[1] is not None if got else False
-        one_length = not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+        # every value N bytes long, and every nested value (a NULL row's) at most N: FixedString(N)
+        one_length = (not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+                      and longest <= adv.length_min
+                      and _compact_one_length(cparts, adv.length_min, nulls_by_dir is not None))
         if few or one_length:
             for k in range(1, len(got)):
                 load_chars(k)
@@ -1849,7 +1854,9 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     fs_c = str_c = lc_c = None
     if one_length:
         fs_c = Candidate(f"FixedString({adv.length_min})", chain,
-                         f"{which} value is {adv.length_min} bytes long (lossless: no length per row)")
+                         f"{which} value is {adv.length_min} bytes long (lossless: no length per row)"
+                         + (f"; a NULL row's nested value is {adv.length_min} zero bytes" if nulls_by_dir is not None
+                            else ""))
     if fixed and adv.length_min is not None and adv.length_min < n:
         str_c = Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
                                            f"{adv.length_min}..{adv.length_max} bytes a value and its length "
@@ -1890,7 +1897,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             per_cur.append((x, (S.project_string_inline if inline else S.project_string)(sizes, chars, chain,
                                                                                           granule)))
         if fs_c:
-            per.setdefault(id(fs_c), []).append((x, S.project_fixed(chars, adv.length_min, chain, granule)))
+            per.setdefault(id(fs_c), []).append((x, S.project_fixed(S.pad_fixed(sizes, chars, adv.length_min),
+                                                                    adv.length_min, chain, granule)))
         if str_c:
             per.setdefault(id(str_c), []).append((x, S.project_string(sizes, chars, chain, granule)))
     adv.current_projected_bytes, _ = _estimate(per_cur, wide_bytes, len(runs))
@@ -1914,10 +1922,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter(nullable=nulls_by_dir is not None,
                                                                               fixed=n if fixed else 0))
             if nulls_by_dir is not None:    # NULL rows: a key of their own (None), position 0 in the dictionary
-                nm = nulls_by_dir.get(os.path.dirname(run.entry.abspath), b"")[run.row0:run.row0 + run.rows]
-                if len(nm) != run.rows:
-                    raise _NotAdvised(f"{run.entry.path}: its null map holds fewer rows than its sizes")
-                codes = np.where(np.frombuffer(nm, dtype=np.uint8) != 0, len(keys), codes)
+                codes = np.where(_run_nulls(nulls_by_dir, run), len(keys), codes)
                 keys = list(keys) + [None]
             # a run read after unread rows of its part: the real dictionary already holds the keys
             # those rows brought (at the rate measured inside the runs read)
@@ -1961,27 +1966,62 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
     return cands
 
 
+def _run_nulls(nulls_by_dir: dict, run: _Run) -> np.ndarray:
+    """The NULL rows of a run of a Nullable column (its part folder's null map), as booleans."""
+    nm = nulls_by_dir.get(os.path.dirname(run.entry.abspath), b"")[run.row0:run.row0 + run.rows]
+    if len(nm) != run.rows:
+        raise _NotAdvised(f"{run.entry.path}: its null map holds fewer rows than its sizes")
+    return np.frombuffer(nm, dtype=np.uint8) != 0
+
+
+def _compact_one_length(cparts: list, n: int, nullable: bool) -> bool:
+    """Every value of the Compact parts' granules ``n`` bytes long (a Nullable column's non-NULL
+    ones; its NULL rows' nested values at most ``n``)."""
+    for cp in cparts:
+        for k, sz in enumerate(cp.sizes):
+            if not len(sz):
+                continue
+            if nullable and cp.nulls is not None:
+                vals = sz[np.frombuffer(cp.nulls[k], dtype=np.uint8) == 0]
+                if int(sz.max()) > n or (len(vals) and (int(vals.min()) != n or int(vals.max()) != n)):
+                    return False
+            elif int(sz.min()) != n or int(sz.max()) != n:
+                return False
+    return True
+
+
 def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str, chain: str, n: int,
-                                 codecs: bool) -> list[Candidate]:
+                                 codecs: bool, keep: bool = False, pre: list | None = None) -> list[Candidate]:
     """A String or FixedString column whose parts are all Compact (a small table's): every granule
     read whole, each candidate (FixedString(N), String, LowCardinality) and codec chain projected
-    exactly as the Compact writer writes it."""
+    exactly as the Compact writer writes it.  A Nullable column's granule is its null map then
+    its values in one block (the chains are generic): ``keep`` (it holds NULLs) writes the null map
+    before the new type's values and makes LowCardinality(Nullable(...)) (NULL at position 0, no
+    null map); without NULLs the candidates (``pre``: the type without Nullable) are the values alone."""
     fixed = bool(n)
     sizes = np.concatenate([z for cp in cparts for z in cp.sizes])
     chars = b"".join(c for cp in cparts for c in cp.chars)
     adv.rows = adv.sampled_rows = adv.compact_rows = len(sizes)
     adv.runs = adv.sampled_runs = sum(len(cp.sizes) for cp in cparts)
     adv.current_bytes = sum(cp.stored for cp in cparts)
-    if len(sizes):
-        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+    vals = sizes
+    if keep:        # the lengths of the values, not of the nested '' (or zero bytes) at NULL rows
+        vals = sizes[np.concatenate([np.frombuffer(nm, dtype=np.uint8) for cp in cparts for nm in cp.nulls]) == 0]
+    if len(vals):
+        adv.length_min, adv.length_max, adv.length_mean = int(vals.min()), int(vals.max()), float(vals.mean())
 
     def cx(as_type: str, ch: str, width: int = 0, lc_fixed: int = 0) -> int:
-        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed), ch) for cp in cparts)
+        return sum(project_compact(_compact_layouts(cp, as_type, width, lc_fixed, keep), ch) for cp in cparts)
     adv.current_projected_bytes = cx("now", chain)
+    for c in pre or []:         # Nullable without NULL -> its type: the granules without their null map
+        c.projected_bytes = cx("values", chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
     cands: list[tuple[Candidate, tuple]] = []
-    if not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+    if (not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+            and int(sizes.max()) <= adv.length_min):
         cands.append((Candidate(f"FixedString({adv.length_min})", chain, f"every value is {adv.length_min} bytes long "
-                                                                          f"(lossless: no length per row)"),
+                                                                          f"(lossless: no length per row)"
+                                + (f"; a NULL row's nested value is {adv.length_min} zero bytes" if keep else "")),
                       ("fixed", adv.length_min, 0)))
     if fixed and adv.length_min is not None and adv.length_min < n:
         cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
@@ -1990,9 +2030,12 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
     _, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
     adv.distinct_sampled = len(keys) if keys is not None else None
     if keys is not None and len(sizes):
-        t = f"LowCardinality(FixedString({n}))" if fixed else "LowCardinality(String)"
+        t = f"FixedString({n})" if fixed else "String"
+        t = f"LowCardinality(Nullable({t}))" if keep else f"LowCardinality({t})"
         cands.append((Candidate(t, chain, f"{len(keys):,} distinct values in {len(sizes):,} rows: in a Compact part "
-                                          f"a dictionary per granule and a 1-4 byte position per row (lossless)"),
+                                          f"a dictionary per granule and a 1-4 byte position per row (lossless)"
+                                + ("; NULL is the dictionary's position 0 (ColumnUnique): no null map" if keep
+                                   else "")),
                       ("lc", 0, n)))
     out = []
     for c, lay in cands:
@@ -2006,7 +2049,8 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
     if codecs:
         from . import codecadvice as K
         best = min(out, key=lambda cl: cl[0].projected_bytes, default=None)
-        t, lay, beat = (best[0].type, best[1], best[0].projected_bytes) if best else (ctype, ("now", 0, 0),
+        now_lay = ("values" if pre else "now", 0, 0)    # Nullable without NULL: chains on its type alone
+        t, lay, beat = (best[0].type, best[1], best[0].projected_bytes) if best else (ctype, now_lay,
                                                                                       adv.current_bytes)
         kind = "lowcardinality" if t.startswith("LowCardinality") else "string"
         found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2])),
@@ -2032,7 +2076,8 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
     rows = [got[i][0].rows for i in sel]
     if fs_c is not None and fs_c in cands:
         t, w = fs_c.type, adv.length_min
-        proj = lambda i, c: S.project_fixed(got[sel[i]][2], w, c, granule)        # noqa: E731
+        proj = lambda i, c: S.project_fixed(S.pad_fixed(got[sel[i]][1], got[sel[i]][2], w), w, c,  # noqa: E731
+                                            granule)
         why = f" (the {t} suggestion with this codec)"
     elif fixed:
         t, why = ctype, ""

@@ -506,6 +506,36 @@ def test_nullable_strings_with_nulls_and_lowcardinality_fixedstring(ta_advice, a
     assert not many["candidates"] and any("not smaller" in n for n in many["notes"])
 
 
+#: Nullable(String) with NULLs whose values are all N bytes long, as chdb 4.4.0 wrote the advice
+#: (make_nullable_fixedstring.py's table nfixed, make.py)
+TRUTH_NULLABLE_FIXEDSTRING = json.loads((HERE / "truth_nullable_fixedstring.json").read_text())
+
+
+def test_nullable_string_to_nullable_fixedstring(ta_advice):
+    """Nullable(String) columns with NULLs whose non-NULL values are all N bytes long ->
+    Nullable(FixedString(N)) (a NULL row's nested value N zero bytes, the null map as it is) and
+    its chains: chdb 4.4.0 ran each suggestion on the Wide table nfixed (make.py) and wrote every
+    one to the byte of the projection.  A column whose FixedString is not smaller says so."""
+    rows = TRUTH_NULLABLE_FIXEDSTRING["rows"]
+    assert not [r for r in rows if "error" in r], "the advisor offered a DDL the engine refused"
+    assert {r["type"] for r in rows} == {"Nullable(FixedString(12))", "LowCardinality(Nullable(String))"}
+    assert len([r for r in rows if r["suggestion"] == "codec"]) == 3
+    for r in rows:
+        a = _col(ta_advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['table']}.{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine "
+              f"{r['real_bytes']}, projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+        assert r["original_bytes"] == r["copy_bytes_before"] == a["current_bytes"] == a["current_projected_bytes"]
+    nf = _col(ta_advice, "nfixed", "nf_id")
+    assert nf["nulls"] > 0 and nf["length_min"] == nf["length_max"] == 12       # the values', not the NULL rows'
+    code = _col(ta_advice, "nfixed", "nf_code")
+    assert not code["candidates"] and any("FixedString(5) projected" in n and "not smaller" in n
+                                          for n in code["notes"])
+    # values of several lengths: no FixedString
+    assert not any("FixedString" in c["type"] for c in _col(ta_advice, "nstrings", "ns_many")["candidates"])
+
+
 TRUTH_LC_REFUSALS = json.loads((HERE / "truth_lowcardinality_refusals.json").read_text())
 
 
@@ -567,7 +597,11 @@ def test_log_strings_and_nullable_advised_as_the_engine_writes_them(ta_advice):
                                            "LowCardinality(FixedString(8))"}),
     ("truth_compact_nullable.json", 3, 10800, {"Nullable(Int8)", "Nullable(Int16)", "Nullable(Int32)", "UInt32",
                                                "Nullable(UInt16)", "String",
-                                               "LowCardinality(Nullable(String))", "LowCardinality(String)"})])
+                                               "LowCardinality(Nullable(String))", "LowCardinality(String)"}),
+    # Nullable String and FixedString columns of a table of Compact parts only (make_nullable_fixedstring.py)
+    ("truth_compact_nullable_strings.json", 3, 6100, {"Nullable(FixedString(16))", "LowCardinality(Nullable(String))",
+                                                      "LowCardinality(Nullable(FixedString(8)))", "String",
+                                                      "LowCardinality(String)"})])
 def test_compact_strings_advised_as_the_engine_writes_them(ta_advice, truth, compact, rows_in, types):
     """String and FixedString columns of a table of 1 Wide and 4 Compact parts (make_compact_strings.py):
     a Compact granule's sizes and bytes read whole, projected as the Compact writer writes the new type
