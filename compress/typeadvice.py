@@ -612,10 +612,6 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                            f"values (not advised)")
         return adv
     log_engine = str(table.get("engine", "")) in LOG_ENGINES
-    if log_engine and nullable and kind in ("string", "fixedstring"):
-        adv.not_advised = (f"{table.get('engine')} table: its Nullable(String) and Nullable(FixedString) columns are "
-                           f"not advised (only Nullable fixed-width ones are)")
-        return adv
     default = _default_codec(table)
     if log_engine and len(col.get("codecs") or {}) == 1 and not (col.get("codec") or "").strip():
         default = next(iter(col["codecs"]))         # the server's default codec, as its blocks name it
@@ -664,7 +660,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         if log_engine:      # made anew: the null map is written again, a block per new INSERT block
             null_proj = (_log_null_projector(nm[2]), null_bytes)
     elif nullable and log_engine:
-        nested = _log_relaid(dataset, table, col["name"], chain, _layout(inner)[1])
+        # a String's values re-laid by _advise_log_strings
+        nested = 0 if kind in ("string", "fixedstring") else _log_relaid(dataset, table, col["name"], chain,
+                                                                          _layout(inner)[1])
         pre.append(Candidate(inner, chain, f"no NULL in any of the {nm[1]:,} rows (every null map block read): "
                                            f"without Nullable the null map file ({null_bytes:,} bytes) is gone",
                              projected_bytes=nested, ci95=(nested, nested)))
@@ -674,7 +672,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                              projected_bytes=nested, ci95=(nested, nested)))
     try:
         if kind in ("string", "fixedstring") and log_engine:
-            cands = _advise_log_strings(adv, dataset, table, col["name"], inner, chain, codecs)
+            cands = _advise_log_strings(adv, dataset, table, col["name"], inner, chain, codecs,
+                                        b"".join(nm[2]) if nullable else None, keep_nulls, pre, null_proj,
+                                        null_bytes if nullable else 0)
         elif kind in ("string", "fixedstring"):
             cands = _advise_strings(adv, dataset, table, col["name"], inner, chain, default, granule, fraction, seed,
                                     codecs, null_dirs if keep_nulls else None, null_proj,
@@ -884,6 +884,10 @@ def _compact_pieces(dataset, table: dict, column: str, width: int,
     return out, notes
 
 
+#: how many files' largest blocks are re-encoded to find the ZSTD level a Log table was written with
+ZSTD_LEVEL_BLOCKS = 4
+
+
 def _zstd_level_of(dataset, table: dict, column: str, named: str, entry=None) -> str:
     """A ZSTD block's header does not hold its level (CompressionCodecZSTD writes none): the
     level that re-encodes the column's largest block to its stored size (1..9), else ``named``.
@@ -899,16 +903,25 @@ def _zstd_level_of(dataset, table: dict, column: str, named: str, entry=None) ->
               for i in range(len(e.units))] if entry is None else [(entry, i) for i in range(len(entry.units))]
     if not blocks:
         return named
-    e, i = max(blocks, key=lambda b: int(b[0].units["logical"][b[1]]))
-    try:
-        raw = payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
-    except payloads.PayloadError:
-        return named
-    want = int(e.units["stored"][i])
-    for level in (1, 3, 2, 4, 5, 6, 7, 8, 9):
-        if CH_CHECKSUM + len(ch_encode.encode_chain(raw, f"ZSTD({level})")) == want:
-            return f"ZSTD({level})"
-    return named
+    # the largest block of each file, largest first: a block may take the same size at several
+    # levels (random bytes), so the levels that fit each of them are intersected
+    best: dict = {}
+    for e, i in blocks:
+        if id(e) not in best or int(e.units["logical"][i]) > int(e.units["logical"][best[id(e)][1]]):
+            best[id(e)] = (e, i)
+    levels = [1, 3, 2, 4, 5, 6, 7, 8, 9]
+    for e, i in sorted(best.values(), key=lambda b: -int(b[0].units["logical"][b[1]]))[:ZSTD_LEVEL_BLOCKS]:
+        try:
+            raw = payloads.unit_payload(e, i, max_output=int(e.units["logical"][i]))
+        except payloads.PayloadError:
+            continue
+        want = int(e.units["stored"][i])
+        fit = [lv for lv in levels if CH_CHECKSUM + len(ch_encode.encode_chain(raw, f"ZSTD({lv})")) == want]
+        if fit:
+            levels = fit
+        if len(levels) == 1:
+            break
+    return f"ZSTD({levels[0]})" if len(levels) < 9 else named
 
 
 def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_CompactPiece], list[str]]:
@@ -1042,8 +1055,8 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     nullable = _base_type(ctype) == "Nullable"
     inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip() if nullable else ctype
     kind = _kind(inner)
-    if kind is None or (nullable and kind in ("string", "fixedstring")):
-        raise _NotAdvised(f"StripeLog table: its fixed-width, Nullable fixed-width, String and FixedString columns "
+    if kind is None:
+        raise _NotAdvised(f"StripeLog table: its fixed-width, String and FixedString columns and Nullable of them "
                           f"are advised ({ctype}: not advised)")
     data, pieces = _stripe_column(dataset, table, col["name"])
     if not pieces:
@@ -1084,6 +1097,7 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     keep = nullable and bool(adv.nulls)
     new = _new_insert_rows(adv.rows)
     cands: list = []          # (candidate, rows -> the column's values as the new type, keeps the null map)
+    lcs: set = set()          # LowCardinality candidates: NULL in their dictionary, no null map
     if kind in ("string", "fixedstring"):
         if kind == "fixedstring":
             sz, ch = S.fixed_to_string(b"".join(vals), n)
@@ -1091,18 +1105,40 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
             sz, ch = np.concatenate(sizes), b"".join(chars)
         ends = np.cumsum(sz, dtype=np.int64)
         starts = ends - sz.astype(np.int64)
-        if len(sz):
-            adv.length_min, adv.length_max, adv.length_mean = int(sz.min()), int(sz.max()), float(sz.mean())
-        if kind == "string" and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+        vsz = sz[np.frombuffer(nm_all, dtype=np.uint8) == 0] if keep else sz      # the values, not NULL rows'
+        if len(vsz):
+            adv.length_min, adv.length_max, adv.length_mean = int(vsz.min()), int(vsz.max()), float(vsz.mean())
+
+        def part(a: int, b: int) -> bytes:
+            return ch[int(starts[a]):int(ends[b - 1])] if b > a else b""
+        if nullable and not keep:     # no NULL: the type without Nullable, its values as they are
+            cands.append((Candidate(inner, chain, f"no NULL in any of the {adv.rows:,} rows: without Nullable the "
+                                                  f"null map is gone"),
+                          (lambda a, b: S.pad_fixed(sz[a:b], part(a, b), n)) if n else
+                          (lambda a, b: S.inline_bytes(sz[a:b], part(a, b)) if b > a else b"")))
+        if (kind == "string" and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+                and int(sz.max()) <= adv.length_min):
             w = adv.length_min
             cands.append((Candidate(f"FixedString({w})", chain, f"every value is {w} bytes long (lossless: no length "
-                                                                 f"per row)"),
-                          lambda a, b, w=w: ch[a * w:b * w]))
+                                                                 f"per row)"
+                                    + (f"; a NULL row's nested value is {w} zero bytes" if keep else "")),
+                          lambda a, b, w=w: S.pad_fixed(sz[a:b], part(a, b), w)))
         if kind == "fixedstring" and adv.length_min is not None and adv.length_min < n:
             cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
                                                      f"{adv.length_min}..{adv.length_max} bytes a value and its length"),
-                          lambda a, b: S.inline_bytes(sz[a:b], ch[int(starts[a]):int(ends[b - 1])]) if b > a else b""))
-        adv.notes.append("LowCardinality is not projected for StripeLog tables")
+                          lambda a, b: S.inline_bytes(sz[a:b], part(a, b)) if b > a else b""))
+        _, keys = S.factorize(sz, ch, max(1, int(LC_MOST_DISTINCT * len(sz))))
+        if keys is not None and len(sz):
+            adv.distinct_sampled = len(keys)
+            t = f"Nullable({inner})" if keep else inner
+            c = Candidate(f"LowCardinality({t})", chain,
+                          f"{len(keys):,} distinct values in {len(sz):,} rows: each Native block of the table made anew "
+                          f"writes its own keys and a 1-8 byte position per row (NativeWriter: "
+                          f"low_cardinality_max_dictionary_size = 0; lossless)"
+                          + ("; NULL is the dictionary's position 0: no null map" if keep else ""))
+            lcs.add(id(c))
+            cands.append((c, lambda a, b: S.LC_KEYS_VERSION.to_bytes(8, "little")
+                          + lc_block(sz[a:b], part(a, b), nm_all[a:b] if keep else None, n)))
     else:
         dt = _layout(inner)[0]
         allb = b"".join(vals)
@@ -1127,11 +1163,12 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     out = []
     for c, lay in cands:
         c.codec = chain                       # StripeLog writes every column with data.bin's codec
-        if keep:
+        with_nulls = keep and id(c) not in lcs
+        if with_nulls:
             c.type = f"Nullable({c.type})"
         pos, blocks = 0, []
         for r in new:
-            blocks.append(_native_header(col["name"], c.type) + (nm_all[pos:pos + r] if keep else b"")
+            blocks.append(_native_header(col["name"], c.type) + (nm_all[pos:pos + r] if with_nulls else b"")
                           + lay(pos, pos + r))
             pos += r
         c.projected_bytes = project_log(blocks, chain)
@@ -1178,14 +1215,23 @@ def _log_relaid(dataset, table: dict, column: str, chain: str, width: int) -> in
 
 
 def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str,
-                        codecs: bool) -> list[Candidate]:
+                        codecs: bool, nulls: bytes | None = None, keep: bool = False, pre: list | None = None,
+                        null_proj=None, null_bytes: int = 0) -> list[Candidate]:
     """String and FixedString(N) columns of Log and TinyLog tables, every block read: a String's
     sizes are inline in ``<column>.bin`` (varint length + bytes a value), a FixedString's values N
     bytes each.  Candidates (FixedString(N) for Strings all N long, String for padded
-    FixedStrings) and codec chains are projected as the table made anew writes them (the DDL:
-    INSERT ... SELECT, the rows in blocks of min_insert_block_size_rows, each cut at 1 MiB).
-    LowCardinality is not projected: a Log table writes its dictionary per INSERT with the
-    serialization's default settings, not modelled here."""
+    FixedStrings, LowCardinality for few distinct values) and codec chains are projected as the
+    table made anew writes them (the DDL: INSERT ... SELECT, the rows in blocks of
+    min_insert_block_size_rows, each cut at 1 MiB).  LowCardinality: LogSink::writeData
+    (StorageLog.cpp) serializes with default SerializeBinaryBulkSettings,
+    low_cardinality_max_dictionary_size = 0, so ``<column>.dict.bin`` holds only the keys version
+    (serializeBinaryBulkStatePrefix, flushed with the first block) and each block in ``<column>.bin``
+    its own keys (lc_block; NeedUpdateDictionary on the INSERT's first block only), both files with
+    the column's chain.  A Nullable column (``nulls``: its null map file's bytes): ``keep`` (it holds
+    NULLs) -> Nullable(FixedString(N)) when its values are N bytes long (a NULL row's nested value
+    padded), LowCardinality(Nullable(...)) (NULL at position 0, no null map file), chains with the
+    null map written again (``null_proj``); without NULLs ``pre`` (the type without Nullable) is its
+    values re-laid, and every candidate drops the null map file (``null_bytes``)."""
     from . import chstrings as S
     fixed = _base_type(ctype) == "FixedString"
     n = int(_args(ctype)[0]) if fixed else 0
@@ -1198,10 +1244,13 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
         raise _NotAdvised(f"its blocks could not be decoded: {e}") from None
     sizes = np.concatenate([p[0] for p in parsed])
     chars = b"".join(p[1] for p in parsed)
+    if nulls is not None and len(nulls) != len(sizes):
+        raise _NotAdvised(f"its null map file holds {len(nulls):,} rows, its values {len(sizes):,}: not advised")
     adv.rows = adv.sampled_rows = len(sizes)
     adv.runs = adv.sampled_runs = len(inserts)
-    if len(sizes):
-        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+    vals = sizes[np.frombuffer(nulls, dtype=np.uint8) == 0] if keep else sizes     # the values, not NULL rows'
+    if len(vals):
+        adv.length_min, adv.length_max, adv.length_mean = int(vals.min()), int(vals.max()), float(vals.mean())
     adv.current_projected_bytes = project_log(inserts, chain)
     ends = np.cumsum(sizes, dtype=np.int64)
     starts = ends - sizes.astype(np.int64)
@@ -1214,53 +1263,79 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
     def lay(as_fixed: int) -> list[bytes]:          # the table made anew: one piece a new block
         out = []
         for a, b in blocks:
+            v = chars[int(starts[a]):int(ends[b - 1])] if b > a else b""
             if as_fixed:
-                v = np.frombuffer(chars[int(starts[a]):int(ends[b - 1])], dtype=np.uint8) if b > a else \
-                    np.zeros(0, np.uint8)
-                if adv.length_min == adv.length_max == as_fixed:
-                    out.append(v.tobytes())
-                else:               # padded: trailing zero bytes back
-                    buf = np.zeros((b - a, as_fixed), dtype=np.uint8)
-                    buf[np.arange(as_fixed)[None, :] < sizes[a:b, None].astype(np.int64)] = v
-                    out.append(buf.tobytes())
+                out.append(S.pad_fixed(sizes[a:b], v, as_fixed))        # padded: trailing zero bytes back
             elif b > a:
-                out.append(S.inline_bytes(sizes[a:b], chars[int(starts[a]):int(ends[b - 1])]))
+                out.append(S.inline_bytes(sizes[a:b], v))
         return out
-    cands: list[tuple[Candidate, list[bytes]]] = []
+
+    def log_proj(pieces: list[bytes]):
+        return lambda ch: project_log(pieces, ch)
+
+    def lc_proj(ch: str, pieces=[]) -> int:         # noqa: B006 -- the blocks, made once
+        if not pieces:
+            pieces.extend(lc_block(sizes[a:b], chars[int(starts[a]):int(ends[b - 1])] if b > a else b"",
+                                   nulls[a:b] if keep else None, n, update=k == 0) for k, (a, b) in enumerate(blocks))
+        return project_log(pieces, ch) + project_log([S.LC_KEYS_VERSION.to_bytes(8, "little")], ch)
+    for c in pre or []:         # Nullable without NULL -> its type: the values re-laid, no null map file
+        c.projected_bytes = project_log(lay(n), chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+    cands: list[tuple[Candidate, object]] = []
     which = "every"
-    if not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024:
+    if (not fixed and adv.length_min == adv.length_max and 0 < (adv.length_min or 0) <= 1024
+            and int(sizes.max()) <= adv.length_min):
         cands.append((Candidate(f"FixedString({adv.length_min})", chain,
-                                f"{which} value is {adv.length_min} bytes long (lossless: no length per row)"),
-                      lay(adv.length_min)))
+                                f"{which} value is {adv.length_min} bytes long (lossless: no length per row)"
+                                + (f"; a NULL row's nested value is {adv.length_min} zero bytes" if keep else "")),
+                      log_proj(lay(adv.length_min))))
     if fixed and adv.length_min is not None and adv.length_min < n:
         cands.append((Candidate("String", chain, f"the values' trailing zero bytes are padding: String keeps "
                                                  f"{adv.length_min}..{adv.length_max} bytes a value and its length "
-                                                 f"(the conversion drops trailing zero bytes)"), lay(0)))
+                                                 f"(the conversion drops trailing zero bytes)"), log_proj(lay(0))))
     codes, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
     if keys is not None and len(sizes):
         adv.distinct_sampled = len(keys)
-        adv.notes.append(f"{len(keys):,} distinct values in {len(sizes):,} rows, but LowCardinality is not projected "
-                         f"for {table.get('engine')} tables (its dictionary written per INSERT is not modelled)")
+        t = f"Nullable({ctype})" if keep else ctype
+        cands.append((Candidate(f"LowCardinality({t})", chain,
+                                f"{len(keys):,} distinct values in {len(sizes):,} rows: each block of the table made "
+                                f"anew writes its own keys and a 1-8 byte position per row ({table.get('engine')} "
+                                f"writes LowCardinality without a shared dictionary; lossless)"
+                                + ("; NULL is the dictionary's position 0: no null map file" if keep else "")),
+                      lc_proj))
     out = []
-    for c, pieces in cands:
-        c.projected_bytes = project_log(pieces, c.codec)
+    for c, proj in cands:
+        c.projected_bytes = proj(c.codec)
         c.ci95 = (c.projected_bytes, c.projected_bytes)
-        if c.projected_bytes < adv.current_bytes:
-            out.append((c, pieces))
+        # a candidate that drops the null map file is compared with the column's bytes with it
+        now = adv.current_bytes + (null_bytes if nulls is not None and (not keep or proj is lc_proj) else 0)
+        if c.projected_bytes < now:
+            out.append((c, proj))
         else:
-            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
-                             f"({adv.current_bytes:,})")
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now ({now:,})")
     if codecs:
+        # the chains on the best type and on the column's own (every value is read: both are
+        # cheap, and a chain on the own type can beat a LowCardinality one, as on the release
+        # data dir's log_log.s: String CODEC(ZSTD(1)) 183 bytes, LowCardinality(String) 375)
         from . import codecadvice as K
         best = min(out, key=lambda cp: cp[0].projected_bytes, default=None)
-        if best is not None:
-            t, pieces, beat = best[0].type, best[1], best[0].projected_bytes
-            why = f" (the {t} suggestion with this codec)"
-        else:
-            t, pieces, beat, why = ctype, lay(n), adv.current_bytes, ""
-        found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(project_log(pieces, ch)),
-                                K.chains_for("string", t, None))
-        _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+        tries = [(best[0].type, best[1], best[0].projected_bytes, f" (the {best[0].type} suggestion with this codec)")
+                 ] if best is not None else []
+        tries.append((ctype, log_proj(lay(n)), adv.current_bytes, ""))
+        found_all = []
+        for t, proj, beat, why in tries:
+            lc = proj is lc_proj
+            nm = null_proj[0] if keep and null_proj is not None and not lc else (lambda ch: 0)
+            if nulls is not None and (not lc or not keep) and t == ctype:
+                beat += null_bytes          # the column's bytes with its null map file
+            elif keep and not lc:
+                beat += nm(best[0].codec)
+            for codec, est, ci in K.search_totals(lambda ch: (lambda b: (b, (b, b)))(proj(ch) + nm(ch)),
+                                                  K.chains_for("lowcardinality" if lc else "string", t, None)):
+                if est < beat:
+                    found_all.append((est, codec, ci, t, why))
+        for est, codec, ci, t, why in sorted(found_all, key=lambda x: x[0]):
+            _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
     return [c for c, _ in out]
 
 
@@ -1719,27 +1794,39 @@ def _compact_layouts(cp: _CompactStrings, as_type: str, fixed: int = 0, lc_fixed
                 out.append(head + buf.tobytes())
         elif as_type == "string":
             out.append(head + (sz.astype("<u8").tobytes() + ch if cp.with_size_stream else S.inline_bytes(sz, ch)))
-        else:
-            codes, keys = S.factorize(sz, ch)
-            w = S.LowCardinalityWriter(fixed=lc_fixed, nullable=keep_nulls and bool(nm))
-            if w.nullable:          # NULL rows: a key of their own (None), position 0
-                codes = np.where(np.frombuffer(nm, dtype=np.uint8) != 0, len(keys), codes)
-                keys = list(keys) + [None]
-            w.keys = w._special()
-            order = S._first_seen_order(codes)
-            pos_of = np.zeros(max(len(keys), 1), dtype=np.int64)
-            for c in order.tolist():
-                k = keys[c]
-                p = w.keys.get(k)
-                if p is None:
-                    p = w.keys[k] = len(w.keys)
-                pos_of[c] = p
-            t, dt = S._index_dtype(len(w.keys) - 1)
-            flags = t | S.HAS_ADDITIONAL_KEYS_BIT | S.NEED_UPDATE_DICTIONARY     # a fresh state per granule
-            out.append(S.LC_KEYS_VERSION.to_bytes(8, "little") + flags.to_bytes(8, "little")
-                       + len(w.keys).to_bytes(8, "little") + S._string_bulk(list(w.keys), lc_fixed)
-                       + len(sz).to_bytes(8, "little") + pos_of[codes].astype(dt).tobytes())
+        else:           # a fresh state per granule: the keys version, then the granule's own keys
+            out.append(S.LC_KEYS_VERSION.to_bytes(8, "little")
+                       + lc_block(sz, ch, nm if keep_nulls and nm else None, lc_fixed))
     return out
+
+
+def lc_block(sz: np.ndarray, ch: bytes, nulls: bytes | None = None, lc_fixed: int = 0, update: bool = True) -> bytes:
+    """One block of a LowCardinality column written with low_cardinality_max_dictionary_size = 0
+    (SerializationLowCardinality::serializeBinaryBulkWithMultipleStreams: no shared dictionary, the
+    block's keys as additional keys; a Compact granule, a Log table's block, a Native block): the
+    index type with HasAdditionalKeysBit (and NeedUpdateDictionary on a state's first block), the
+    block's keys (cutAndCompact: ColumnUnique's special values first, the default '' and for
+    ``nulls`` the NULL placeholder before it, then the keys in first-seen order), the row count and
+    each row's 1-8-byte position.  ``nulls``: LowCardinality(Nullable), NULL rows at position 0."""
+    from . import chstrings as S
+    codes, keys = S.factorize(sz, ch)
+    w = S.LowCardinalityWriter(fixed=lc_fixed, nullable=nulls is not None)
+    if w.nullable:          # NULL rows: a key of their own (None), position 0
+        codes = np.where(np.frombuffer(nulls, dtype=np.uint8) != 0, len(keys), codes)
+        keys = list(keys) + [None]
+    w.keys = w._special()
+    order = S._first_seen_order(codes)
+    pos_of = np.zeros(max(len(keys), 1), dtype=np.int64)
+    for c in order.tolist():
+        k = keys[c]
+        p = w.keys.get(k)
+        if p is None:
+            p = w.keys[k] = len(w.keys)
+        pos_of[c] = p
+    t, dt = S._index_dtype(len(w.keys) - 1)
+    flags = t | S.HAS_ADDITIONAL_KEYS_BIT | (S.NEED_UPDATE_DICTIONARY if update else 0)
+    return (flags.to_bytes(8, "little") + len(w.keys).to_bytes(8, "little") + S._string_bulk(list(w.keys), lc_fixed)
+            + len(sz).to_bytes(8, "little") + pos_of[codes].astype(dt).tobytes())
 
 
 def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: str, chain: str, default: str,

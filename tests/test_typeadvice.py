@@ -571,8 +571,8 @@ def test_log_strings_and_nullable_advised_as_the_engine_writes_them(ta_advice):
     String, ZSTD levels on words, Nullable without NULLs -> its type, Nullable(Int64) with NULLs ->
     Nullable(Int8), Nullable(Float64) -> Nullable(Float32), generic chains (the null map written
     again with the chain); chdb 4.4.0 made each table anew as the DDL says (make_log_advice.py)
-    and its system.columns bytes equal every projection to the byte.  Their LowCardinality is not
-    projected, a transform CODEC on a Log Nullable column not advised (each said)."""
+    and its system.columns bytes equal every projection to the byte (LowCardinality among them since
+    it is projected: the test below).  A transform CODEC on a Log Nullable column is not advised (said)."""
     rows = TRUTH_LOG_STRINGS["rows"]
     assert {r["engine"] for r in rows} == {"Log", "TinyLog"} and {r["suggestion"] for r in rows} == {"type", "codec"}
     assert {"FixedString(16)", "String", "UInt32", "Nullable(Int8)", "Nullable(Float32)"} <= {r["type"] for r in rows}
@@ -583,11 +583,47 @@ def test_log_strings_and_nullable_advised_as_the_engine_writes_them(ta_advice):
               f"{r['real_bytes']}, projected {c['projected_bytes']}")
         assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
         assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
-        if "String" in r["from_type"]:
-            assert any("LowCardinality is not projected" in n for n in a["notes"])
     assert "Delta on 1-byte values" in _col(ta_advice, "log_null", "n_delta")["not_advised"]
     strings = [r for r in TRUTH_LOG_ADVICE["rows"] if r["from_type"] == "String"]
     assert len(strings) >= 6          # the release data dir's Log String columns too (test above)
+
+
+TRUTH_LOG_LC = json.loads((HERE / "truth_log_lowcardinality.json").read_text())
+TRUTH_STRIPELOG_LC = json.loads((HERE / "truth_stripelog_lowcardinality.json").read_text())
+
+
+def test_log_family_lowcardinality_and_nullable_strings(ta_advice):
+    """LowCardinality for Log, TinyLog and StripeLog tables (written without a shared dictionary:
+    each block its own keys; Log/TinyLog's <column>.dict.bin only the keys version), and their
+    Nullable(String) columns: with NULLs -> Nullable(FixedString(16)) (the null map written again
+    with the chain) and LowCardinality(Nullable(String)) (no null map), without -> String /
+    LowCardinality(String) (make_log_lowcardinality.py: log_lc in two INSERTs, tiny_lc and
+    stripe_lc in one).  chdb 4.4.0 made each table anew as the DDL says: system.columns bytes
+    (Log, TinyLog: make_log_advice.py) and data.bin's change (StripeLog: make_stripelog_advice.py)
+    equal every projection / saving to the byte."""
+    rows = TRUTH_LOG_LC["rows"]
+    assert {r["engine"] for r in rows} == {"Log", "TinyLog"} and not [r for r in rows if "error" in r]
+    want = {"LowCardinality(String)", "LowCardinality(Nullable(String))", "LowCardinality(FixedString(8))",
+            "Nullable(FixedString(16))", "String"}
+    assert want <= {r["type"] for r in rows}
+    for r in rows:
+        a = _col(ta_advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['engine']} {r['table']}.{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine "
+              f"{r['real_bytes']}, projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
+    srows = TRUTH_STRIPELOG_LC["rows"]
+    assert want <= {r["type"] for r in srows} and len(srows) >= 8
+    for r in srows:
+        a = _col(ta_advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"StripeLog {r['column']} {r['from_type']} -> {r['type']}: engine saved {r['real_saving']}, "
+              f"advisor {c['saving_bytes']}")
+        assert r["written_type"] == r["type"] and c["saving_bytes"] == r["real_saving"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"]
+    fixed = _col(ta_advice, "log_lc", "ns_fixed")
+    assert fixed["nulls"] and fixed["length_min"] == fixed["length_max"] == 16
 
 
 @pytest.mark.parametrize("truth,compact,rows_in,types", [

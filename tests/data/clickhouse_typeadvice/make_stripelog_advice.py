@@ -13,7 +13,9 @@ each suggestion is run as its DDL says, on a copy of the data dir (the table's C
 column's new type, ``INSERT ... SELECT ... SETTINGS max_threads = 1``), and the engine's figure is
 the size of the new table's data.bin in its sizes.json (system.tables.total_bytes less
 index.mrk), against the table's own data.bin: the table was written in one INSERT, so made anew
-its other columns' bytes are the same and the difference is the column's saving.
+its other columns' bytes are the same and the difference is the column's saving.  A third
+argument names the truth file (make_log_lowcardinality.py's table: ``truth_stripelog_lowcardinality.json``,
+on the advice of that table only).
 """
 import json
 import os
@@ -36,7 +38,7 @@ def data_bin(s, db, table):
     return int(files["data%2Ebin"]["size"])
 
 
-def main(advice_path, datadir):
+def main(advice_path, datadir, truth="truth_stripelog_advice.json"):
     with open(advice_path) as f:
         advice = json.load(f)
     tmp = tempfile.mkdtemp()
@@ -69,10 +71,10 @@ def main(advice_path, datadir):
                         "data_bin_before": before, "data_bin_after": after, "real_saving": before - after})
             print(table, a["column"], c["type"], before, after, before - after, c["saving_bytes"], flush=True)
     s.query("DROP TABLE IF EXISTS ta.adv_tmp SYNC")
-    write_truth(os.path.join(HERE, "truth_stripelog_advice.json"), s, out)
+    write_truth(os.path.join(HERE, truth), s, out)
     close_session(s)
     shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])
