@@ -77,8 +77,10 @@ LC_MOST_DISTINCT = 0.75
 LC_NOTE_ROWS = 8192
 #: Log-family engines (src/Storages/StorageLog.cpp, StorageStripeLog.cpp)
 LOG_ENGINES = ("Log", "TinyLog", "StripeLog")
-#: Settings.cpp: INSERT ... SELECT squashes the rows read into blocks of this many rows
+#: Settings.cpp: INSERT ... SELECT squashes the rows read into blocks of at least this many rows
 MIN_INSERT_BLOCK_SIZE_ROWS = 1048449
+#: Settings.cpp max_block_size (DEFAULT_BLOCK_SIZE): the rows a Log / TinyLog table is read in
+MAX_BLOCK_SIZE = 65409
 
 
 @dataclass
@@ -729,9 +731,9 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         if log_engine:
             c.ddl = (f"-- {table.get('engine')} takes no MODIFY COLUMN (NOT_IMPLEMENTED): create the table anew "
                      f"with `{col['name']}` {c.type}{codec_sql} and INSERT ... SELECT * FROM the table SETTINGS "
-                     f"max_threads = 1 (the rows kept in their order, written again in blocks of up to "
-                     f"min_insert_block_size_rows, as projected; parallel reads of a Log table's marks may "
-                     f"reorder them)")
+                     f"max_threads = 1 (the rows kept in their order, read in blocks of max_block_size and "
+                     f"written again squashed into blocks of min_insert_block_size_rows or more, as projected; "
+                     f"parallel reads of a Log table's marks may reorder them)")
         elif key_column:
             c.ddl = (f"-- `{col['name']}` is in the table's key: the engine refuses MODIFY COLUMN on it "
                      f"(ALTER_OF_COLUMN_IS_FORBIDDEN); create the table anew with `{col['name']}` "
@@ -929,10 +931,8 @@ def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_Co
     each inserted block through a CompressedWriteBuffer of max_compress_block_size and calls
     ``next()`` after it (StorageLog.cpp), so a block under 1 MiB ends an insert; the inserts'
     rows are the 'granules' it is re-cut by (1 MiB blocks within each).  Made anew (the advice:
-    MODIFY COLUMN is NOT_IMPLEMENTED for Log engines) the rows come back squashed into blocks of
-    ``min_insert_block_size_rows``: exact for a table under that many rows (one block); above, the
-    squashed blocks hold whole read blocks past the threshold, so each insert block's last 1 MiB
-    block may end a few rows off (not modelled)."""
+    MODIFY COLUMN is NOT_IMPLEMENTED for Log engines) the rows come back in the blocks
+    _new_insert_rows gives."""
     stem = escape_for_file_name(column)
     idx, entry = [], None
     for e, i in column_blocks(dataset, table["database"], table["table"], column):
@@ -951,18 +951,34 @@ def _log_pieces(dataset, table: dict, column: str, width: int) -> tuple[list[_Co
             acc = 0
     if acc:
         chunks.append(acc // width)
-    total = sum(chunks)
-    full, last = divmod(total, MIN_INSERT_BLOCK_SIZE_ROWS)
-    new = [MIN_INSERT_BLOCK_SIZE_ROWS] * full + ([last] if last else [])
+    new = _new_insert_rows(sum(chunks))
     return [_CompactPiece(entry, idx, chunks, int(sum(int(entry.units["stored"][i]) for i in idx)),
                           new_rows=new)], []
 
 
+def _squashed(read: list[int]) -> list[int]:
+    """The blocks an INSERT ... SELECT writes from blocks of ``read`` rows: the squashing of the
+    insert pipeline (Squashing::add, src/Interpreters/Squashing.cpp) adds whole read blocks until
+    they hold min_insert_block_size_rows, then emits them; the rest at the end.  (Its other
+    threshold, min_insert_block_size_bytes = 256 MiB of the rows in memory, is not modelled: a
+    table of over ~240 bytes a row would be squashed sooner.)"""
+    out, acc = [], 0
+    for r in read:
+        acc += r
+        if acc >= MIN_INSERT_BLOCK_SIZE_ROWS:
+            out.append(acc)
+            acc = 0
+    return out + ([acc] if acc else [])
+
+
 def _new_insert_rows(total: int) -> list[int]:
-    """The blocks a Log table made anew with INSERT ... SELECT holds: the rows read squashed into
-    blocks of min_insert_block_size_rows (exact under that many rows, _log_pieces)."""
-    full, last = divmod(total, MIN_INSERT_BLOCK_SIZE_ROWS)
-    return [MIN_INSERT_BLOCK_SIZE_ROWS] * full + ([last] if last else [])
+    """The blocks a Log / TinyLog table made anew with INSERT ... SELECT (max_threads = 1) holds: its
+    rows are read in blocks of max_block_size, across the inserts' marks (one source), and
+    squashed, so blocks of 17 * 65,409 = 1,111,953 rows and the rest (found with chdb 4.4.0: a
+    1.3-million-row table written in one block or in five came back so; a table under
+    min_insert_block_size_rows in one block)."""
+    full, last = divmod(total, MAX_BLOCK_SIZE)
+    return _squashed([MAX_BLOCK_SIZE] * full + ([last] if last else []))
 
 
 def _log_inserts(dataset, table: dict, column: str) -> tuple[list[bytes], int]:
@@ -1000,8 +1016,11 @@ def project_log(pieces: list[bytes], chain: str, type_size: int | None = None, v
 def _stripe_column(dataset, table: dict, column: str):
     """A StripeLog column's pieces of data.bin, one per Native block (index.mrk: each column's mark
     starts a compressed block, NativeWriter::write calls ``next()`` before each column; a block's
-    own header, its column and row counts, is the block before its first mark): (data.bin entry,
-    [(rows, stored bytes, decoded bytes: the column's name, type and values)]), or a reason."""
+    own header, its column and row counts, is written before that: the first block of an INSERT's
+    alone in the compressed block before its first mark, a later block's after the previous block's
+    last column, in its last compressed block): (data.bin entry, [(rows, stored bytes, decoded
+    bytes: the column's name, type and values, and for the last column the next header)], the
+    column is the blocks' last, their column count), or a reason."""
     from dbxray.parsers.clickhouse.blocks import read_stream
     from dbxray.parsers.clickhouse.nativeindex import NativeIndexError, read_native_index
     files = table_files(dataset, table["database"], table["table"])
@@ -1017,13 +1036,19 @@ def _stripe_column(dataset, table: dict, column: str):
     offs = data.units["offset"].astype(np.int64)
     at = {int(o): i for i, o in enumerate(offs.tolist())}
     firsts = [b.columns[0].offset_in_compressed_file for b in blocks if b.columns]
-    headers = {at[f] - 1 for f in firsts[1:] if f in at and at[f] > 0}      # the next blocks' headers
+    # the next blocks' headers alone in a compressed block (an INSERT's first block): its logical
+    # size is the header's (varint columns, varint rows); else the header ends the last column's
+    headers = {at[f] - 1 for f, b in zip(firsts[1:], [b for b in blocks if b.columns][1:])
+               if f in at and at[f] > 0 and int(data.units["logical"][at[f] - 1]) == len(_block_header(b))}
     out = []
+    last = False
+    ncols = 0
     for k, b in enumerate(blocks):
         names = [c.name for c in b.columns]
         if column not in names:
             continue
         j = names.index(column)
+        last, ncols = j == len(names) - 1, len(names)
         start = b.columns[j].offset_in_compressed_file
         end = b.columns[j + 1].offset_in_compressed_file if j + 1 < len(b.columns) else \
             firsts[k + 1] if k + 1 < len(firsts) else 1 << 62
@@ -1032,7 +1057,15 @@ def _stripe_column(dataset, table: dict, column: str):
             raise _NotAdvised(f"index.mrk marks {column} at {start}, not a block of data.bin: not advised")
         raw = b"".join(payloads.unit_payload(data, i, max_output=int(data.units["logical"][i])) for i in idx)
         out.append((b.num_rows, int(sum(int(data.units["stored"][i]) for i in idx)), raw))
-    return data, out
+    return data, out, last, ncols
+
+
+def _block_header(b=None, columns: int = 0, rows: int = 0) -> bytes:
+    """A Native block's header as NativeWriter::write writes it: varint columns, varint rows."""
+    from . import chstrings as S
+    if b is not None:
+        columns, rows = len(b.columns), b.num_rows
+    return S._varint(columns) + S._varint(rows)
 
 
 def _native_header(name: str, type_name: str) -> bytes:
@@ -1058,7 +1091,7 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     if kind is None:
         raise _NotAdvised(f"StripeLog table: its fixed-width, String and FixedString columns and Nullable of them "
                           f"are advised ({ctype}: not advised)")
-    data, pieces = _stripe_column(dataset, table, col["name"])
+    data, pieces, last_col, ncols = _stripe_column(dataset, table, col["name"])
     if not pieces:
         raise _NotAdvised("no block of this column in data.bin: not advised")
     head = _native_header(col["name"], ctype)
@@ -1095,7 +1128,9 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     if nullable:
         adv.nulls = int(np.count_nonzero(np.frombuffer(nm_all, dtype=np.uint8)))
     keep = nullable and bool(adv.nulls)
-    new = _new_insert_rows(adv.rows)
+    # made anew: the stored Native blocks read as they are and squashed (found with chdb 4.4.0: a
+    # table of five 300,000-row blocks came back in blocks of 1,200,000 and 300,000 rows)
+    new = _squashed([r for r, _, _ in pieces])
     cands: list = []          # (candidate, rows -> the column's values as the new type, keeps the null map)
     lcs: set = set()          # LowCardinality candidates: NULL in their dictionary, no null map
     if kind in ("string", "fixedstring"):
@@ -1170,6 +1205,8 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
         for r in new:
             blocks.append(_native_header(col["name"], c.type) + (nm_all[pos:pos + r] if with_nulls else b"")
                           + lay(pos, pos + r))
+            if last_col and len(blocks) < len(new):     # the next block's header after the last column
+                blocks[-1] += _block_header(columns=ncols, rows=new[len(blocks)])
             pos += r
         c.projected_bytes = project_log(blocks, chain)
         c.ci95 = (c.projected_bytes, c.projected_bytes)
@@ -1177,8 +1214,9 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
         dflt = " DEFAULT ''" if nullable and not keep and kind in ("string", "fixedstring") else \
             " DEFAULT 0" if nullable and not keep else ""
         c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type}{dflt} "
-                 f"and INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (written again in one Native "
-                 f"block per min_insert_block_size_rows rows, as projected)")
+                 f"and INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (its Native blocks read as "
+                 f"they are and written again squashed into blocks of min_insert_block_size_rows or more, as "
+                 f"projected)")
         if kind in ("string", "fixedstring") and c.projected_bytes >= adv.current_bytes:
             adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
                              f"({adv.current_bytes:,})")

@@ -626,6 +626,42 @@ def test_log_family_lowcardinality_and_nullable_strings(ta_advice):
     assert fixed["nulls"] and fixed["length_min"] == fixed["length_max"] == 16
 
 
+TRUTH_LOG_BIG = json.loads((HERE / "truth_log_big.json").read_text())
+TRUTH_STRIPELOG_BIG = json.loads((HERE / "truth_stripelog_big.json").read_text())
+
+
+def test_log_family_over_min_insert_block_size_rows():
+    """Log, TinyLog and StripeLog tables of 1,300,000 rows (make_log_big.py, datadir_big, 64 KiB):
+    made anew, a Log / TinyLog table's rows are read in blocks of max_block_size (65,409) across its
+    inserts' marks and squashed until they hold min_insert_block_size_rows, so written in blocks of
+    1,111,953 rows and the rest (log_big was written in three INSERTs); a StripeLog table's stored
+    Native blocks are squashed the same way, and a later block's header ends the last column's
+    compressed block.  chdb 4.4.0 made each table anew for each suggestion: every Log / TinyLog
+    projection equals system.columns to the byte (blocks of min_insert_block_size_rows, the model
+    before, were 3-4% under) and every StripeLog saving equals data.bin's change."""
+    ds = scan(str(HERE / "datadir_big"))
+    out = advise(ds, None, codecs=True)
+    assert typeadvice._new_insert_rows(1300000) == [1111953, 188047]
+    assert typeadvice._squashed([300000] * 5) == [1200000, 300000]
+    rows = TRUTH_LOG_BIG["rows"]
+    assert {r["engine"] for r in rows} == {"Log", "TinyLog"} and len(rows) >= 8
+    for r in rows:
+        a = _col(out, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"{r['engine']} {r['table']}.{r['column']} -> {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']}")
+        assert a["rows"] == 1300000 and r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"]
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"]
+    srows = TRUTH_STRIPELOG_BIG["rows"]
+    assert {r["column"] for r in srows} == {"a", "v"}         # v is the last column: the next header in its block
+    for r in srows:
+        a = _col(out, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"StripeLog {r['column']} -> {r['type']}: engine saved {r['real_saving']}, advisor {c['saving_bytes']}")
+        assert r["written_type"] == r["type"] and c["saving_bytes"] == r["real_saving"], (r, c)
+        assert a["current_projected_bytes"] == a["current_bytes"] and a["rows"] == 1300000
+
+
 @pytest.mark.parametrize("truth,compact,rows_in,types", [
     ("truth_compact_strings.json", 4, 12700, {"FixedString(16)", "LowCardinality(String)",
                                               "LowCardinality(FixedString(8))"}),
