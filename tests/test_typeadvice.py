@@ -720,6 +720,34 @@ def test_stripelog_advised_as_the_engine_writes_it(ta_advice):
         assert c["ddl"].startswith("-- StripeLog takes no MODIFY COLUMN")
 
 
+TRUTH_INLINE_23_10 = json.loads((HERE / "truth_inline_strings_23_10.json").read_text())
+
+
+def test_inline_strings_advised_as_clickhouse_23_10_writes_them():
+    """A data dir ClickHouse 23.10 wrote (chdb 1.4.1, make_inline_strings.py --out datadir_inline_23_10:
+    Strings with sizes inline, compressed marks), its 14 String suggestions run by the same server
+    (make_inline_23_10.py: that release has no system.parts_columns, so system.columns of the table
+    copy, equal to its active parts' column files): each projection equals the engine's bytes to the
+    byte but where its ZSTD level 3 packs a block a little differently (as 24.8's, below: <= 0.2%)."""
+    assert TRUTH_INLINE_23_10["clickhouse_version"].startswith("23.10")
+    rows = TRUTH_INLINE_23_10["rows"]
+    assert not [r for r in rows if "error" in r] and len(rows) >= 14
+    assert {"FixedString(16)", "LowCardinality(String)"} <= {r["type"] for r in rows}
+    advice = advise(scan(str(HERE / "datadir_inline_23_10")), None, codecs=True)
+    exact = 0
+    for r in rows:
+        a = _col(advice, r["table"], r["column"])
+        c = _suggestion(a, r)
+        print(f"23.10: {r['column']} -> {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and r["real_bytes"] == r["real_file_bytes"]
+        assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"] == r["copy_bytes_before"]
+        assert c["projected_bytes"] == r["real_bytes"] or (
+            r["codec"] == "ZSTD(3)" and abs(c["projected_bytes"] - r["real_bytes"]) <= 0.002 * r["real_bytes"]), r
+        exact += c["projected_bytes"] == r["real_bytes"]
+    assert exact >= 12
+
+
 TRUTH_INLINE = json.loads((HERE / "truth_inline_strings.json").read_text())
 #: the same suggestions run by chdb 2.1.1 (ClickHouse 24.8), which writes Strings inline too
 TRUTH_INLINE_24_8 = json.loads((HERE / "truth_inline_strings_24_8.json").read_text())

@@ -1,0 +1,2 @@
+ATTACH DATABASE _ UUID '31abd286-4e84-4f91-8f4d-ed8d432a20ab'
+ENGINE = Atomic
