@@ -116,6 +116,12 @@ def human_table(data: dict) -> str:
 
 
 SCAN_READS = {
+    "default": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures: InnoDB "
+               "every page header with every page's checksum verified and MySQL 8 LOB chains followed (as "
+               "--full), ClickHouse what the engine's system.parts / system.parts_columns report, from each "
+               "part's checksums.txt (compressed and uncompressed sizes), columns.txt, count.txt and marks, "
+               "with no block header read (no codec counts, block histograms, Compact per-column split or "
+               "block checksum: --full), TokuDB every node, MyRocks every SST's index and trailers",
     "full": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures in full: "
             "InnoDB every page header with every page's checksum verified and MySQL 8 LOB chains followed, "
             "ClickHouse every block header, the marks and every block's checksum (up to the verification "
@@ -125,6 +131,12 @@ SCAN_READS = {
                "but no page checksum and no LOB chain, ClickHouse every block header and the marks but no "
                "block checksum, the other engines as the default reads them",
 }
+#: --summary alone: ClickHouse reads no block header either (--summary --full: SCAN_READS["summary_full"])
+SCAN_READS["summary_full"] = SCAN_READS["summary"]
+SCAN_READS["summary"] = SCAN_READS["summary"].replace(
+    "ClickHouse every block header and the marks but no block checksum",
+    "ClickHouse the sizes its system.parts / system.parts_columns report (checksums.txt, columns.txt, "
+    "count.txt, the marks; no block header)")
 
 
 #: a command-line scan of more files than this (of one engine) packs each file's sections
@@ -152,14 +164,14 @@ def cmd_scan(args) -> int:
     jobs = args.jobs if args.jobs is not None else cpu_workers()
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
                       fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth,
-                      pack_sections_over=PACK_SECTIONS_OVER)
+                      pack_sections_over=PACK_SECTIONS_OVER, block_walk=args.full)
     ds = scan(args.path, ctx)
     ds.errors.extend(key_messages)
     as_json = args.json or args.summary or bool(args.output and args.output.endswith(".json"))
 
     def write(fh) -> None:
         if args.summary:
-            jsonout.write_summary(ds, fh, reads=SCAN_READS["summary"])
+            jsonout.write_summary(ds, fh, reads=SCAN_READS["summary_full" if args.full else "summary"])
         elif as_json:
             jsonout.write_dataset(ds, fh)
         else:
@@ -186,14 +198,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     s = sub.add_parser("scan", help="list what is on disk (human table or JSON)",
                        description="What is on disk under PATH. What each mode reads: default (the table, "
-                       f"--json): {SCAN_READS['full']}. --summary: {SCAN_READS['summary']}. Files are read by "
-                       "--jobs processes at once (default: one per core).")
+                       f"--json): {SCAN_READS['default']}. --full (the table, --json): {SCAN_READS['full']}. "
+                       f"--summary: {SCAN_READS['summary']}. --summary --full: as --summary, and ClickHouse "
+                       "every block header. Files are read by --jobs processes at once (default: one per core).")
     s.add_argument("path", help="data directory, part directory or single file")
     s.add_argument("--json", action="store_true", help="print the JSON contract (schema version 1), streamed file "
                    "by file")
     s.add_argument("--summary", action="store_true", help="JSON for fleets: per file and per table sizes, counts "
                    "and engine facts, no per-page, per-extent or per-index lists; reads less (no checksums, "
                    "no LOB chains); one line per file")
+    s.add_argument("--full", action="store_true", help="read every structure: ClickHouse every compressed "
+                   "block header (codec counts, block size histograms, the Compact per-column split) and every "
+                   "block checksum, as dbxray did before the lighter default; the other engines read what their "
+                   "default reads")
     s.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="processes reading files at once (default: the cores this process may use)")
     s.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")

@@ -420,6 +420,9 @@ class ScanContext:
     #: what the scan reads: "full" (every page's checksum, LOB chains, every block) or "summary"
     #: (headers and per-file facts: no checksums, no LOB chains; the ``--summary`` JSON)
     depth: str = "full"
+    #: ClickHouse: read every compressed block header (codec counts, block histograms, units,
+    #: checksums); False: the figures the engine reports from checksums.txt, blocks walked on demand
+    block_walk: bool = True
     #: bytes of engines' per-file parser objects (InnoDB page maps) kept at most; past it a
     #: file's are dropped once its section and units are made, and read again on demand
     #: (parsers/innodb/detail.py).  None: every file keeps them

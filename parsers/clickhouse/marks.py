@@ -47,13 +47,19 @@ class MarksFlavour:
     compact: bool      # several (offset, offset) pairs per mark
 
 
+def _flavour_of(ext: str) -> MarksFlavour:
+    base = ext.replace("c", "", 1) if ext.startswith(".cmrk") else ext
+    return MarksFlavour(ext, ext.startswith(".cmrk"), base != ".mrk", base in (".mrk3", ".mrk4"))
+
+
+#: extension -> flavour (each extension is a dot and letters: the text after a name's last dot)
+_FLAVOURS = {ext: _flavour_of(ext) for ext in MARK_EXTENSIONS}
+
+
 def marks_flavour(filename: str) -> MarksFlavour | None:
     """Flavour of a marks file from its extension, None when it is not one."""
-    for ext in sorted(MARK_EXTENSIONS, key=len, reverse=True):
-        if filename.endswith(ext):
-            base = ext.replace("c", "", 1) if ext.startswith(".cmrk") else ext
-            return MarksFlavour(ext, ext.startswith(".cmrk"), base != ".mrk", base in (".mrk3", ".mrk4"))
-    return None
+    dot = filename.rfind(".")
+    return _FLAVOURS.get(filename[dot:]) if dot >= 0 else None
 
 
 @dataclass

@@ -8,12 +8,17 @@ marks file per substream; for a **Compact** part one ``data.bin`` + ``data.<mrk>
 are sub-directories ``<name>.proj`` laid out as parts of their own.
 
 :func:`read_part` reads only metadata, marks and block headers; problems are
-collected as :class:`Problem` (file, message, offset) and never raised.
+collected as :class:`Problem` (file, message, offset) and never raised.  With
+``walk=False`` it reads no block header either: the part's figures are then the
+ones the engine itself reports, from checksums.txt (``uncompressed_size`` of each
+compressed file: MergeTreeDataPartWide::getColumnSizeImpl), and no codec
+count, block histogram or block unit is known (``dbxray scan --full`` reads them).
 """
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,6 +142,14 @@ class Part:
     column_statistics: dict[str, tuple[ColumnStatisticsFile, int]] = field(default_factory=dict)
     #: per column (columns.txt order): substreams and subcolumns as the engine enumerates them
     serializations: list[ColumnSerialization] = field(default_factory=list)
+    #: False: the block headers of the part's compressed files were not read (``walk=False``)
+    walked: bool = True
+
+    def listed_uncompressed(self, fname: str | None) -> int | None:
+        """checksums.txt's decompressed size of a compressed file of the part (the figure
+        the engine reports), None when checksums.txt does not list it as compressed."""
+        e = self.checksums.files.get(fname) if self.checksums is not None and fname else None
+        return e.uncompressed_size if e is not None and e.is_compressed else None
 
     @property
     def partition_id(self) -> str | None:
@@ -208,24 +221,29 @@ def _block_problems(part: "Part", fname: str, table: BlockTable) -> None:
 
 
 def read_part(abspath: str, relpath: str, name: str | None = None, state: str = "active",
-              index_granularity: int = 8192, read_projections: bool = True, verify: bool = False) -> Part:
-    """Reads one part directory: metadata, marks and block headers."""
+              index_granularity: int = 8192, read_projections: bool = True, verify: bool = False,
+              walk: bool = True) -> Part:
+    """Reads one part directory: metadata, marks and block headers (``walk``; without
+    it no block header and no checksum: ``verify`` is then ignored)."""
     name = name or os.path.basename(abspath.rstrip("/"))
     pname = name[:-5] if name.endswith(".proj") else name
     part = Part(pname, abspath, relpath, parse_part_name(pname), state)
+    part.walked = walk
+    verify = verify and walk
     try:
-        entries = sorted(os.listdir(abspath))
+        with os.scandir(abspath) as it:
+            entries = sorted(it, key=lambda d: d.name)
     except OSError as e:
         part.problem(None, f"cannot list part directory: {e.strerror}")
         return part
-    for e in entries:
-        p = os.path.join(abspath, e)
+    for d in entries:
+        e = d.name
         try:
-            st = os.stat(p)
+            st = d.stat()                  # follows symlinks, as os.stat
         except OSError as ex:
-            part.problem(e, f"cannot stat: {'broken symlink' if os.path.islink(p) else ex.strerror}")
+            part.problem(e, f"cannot stat: {'broken symlink' if d.is_symlink() else ex.strerror}")
             continue
-        if os.path.isdir(p):
+        if stat.S_ISDIR(st.st_mode):
             part.dirs.append(e)
         else:
             part.files[e] = st.st_size
@@ -337,7 +355,7 @@ def read_part(abspath: str, relpath: str, name: str | None = None, state: str = 
         for d in part.dirs:
             if d.endswith(".proj"):
                 proj = read_part(os.path.join(abspath, d), f"{relpath}/{d}", d, "projection",
-                                 index_granularity, read_projections=False, verify=verify)
+                                 index_granularity, read_projections=False, verify=verify, walk=walk)
                 part.projections.append(proj)
     return part
 
@@ -447,12 +465,8 @@ def _read_wide(part: Part, mark_files: list[str], index_granularity: int, verify
             sf.marks = _load_marks(part, mname, 1, verify)
         elif mname:
             part.problem(mname, f"marks file of stream {ref.stream} is missing")
-        try:
-            sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name), verify)
-        except (FileReadError, OSError) as ex:
-            part.problem(sf.bin_name, str(ex).split(": ", 1)[-1])
-        else:
-            _block_problems(part, sf.bin_name, sf.blocks)
+        if part.walked:
+            _walk_stream(part, sf, verify)
         if sf.marks is not None:
             for msg, off in check_marks(sf.marks, part.rows, index_granularity,
                                         sf.blocks.offsets if sf.blocks is not None else None,
@@ -468,6 +482,16 @@ def _read_wide(part: Part, mark_files: list[str], index_granularity: int, verify
         part.marks_count = max(counts)
         if len(counts) > 1:
             part.problem(None, f"streams disagree on the number of marks: {sorted(counts)}")
+
+
+def _walk_stream(part: Part, sf: StreamFiles, verify: bool) -> None:
+    """The block headers of one Wide stream's ``.bin`` file (problems to the part)."""
+    try:
+        sf.blocks, _ = walk_file_blocks(os.path.join(part.abspath, sf.bin_name), verify)
+    except (FileReadError, OSError) as ex:
+        part.problem(sf.bin_name, str(ex).split(": ", 1)[-1])
+    else:
+        _block_problems(part, sf.bin_name, sf.blocks)
 
 
 def _copy_stream(part: Part, ref: StreamRef) -> StreamFiles:
@@ -522,18 +546,25 @@ def _read_compact(part: Part, mark_files: list[str], verify: bool = False) -> No
         part.problem("data.bin", "missing from the Compact part")
     else:
         cd.bin_size = part.files["data.bin"]
-        try:
-            cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"), verify)
-        except (FileReadError, OSError) as ex:
-            part.problem("data.bin", str(ex).split(": ", 1)[-1])
-        else:
-            _block_problems(part, "data.bin", cd.blocks)
+        if part.walked:
+            _walk_compact(part, verify)
     if cd.marks is not None:
         part.marks_count = len(cd.marks)
         for msg, off in check_marks(cd.marks, part.rows, None,
                                     cd.blocks.offsets if cd.blocks is not None else None,
                                     cd.bin_size if cd.blocks is not None else None):
             part.problem(mname, msg, off)
+
+
+def _walk_compact(part: Part, verify: bool) -> None:
+    """The block headers of a Compact part's ``data.bin`` (problems to the part)."""
+    cd = part.compact
+    try:
+        cd.blocks, _ = walk_file_blocks(os.path.join(part.abspath, "data.bin"), verify)
+    except (FileReadError, OSError) as ex:
+        part.problem("data.bin", str(ex).split(": ", 1)[-1])
+    else:
+        _block_problems(part, "data.bin", cd.blocks)
 
 
 def read_primary_index(part: Part) -> bytes | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -150,7 +150,10 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     bin_bytes = sum(f.apparent_bytes for f in files if f.role == "part_column_data")
     in_c = cityhash_in_c()
     budget = VERIFY_BUDGET_C if in_c else VERIFY_BUDGET
-    wanted = bool(ctx.verify_checksums) and getattr(ctx, "depth", "full") != "summary"   # --summary reads none
+    # ScanContext.block_walk False (the command line's default, without --full): no block header read,
+    # the figures the engine reports from checksums.txt; the blocks are walked when asked (walk_blocks)
+    walk = bool(getattr(ctx, "block_walk", True))
+    wanted = walk and bool(ctx.verify_checksums) and getattr(ctx, "depth", "full") != "summary"   # --summary reads none
     verify = wanted and bin_bytes <= budget
     if wanted and not verify:
         how = "verifying would read every payload" if in_c else \
@@ -180,10 +183,14 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
             tables[parent] = t
         rel = dir_rel.get(d) or _rel(dataset, d)
         t_parts = t.detached if state == "detached" else t.parts
-        jobs.append((t_parts, (d, rel, state, t.index_granularity, verify)))
+        jobs.append((t_parts, (d, rel, state, t.index_granularity, verify, walk)))
     # parts are independent: read on every core (parsers/parallel.py), kept in this order
-    weights = [sum(int(f.apparent_bytes) for f in by_dir.get(d, ())) for _, (d, *_rest) in jobs]
-    for k, part in enumerate(parallel.map_calls(_read_part, [a for _, a in jobs], ctx, weights)):
+    # (without the block walk a part's .bin files are not read: the metadata and marks are a few
+    # KB a part, and below MIN_BYTES of them forking workers costs more than it saves)
+    weights = [sum(int(f.apparent_bytes) for f in by_dir.get(d, ()) if walk or f.role != "part_column_data")
+               for _, (d, *_rest) in jobs]
+    pctx = ctx if walk or sum(weights) >= parallel.MIN_BYTES else replace(ctx, workers=1)
+    for k, part in enumerate(parallel.map_calls(_read_part, [a for _, a in jobs], pctx, weights)):
         jobs[k][0].append(part)
         ctx.check()
         ctx.report(k + 1, len(candidates), f"read part {jobs[k][1][1]}")
@@ -203,7 +210,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                     t.format_version = fh.read(64).decode("ascii", "replace").strip()
             except OSError:
                 pass
-        results.append(_table_result(dataset, t, by_dir, entry_of))
+        results.append(_table_result(dataset, t, by_dir, entry_of, walk))
         _attach_format_version(dataset, t, entry_of)
 
     for iss in issues:
@@ -218,9 +225,9 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         for r in results})
 
 
-def _read_part(d: str, rel: str, state: str, index_granularity, verify: bool):
+def _read_part(d: str, rel: str, state: str, index_granularity, verify: bool, walk: bool = True):
     """One part folder (part.py ``read_part``), as the part loop calls it."""
-    return read_part(d, rel, state=state, index_granularity=index_granularity, verify=verify)
+    return read_part(d, rel, state=state, index_granularity=index_granularity, verify=verify, walk=walk)
 
 
 def _attach_format_version(dataset: Dataset, t: TableInfo, entry_of: dict[str, FileEntry]) -> None:
@@ -276,7 +283,7 @@ def _issue_to_entry(dataset: Dataset, entry_of: dict[str, FileEntry], iss: Issue
 
 
 def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEntry]],
-                  entry_of: dict[str, FileEntry]) -> TableResult:
+                  entry_of: dict[str, FileEntry], walked: bool = True) -> TableResult:
     res = TableResult(t)
     if t.log is not None:
         return _log_table_result(dataset, t, res, by_dir, entry_of)
@@ -344,11 +351,12 @@ def _table_result(dataset: Dataset, t: TableInfo, by_dir: dict[str, list[FileEnt
                     for k in comp:
                         comp[k] += cs.computed[k]
         cj = {"name": name, "type": ctype, **tot,
-              "codec": ddl_cols[name].codec if name in ddl_cols else "",
-              "codecs": codecs}
+              "codec": ddl_cols[name].codec if name in ddl_cols else ""}
+        if walked:
+            cj["codecs"] = codecs
         if name in ddl_cols:
             cj["default_kind"] = ddl_cols[name].default_kind
-        if any(p.part_type == "Compact" for p in active):
+        if walked and any(p.part_type == "Compact" for p in active):
             cj["compact_parts_computed"] = comp
         cols_json.append(ClickHouseTableColumn.of(cj))
 
@@ -462,23 +470,39 @@ def minmax_values(p: Part, t: TableInfo) -> dict | None:
     return out
 
 
-def _column_json(cs: ColumnSize, compact: bool, kind: str) -> dict:
+#: keys of the ``clickhouse`` JSON that only the block walk gives (``dbxray scan --full``): left out
+#: of a scan that did not walk the blocks (the default), per level
+BLOCK_WALK_KEYS = {
+    "table": (),
+    "table_column": ("codecs", "compact_parts_computed"),
+    "part": ("block_size_histogram",),
+    "part_column": ("codecs", "block_size_histogram", "computed", "note"),
+    "stream": ("blocks", "codecs"),
+    "file": ("blocks", "codecs", "checksums_verified"),
+}
+
+
+def _column_json(cs: ColumnSize, compact: bool, kind: str, walked: bool = True) -> dict:
     out = {"name": cs.name, "type": cs.type, "serialization_kind": kind, "compressed_bytes": cs.compressed_bytes,
            "uncompressed_bytes": cs.uncompressed_bytes, "marks_bytes": cs.marks_bytes,
-           "bytes_on_disk": cs.bytes_on_disk, "codecs": dict(cs.codecs),
-           "block_size_histogram": histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None),
+           "bytes_on_disk": cs.bytes_on_disk}
+    if walked:
+        out["codecs"] = dict(cs.codecs)
+        out["block_size_histogram"] = histogram(np.concatenate(cs.block_sizes) if cs.block_sizes else None)
+    out.update({
            "column_position": cs.column_position, "substreams": list(cs.substreams),
            "filenames": list(cs.filenames),
            "subcolumns": None if cs.subcolumns is None else [
                ClickHouseSubcolumn.of({"name": sc.name, "type": sc.type, "serialization": sc.serialization,
                                        "bytes_on_disk": sc.bytes_on_disk, "compressed_bytes": sc.compressed_bytes,
                                        "uncompressed_bytes": sc.uncompressed_bytes, "marks_bytes": sc.marks_bytes})
-               for sc in cs.subcolumns]}
+               for sc in cs.subcolumns]})
     if compact:
         out["engine_reports_zero"] = True
-        out["computed"] = cs.computed
-        out["note"] = ("Compact part: the engine reports 0 per column; 'computed' is the split of "
-                       "data.bin by the column marks, which the engine does not give")
+        if walked:
+            out["computed"] = cs.computed
+            out["note"] = ("Compact part: the engine reports 0 per column; 'computed' is the split of "
+                           "data.bin by the column marks, which the engine does not give")
     else:
         out["streams"] = cs.streams
     return ClickHousePartColumn.of(out)
@@ -523,10 +547,13 @@ def _part_json(p: Part, s: PartSizes, projection: bool = False) -> dict:
     if not projection:
         out["projections"] = sorted(x.name for x in p.projections)
     kinds = p.serialization.kinds if p.serialization else {}
-    out["columns"] = [_column_json(c, p.part_type == "Compact", kinds.get(c.name, "Default")) for c in s.columns]
+    out["columns"] = [_column_json(c, p.part_type == "Compact", kinds.get(c.name, "Default"), p.walked)
+                      for c in s.columns]
     out["metadata_version"] = p.metadata_version
     out["statistics"] = [e.name for e in p.statistics_packed] if p.statistics_packed is not None else None
     out["statistics_contents"] = {col: stats_summary(st, n) for col, (st, n) in sorted(p.column_statistics.items())}
+    if not p.walked:
+        return ClickHousePart.of(out)
     out["block_size_histogram"] = {"edges": HIST_EDGES, "counts": histogram(
         np.concatenate([b for c in s.columns for b in c.block_sizes]) if any(
             c.block_sizes for c in s.columns) else None)}
@@ -573,6 +600,48 @@ def _compressed_side_units(p: Part, entries: dict[str, FileEntry], oid) -> None:
             e.sections[ENGINE]["column"] = column
 
 
+def _lazy_sections(p: Part, entries: dict[str, FileEntry], oid) -> None:
+    """The file sections of a part read without its block headers: what the engine reports
+    per file (compressed size, checksums.txt's uncompressed size, marks), no block, codec
+    or unit (BLOCK_WALK_KEYS["file"]); the units come with walk_blocks."""
+    done: set[str] = set()
+    for sf in p.streams:
+        e = entries.get(sf.bin_name) if sf.bin_name else None
+        if e is None or not sf.ref.counted and sf.bin_name in done:
+            continue
+        done.add(sf.bin_name)
+        oid(sf.ref.column)
+        sec = {"column": sf.ref.column, "stream": sf.ref.stream, "substream": sf.ref.substream,
+               "compressed_bytes": sf.bin_size}
+        listed = p.listed_uncompressed(sf.bin_name)
+        if listed is not None:
+            sec["uncompressed_bytes"] = listed
+        sec.update({"marks_file": sf.marks_name, "marks": len(sf.marks) if sf.marks is not None else None})
+        e.sections[ENGINE].update(sec)
+    owner_of: dict[str, str] = {}
+    for sf in p.streams:
+        if sf.marks_name and sf.ref.counted:
+            owner_of.setdefault(sf.marks_name, sf.ref.column)
+    for name, e in entries.items():
+        if not is_compressed_side_file(name):
+            continue
+        sec = {"compressed_bytes": e.apparent_bytes}
+        listed = p.listed_uncompressed(name)
+        if listed is not None:
+            sec["uncompressed_bytes"] = listed
+        if owner_of.get(name) is not None:
+            sec["column"] = owner_of[name]
+        e.sections[ENGINE].update(sec)
+    cd = p.compact
+    if cd is not None and "data.bin" in entries:
+        sec = {"compressed_bytes": cd.bin_size}
+        listed = p.listed_uncompressed("data.bin")
+        if listed is not None:
+            sec["uncompressed_bytes"] = listed
+        sec.update({"marks_file": cd.marks_name, "marks": len(cd.marks) if cd.marks is not None else None})
+        entries["data.bin"].sections[ENGINE].update(sec)
+
+
 def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_dir, entry_of, oid, reg,
                   table_errors: list, parent: Part | None = None) -> None:
     d = os.path.realpath(p.abspath)
@@ -605,6 +674,9 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
             dataset.errors.append(full)
             table_errors.append(full)
 
+    if not p.walked:
+        _lazy_sections(p, entries, oid)
+        return
     # units of Wide streams
     for sf in p.streams:
         if not sf.bin_name or sf.blocks is None or not sf.ref.counted and sf.bin_name in entries and \

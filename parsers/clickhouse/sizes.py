@@ -13,6 +13,10 @@ MergeTreeDataPartWide::getColumnSizeImpl, fixtures/clickhouse/FORMAT_NOTES.md se
   sizes, marks = size of the marks file.  The real per-column split is
   computed here from the marks (:func:`compact_split`): the engine does not
   give it.
+* A part read without its block headers (``Part.walked`` False: the default
+  scan) takes each compressed file's uncompressed size from checksums.txt, as
+  the engine does; codec counts, block histograms and the Compact split need
+  the walk and are left empty.
 * ``bytes_on_disk`` = sum of the sizes listed in checksums.txt (which leaves
   out checksums.txt, columns.txt, ...), so the folder's real size is given too.
 * Table (system.columns): sum over active parts.
@@ -119,10 +123,13 @@ def wide_column_sizes(part: Part) -> list[ColumnSize]:
         info = {"stream": sf.ref.stream, "substream": sf.ref.substream, "file": sf.bin_name,
                 "marks_file": sf.marks_name, "counted": sf.ref.counted,
                 "compressed_bytes": sf.bin_size, "marks_bytes": sf.marks_size}
+        listed = None if part.walked else part.listed_uncompressed(sf.bin_name)
         if sf.blocks is not None:
             info["uncompressed_bytes"] = sf.blocks.uncompressed_bytes
             info["blocks"] = len(sf.blocks)
             info["codecs"] = sf.blocks.codec_counts()
+        elif listed is not None:
+            info["uncompressed_bytes"] = listed
         cs.streams.append(info)
         if not sf.ref.counted or sf.bin_name is None:
             continue
@@ -132,6 +139,8 @@ def wide_column_sizes(part: Part) -> list[ColumnSize]:
             cs.uncompressed_bytes += sf.blocks.uncompressed_bytes
             _merge_counts(cs.codecs, sf.blocks.codec_counts())
             cs.block_sizes.append(sf.blocks.stored)
+        elif listed is not None:
+            cs.uncompressed_bytes += listed
     return out
 
 
@@ -221,7 +230,8 @@ def part_sizes(part: Part) -> PartSizes:
         cols = compact_split(part)
         cd = part.compact
         data_c = cd.bin_size if cd else 0
-        data_u = cd.blocks.uncompressed_bytes if cd and cd.blocks is not None else 0
+        data_u = (cd.blocks.uncompressed_bytes if cd and cd.blocks is not None else
+                  (part.listed_uncompressed(cd.bin_name) or 0) if cd and not part.walked else 0)
         marks_b = cd.marks_size if cd else 0
     else:
         cols = wide_column_sizes(part)

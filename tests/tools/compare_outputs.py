@@ -3,7 +3,7 @@
 Used to prove that a refactoring changes no output: record the outputs of one
 tree, record them again after the change, compare.
 
-    python tests/tools/compare_outputs.py record OUTDIR [--dbxray CMD] [--no-whatif]
+    python tests/tools/compare_outputs.py record OUTDIR [--dbxray CMD] [--no-whatif] [--scan-arg=--full]
     python tests/tools/compare_outputs.py compare OLDDIR NEWDIR
 
 ``record`` runs ``dbxray scan --json`` and ``dbxray whatif --json --seed 1`` on
@@ -51,12 +51,12 @@ def folders() -> list[tuple[str, Path]]:
     return out
 
 
-def record(outdir: Path, cmd: list[str], whatif: bool) -> int:
+def record(outdir: Path, cmd: list[str], whatif: bool, scan_args: list[str] | None = None) -> int:
     outdir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     count = 0
     for label, path in folders():
-        runs = [("scan", [*cmd, "scan", str(path), "--json"])]
+        runs = [("scan", [*cmd, "scan", str(path), "--json", *(scan_args or [])])]
         if whatif:
             runs.append(("whatif", [*cmd, "whatif", str(path), "--json", "--seed", "1"]))
         for kind, argv in runs:
@@ -143,12 +143,15 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--dbxray", default=str(REPO / ".venv" / "bin" / "dbxray"),
                    help="the command to run (default: the repository's venv)")
     r.add_argument("--no-whatif", action="store_true")
+    r.add_argument("--scan-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument of each scan (e.g. --scan-arg=--full: ClickHouse's block walk, "
+                        "to compare with outputs of code that walked every block by default)")
     c = sub.add_parser("compare")
     c.add_argument("old", type=Path)
     c.add_argument("new", type=Path)
     a = p.parse_args(argv)
     if a.cmd == "record":
-        n = record(a.outdir, shlex.split(a.dbxray), not a.no_whatif)
+        n = record(a.outdir, shlex.split(a.dbxray), not a.no_whatif, a.scan_arg)
         print(f"{n} outputs recorded in {a.outdir}")
         return 0
     return compare(a.old, a.new)
