@@ -20,7 +20,7 @@ rounds, and the load average before and after:
   ROW_FORMAT=COMPRESSED) and on the whole set;
 * with ``--cold`` (root: ``echo 3 > /proc/sys/vm/drop_caches`` before every run), the
   same on the plain set with the page cache dropped;
-* ``dbxray scan DATADIR --json -o /dev/null`` and ``--summary`` on the ClickHouse set
+* ``dbxray scan DATADIR --json -o /dev/null``, ``--summary``, the table and ``--json --full`` on the ClickHouse set
   (``make_fixtures.py --scale 50``) against a fresh Python process that opens a chdb
   session on a copy of it and reads ``system.parts_columns`` (bench_clickhouse.py's
   query), when chdb is installed (``--chdb-python``: a Python of a venv that has it);
@@ -221,6 +221,10 @@ def main(argv=None) -> int:
         c = {
             "dbxray scan --json": [DBXRAY, "scan", str(ch), "--json", "-o", "/dev/null", "--no-progress"],
             "dbxray scan --summary": [DBXRAY, "scan", str(ch), "--summary", "-o", "/dev/null", "--no-progress"],
+            "dbxray scan (table)": [DBXRAY, "scan", str(ch), "--no-progress"],
+            # every block header walked and every block checksum verified (the default before issue 22 item 8)
+            "dbxray scan --json --full": [DBXRAY, "scan", str(ch), "--json", "--full", "-o", "/dev/null",
+                                          "--no-progress"],
         }
         tmp = None
         chdb_python = a.chdb_python or sys.executable
