@@ -8,8 +8,20 @@ import posixpath
 
 from ..model import FileEntry, UnitGeometry
 from ..tablefiles import TableFilesEngine
-from .scan import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME, analyze, table_info
+from .names import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME
 from .section import section_from_json
+
+
+def analyze(dataset, files, ctx):
+    """scan.py ``analyze``, imported when a scan holds Aria files."""
+    from .scan import analyze as run
+    run(dataset, files, ctx)
+
+
+def table_info(entries):
+    """scan.py ``table_info``, imported when a saved scan holds Aria tables."""
+    from .scan import table_info as info
+    return info(entries)
 
 PAGES_PER_ROW = 16
 

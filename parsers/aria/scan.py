@@ -6,7 +6,6 @@ the data file holds."""
 from __future__ import annotations
 
 import posixpath
-import re
 
 import numpy as np
 
@@ -18,16 +17,13 @@ from ..myisam.scan import PACK_KIND_NAMES, PACKED_UNIT, read_whole, report_state
 from ..tablefiles import table_of
 from ..myisam.state import HeaderError, option_names
 from . import blockrec, keypages
+from .names import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME
 from .control import read_control
 from .section import AriaControlSection, AriaDataSection, AriaIndexSection, AriaLogSection
 from .state import (BLOCK_RECORD, COMPRESSED_RECORD, DATA_FILE_TYPES, DYNAMIC_RECORD, STATIC_RECORD, MaiHeader,
                     check_header, lsn_text, read_header)
 from .translog import LOG_HEADER_DATA_SIZE, read_log_header
 
-INDEX_EXT = ".MAI"
-DATA_EXT = ".MAD"
-CONTROL_NAME = "aria_log_control"
-LOG_NAME = re.compile(r"aria_log\.\d{8}$")
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
 CRC_ALGORITHM = "crc32 seeded with the page number (ma_pagecrc.c)"
 

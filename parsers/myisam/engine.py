@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from ..model import FileEntry, UnitGeometry
 from ..tablefiles import TableFilesEngine
-from .scan import DATA_EXT, INDEX_EXT, analyze, table_info
+from .names import DATA_EXT, INDEX_EXT
 from .section import section_from_json
+
+
+def analyze(dataset, files, ctx):
+    """scan.py ``analyze``, imported when a scan holds MyISAM files."""
+    from .scan import analyze as run
+    run(dataset, files, ctx)
+
+
+def table_info(entries):
+    """scan.py ``table_info``, imported when a saved scan holds MyISAM tables."""
+    from .scan import table_info as info
+    return info(entries)
 
 BLOCKS_PER_ROW = 16
 

@@ -14,11 +14,10 @@ from ..tablefiles import table_of
 from . import dynrec, keyblocks, staticrec
 from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, read_pack_header
 from .section import MyisamDataSection, MyisamIndexSection
+from .names import DATA_EXT, INDEX_EXT
 from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderError, MyiHeader, check_header,
                     option_names, read_header)
 
-INDEX_EXT = ".MYI"
-DATA_EXT = ".MYD"
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
 #: compressed rows are shown in units of this many bytes (their row boundaries are not walked)
 PACKED_UNIT = 1 << 20

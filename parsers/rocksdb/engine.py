@@ -16,7 +16,7 @@ import numpy as np
 from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
 from .footer import kBlockBasedTableMagicNumber, kLegacyBlockBasedTableMagicNumber
-from .scan import (ENGINE as NAME, ENV_NAMES, INFO_LOG_RE, MANIFEST_RE, OPTIONS_RE, SST_RE, WAL_RE)
+from .names import (ENGINE as NAME, ENV_NAMES, INFO_LOG_RE, MANIFEST_RE, OPTIONS_RE, SST_RE, WAL_RE)
 
 MYROCKS_DIR = "#rocksdb"
 #: blocks drawn to a row of the unit map

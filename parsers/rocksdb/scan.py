@@ -7,7 +7,6 @@ per SST, level, column family, index and table into the model."""
 from __future__ import annotations
 
 import posixpath
-import re
 import struct
 
 import numpy as np
@@ -26,14 +25,8 @@ from .options import MAX_OPTIONS_BYTES, OptionsError, OptionsFile, level_plan_te
 from .section import (RocksColumnFamily, RocksDatasetSection, RocksFileSection, RocksIndex,
                       RocksIndexStats, RocksLevel, RocksSection, RocksSstSection)
 from .sst import KIND_DATA, KIND_FOOTER, KIND_NAMES, SstFile, block_contents, read_sst
+from .names import ENGINE, ENV_NAMES, INFO_LOG_RE, MANIFEST_RE, OPTIONS_RE, SST_RE, WAL_RE  # noqa: F401
 
-ENGINE = "rocksdb"
-SST_RE = re.compile(r"^(\d+)\.sst$")
-WAL_RE = re.compile(r"^(\d+)\.log$")
-MANIFEST_RE = re.compile(r"^MANIFEST-(\d+)$")
-OPTIONS_RE = re.compile(r"^OPTIONS-(\d+)$")
-ENV_NAMES = ("CURRENT", "IDENTITY", "LOCK")
-INFO_LOG_RE = re.compile(r"^LOG(\.old\.\d+)?$")
 #: MANIFEST files are read whole up to this size
 MAX_MANIFEST_BYTES = 256 << 20
 #: MyRocks index numbers below this are the data dictionary's own (END_DICT_INDEX_ID)
