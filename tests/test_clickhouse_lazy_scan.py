@@ -21,6 +21,7 @@ from dbxray.parsers.scan import scan
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((REPO / "resources" / "scan.schema.json").read_text())
+SUMMARY_SCHEMA = json.loads((REPO / "resources" / "scan_summary.schema.json").read_text())
 DATA = REPO / "tests" / "data"
 FOLDERS = ["fixture:clickhouse/datadir", "data:clickhouse_longname/datadir", "data:clickhouse_typeadvice",
            "data:clickhouse_versions"]
@@ -137,6 +138,8 @@ def test_cli_default_and_full(scans, tmp_path):
     assert t1.stdout == t2.stdout and "clickhouse" in t1.stdout
     s1 = json.loads(_run("scan", str(d), "--summary", "--no-progress").stdout)
     s2 = json.loads(_run("scan", str(d), "--summary", "--full", "--no-progress").stdout)
+    for doc in (s1, s2):
+        jsonschema.validate(doc, SUMMARY_SCHEMA)
     assert s1["reads"] == SCAN_READS["summary"] and s2["reads"] == SCAN_READS["summary_full"]
     assert "no block header" in s1["reads"] and "every block header" in s2["reads"]
     f1 = {f["path"]: f for f in s1["files"]}
