@@ -122,7 +122,13 @@ def run_once(cmd: list[str], cold: bool) -> tuple[float, float]:
             err.seek(0)
             sys.stderr.write(f"  {' '.join(cmd[:3])}...: exit {p.returncode}: "
                              f"{err.read().decode(errors='replace')[-300:]}\n")
+    _CPU[tuple(cmd)] = usage.ru_utime + usage.ru_stime
     return secs, usage.ru_maxrss / 1024
+
+
+#: CPU seconds (user + system, every thread) of each command's last run: on a loaded machine
+#: the wall times measure the other work too
+_CPU: dict[tuple, float] = {}
 
 
 def measure(name: str, contenders: dict[str, list[str]], rounds: int, cold: bool = False,
@@ -133,10 +139,12 @@ def measure(name: str, contenders: dict[str, list[str]], rounds: int, cold: bool
             run_once(cmd, False)
     times: dict[str, list[float]] = {k: [] for k in contenders}
     rss: dict[str, float] = {}
+    cpu: dict[str, list[float]] = {k: [] for k in contenders}
     load0 = os.getloadavg()[0]
     for _ in range(rounds):
         for k, cmd in contenders.items():
             secs, r = run_once(cmd, cold)
+            cpu[k].append(_CPU[tuple(cmd)])
             times[k].append(secs)
             rss[k] = max(rss.get(k, 0.0), r)
     load1 = os.getloadavg()[0]
@@ -144,13 +152,15 @@ def measure(name: str, contenders: dict[str, list[str]], rounds: int, cold: bool
     for k, v in times.items():
         per = f", {min(v) / files * 1e3:.3f} ms/file" if files else ""
         mem = f", peak RSS {rss[k]:.0f} MB" if k.startswith("dbxray") and rss.get(k) else ""
-        print(f"  {k:28s} min {min(v):7.3f} s  median {statistics.median(v):7.3f} s{per}{mem}")
+        print(f"  {k:28s} min {min(v):7.3f} s  median {statistics.median(v):7.3f} s{per}{mem}; "
+              f"CPU min {min(cpu[k]):.3f} s median {statistics.median(cpu[k]):.3f} s")
     peers = [k for k in times if not k.startswith("dbxray")]
     for k in times:
         if k.startswith("dbxray"):
             for peer in peers:
                 print(f"  ratio {peer} / {k}: min {min(times[peer]) / min(times[k]):.2f}x, "
-                      f"median {statistics.median(times[peer]) / statistics.median(times[k]):.2f}x")
+                      f"median {statistics.median(times[peer]) / statistics.median(times[k]):.2f}x; "
+                      f"CPU min {min(cpu[peer]) / max(min(cpu[k]), 1e-9):.2f}x")
     return times
 
 
