@@ -313,18 +313,31 @@ class LowCardinalityWriter:
         return self._dictionary() if self.keys is not None else b""
 
 
-def project_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, keys: list[bytes], chain: str,
-                               granule_rows: int) -> tuple[int, int]:
-    """(keys-stream bytes, dictionary bytes written) of one run of a part as
-    LowCardinality(String), the part's dictionary carried in ``writer``."""
+def serialize_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, keys: list[bytes],
+                                 granule_rows: int) -> tuple[list[bytes], list[bytes]]:
+    """(keys-stream chunks, dictionary chunks written) of one run of a part as
+    LowCardinality(String), a chunk a granule, the part's dictionary carried in ``writer``."""
     start = len(writer.dict_chunks)
     chunks = [writer.granule(codes[a:b], keys) for a, b in granule_slices(len(codes), granule_rows)]
     dict_chunks = writer.dict_chunks[start:]
     if any(dict_chunks) and not writer.prefix_written:     # the keys version goes in the first block
         dict_chunks[0] = writer.dict_chunks[0] + dict_chunks[0]
         writer.prefix_written = True
+    return chunks, dict_chunks
+
+
+def project_serialized_run(chunks: list[bytes], dict_chunks: list[bytes], chain: str) -> tuple[int, int]:
+    """(keys-stream bytes, dictionary bytes) of a serialized run with ``chain`` (its positions
+    with the chain's generic codecs)."""
     dict_bytes = project_blocks(dict_chunks, chain) if any(dict_chunks) else 0
     return project_blocks(chunks, generic_chain(chain)), dict_bytes
+
+
+def project_lowcardinality_run(writer: LowCardinalityWriter, codes: np.ndarray, keys: list[bytes], chain: str,
+                               granule_rows: int) -> tuple[int, int]:
+    """(keys-stream bytes, dictionary bytes written) of one run of a part as
+    LowCardinality(String), the part's dictionary carried in ``writer``."""
+    return project_serialized_run(*serialize_lowcardinality_run(writer, codes, keys, granule_rows), chain)
 
 
 def project_dictionary_tail(writer: LowCardinalityWriter, chain: str) -> int:

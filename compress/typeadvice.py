@@ -2038,11 +2038,29 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         except S.StringReadError:
             floor = 0.0
 
+    lc_made: list = []        # the runs serialized (the same for every chain): (writers, [(run, chunks)])
+
     def lc_project(ch: str) -> tuple[int, tuple[int, int]]:
         """LowCardinality(String) with chain ``ch``: every run read written through a fresh
-        writer per part, the parts' last dictionaries estimated."""
+        writer per part (serialized once, compressed with each chain), the parts' last
+        dictionaries estimated."""
+        if not lc_made:
+            lc_made.append(lc_serialize())
+        writers, made = lc_made[0]
+        per_lc, lc_runs = [], []
+        for run, new, chunks, dict_chunks in made:
+            kb, db = S.project_serialized_run(chunks, dict_chunks, ch)
+            per_lc.append((run.rows, kb + db))
+            lc_runs.append((run, new))
+        est, ci = _estimate(per_lc, wide_rows, len(runs), floor)
+        x = cx("lc", ch, 0, n) if cparts else 0
+        est, ci = est + x, (ci[0] + x, ci[1] + x)
+        d_est, d_half = _dictionary_estimate(S, writers, lc_runs, runs, ch)
+        return _add_independent(est, ci, d_est, d_half)
+
+    def lc_serialize():
         writers: dict[str, S.LowCardinalityWriter] = {}
-        per_lc, lc_runs, read_before = [], [], {}
+        made, read_before = [], {}
         for (run, *_), (codes, keys), (_, new) in zip(got, facts, halves):
             w = writers.setdefault(run.entry.abspath, S.LowCardinalityWriter(nullable=nulls_by_dir is not None,
                                                                               fixed=n if fixed else 0))
@@ -2055,14 +2073,8 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             read_before[run.entry.abspath] = read_before.get(run.entry.abspath, 0) + run.rows
             w.phantom = max(w.phantom, min(int(round(rate * unread)),
                                            S.LC_MAX_DICTIONARY_SIZE - 1 - len(w.keys or {b"": 0}) - len(keys)))
-            kb, db = S.project_lowcardinality_run(w, codes, keys, ch, granule)
-            per_lc.append((run.rows, kb + db))
-            lc_runs.append((run, new))
-        est, ci = _estimate(per_lc, wide_rows, len(runs), floor)
-        x = cx("lc", ch, 0, n) if cparts else 0
-        est, ci = est + x, (ci[0] + x, ci[1] + x)
-        d_est, d_half = _dictionary_estimate(S, writers, lc_runs, runs, ch)
-        return _add_independent(est, ci, d_est, d_half)
+            made.append((run, new, *S.serialize_lowcardinality_run(w, codes, keys, granule)))
+        return writers, made
 
     for c in (fs_c, str_c, lc_c):
         if c is None:
@@ -2082,7 +2094,16 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         # LowCardinality(String) the best type: the chains on it (generic codecs: its positions
         # take no others, ISerialization::isSpecialCompressionAllowed), every run read
         from . import codecadvice as K
-        found = K.search_totals(lc_project, K.chains_for("lowcardinality", lc_c.type, None))
+        def lc_total(ch: str) -> tuple[int, tuple[int, int]]:
+            # sampled: a slow chain (LZ4HC) on the first runs only, as a ratio to LZ4 there
+            made = lc_made[0][1] if lc_made else []
+            if every or ch not in K.SLOW or len(made) <= K.SLOW_RUNS:
+                return lc_project(ch)
+            pair = [sum(sum(S.project_serialized_run(c, d, x)) for _, _, c, d in made[:K.SLOW_RUNS]) for x in (ch, "LZ4")]
+            est, (lo, hi) = lc_project("LZ4")
+            r = pair[0] / max(1, pair[1])
+            return round(est * r), (round(lo * r), round(hi * r))
+        found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
         _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
                      f" (the {lc_c.type} suggestion with this codec)")
     elif codecs:
@@ -2212,7 +2233,7 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         ps = S.project_string_inline if inline else S.project_string
         proj = lambda i, c: ps(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
     found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
-                     len(runs), _estimate)
+                     len(runs), _estimate, sampled=not every)
     if cx is not None:          # the Compact parts' granules, every value, with each chain
         lay = ("fixed", adv.length_min) if t != ctype else (now_lay, 0)
         xs = {c: cx(lay[0], c, lay[1]) for c, _, _ in found}

@@ -441,6 +441,21 @@ def test_chain_search_rules():
     found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
     assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
     assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
+    # sampled, the slow LZ4HC(9) is projected on the first piece only, scaled from LZ4 by its ratio there;
+    # with every run read it is projected on every piece
+    calls = []
+
+    def project(i, chain):
+        calls.append((i, chain))
+        return {"LZ4": 100, "LZ4HC(9)": 80, "ZSTD(1)": 70, "ZSTD(3)": 69}[chain] * (i + 1)
+    est = typeadvice._estimate
+    found = dict((c, e) for c, e, _ in K.search([10, 10, 10], project, ["LZ4", "ZSTD(1)", "ZSTD(3)", "LZ4HC(9)"],
+                                                 300, 30, est, sampled=True))
+    assert [i for i, c in calls if c == "LZ4HC(9)"] == [0] and len([c for c in calls if c[1] == "LZ4"]) == 3
+    assert found["LZ4HC(9)"] == round(found["LZ4"] * 0.8)
+    calls.clear()
+    K.search([10, 10, 10], project, ["LZ4", "LZ4HC(9)"], 30, 3, est, sampled=False)
+    assert [i for i, c in calls if c == "LZ4HC(9)"] == [0, 1, 2]
 
 
 TRUTH_LOG_ADVICE = json.loads((HERE / "truth_log_advice.json").read_text())
