@@ -12,6 +12,9 @@ with the same chdb):
 Then their truth: make_log_advice.py (``truth_log_lowcardinality.json``) and
 make_stripelog_advice.py (``truth_stripelog_lowcardinality.json``), each on the advice of these
 tables only (make_log_advice.py's docstring).
+A chdb 4.4.0 session opened on the data dir merges make_compact_strings.py's ``compact_str``
+parts (SYSTEM STOP MERGES does not outlive a session): delete the ``all_1_5_1`` folder it leaves
+there before committing.
 """
 import os
 import sys

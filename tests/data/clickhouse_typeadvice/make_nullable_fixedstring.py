@@ -14,6 +14,9 @@ Written by the engine itself (chdb; run after make_types.py, with the same chdb)
 
 Then their truth: make.py ``--db ta --tables nfixed --truth truth_nullable_fixedstring.json``, and
 make_compact_advice.py ``--db ta --table compact_nstr --truth truth_compact_nullable_strings.json``.
+A chdb 4.4.0 session opened on the data dir merges make_compact_strings.py's ``compact_str``
+parts (SYSTEM STOP MERGES does not outlive a session): delete the ``all_1_5_1`` folder it leaves
+there before committing.
 """
 import os
 import sys
