@@ -29,7 +29,6 @@ given as ``unwritten`` (``extent_source`` says so).
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 from dataclasses import dataclass
 
@@ -58,9 +57,21 @@ class _Statfs(ctypes.Structure):
     _fields_ = [("f_type", ctypes.c_long), ("f_bsize", ctypes.c_long), ("rest", ctypes.c_long * 14)]
 
 
-@functools.lru_cache(maxsize=256)
 def _fs_of_dev(dev: int, path: str) -> tuple[str, int]:
-    """(filesystem type, statfs block size) of the filesystem ``dev`` (path: any file on it)."""
+    """(filesystem type, statfs block size) of the filesystem ``dev`` (path: any file on it),
+    asked once per device (keyed by the device alone: every file of it gives the same)."""
+    got = _FS_OF_DEV.get(dev)
+    if got is None:
+        got = _FS_OF_DEV[dev] = _statfs_of(path)
+    return got
+
+
+#: device -> (filesystem type, block size), filled by _fs_of_dev
+_FS_OF_DEV: dict[int, tuple[str, int]] = {}
+
+
+def _statfs_of(path: str) -> tuple[str, int]:
+    """(filesystem type, statfs block size) of the filesystem holding ``path``."""
     lib = libc()
     buf = _Statfs()
     if lib is not None:
