@@ -20,7 +20,7 @@ import numpy as np
 
 from dbxray.parsers.model import Cancelled
 
-from .estimate import Estimate, StratumSample, ratio_estimate, size_class, stratum_spread
+from .estimate import Estimate, StratumSample, ratio_estimate, stratum_spread
 from .models import Model
 from .registry import Codec
 from .sampling import SampleSpec, Strata, stratify
@@ -228,10 +228,8 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
         if own:
             ex.shutdown()
     if spread_pool is not None:
-        for gkey, by_class in spreads.items():
-            dest = spread_pool.setdefault(gkey, {})
-            for cls, vals in by_class.items():
-                dest.setdefault(cls, []).extend(vals)
+        for gkey, vals in spreads.items():
+            spread_pool.setdefault(gkey, []).extend(vals)
         out.memory = ProjectionMemory(unitset.label, n, y, {k: list(v) for k, v in out.timing.items()},
                                       [fixed[id(m)] for m in models])
     out.errors.extend(failed.values())
@@ -254,7 +252,7 @@ def pool_key(model: Model, codec_name: str) -> tuple[str, str, int]:
 
 def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_model, y, f: float,
                   priors: dict | None = None) -> dict:
-    """Every pair's estimate; returns each pair's strata spreads by pool key and size class."""
+    """Every pair's estimate; returns each pair's strata spreads by pool key."""
     spreads: dict = {}
     for c, m in pairs:
         vals = fixed[id(m)]
@@ -271,7 +269,7 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
             samples.append(StratumSample(len(order), float(unitset.logical[order].sum()), xs, yv))
             sp = stratum_spread(samples[-1], m.granularity)
             if sp is not None:
-                spreads.setdefault(pool_key(m, c.name), {}).setdefault(size_class(samples[-1]), []).append(sp)
+                spreads.setdefault(pool_key(m, c.name), []).append(sp)
             if len(idx):
                 part = np.mean((yv > 0) & (yv < full[idx]))
                 partial_est += part * len(order)
@@ -281,6 +279,6 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
         est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
                              granularity=m.granularity,
                              upper_bound=None if most is None else fixed_bytes + float(most.sum()),
-                             priors=(priors or {}).get(pool_key(m, c.name)))
+                             prior=(priors or {}).get(pool_key(m, c.name)))
         out.pairs[(c.name, m.name)] = PairResult(c, m, est, fixed_bytes, partial_est)
     return spreads

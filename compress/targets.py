@@ -147,9 +147,9 @@ class Run:
     #: its strata's spreads pooled; nothing measured that only the results need (speeds, the
     #: btrfs heuristic walk)
     pooling: bool = False
-    #: (model, codec, granularity) -> size class -> (u, df) of each stratum (compress/estimate.py)
+    #: (model, codec, granularity) -> (u, df) of each comparable stratum (compress/estimate.py)
     spread_pool: dict = field(default_factory=dict)
-    #: (model, codec, granularity) -> size class -> SpreadPrior, fitted after the first pass
+    #: (model, codec, granularity) -> SpreadPrior, fitted after the first pass
     priors: dict | None = None
     #: per run.project call, in order: what the first pass encoded (ProjectionMemory)
     memory: list = field(default_factory=list)

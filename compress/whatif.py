@@ -108,13 +108,12 @@ POOLING_SHARE = 9
 
 
 def fit_priors(spread_pool: dict) -> dict:
-    """The pooled spread per (model, codec, granularity) and size class (compress/estimate.py)."""
+    """The pooled spread per (model, codec, granularity) (compress/estimate.py)."""
     out: dict = {}
-    for key, by_class in spread_pool.items():
-        for cls, vals in by_class.items():
-            prior = fit_spread_prior(vals)
-            if prior is not None:
-                out.setdefault(key, {})[cls] = prior
+    for key, vals in spread_pool.items():
+        prior = fit_spread_prior(vals)
+        if prior is not None:
+            out[key] = prior
     return out
 
 
@@ -164,9 +163,9 @@ def sample_description(spec, seed: int, encoded: int, known: int, total: int) ->
             f"column, dictionary, level) is a stratum: {pct} of its units are drawn at random (seed {seed}), "
             f"at least 2 (all of a smaller one), so small owners and small files are sampled above {pct}; "
             f"the 95% intervals come from the spread within each stratum, moderated towards the spread pooled over "
-            f"the run's strata of the same storage model, codec and unit size where at least 10 of them were "
-            f"sampled (never less than half the model's rounding step, a filesystem block for page "
-            f"compression, per unit)")
+            f"the run's strata of the same storage model and codec where at least 10 of them were sampled "
+            f"(strata whose sampled units differ in size over 8 times left out of it; never less than half the "
+            f"model's rounding step, a filesystem block for page compression, per unit)")
 
 
 def _first_fs_block(dataset: Dataset) -> int:

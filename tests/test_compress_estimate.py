@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 import pytest
 
-from dbxray.compress.estimate import (SpreadPrior, StratumSample, fit_spread_prior, ratio_estimate, size_class,
+from dbxray.compress.estimate import (SpreadPrior, StratumSample, fit_spread_prior, ratio_estimate,
                                      stratum_spread, t975)
 from dbxray.compress.engines.innodb import InnoDBPageCompressed
 from dbxray.compress.registry import parse_codec
@@ -146,7 +146,7 @@ def test_prior_moderates_a_two_unit_stratum():
     own = stratum_spread(s, 4096)
     assert own == (pytest.approx(alone.variance / scale), 1.0) and alone.df == pytest.approx(1.0)
     prior = SpreadPrior(0.02, 30.0, 30, 30.0)
-    e = ratio_estimate([s], granularity=4096, priors={size_class(s): prior})
+    e = ratio_estimate([s], granularity=4096, prior=prior)
     common, mine = 30 / 31 * 0.02 * scale, 1 / 31 * own[0] * scale
     assert e.variance == pytest.approx(common + mine)
     assert e.df == pytest.approx((common + mine) ** 2 / (common ** 2 / 15 + mine ** 2 / 1))
@@ -154,12 +154,12 @@ def test_prior_moderates_a_two_unit_stratum():
     assert e.hi - e.lo < (alone.hi - alone.lo) / 3
     # two equal pages: the pooled spread where it is above the floor (set: (2048 B)^2 per unit) ...
     equal = StratumSample(16, 16 * 16384.0, x, np.array([8192.0, 8192.0]))
-    assert ratio_estimate([equal], granularity=4096, priors={14: prior}).variance == pytest.approx(common)
-    # ... the floor where the pooled spread is below it, and no prior for another size class
+    assert ratio_estimate([equal], granularity=4096, prior=prior).variance == pytest.approx(common)
+    # ... the floor where the pooled spread is below it or there is none
     floor = scale * (2048 / 16384) ** 2
     low = SpreadPrior(0.001, 30.0, 30, 30.0)
-    assert ratio_estimate([equal], granularity=4096, priors={14: low}).variance == pytest.approx(floor)
-    assert ratio_estimate([equal], granularity=4096, priors={12: prior}).variance == pytest.approx(floor)
+    assert ratio_estimate([equal], granularity=4096, prior=low).variance == pytest.approx(floor)
+    assert ratio_estimate([equal], granularity=4096).variance == pytest.approx(floor)
 
 
 def test_coverage_on_fixture_pages_with_pooled_spreads(fixture_pages):
@@ -172,19 +172,35 @@ def test_coverage_on_fixture_pages_with_pooled_spreads(fixture_pages):
     for seed in range(100):
         st = stratify(owners, seed=seed, eligible=fixed < 0)
         samples = [StratumSample(len(o), float(x[o].sum()), x[i], y[i]) for o, i in zip(st.order, st.take(0.05))]
-        pool: dict = {}
-        for s in samples:
-            sp = stratum_spread(s, 4096)
-            if sp is not None:
-                pool.setdefault(size_class(s), []).append(sp)
-        priors = {k: p for k, v in pool.items() if (p := fit_spread_prior(v)) is not None}
-        assert priors
+        pool = [sp for s in samples if (sp := stratum_spread(s, 4096)) is not None]
+        prior = fit_spread_prior(pool)
+        assert prior is not None
         fm = fixed >= 0
         kw = dict(fixed_bytes=float(fixed[fm].sum()), fixed_units=int(fm.sum()), granularity=4096)
-        e = ratio_estimate(samples, priors=priors, **kw)
+        e = ratio_estimate(samples, prior=prior, **kw)
         hits += e.lo <= truth <= e.hi
         widths.append(e.hi - e.lo)
         e0 = ratio_estimate(samples, **kw)
         alone.append(e0.hi - e0.lo)
     assert hits >= 95, f"95% interval covered the full re-encode in only {hits} of 100 seeds"
     assert np.median(widths) < np.median(alone)
+
+
+def test_mixed_size_strata_stay_out_of_the_pool_and_sizes_pool_together():
+    """A stratum whose sampled units differ in size over 8 times (a 21-byte TokuDB partition
+    beside a 280 KiB one) tells how the sizes mix, not how bytes compress: it gives no spread to
+    the pool. Units of other sizes do, and one prior serves strata of any unit size (a dictionary
+    of 64 KiB partitions borrows the spread 16 KiB partitions show)."""
+    mixed = StratumSample(5, 842_000.0, np.array([21.0, 283_178.0]), np.array([28.0, 89_473.0]))
+    assert stratum_spread(mixed) is None
+    near = StratumSample(20, 20 * 12_000.0, np.array([8_200.0, 16_000.0]), np.array([1_400.0, 2_900.0]))
+    assert stratum_spread(near) is not None
+    rng = np.random.default_rng(3)
+    small = [StratumSample(30, 30 * 16_000.0, np.full(2, 16_000.0), 16_000.0 * (0.4 + 0.04 * rng.standard_normal(2)))
+             for _ in range(12)]
+    prior = fit_spread_prior([stratum_spread(s) for s in small])
+    assert prior is not None and prior.u0 > 1e-4
+    # a 64 KiB-partition stratum whose 2 sampled units agree: moderated towards the prior
+    big = StratumSample(34, 34 * 65_536.0, np.full(2, 65_536.0), np.array([6_554.0, 6_555.0]))
+    alone, pooled = ratio_estimate([big]), ratio_estimate([big], prior=prior)
+    assert pooled.hi - pooled.lo > 20 * (alone.hi - alone.lo)
