@@ -20,9 +20,15 @@ NOT_ADDED = ("index", "spread")
 SPREAD_NAME = "tables (over shared files)"
 
 
-@dataclass
+#: the children of a node that has none: one shared empty tuple (a 100,000-file tree has
+#: about 400,000 leaves; ``child`` gives a node a list of its own)
+NO_CHILDREN: tuple = ()
+
+
+@dataclass(slots=True, eq=False)
 class Node:
-    """One row of the tree."""
+    """One row of the tree (slotted, leaves share one empty ``children``: a tree of
+    100,000 tablespaces held 2.8 KB of row objects a file, now 0.7)."""
 
     name: str
     kind: str                       # engine, database, table, part, file, index, group, spread
@@ -35,16 +41,25 @@ class Node:
     errors: int = 0
     path: str | None = None          # file path for file nodes
     ref: Any = None                  # FileEntry, index dict, ... for the views
-    children: list["Node"] = field(default_factory=list)
+    children: list["Node"] = field(default=NO_CHILDREN)
     parent: "Node | None" = field(default=None, repr=False)
-    _index: dict = field(default_factory=dict, repr=False)
+    #: ClickHouse part and column rows: the engine's own (compressed, uncompressed, ...) sizes,
+    #: set where the window adds the column rows (app/treemodel.py)
+    ch_sizes: tuple | None = field(default=None, repr=False)
+    #: children by (name, kind), made with the first child
+    _index: dict | None = field(default=None, repr=False)
 
     def child(self, name: str, kind: str) -> "Node":
         key = (name, kind)
-        node = self._index.get(key)
+        index = self._index
+        if index is None:
+            index = self._index = {(c.name, c.kind): c for c in self.children}
+        node = index.get(key)
         if node is None:
             node = Node(name=name, kind=kind, parent=self)
-            self._index[key] = node
+            index[key] = node
+            if type(self.children) is not list:
+                self.children = list(self.children)
             self.children.append(node)
         return node
 
@@ -78,7 +93,8 @@ class Node:
             self.past_eof = sum(c.past_eof for c in counted)
             self.logical = sum(c.logical for c in counted)
             self.errors = sum(c.errors for c in counted)
-        self.children.sort(key=lambda n: (n.kind == "spread", n.kind == "file", -n.allocated, n.name))
+        if self.children:
+            self.children.sort(key=lambda n: (n.kind == "spread", n.kind == "file", -n.allocated, n.name))
 
 
 def logical_bytes(entry: FileEntry) -> int:
