@@ -33,6 +33,9 @@ class _EmptyRoot:
         self.children: list = []
         self._index: dict = {}
 
+    def find(self, name: str, kind: str):
+        return self._index.get((name, kind))
+
     def walk(self):
         yield self
 
@@ -487,7 +490,7 @@ def find_key(root: Node, key: tuple) -> Node | None:
     """The node at ``key`` (``node_key``) in ``root``'s tree, or None."""
     node = root
     for name, kind in key:
-        nxt = node._index.get((name, kind))
+        nxt = node.find(name, kind)
         if nxt is None or nxt.parent is not node:
             nxt = next((c for c in node.children if c.name == name and c.kind == kind), None)
         if nxt is None:

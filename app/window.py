@@ -2,6 +2,8 @@
 right, errors at the bottom, scan progress and Cancel in the status bar."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import html
 import json
 import os
@@ -1161,7 +1163,7 @@ def inspector_html(node: Node, title: str | None = None, listed_only: bool = Fal
                 for k, v in section.items():
                     if isinstance(v, (int, float, str, bool)) or v is None:
                         rows.append((f"{name}.{k}", f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
-    elif node.kind in ("index", "part", "column") and isinstance(node.ref, dict):
+    elif node.kind in ("index", "part", "column") and isinstance(node.ref, Mapping):
         if node.kind == "column":
             rows = [("Kind", "column")]
         ch = getattr(node, "ch_sizes", None)

@@ -13,6 +13,10 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 #: the window's scan keeps; past it they are read again when a file is inspected or sampled
 #: (ScanContext.detail_budget): 20,000 small tablespaces would keep ~240 MB of them
 DETAIL_BUDGET = 64 << 20
+#: the window's scan of more files than this (of one engine) packs each file's sections,
+#: units and unit facts once read, and settles them when the scan ends (parsers/packing.py):
+#: 100,000 small tablespaces then hold a few hundred bytes a file instead of several KB
+PACK_OVER = 20_000
 
 
 class Job(QObject):
@@ -114,7 +118,7 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
             if preview:
                 _preview(path, job.partial.emit, is_cancelled)
             ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
-                                        detail_budget=DETAIL_BUDGET))
+                                        detail_budget=DETAIL_BUDGET, pack_sections_over=PACK_OVER))
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)

@@ -251,6 +251,33 @@ class FileEntry:
                 return                  # an engine's object that does not pickle: kept as it is
             _SECTIONS_SLOT.__set__(self, packed)
 
+    def pack_units(self, packer) -> None:
+        """Keep this file's unit array and unit facts packed by ``packer`` too, when they are
+        small (at most :data:`PACK_UNITS_MAX` bytes of units: a big file's are few and read
+        often); ``units`` and ``unit_facts`` open them again when read.  The window's scan
+        of more than ``ScanContext.pack_sections_over`` files does this to each."""
+        u = _UNITS_SLOT.__get__(self, FileEntry)
+        if type(u) is not np.ndarray or u.nbytes > PACK_UNITS_MAX or u.ndim != 1:
+            return
+        _UNITS_SLOT.__set__(self, packer.pack(_array_state(u), _array_from_state))
+        f = _FACTS_SLOT.__get__(self, FileEntry)
+        if type(f) is UnitFacts and all(a is None or (type(a) is np.ndarray and a.ndim == 1)
+                                        for a in map(f.__getattribute__, _FACT_NAMES)):
+            _FACTS_SLOT.__set__(self, packer.pack(tuple(None if a is None else _array_state(a)
+                                                        for a in map(f.__getattribute__, _FACT_NAMES)),
+                                                  _facts_from_state))
+
+    def settled(self) -> bool:
+        """Whether this file's sections stay packed when read (packing.settle): a reader
+        keeping what it read for long should keep a way to read it again instead."""
+        s = _SECTIONS_SLOT.__get__(self, FileEntry)
+        return type(s) is PackedSections and s.packer.settled
+
+    def packers(self) -> list:
+        """The packers of this file's packed values."""
+        return [v.packer for v in (_SECTIONS_SLOT.__get__(self, FileEntry), _UNITS_SLOT.__get__(self, FileEntry),
+                                   _FACTS_SLOT.__get__(self, FileEntry)) if type(v) is PackedSections]
+
     def sections_view(self) -> dict[str, Any]:
         """The sections to read, left packed when they are (a fresh copy is opened):
         what the JSON writers use, so that writing 100,000 files opens one at a time."""
@@ -258,21 +285,54 @@ class FileEntry:
         return s.open() if type(s) is PackedSections else s
 
 
-# ``FileEntry.sections`` opens packed sections on first use (and keeps them open): the
-# slot the dataclass made holds a dict or a PackedSections; this property reads it
+#: unit arrays of at most this many bytes are packed (FileEntry.pack_units): 1,820 units
+PACK_UNITS_MAX = 64 << 10
+_FACT_NAMES = tuple(UnitFacts.__dataclass_fields__)
+
+
+def _array_state(a: np.ndarray) -> tuple:
+    """A 1-d array as (dtype, bytes): packed and opened in about a microsecond."""
+    return (a.dtype.descr if a.dtype.names else a.dtype.str, a.tobytes())
+
+
+def _array_from_state(state: tuple) -> np.ndarray:
+    dtype, data = state
+    return np.frombuffer(bytearray(data), dtype=UNIT_DTYPE if dtype == _UNIT_DESCR else np.dtype(dtype))
+
+
+def _facts_from_state(state: tuple) -> UnitFacts:
+    return UnitFacts(*(None if a is None else _array_from_state(a) for a in state))
+
+
+_UNIT_DESCR = UNIT_DTYPE.descr
+
+# ``FileEntry.sections``, ``units`` and ``unit_facts`` open packed values when read: while
+# the scan runs for good (a cross-file step may change them), once it is settled
+# (packing.settle) as a fresh copy each time (a few cached).  The slots the dataclass made
+# hold a value or a PackedSections; these properties read them
 _SECTIONS_SLOT = FileEntry.__dict__["sections"]
+_UNITS_SLOT = FileEntry.__dict__["units"]
+_FACTS_SLOT = FileEntry.__dict__["unit_facts"]
 
 
-def _get_sections(entry: FileEntry) -> dict[str, Any]:
-    s = _SECTIONS_SLOT.__get__(entry, FileEntry)
-    if type(s) is PackedSections:
-        s = s.open()
-        _SECTIONS_SLOT.__set__(entry, s)
-    return s
+def _opening(slot):
+    def get(entry: FileEntry):
+        v = slot.__get__(entry, FileEntry)
+        if type(v) is PackedSections:
+            if v.packer.settled:
+                return v.open_cached()
+            v = v.open()
+            slot.__set__(entry, v)
+        return v
+    return get
 
 
-FileEntry.sections = property(_get_sections, _SECTIONS_SLOT.__set__,
+FileEntry.sections = property(_opening(_SECTIONS_SLOT), _SECTIONS_SLOT.__set__,
                               doc="engine sections of the JSON output (opened when packed)")
+FileEntry.units = property(_opening(_UNITS_SLOT), _UNITS_SLOT.__set__,
+                           doc="UNIT_DTYPE array, or None when not read (opened when packed)")
+FileEntry.unit_facts = property(_opening(_FACTS_SLOT), _FACTS_SLOT.__set__,
+                                doc="per-unit facts the views draw (opened when packed)")
 
 
 @dataclass(slots=True)

@@ -129,6 +129,14 @@ def _chunks(entries: list[FileEntry], workers: int) -> list[list[int]]:
     return out
 
 
+def _pack(entry: FileEntry, packer: SectionPacker, ctx: ScanContext) -> None:
+    """Pack what a file keeps: its sections, and its units and unit facts when the scan keeps
+    them (the window)."""
+    entry.pack_sections(packer)
+    if ctx.keep_units:
+        entry.pack_units(packer)
+
+
 def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,
               keep_detail: tuple[str, ...] = ()) -> Iterator[tuple[int, FileEntry]]:
     """Run ``func`` on every entry (it fills the entry and catches its own file's
@@ -137,8 +145,8 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     copy of the entry; only :data:`RESULT_FIELDS`, ``detail[keep_detail]`` and, when
     ``ctx.keep_units``, the units come back).  ``ctx.check()`` is polled between files
     here (between a worker's results in a pool, which is then ended).  With more
-    than ``ctx.pack_sections_over`` entries, each file's sections are packed once the
-    caller is done with it (when the loop asks for the next)."""
+    than ``ctx.pack_sections_over`` entries, each file's sections (and kept units) are
+    packed once the caller is done with it (when the loop asks for the next)."""
     packer = SectionPacker() if ctx.pack_sections_over is not None and len(entries) > ctx.pack_sections_over \
         else None
     if not use_pool(entries, ctx):
@@ -149,7 +157,7 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
                 lighten(entry, keep_detail)
             yield i, entry
             if packer is not None:
-                entry.pack_sections(packer)
+                _pack(entry, packer, ctx)
         return
     global _job
     workers = min(ctx.workers, len(entries))
@@ -162,7 +170,7 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
                 _apply(entries[i], state)
                 yield i, entries[i]
                 if packer is not None:
-                    entries[i].pack_sections(packer)
+                    _pack(entries[i], packer, ctx)
         pool.close()
     except BaseException:
         pool.terminate()

@@ -19,6 +19,7 @@ from .detect import detect
 from .engine import Engine
 from .fileio import FileReadError, ReadOnlyFile, fs_block_size
 from .model import Cancelled, Dataset, FileEntry, ScanContext
+from .packing import settle
 
 def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
     """Fill apparent / allocated bytes and holes of one file (never reads data)."""
@@ -149,6 +150,10 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
         for entry in ds.files:
             entry.errors[:] = _unique(entry.errors)
             entry.warnings[:] = _unique(entry.warnings)
+        if ctx.keep_units and ctx.pack_sections_over is not None and total > ctx.pack_sections_over:
+            # the window's big scan: every file's sections, units and unit facts packed and
+            # settled, so that what the tree, the views and a what-if open is let go again
+            settle(ds.files)
         release_free_memory()
         ctx.report(total * 2, total * 2, "done")
     except Cancelled:

@@ -6,6 +6,7 @@ report can walk it too.  Sizes roll up from the leaves.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,14 @@ class Node:
             self.children.append(node)
         return node
 
+    def find(self, name: str, kind: str) -> "Node | None":
+        """The child ``(name, kind)``, or None (through the children's index, made when
+        first needed)."""
+        index = self._index
+        if index is None:
+            index = self._index = {(c.name, c.kind): c for c in self.children}
+        return index.get((name, kind))
+
     @property
     def data(self) -> int:
         """Allocated and written bytes inside the size: allocated minus unwritten and past EOF."""
@@ -79,6 +88,9 @@ class Node:
             yield from c.walk()
 
     def roll_up(self) -> None:
+        """Sizes summed from the leaves, children sorted; the children's look-up index is
+        let go (``child`` makes it again when a row is added later)."""
+        self._index = None
         for c in self.children:
             c.roll_up()
         if self.children and self.kind not in ("file",):
@@ -95,6 +107,34 @@ class Node:
             self.errors = sum(c.errors for c in counted)
         if self.children:
             self.children.sort(key=lambda n: (n.kind == "spread", n.kind == "file", -n.allocated, n.name))
+
+
+class ChildRef(Mapping):
+    """The ``ref`` of a file's child row (an index) whose file keeps its sections packed
+    (a scan of more files than ``ScanContext.pack_sections_over``, settled): the engine's
+    object read again from the file's sections when a view uses it, instead of an opened
+    copy kept by the tree for every index of 100,000 files."""
+
+    __slots__ = ("entry", "position")
+
+    def __init__(self, entry: FileEntry, position: int):
+        self.entry = entry
+        self.position = position
+
+    def _data(self) -> Mapping:
+        engine = engines.get(self.entry.engine)
+        children = list(engine.file_children(self.entry)) if engine is not None else []
+        ref = children[self.position][1] if self.position < len(children) else None
+        return ref if isinstance(ref, Mapping) else {}
+
+    def __getitem__(self, key):
+        return self._data()[key]
+
+    def __iter__(self):
+        return iter(self._data())
+
+    def __len__(self) -> int:
+        return len(self._data())
 
 
 def logical_bytes(entry: FileEntry) -> int:
@@ -163,11 +203,12 @@ def build_tree(ds: Dataset) -> Node:
         qualify = len(tables) > 1 or (not table and bool(tables))     # ibdata1, shared tablespaces
         owned = owned_units(entry) if children else {}
         unit_bytes = _unit_bytes(engine, entry) if owned else 0
-        for name, ref, allocated, logical in children:
+        lazy = entry.settled()
+        for position, (name, ref, allocated, logical) in enumerate(children):
             if qualify and isinstance(ref, dict) and ref.get("table") and "." not in name:
                 name = f"{ref['table']}.{name}"
             n = leaf.child(name, "index")
-            n.ref = ref
+            n.ref = ChildRef(entry, position) if lazy and isinstance(ref, dict) else ref
             iid = ref.get("index_id") if isinstance(ref, dict) else None
             more = owned.get(int(iid), 0) * unit_bytes if iid is not None and 0 <= int(iid) < 2 ** 31 else 0
             if more > allocated:

@@ -42,10 +42,10 @@ def test_every_read_file_is_packed_and_small(scans):
     raw = [_raw(e) for e in innodb]
     assert all(type(r) is PackedSections for r in raw), [type(r).__name__ for r in raw]
     # past the first files (the dictionary's samples, kept LZ4 alone) the blobs use the dictionary
-    with_dict = [r for r in raw if r.packer is not None]
+    with_dict = [r for r in raw if r.dictionary]
     assert with_dict, "no file packed against the dictionary"
     for r, e in zip(raw, innodb):
-        if r.packer is not None:
+        if r.dictionary:
             assert len(r.blob) < len(pickle.dumps(e.sections_view(), 5)) / 2
 
 
@@ -81,7 +81,7 @@ def test_packer_round_trip_of_different_sections():
     data = [{"x": {"i": i, "name": f"t{i}", "list": list(range(i % 7))}} for i in range(40)]
     blobs = [packer.pack(d) for d in data]
     assert [b.open() for b in blobs] == data
-    assert blobs[0].packer is None and blobs[-1].packer is packer
+    assert not blobs[0].dictionary and blobs[-1].dictionary and blobs[-1].packer is packer
     assert packer.pack({"other": "shape entirely", "n": [1.5, None, True]}).open() == \
         {"other": "shape entirely", "n": [1.5, None, True]}
 

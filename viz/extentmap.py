@@ -14,6 +14,8 @@ highlight that category, pick an index in the tree to highlight its pages.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import colorsys
 import math
 from dataclasses import dataclass, field
@@ -1852,7 +1854,7 @@ class ExtentMapView(QWidget):
         for n in self.root.walk():
             if n.kind == "file" and n.ref is self.entry:
                 for c in n.children:
-                    if c.kind == "index" and isinstance(c.ref, dict):
+                    if c.kind == "index" and isinstance(c.ref, Mapping):
                         iid = int(c.ref.get("index_id", c.ref.get("id", -1)))
                         if iid == index_id or self.data.owner_code(iid) == index_id:
                             return c

@@ -79,10 +79,9 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
                                        keep_detail=("innodb_naming",)):
         ctx.report(k + 1, total, f"innodb pages: {entry.path}")
         _assign_table(dataset, entry, names)
-        if not ctx.keep_units:
-            entry.detail.pop("innodb_naming", None)     # its only reader is _assign_table
-            if not entry.detail:
-                entry.detail = {}                       # an emptied dict keeps its table
+        entry.detail.pop("innodb_naming", None)         # its only reader is _assign_table
+        if not entry.detail:
+            entry.detail = {}                           # an emptied dict keeps its table
     _attach_fts(dataset, paged, names)
     _read_doublewrite_files(files, ctx)
     for entry in files:
