@@ -252,14 +252,18 @@ class FileEntry:
             _SECTIONS_SLOT.__set__(self, packed)
 
     def pack_units(self, packer) -> None:
-        """Keep this file's unit array and unit facts packed by ``packer`` too, when they are
-        small (at most :data:`PACK_UNITS_MAX` bytes of units: a big file's are few and read
-        often); ``units`` and ``unit_facts`` open them again when read.  The window's scan
-        of more than ``ScanContext.pack_sections_over`` files does this to each."""
+        """Keep this file's unit array, unit facts and owner names packed by ``packer`` too,
+        when they are small (at most :data:`PACK_UNITS_MAX` bytes of units: a big file's are
+        few and read often); ``units``, ``unit_facts`` and ``owner_names`` open them again
+        when read.  The window's scan of more than ``ScanContext.pack_sections_over`` files
+        does this to each."""
         u = _UNITS_SLOT.__get__(self, FileEntry)
         if type(u) is not np.ndarray or u.nbytes > PACK_UNITS_MAX or u.ndim != 1:
             return
         _UNITS_SLOT.__set__(self, packer.pack(_array_state(u), _array_from_state))
+        names = _OWNERS_SLOT.__get__(self, FileEntry)
+        if type(names) is dict and names:
+            _OWNERS_SLOT.__set__(self, packer.pack(names))
         f = _FACTS_SLOT.__get__(self, FileEntry)
         if type(f) is UnitFacts and all(a is None or (type(a) is np.ndarray and a.ndim == 1)
                                         for a in map(f.__getattribute__, _FACT_NAMES)):
@@ -275,8 +279,8 @@ class FileEntry:
 
     def packers(self) -> list:
         """The packers of this file's packed values."""
-        return [v.packer for v in (_SECTIONS_SLOT.__get__(self, FileEntry), _UNITS_SLOT.__get__(self, FileEntry),
-                                   _FACTS_SLOT.__get__(self, FileEntry)) if type(v) is PackedSections]
+        return [v.packer for v in (slot.__get__(self, FileEntry) for slot in _PACKED_SLOTS)
+                if type(v) is PackedSections]
 
     def sections_view(self) -> dict[str, Any]:
         """The sections to read, left packed when they are (a fresh copy is opened):
@@ -313,6 +317,8 @@ _UNIT_DESCR = UNIT_DTYPE.descr
 _SECTIONS_SLOT = FileEntry.__dict__["sections"]
 _UNITS_SLOT = FileEntry.__dict__["units"]
 _FACTS_SLOT = FileEntry.__dict__["unit_facts"]
+_OWNERS_SLOT = FileEntry.__dict__["owner_names"]
+_PACKED_SLOTS = (_SECTIONS_SLOT, _UNITS_SLOT, _FACTS_SLOT, _OWNERS_SLOT)
 
 
 def _opening(slot):
@@ -333,6 +339,8 @@ FileEntry.units = property(_opening(_UNITS_SLOT), _UNITS_SLOT.__set__,
                            doc="UNIT_DTYPE array, or None when not read (opened when packed)")
 FileEntry.unit_facts = property(_opening(_FACTS_SLOT), _FACTS_SLOT.__set__,
                                 doc="per-unit facts the views draw (opened when packed)")
+FileEntry.owner_names = property(_opening(_OWNERS_SLOT), _OWNERS_SLOT.__set__,
+                                 doc="names of the unit owner codes (opened when packed)")
 
 
 @dataclass(slots=True)

@@ -10,8 +10,10 @@ it never ends the scan.
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from dataclasses import replace
+from typing import Any
 
 from . import mapguard
 from . import engines
@@ -93,6 +95,20 @@ def recheck(ds: Dataset) -> None:
             entry.warnings.append(msg)
 
 
+def share_equal_facts(files: list[FileEntry]) -> None:
+    """Once a big scan has ended: files whose filesystem facts are equal share one object
+    (the small tables of a data dir mostly have the same sizes), and the files of one
+    database one database name.  Nothing changes either after the scan."""
+    shared: dict[tuple, Any] = {}
+    for entry in files:
+        fs = entry.fs
+        if fs is not None:
+            key = tuple(getattr(fs, name) for name in fs.__slots__)
+            entry.fs = shared.setdefault(key, fs)
+        if type(entry.database) is str:
+            entry.database = sys.intern(entry.database)
+
+
 def release_free_memory() -> None:
     """Hand the heap memory the scan's temporaries freed back to the system
     (glibc keeps freed large blocks for reuse otherwise: tens of MB after a
@@ -150,10 +166,12 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
         for entry in ds.files:
             entry.errors[:] = _unique(entry.errors)
             entry.warnings[:] = _unique(entry.warnings)
-        if ctx.keep_units and ctx.pack_sections_over is not None and total > ctx.pack_sections_over:
-            # the window's big scan: every file's sections, units and unit facts packed and
-            # settled, so that what the tree, the views and a what-if open is let go again
-            settle(ds.files)
+        if ctx.pack_sections_over is not None and total > ctx.pack_sections_over:
+            share_equal_facts(ds.files)
+            if ctx.keep_units:
+                # the window's big scan: every file's sections, units and unit facts packed
+                # and settled, so that what the tree, the views and a what-if open is let go
+                settle(ds.files)
         release_free_memory()
         ctx.report(total * 2, total * 2, "done")
     except Cancelled:

@@ -92,6 +92,10 @@ def test_a_file_changed_since_the_scan_is_not_read_again(tmp_path, sparse_fixtur
     ds = scan(str(root), ScanContext(detail_budget=0))
     entries = _innodb(ds)
     assert all("innodb" not in e.detail for e in entries.values())
+    # a dropped map's detail is one shared, read-only dict whose stamp is the file's ``seen``
+    assert all(e.detail is detail_mod.DROPPED for e in entries.values())
+    with pytest.raises(TypeError):
+        entries["t_compact.ibd"].detail["x"] = 1
     e = entries["t_dynamic.ibd"]
     st = os.stat(e.abspath)
     os.utime(e.abspath, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))    # touched after the scan

@@ -110,3 +110,92 @@ def test_sections_that_do_not_pickle_stay_as_they_are():
     e.sections["engine"] = {"hook": lambda: 1}
     e.pack_sections(SectionPacker())
     assert type(_raw(e)) is dict and callable(e.sections["engine"]["hook"])
+
+
+# --- the window's scan: units, unit facts and owner names packed too, settled at the end ---
+
+def _slots(entry: FileEntry):
+    return [slot.__get__(entry, FileEntry) for slot in model_mod._PACKED_SLOTS]
+
+
+def _same_array(a, b) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and a.dtype == b.dtype
+                                         and a.tobytes() == b.tobytes())
+
+
+@pytest.fixture(scope="module")
+def window_scans(sparse_fixtures):
+    root = sparse_fixtures / "innodb" / "16k"
+    plain = scan(str(root), ScanContext(workers=1, detail_budget=0))
+    packed = scan(str(root), ScanContext(workers=1, detail_budget=0, pack_sections_over=0))
+    return plain, packed
+
+
+def test_window_scan_packs_and_settles_every_read_file(window_scans):
+    plain, packed = window_scans
+    paged = [e for e in packed.files if e.engine == "innodb" and e.role == "tablespace"]
+    assert len(paged) >= 20
+    for e in paged:
+        sec, units, facts, owners = _slots(e)
+        assert type(sec) is PackedSections and sec.packer.settled and e.settled()
+        assert type(units) is PackedSections and type(facts) is PackedSections, e.path
+        assert type(owners) is PackedSections or not e.owner_names
+
+
+def test_window_scan_reads_the_same_values_and_leaves_them_packed(window_scans):
+    plain, packed = window_scans
+    by_path = {e.path: e for e in plain.files}
+    n = 0
+    for e in packed.files:
+        p = by_path[e.path]
+        assert e.sections == p.sections, e.path
+        assert _same_array(e.units, p.units), e.path
+        assert (e.unit_facts is None) == (p.unit_facts is None), e.path
+        if p.unit_facts is not None:
+            for name in model_mod._FACT_NAMES:
+                assert _same_array(getattr(e.unit_facts, name), getattr(p.unit_facts, name)), (e.path, name)
+        assert dict(e.owner_names) == dict(p.owner_names), e.path
+        assert e.fs == p.fs and e.database == p.database and e.table == p.table
+        n += e.engine == "innodb" and e.role == "tablespace"
+        # settled: reading opened a copy, the file still holds its packed bytes
+        if e.engine == "innodb" and e.role == "tablespace":
+            assert [type(v) for v in _slots(e)[:3]] == [PackedSections] * 3, e.path
+    assert n >= 20
+    # an opened array is a writable copy of its own: changing it changes nothing kept
+    e = next(e for e in packed.files if e.engine == "innodb" and e.role == "tablespace")
+    u = e.units
+    assert u.flags.writeable
+    u["kind"][:] = 0xFFFF
+    from dbxray.parsers.packing import clear_cache
+    clear_cache()
+    assert not (e.units["kind"] == 0xFFFF).all()
+
+
+def test_window_tree_of_a_packed_scan_is_the_same(window_scans):
+    from collections.abc import Mapping
+
+    from dbxray.parsers.tree import ChildRef, build_tree
+    plain, packed = window_scans
+    a, b = build_tree(plain), build_tree(packed)
+    rows_a = [(n.kind, n.name, n.apparent, n.allocated, n.holes, n.logical, n.errors) for n in a.walk()]
+    rows_b = [(n.kind, n.name, n.apparent, n.allocated, n.holes, n.logical, n.errors) for n in b.walk()]
+    assert rows_a == rows_b
+    refs = [(x.ref, y.ref) for x, y in zip(a.walk(), b.walk()) if x.kind == "index"]
+    assert refs and all(type(y) is ChildRef for _, y in refs)
+    assert all(isinstance(y, Mapping) and dict(y) == dict(x) for x, y in refs)
+    # the tree keeps none of the opened sections: the files still hold their packed bytes
+    assert all(type(_slots(e)[0]) is PackedSections for e in packed.files
+               if e.engine == "innodb" and e.role == "tablespace")
+
+
+def test_big_scans_share_equal_filesystem_facts(window_scans):
+    plain, packed = window_scans
+    fs = [e.fs for e in packed.files if e.fs is not None]
+    distinct = {id(f) for f in fs}
+    assert len(distinct) < len(fs)
+    groups: dict = {}
+    for f in fs:
+        groups.setdefault(tuple(getattr(f, k) for k in f.__slots__), set()).add(id(f))
+    assert all(len(ids) == 1 for ids in groups.values())
+    # an unpacked scan keeps one object per file
+    assert len({id(e.fs) for e in plain.files if e.fs is not None}) == len([e for e in plain.files if e.fs])

@@ -58,6 +58,29 @@ def keep_within_budget(entry: FileEntry, ctx: ScanContext, n_pages: int, encrypt
     entry.detail["innodb_stamp"] = _stamp(entry.abspath)
 
 
+class _Dropped(dict):
+    """The ``detail`` of a file whose page map was dropped while the file still had the
+    size and modification time the scan first saw (``FileEntry.seen``, the stamp then):
+    one shared, read-only dict for all of them (100,000 small tablespaces held one dict
+    and one stamp each)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a dropped page map's detail is shared: assign a dict of your own")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = __ior__ = _refuse
+
+
+DROPPED = _Dropped({"innodb_stamp": None})
+
+
+def share_dropped(entry: FileEntry) -> None:
+    """Once the scan is done with a file: a detail that only says the map was dropped
+    becomes :data:`DROPPED` when the stamp is the file's ``seen``."""
+    d = entry.detail
+    if d is not DROPPED and len(d) == 1 and d.get("innodb_stamp", False) == entry.seen and entry.seen is not None:
+        entry.detail = DROPPED
+
+
 def _stamp(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -79,7 +102,7 @@ def innodb_detail(entry: FileEntry) -> dict[str, Any] | None:
         return det
     if "innodb_stamp" not in entry.detail:
         return None
-    stamp = entry.detail["innodb_stamp"]
+    stamp = entry.seen if entry.detail is DROPPED else entry.detail["innodb_stamp"]
     now = _stamp(entry.abspath)
     if now is None:
         raise DetailUnavailable(f"{entry.path}: cannot be read again (it was removed or is unreadable)")

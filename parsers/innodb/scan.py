@@ -33,7 +33,7 @@ from .dblwr import DblwrError, DblwrFile, parse_dblwr_name, read_dblwr
 from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
-from .detail import innodb_detail, keep_within_budget, register_analyzer
+from .detail import innodb_detail, keep_within_budget, register_analyzer, share_dropped
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
 PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
@@ -82,6 +82,8 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         entry.detail.pop("innodb_naming", None)         # its only reader is _assign_table
         if not entry.detail:
             entry.detail = {}                           # an emptied dict keeps its table
+        elif entry.role == "tablespace":
+            share_dropped(entry)
     _attach_fts(dataset, paged, names)
     _read_doublewrite_files(files, ctx)
     for entry in files:
