@@ -95,12 +95,21 @@ def recheck(ds: Dataset) -> None:
             entry.warnings.append(msg)
 
 
+#: the holes (and unwritten extents) of a file that has none, after a big scan
+NO_RANGES: tuple = ()
+
+
 def share_equal_facts(files: list[FileEntry]) -> None:
     """Once a big scan has ended: files whose filesystem facts are equal share one object
-    (the small tables of a data dir mostly have the same sizes), and the files of one
-    database one database name.  Nothing changes either after the scan."""
+    (the small tables of a data dir mostly have the same sizes), the files of one
+    database one database name, and files without holes one empty tuple of them.
+    Nothing changes either after the scan."""
     shared: dict[tuple, Any] = {}
     for entry in files:
+        if not entry.holes:
+            entry.holes = NO_RANGES
+        if not entry.unwritten:
+            entry.unwritten = NO_RANGES
         fs = entry.fs
         if fs is not None:
             key = tuple(getattr(fs, name) for name in fs.__slots__)

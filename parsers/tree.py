@@ -6,6 +6,7 @@ report can walk it too.  Sizes roll up from the leaves.
 from __future__ import annotations
 
 import posixpath
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -207,7 +208,7 @@ def build_tree(ds: Dataset) -> Node:
         for position, (name, ref, allocated, logical) in enumerate(children):
             if qualify and isinstance(ref, dict) and ref.get("table") and "." not in name:
                 name = f"{ref['table']}.{name}"
-            n = leaf.child(name, "index")
+            n = leaf.child(sys.intern(name) if lazy and type(name) is str else name, "index")
             n.ref = ChildRef(entry, position) if lazy and isinstance(ref, dict) else ref
             iid = ref.get("index_id") if isinstance(ref, dict) else None
             more = owned.get(int(iid), 0) * unit_bytes if iid is not None and 0 <= int(iid) < 2 ** 31 else 0

@@ -199,3 +199,11 @@ def test_big_scans_share_equal_filesystem_facts(window_scans):
     assert all(len(ids) == 1 for ids in groups.values())
     # an unpacked scan keeps one object per file
     assert len({id(e.fs) for e in plain.files if e.fs is not None}) == len([e for e in plain.files if e.fs])
+
+
+def test_big_scans_share_one_empty_hole_list(window_scans):
+    from dbxray.parsers.scan import NO_RANGES
+    plain, packed = window_scans
+    assert all(e.holes is NO_RANGES for e in packed.files if not e.holes)
+    assert all(type(e.holes) is list for e in plain.files)
+    assert [e.holes for e in plain.files] == [list(e.holes) for e in packed.files]
