@@ -179,6 +179,8 @@ class FileEntry:
     fs: Any = None
     #: (size, mtime_ns) when its facts were read: the end of the scan compares them (scan.py ``recheck``)
     seen: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    #: the packed blob of the values packed by ``pack`` (their slots then hold PACKED)
+    packed: Any = field(default=None, repr=False, compare=False)
 
     @property
     def hole_bytes(self) -> int:
@@ -243,59 +245,106 @@ class FileEntry:
         few hundred bytes instead of a few KB of objects, microseconds) until something
         reads ``sections``, which opens them again.  A scan of more than
         ``ScanContext.pack_sections_over`` files does this to each."""
-        s = _SECTIONS_SLOT.__get__(self, FileEntry)
-        if type(s) is dict and s:
-            try:
-                packed = packer.pack(s)
-            except (pickle.PicklingError, TypeError, AttributeError):
-                return                  # an engine's object that does not pickle: kept as it is
-            _SECTIONS_SLOT.__set__(self, packed)
+        self.pack(packer, units=False)
 
-    def pack_units(self, packer) -> None:
-        """Keep this file's unit array, unit facts and owner names packed by ``packer`` too,
-        when they are small (at most :data:`PACK_UNITS_MAX` bytes of units: a big file's are
-        few and read often); ``units``, ``unit_facts`` and ``owner_names`` open them again
-        when read.  The window's scan of more than ``ScanContext.pack_sections_over`` files
-        does this to each."""
-        u = _UNITS_SLOT.__get__(self, FileEntry)
-        if type(u) is not np.ndarray or u.nbytes > PACK_UNITS_MAX or u.ndim != 1:
+    def pack(self, packer, units: bool = True) -> None:
+        """Keep this file's sections and, with ``units``, its unit array (when at most
+        :data:`PACK_UNITS_MAX` bytes: a big file's are few and read often), unit facts and
+        owner names packed by ``packer``, all in one blob (``packed``); reading any of them
+        opens them (packing.py says for how long).  Values that do not pickle are kept as
+        they are.  The window's scan of more than ``ScanContext.pack_sections_over`` files
+        does this to each file, the command line's to the sections."""
+        if _PACKED_SLOT.__get__(self, FileEntry) is not None:
+            if not any(self._live_value(i, units) for i in range(len(_PACKED_SLOTS))):
+                return                              # nothing opened or added since
+            _open_all(self)
+        state: list[Any] = [None] * len(_PACKED_SLOTS)
+        which = [i for i in range(len(_PACKED_SLOTS)) if self._live_value(i, units)]
+        if not which:
             return
-        _UNITS_SLOT.__set__(self, packer.pack(_array_state(u), _array_from_state))
-        names = _OWNERS_SLOT.__get__(self, FileEntry)
-        if type(names) is dict and names:
-            _OWNERS_SLOT.__set__(self, packer.pack(names))
-        f = _FACTS_SLOT.__get__(self, FileEntry)
-        if type(f) is UnitFacts and all(a is None or (type(a) is np.ndarray and a.ndim == 1)
-                                        for a in map(f.__getattribute__, _FACT_NAMES)):
-            _FACTS_SLOT.__set__(self, packer.pack(tuple(None if a is None else _array_state(a)
-                                                        for a in map(f.__getattribute__, _FACT_NAMES)),
-                                                  _facts_from_state))
+        for i in which:
+            v = _PACKED_SLOTS[i].__get__(self, FileEntry)
+            state[i] = _ENCODE[i](v) if _ENCODE[i] is not None else v
+        try:
+            packed = packer.pack(tuple(state), _decode_values)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            if 0 not in which:
+                return
+            which.remove(0)                         # an engine's object that does not pickle:
+            state[0] = None                         # the sections are kept as they are
+            if not which:
+                return
+            try:
+                packed = packer.pack(tuple(state), _decode_values)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                return
+        _PACKED_SLOT.__set__(self, packed)
+        for i in which:
+            _PACKED_SLOTS[i].__set__(self, PACKED)
+
+    def _live_value(self, i: int, units: bool) -> bool:
+        """Whether value ``i`` of :data:`_PACKED_SLOTS` is held open and may be packed."""
+        v = _PACKED_SLOTS[i].__get__(self, FileEntry)
+        if v is PACKED:
+            return False
+        if i == 0:
+            return type(v) is dict and bool(v)
+        if not units:
+            return False
+        if i == 1:
+            return type(v) is np.ndarray and v.ndim == 1 and v.nbytes <= PACK_UNITS_MAX
+        if i == 2:
+            return type(v) is UnitFacts and all(a is None or (type(a) is np.ndarray and a.ndim == 1)
+                                                for a in map(v.__getattribute__, _FACT_NAMES))
+        return type(v) is dict and bool(v)
 
     def settled(self) -> bool:
         """Whether this file's sections stay packed when read (packing.settle): a reader
         keeping what it read for long should keep a way to read it again instead."""
-        s = _SECTIONS_SLOT.__get__(self, FileEntry)
-        return type(s) is PackedSections and s.packer.settled
+        p = _PACKED_SLOT.__get__(self, FileEntry)
+        return p is not None and p.packer.settled and _SECTIONS_SLOT.__get__(self, FileEntry) is PACKED
 
     def packers(self) -> list:
         """The packers of this file's packed values."""
-        return [v.packer for v in (slot.__get__(self, FileEntry) for slot in _PACKED_SLOTS)
-                if type(v) is PackedSections]
+        p = _PACKED_SLOT.__get__(self, FileEntry)
+        return [p.packer] if p is not None else []
 
     def sections_view(self) -> dict[str, Any]:
         """The sections to read, left packed when they are (a fresh copy is opened):
         what the JSON writers use, so that writing 100,000 files opens one at a time."""
         s = _SECTIONS_SLOT.__get__(self, FileEntry)
-        return s.open() if type(s) is PackedSections else s
+        if s is PACKED:
+            p = _PACKED_SLOT.__get__(self, FileEntry)
+            return (p.open_cached() if p.packer.settled else p.open())[0]
+        return s
 
 
-#: unit arrays of at most this many bytes are packed (FileEntry.pack_units): 1,820 units
+class _Packed:
+    """What a FileEntry's value slot holds while the value is in its ``packed`` blob."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "PACKED"
+
+    def __reduce__(self):
+        return (_packed_mark, ())
+
+
+def _packed_mark() -> "_Packed":
+    return PACKED
+
+
+PACKED = _Packed()
+
+#: unit arrays of at most this many bytes are packed (FileEntry.pack): 1,820 units
 PACK_UNITS_MAX = 64 << 10
 _FACT_NAMES = tuple(UnitFacts.__dataclass_fields__)
 
 
 def _array_state(a: np.ndarray) -> tuple:
-    """A 1-d array as (dtype, bytes): packed and opened in about a microsecond."""
+    """A 1-d array as (dtype, bytes): packed and opened in about a microsecond (numpy's
+    own pickling costs ~10 us an array to open)."""
     return (a.dtype.descr if a.dtype.names else a.dtype.str, a.tobytes())
 
 
@@ -304,43 +353,77 @@ def _array_from_state(state: tuple) -> np.ndarray:
     return np.frombuffer(bytearray(data), dtype=UNIT_DTYPE if dtype == _UNIT_DESCR else np.dtype(dtype))
 
 
+def _facts_state(f: UnitFacts) -> tuple:
+    return tuple(None if a is None else _array_state(a) for a in map(f.__getattribute__, _FACT_NAMES))
+
+
 def _facts_from_state(state: tuple) -> UnitFacts:
     return UnitFacts(*(None if a is None else _array_from_state(a) for a in state))
 
 
+def _decode_values(state: tuple) -> tuple:
+    return tuple(v if v is None or _DECODE[i] is None else _DECODE[i](v) for i, v in enumerate(state))
+
+
 _UNIT_DESCR = UNIT_DTYPE.descr
 
-# ``FileEntry.sections``, ``units`` and ``unit_facts`` open packed values when read: while
-# the scan runs for good (a cross-file step may change them), once it is settled
-# (packing.settle) as a fresh copy each time (a few cached).  The slots the dataclass made
-# hold a value or a PackedSections; these properties read them
+# ``FileEntry.sections``, ``units``, ``unit_facts`` and ``owner_names`` open packed values
+# when read: while the scan runs for good (a cross-file step may change them), once it is
+# settled (packing.settle) as a fresh copy each time (a few cached).  The slots the
+# dataclass made hold a value or PACKED (the value is in the ``packed`` slot's blob); these
+# properties read them
 _SECTIONS_SLOT = FileEntry.__dict__["sections"]
 _UNITS_SLOT = FileEntry.__dict__["units"]
 _FACTS_SLOT = FileEntry.__dict__["unit_facts"]
 _OWNERS_SLOT = FileEntry.__dict__["owner_names"]
+_PACKED_SLOT = FileEntry.__dict__["packed"]
 _PACKED_SLOTS = (_SECTIONS_SLOT, _UNITS_SLOT, _FACTS_SLOT, _OWNERS_SLOT)
+_ENCODE = (None, _array_state, _facts_state, None)
+_DECODE = (None, _array_from_state, _facts_from_state, None)
 
 
-def _opening(slot):
+def _open_all(entry: FileEntry) -> None:
+    """Every packed value of ``entry`` back into its slot, the blob let go."""
+    p = _PACKED_SLOT.__get__(entry, FileEntry)
+    if p is None:
+        return
+    values = p.open()
+    for slot, v in zip(_PACKED_SLOTS, values):
+        if slot.__get__(entry, FileEntry) is PACKED:
+            slot.__set__(entry, v)
+    _PACKED_SLOT.__set__(entry, None)
+
+
+def _value_property(i: int, doc: str) -> property:
+    slot = _PACKED_SLOTS[i]
+
     def get(entry: FileEntry):
         v = slot.__get__(entry, FileEntry)
-        if type(v) is PackedSections:
-            if v.packer.settled:
-                return v.open_cached()
-            v = v.open()
-            slot.__set__(entry, v)
+        if v is PACKED:
+            p = _PACKED_SLOT.__get__(entry, FileEntry)
+            if p.packer.settled:
+                return p.open_cached()[i]
+            _open_all(entry)
+            v = slot.__get__(entry, FileEntry)
         return v
-    return get
+
+    def set_(entry: FileEntry, value) -> None:
+        try:
+            packed = slot.__get__(entry, FileEntry) is PACKED
+        except AttributeError:                      # the dataclass's __init__ sets it first
+            packed = False
+        if packed:
+            _open_all(entry)
+        slot.__set__(entry, value)
+
+    return property(get, set_, doc=doc)
 
 
-FileEntry.sections = property(_opening(_SECTIONS_SLOT), _SECTIONS_SLOT.__set__,
-                              doc="engine sections of the JSON output (opened when packed)")
-FileEntry.units = property(_opening(_UNITS_SLOT), _UNITS_SLOT.__set__,
-                           doc="UNIT_DTYPE array, or None when not read (opened when packed)")
-FileEntry.unit_facts = property(_opening(_FACTS_SLOT), _FACTS_SLOT.__set__,
-                                doc="per-unit facts the views draw (opened when packed)")
-FileEntry.owner_names = property(_opening(_OWNERS_SLOT), _OWNERS_SLOT.__set__,
-                                 doc="names of the unit owner codes (opened when packed)")
+FileEntry.sections = _value_property(0, "engine sections of the JSON output (opened when packed)")
+FileEntry.units = _value_property(1, "UNIT_DTYPE array, or None when not read (opened when packed)")
+FileEntry.unit_facts = _value_property(2, "per-unit facts the views draw (opened when packed)")
+FileEntry.owner_names = _value_property(3, "names of the unit owner codes (opened when packed)")
+
 
 
 @dataclass(slots=True)

@@ -1,6 +1,6 @@
 """Packed sections: the engine sections (and, for the window, the unit arrays and unit
 facts) of many similar files kept as small byte strings while a big scan runs
-(FileEntry.pack_sections, FileEntry.pack_units), opened again on demand.
+(FileEntry.pack), opened again on demand.
 
 A file's sections are pickled, then compressed with zstd against a dictionary made of
 the first files' own pickles (zstd "raw content" dictionaries): the sections of the
@@ -132,9 +132,7 @@ def settle(entries, packer: SectionPacker | None = None, units: bool = True) -> 
     packer = packer or SectionPacker()
     packers = {id(packer): packer}
     for entry in entries:
-        entry.pack_sections(packer)
-        if units:
-            entry.pack_units(packer)
+        entry.pack(packer, units)
         for p in entry.packers():
             packers.setdefault(id(p), p)
     for p in packers.values():

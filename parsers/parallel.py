@@ -132,9 +132,7 @@ def _chunks(entries: list[FileEntry], workers: int) -> list[list[int]]:
 def _pack(entry: FileEntry, packer: SectionPacker, ctx: ScanContext) -> None:
     """Pack what a file keeps: its sections, and its units and unit facts when the scan keeps
     them (the window)."""
-    entry.pack_sections(packer)
-    if ctx.keep_units:
-        entry.pack_units(packer)
+    entry.pack(packer, units=ctx.keep_units)
 
 
 def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,

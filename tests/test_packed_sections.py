@@ -22,8 +22,10 @@ from dbxray.parsers.scan import scan
 
 
 def _raw(entry: FileEntry):
-    """What the entry holds (the ``sections`` property would open it)."""
-    return model_mod._SECTIONS_SLOT.__get__(entry, FileEntry)
+    """What the entry holds for its sections (the ``sections`` property would open it):
+    the file's packed blob when they are in it."""
+    s = model_mod._SECTIONS_SLOT.__get__(entry, FileEntry)
+    return model_mod._PACKED_SLOT.__get__(entry, FileEntry) if s is model_mod.PACKED else s
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +117,10 @@ def test_sections_that_do_not_pickle_stay_as_they_are():
 # --- the window's scan: units, unit facts and owner names packed too, settled at the end ---
 
 def _slots(entry: FileEntry):
-    return [slot.__get__(entry, FileEntry) for slot in model_mod._PACKED_SLOTS]
+    """What the entry holds for its sections, units, unit facts and owner names (the
+    file's packed blob for those in it)."""
+    return [model_mod._PACKED_SLOT.__get__(entry, FileEntry) if v is model_mod.PACKED else v
+            for v in (slot.__get__(entry, FileEntry) for slot in model_mod._PACKED_SLOTS)]
 
 
 def _same_array(a, b) -> bool:
