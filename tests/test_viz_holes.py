@@ -153,3 +153,16 @@ def test_synthetic_missing_holes_partial_banner(qtbot):
     fh = v.all_rows[0]
     assert fh.missing_bytes > 0 and not fh.lost_sparseness
     assert v.banner.isVisible() and "holes missing" in v.banner.text()
+
+
+def test_rows_without_holes_share_one_empty_range_array():
+    from dbxray.parsers.model import FileEntry
+    from dbxray.viz.holes import NO_RANGES, file_holes
+    a, b = FileEntry(path="a", abspath="/nonexistent/a"), FileEntry(path="b", abspath="/nonexistent/b")
+    a.apparent_bytes = b.apparent_bytes = a.allocated_bytes = b.allocated_bytes = 8192
+    ra, rb = file_holes(a), file_holes(b)
+    assert ra.holes is NO_RANGES and rb.unwritten is NO_RANGES and ra.missing is NO_RANGES
+    assert not NO_RANGES.flags.writeable and NO_RANGES.shape == (0, 2)
+    assert not hasattr(ra, "__dict__")                  # slotted: a row a file at 100,000 files
+    b.holes = [(4096, 4096)]
+    assert file_holes(b).holes.tolist() == [[4096, 4096]] and file_holes(b).hole_bytes == 4096

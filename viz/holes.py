@@ -45,7 +45,18 @@ def _total(r: np.ndarray) -> int:
     return int(r[:, 1].sum()) if len(r) else 0
 
 
-@dataclass
+#: the ranges of a file that has none: one shared, read-only (0, 2) array (the view keeps a
+#: row for each of 100,000 files, most of them without holes)
+NO_RANGES = np.zeros((0, 2), np.int64)
+NO_RANGES.setflags(write=False)
+
+
+def _ranges(ranges) -> np.ndarray:
+    a = as_ranges(ranges) if len(ranges) else NO_RANGES
+    return a if len(a) else NO_RANGES
+
+
+@dataclass(slots=True)
 class FileHoles:
     """One file's allocation facts, as the holes view draws them (ranges as (n, 2) arrays)."""
 
@@ -111,9 +122,10 @@ def missing_ranges(entry: FileEntry) -> np.ndarray:
 
 
 def file_holes(entry: FileEntry) -> FileHoles:
-    holes = as_ranges(entry.holes)
-    unw = as_ranges(entry.unwritten or [])
+    holes = _ranges(entry.holes)
+    unw = _ranges(entry.unwritten or ())
     miss = missing_ranges(entry)
+    miss = miss if len(miss) else NO_RANGES
     return FileHoles(entry=entry, apparent=int(entry.apparent_bytes), allocated=int(entry.allocated_bytes),
                      holes=holes, unwritten=unw, missing=miss, expected_hole=expected_hole_bytes(entry),
                      hole_bytes=_total(holes), unwritten_bytes=_total(unw) or entry.unwritten_bytes,
