@@ -17,6 +17,9 @@ DETAIL_BUDGET = 64 << 20
 #: units and unit facts once read, and settles them when the scan ends (parsers/packing.py):
 #: 100,000 small tablespaces then hold a few hundred bytes a file instead of several KB
 PACK_OVER = 20_000
+#: the page-map budget of such a scan: a small tablespace's map is read again in a
+#: millisecond or two when a view asks, and at 100,000 files every MB counts
+DETAIL_BUDGET_PACKED = 16 << 20
 
 
 class Job(QObject):
@@ -113,12 +116,12 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
         if is_saved_scan(path):
             ds = load_saved_scan(path)
         else:
-            if listing:
-                list_files(path, job.partial.emit, is_cancelled)
+            listed = list_files(path, job.partial.emit, is_cancelled) if listing else 0
             if preview:
                 _preview(path, job.partial.emit, is_cancelled)
+            budget = DETAIL_BUDGET_PACKED if listed > PACK_OVER else DETAIL_BUDGET
             ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
-                                        detail_budget=DETAIL_BUDGET, pack_sections_over=PACK_OVER))
+                                        detail_budget=budget, pack_sections_over=PACK_OVER))
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)
