@@ -95,8 +95,18 @@ def recheck(ds: Dataset) -> None:
             entry.warnings.append(msg)
 
 
-#: the holes (and unwritten extents) of a file that has none, after a big scan
-NO_RANGES: tuple = ()
+class _NoRanges(list):
+    """The holes (and unwritten extents) of a file that has none, after a big scan: one
+    shared, read-only empty list (equal to ``[]``, as a saved scan reads it back)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a file's empty hole list is shared after a big scan: assign a list of your own")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+
+NO_RANGES = _NoRanges()
 
 
 def share_equal_facts(files: list[FileEntry]) -> None:

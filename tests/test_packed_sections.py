@@ -210,5 +210,8 @@ def test_big_scans_share_one_empty_hole_list(window_scans):
     from dbxray.parsers.scan import NO_RANGES
     plain, packed = window_scans
     assert all(e.holes is NO_RANGES for e in packed.files if not e.holes)
+    assert NO_RANGES == [] and not NO_RANGES
+    with pytest.raises(TypeError):
+        NO_RANGES.append((0, 1))
     assert all(type(e.holes) is list for e in plain.files)
     assert [e.holes for e in plain.files] == [list(e.holes) for e in packed.files]
