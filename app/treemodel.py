@@ -185,7 +185,9 @@ class DatasetTreeModel(QAbstractItemModel):
 
     # -- rows: sorted, filtered, fetched in batches ---------------------------------
     def _ordered(self, node: Node) -> list[Node]:
-        kids = node.children if self._keep is None else [c for c in node.children if id(c) in self._keep]
+        from dbxray.parsers.tree import expand
+        children = expand(node)
+        kids = children if self._keep is None else [c for c in children if id(c) in self._keep]
         if self._sort is None:
             return list(kids)
         col, order = self._sort
@@ -371,7 +373,9 @@ class DatasetTreeModel(QAbstractItemModel):
             return False
         node = self._node(parent)
         if not node.children:
-            return False
+            from dbxray.parsers.tree import LAZY_INDEXES
+            if node.children is not LAZY_INDEXES:
+                return False
         return bool(self._rows(node))
 
     def columnCount(self, parent=QModelIndex()):

@@ -2,8 +2,6 @@
 right, errors at the bottom, scan progress and Cancel in the status bar."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import html
 import json
 import os
@@ -1163,7 +1161,7 @@ def inspector_html(node: Node, title: str | None = None, listed_only: bool = Fal
                 for k, v in section.items():
                     if isinstance(v, (int, float, str, bool)) or v is None:
                         rows.append((f"{name}.{k}", f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
-    elif node.kind in ("index", "part", "column") and isinstance(node.ref, Mapping):
+    elif node.kind in ("index", "part", "column") and isinstance(node.ref, dict):
         if node.kind == "column":
             rows = [("Kind", "column")]
         ch = getattr(node, "ch_sizes", None)
@@ -1182,7 +1180,8 @@ def inspector_html(node: Node, title: str | None = None, listed_only: bool = Fal
                 rows.append((k, f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)))
     body = "".join(f"<tr><td style='color:#757575;padding-right:12px'>{e(k)}</td><td>{e(str(v))}</td></tr>"
                    for k, v in rows)
-    inside = [c for c in node.children if c.allocated or c.apparent]
+    from dbxray.parsers.tree import expand
+    inside = [c for c in expand(node) if c.allocated or c.apparent]
     if inside and node.kind != "column":
         inside.sort(key=lambda c: -max(c.allocated, c.apparent))
         total = max(1, max(node.allocated, sum(c.allocated for c in inside)))

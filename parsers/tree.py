@@ -6,8 +6,6 @@ report can walk it too.  Sizes roll up from the leaves.
 from __future__ import annotations
 
 import posixpath
-import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +23,16 @@ SPREAD_NAME = "tables (over shared files)"
 #: the children of a node that has none: one shared empty tuple (a 100,000-file tree has
 #: about 400,000 leaves; ``child`` gives a node a list of its own)
 NO_CHILDREN: tuple = ()
+
+
+class _Lazy(tuple):
+    """Children not made yet (no rows until :func:`expand` makes them)."""
+
+
+#: the children of a file row of a packed, settled scan (more files than
+#: ``ScanContext.pack_sections_over``): its index rows are made by :func:`expand` when the
+#: window shows them (100,000 files would hold 200,000-400,000 index rows, ~0.7 KB a file)
+LAZY_INDEXES = _Lazy()
 
 
 @dataclass(slots=True, eq=False)
@@ -68,6 +76,8 @@ class Node:
     def find(self, name: str, kind: str) -> "Node | None":
         """The child ``(name, kind)``, or None (through the children's index, made when
         first needed)."""
+        if self.children is LAZY_INDEXES:
+            expand(self)
         index = self._index
         if index is None:
             index = self._index = {(c.name, c.kind): c for c in self.children}
@@ -110,34 +120,6 @@ class Node:
             self.children.sort(key=lambda n: (n.kind == "spread", n.kind == "file", -n.allocated, n.name))
 
 
-class ChildRef(Mapping):
-    """The ``ref`` of a file's child row (an index) whose file keeps its sections packed
-    (a scan of more files than ``ScanContext.pack_sections_over``, settled): the engine's
-    object read again from the file's sections when a view uses it, instead of an opened
-    copy kept by the tree for every index of 100,000 files."""
-
-    __slots__ = ("entry", "position")
-
-    def __init__(self, entry: FileEntry, position: int):
-        self.entry = entry
-        self.position = position
-
-    def _data(self) -> Mapping:
-        engine = engines.get(self.entry.engine)
-        children = list(engine.file_children(self.entry)) if engine is not None else []
-        ref = children[self.position][1] if self.position < len(children) else None
-        return ref if isinstance(ref, Mapping) else {}
-
-    def __getitem__(self, key):
-        return self._data()[key]
-
-    def __iter__(self):
-        return iter(self._data())
-
-    def __len__(self) -> int:
-        return len(self._data())
-
-
 def logical_bytes(entry: FileEntry) -> int:
     """Decoded size of a file's contents where the parser knows it, else its apparent size."""
     if entry.units is not None and len(entry.units):
@@ -177,6 +159,42 @@ def _unit_bytes(engine, entry: FileEntry) -> int:
     return int(geo.unit_bytes) if geo is not None and geo.unit_bytes else 0
 
 
+def _index_rows(leaf: Node, entry: FileEntry, engine, table: str | None) -> None:
+    """A file's index rows (``Engine.file_children``) under its row ``leaf``."""
+    children = list(engine.file_children(entry)) if engine is not None else []
+    tables = {ref.get("table") for _, ref, _, _ in children if isinstance(ref, dict) and ref.get("table")}
+    qualify = len(tables) > 1 or (not table and bool(tables))     # ibdata1, shared tablespaces
+    owned = owned_units(entry) if children else {}
+    unit_bytes = _unit_bytes(engine, entry) if owned else 0
+    for name, ref, allocated, logical in children:
+        if qualify and isinstance(ref, dict) and ref.get("table") and "." not in name:
+            name = f"{ref['table']}.{name}"
+        n = leaf.child(name, "index")
+        n.ref = ref
+        iid = ref.get("index_id") if isinstance(ref, dict) else None
+        more = owned.get(int(iid), 0) * unit_bytes if iid is not None and 0 <= int(iid) < 2 ** 31 else 0
+        if more > allocated:
+            # the index's segments hold more than its B-tree pages (BLOB/LOB pages, ...):
+            # counted under it, as highlighting the index in the map shows them
+            logical = logical * more // allocated if allocated else more
+            allocated = more
+        n.apparent = n.allocated = allocated
+        n.logical = logical
+
+
+def expand(node: Node):
+    """``node``'s children, its index rows made first when the tree left them to be made
+    on demand (:data:`LAZY_INDEXES`: a file of a packed, settled scan)."""
+    if node.children is LAZY_INDEXES:
+        node.children = NO_CHILDREN
+        entry = node.ref
+        engine = engines.get(entry.engine)
+        _, table, part = place(entry)
+        _index_rows(node, entry, engine, table or part)
+        node.roll_up()
+    return node.children
+
+
 def build_tree(ds: Dataset) -> Node:
     """The tree of a dataset; file nodes carry their FileEntry in ``ref``."""
     root = Node(name=ds.root, kind="root")
@@ -199,26 +217,10 @@ def build_tree(ds: Dataset) -> Node:
         leaf.past_eof = entry.past_eof_bytes
         leaf.logical = logical_bytes(entry)
         leaf.errors = len(entry.errors)
-        children = list(engine.file_children(entry)) if engine is not None else []
-        tables = {ref.get("table") for _, ref, _, _ in children if isinstance(ref, dict) and ref.get("table")}
-        qualify = len(tables) > 1 or (not table and bool(tables))     # ibdata1, shared tablespaces
-        owned = owned_units(entry) if children else {}
-        unit_bytes = _unit_bytes(engine, entry) if owned else 0
-        lazy = entry.settled()
-        for position, (name, ref, allocated, logical) in enumerate(children):
-            if qualify and isinstance(ref, dict) and ref.get("table") and "." not in name:
-                name = f"{ref['table']}.{name}"
-            n = leaf.child(sys.intern(name) if lazy and type(name) is str else name, "index")
-            n.ref = ChildRef(entry, position) if lazy and isinstance(ref, dict) else ref
-            iid = ref.get("index_id") if isinstance(ref, dict) else None
-            more = owned.get(int(iid), 0) * unit_bytes if iid is not None and 0 <= int(iid) < 2 ** 31 else 0
-            if more > allocated:
-                # the index's segments hold more than its B-tree pages (BLOB/LOB pages, ...):
-                # counted under it, as highlighting the index in the map shows them
-                logical = logical * more // allocated if allocated else more
-                allocated = more
-            n.apparent = n.allocated = allocated
-            n.logical = logical
+        if entry.settled() and engine is not None:
+            leaf.children = LAZY_INDEXES            # made by ``expand`` when a view asks
+        else:
+            _index_rows(leaf, entry, engine, table)
     for name in ds.engines:
         engine = engines.get(name)
         rows = engine.spread_tables(ds) if engine is not None else []

@@ -218,6 +218,26 @@ def test_table_with_several_files_offers_a_file_selector(qtbot, scanned16k):
     assert v.file_combo.count() > 10
 
 
+def test_a_long_file_list_is_a_list_model_with_the_same_items(qtbot, scanned16k, monkeypatch):
+    from dbxray.viz import extentmap as em
+    ds, root = scanned16k
+    v = _view(qtbot, ds, root)
+    db = next(n for n in root.walk() if n.kind == "database")
+    v.select_node(db)
+    short = [(v.file_combo.itemText(i), v.file_combo.itemData(i)) for i in range(v.file_combo.count())]
+    assert len(short) > 10 and not isinstance(v.file_combo.model(), em.FileListModel)
+    monkeypatch.setattr(em, "COMBO_ITEMS_MAX", 3)
+    v.select_node(next(n for n in root.walk() if n.kind == "table" and n.name == "t_part"))
+    v.select_node(db)
+    assert isinstance(v.file_combo.model(), em.FileListModel)
+    assert [(v.file_combo.itemText(i), v.file_combo.itemData(i)) for i in range(v.file_combo.count())] == short
+    v.file_combo.setCurrentIndex(4)
+    assert v.entry is v.files[4]
+    monkeypatch.setattr(em, "COMBO_ITEMS_MAX", 2000)
+    v.select_node(next(n for n in root.walk() if n.kind == "table" and n.name == "t_part"))
+    assert not isinstance(v.file_combo.model(), em.FileListModel) and v.file_combo.count() >= 5
+
+
 def test_datadir16k_and_zip4(qtbot, sparse_fixtures, artifacts_dir, manifest):
     ds = scan(str(sparse_fixtures / "innodb" / "datadir16k"))
     root = build_tree(ds)

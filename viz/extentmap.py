@@ -14,16 +14,14 @@ highlight that category, pick an index in the tree to highlight its pages.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import colorsys
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap
+from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPen, QPixmap, QStandardItemModel
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSizePolicy, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout,
                                QWidget)
@@ -33,7 +31,7 @@ from dbxray.parsers.scan import release_free_memory
 from dbxray.parsers.humanize import human_bytes
 from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
                            UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry)
-from dbxray.parsers.tree import Node
+from dbxray.parsers.tree import Node, expand
 
 from . import theme
 from .pageinspector import PageInspector
@@ -1189,7 +1187,7 @@ class ExtentMapView(QWidget):
         self.root = None
         self.files = []
         self.file_combo.blockSignals(True)
-        self.file_combo.clear()
+        self._clear_files_combo()
         self.file_combo.addItem(f"{info['path']}  (reading {int(info['n_pages']):,} pages…)", info["path"])
         self.file_combo.setEnabled(False)
         self.file_combo.blockSignals(False)
@@ -1214,7 +1212,7 @@ class ExtentMapView(QWidget):
             self.preview = None
             self._preview_timer.stop()
             self._preview_drawn_pages = 0
-            self.file_combo.clear()
+            self._clear_files_combo()
             self._show_empty(message)
 
     def end_preview(self) -> None:
@@ -1247,7 +1245,7 @@ class ExtentMapView(QWidget):
         files = mapped_files(dataset)
         if not files:
             self.files = []
-            self.file_combo.clear()
+            self._clear_files_combo()
             self._show_empty("No InnoDB pages (no units to map) in this scan")
             return
         best = max(files, key=lambda e: (e.role == "tablespace", len(e.units)))
@@ -1291,15 +1289,25 @@ class ExtentMapView(QWidget):
     def _set_files(self, files: list[FileEntry], current: FileEntry) -> None:
         self.files = list(files)
         self.file_combo.blockSignals(True)
-        self.file_combo.clear()
-        for e in self.files:
-            geo = engines.get(e.engine).unit_geometry(e)
-            self.file_combo.addItem(f"{e.path}  ({len(e.units):,} {geo.unit_name}s)", e.path)
+        self._clear_files_combo()
+        if len(self.files) > COMBO_ITEMS_MAX:
+            # a list model naming each file when the list shows it: 100,000 combo items
+            # would hold ~45 MB and take seconds to add
+            self.file_combo.setModel(FileListModel(self.files, self.file_combo))
+        else:
+            for e in self.files:
+                self.file_combo.addItem(file_label(e), e.path)
         self.file_combo.setCurrentIndex(self.files.index(current) if current in self.files else 0)
         self.file_combo.setEnabled(len(self.files) > 1)
         self.file_combo.blockSignals(False)
         if current is not self.entry:
             self.show_file(current)
+
+    def _clear_files_combo(self) -> None:
+        """The file list emptied (its own item model again if a FileListModel was set)."""
+        if isinstance(self.file_combo.model(), FileListModel):
+            self.file_combo.setModel(QStandardItemModel(self.file_combo))
+        self.file_combo.clear()
 
     def _on_file_combo(self, i: int) -> None:
         if 0 <= i < len(self.files):
@@ -1853,8 +1861,8 @@ class ExtentMapView(QWidget):
             return None
         for n in self.root.walk():
             if n.kind == "file" and n.ref is self.entry:
-                for c in n.children:
-                    if c.kind == "index" and isinstance(c.ref, Mapping):
+                for c in expand(n):
+                    if c.kind == "index" and isinstance(c.ref, dict):
                         iid = int(c.ref.get("index_id", c.ref.get("id", -1)))
                         if iid == index_id or self.data.owner_code(iid) == index_id:
                             return c
@@ -1935,6 +1943,37 @@ def _has_pages(entry: FileEntry) -> bool:
         return False
     engine = engines.get(entry.engine)
     return engine is not None and engine.unit_geometry(entry) is not None
+
+
+#: file lists longer than this are shown through a FileListModel
+COMBO_ITEMS_MAX = 2000
+
+
+def file_label(e: FileEntry) -> str:
+    """A file as the file list names it: its path and how many units it holds."""
+    geo = engines.get(e.engine).unit_geometry(e)
+    return f"{e.path}  ({len(e.units):,} {geo.unit_name}s)"
+
+
+class FileListModel(QAbstractListModel):
+    """The map's file list as a list model: each label made when the list shows it."""
+
+    def __init__(self, files: list[FileEntry], parent=None):
+        super().__init__(parent)
+        self.files = files
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.files)
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.files):
+            return None
+        e = self.files[index.row()]
+        if role == Qt.DisplayRole:
+            return file_label(e)
+        if role == Qt.UserRole:
+            return e.path
+        return None
 
 
 def mapped_files(dataset) -> list[FileEntry]:
