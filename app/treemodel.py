@@ -185,8 +185,11 @@ class DatasetTreeModel(QAbstractItemModel):
 
     # -- rows: sorted, filtered, fetched in batches ---------------------------------
     def _ordered(self, node: Node) -> list[Node]:
-        from dbxray.parsers.tree import expand
-        children = expand(node)
+        if node.kind == "file":             # its index rows may be made on demand
+            from dbxray.parsers.tree import expand
+            children = expand(node)
+        else:
+            children = node.children
         kids = children if self._keep is None else [c for c in children if id(c) in self._keep]
         if self._sort is None:
             return list(kids)
@@ -373,6 +376,8 @@ class DatasetTreeModel(QAbstractItemModel):
             return False
         node = self._node(parent)
         if not node.children:
+            if node.kind != "file":
+                return False
             from dbxray.parsers.tree import LAZY_INDEXES
             if node.children is not LAZY_INDEXES:
                 return False

@@ -219,3 +219,19 @@ def test_big_scans_share_one_empty_hole_list(window_scans):
         NO_RANGES.append((0, 1))
     assert all(type(e.holes) is list for e in plain.files)
     assert [e.holes for e in plain.files] == [list(e.holes) for e in packed.files]
+
+
+def test_tree_model_makes_lazy_index_rows_when_shown(qtbot, window_scans):
+    from dbxray.app.treemodel import DatasetTreeModel
+    from dbxray.parsers.tree import LAZY_INDEXES, build_tree
+    plain, packed = window_scans
+    root = build_tree(packed)
+    model = DatasetTreeModel(root)
+    row = next(n for n in root.walk() if n.kind == "file" and n.children is LAZY_INDEXES
+               and n.ref.path == "fx/t_dynamic.ibd")
+    index = model.index_of(row)
+    assert index.isValid() and model.hasChildren(index)            # the expander before the rows exist
+    model.fetchMore(index)
+    names = [model.data(model.index(i, 0, index)) for i in range(model.rowCount(index))]
+    want = [c.name for c in next(n for n in build_tree(plain).walk() if n.path == row.path).children]
+    assert names == want and len(names) >= 1
