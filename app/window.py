@@ -790,6 +790,8 @@ class MainWindow(QMainWindow):
         found so far with its stat sizes, sorted, while the scan reads them; the scan's
         tree (index rows, holes, logical sizes) replaces it at the end."""
         if part.get("kind") == "files_end":
+            if self.listing is not None:
+                self.listing.done()
             self.status_label.setText(f"{part.get('total', 0):,} files listed; reading them…")
             return
         rows = part.get("rows") or []

@@ -17,9 +17,9 @@ DETAIL_BUDGET = 64 << 20
 #: units and unit facts once read, and settles them when the scan ends (parsers/packing.py):
 #: 100,000 small tablespaces then hold a few hundred bytes a file instead of several KB
 PACK_OVER = 20_000
-#: the page-map budget of such a scan: a small tablespace's map is read again in a
+#: the page-map budget of such a scan (8 MiB: about 600 small tablespaces' maps): a small tablespace's map is read again in a
 #: millisecond or two when a view asks, and at 100,000 files every MB counts
-DETAIL_BUDGET_PACKED = 16 << 20
+DETAIL_BUDGET_PACKED = 8 << 20
 
 
 class Job(QObject):

@@ -95,24 +95,27 @@ def recheck(ds: Dataset) -> None:
             entry.warnings.append(msg)
 
 
-class _NoRanges(list):
-    """The holes (and unwritten extents) of a file that has none, after a big scan: one
-    shared, read-only empty list (equal to ``[]``, as a saved scan reads it back)."""
+class _SharedEmpty(list):
+    """An empty list of a file (holes, unwritten extents, errors, warnings) after a big
+    scan: one shared, read-only empty list (equal to ``[]``, as a saved scan reads it back)."""
 
     def _refuse(self, *args, **kwargs):
-        raise TypeError("a file's empty hole list is shared after a big scan: assign a list of your own")
+        raise TypeError("a file's empty list is shared after a big scan: assign a list of your own")
 
     append = extend = insert = remove = pop = clear = sort = reverse = _refuse
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
 
 
-NO_RANGES = _NoRanges()
+#: the holes (and unwritten extents) of a file that has none, after a big scan
+NO_RANGES = _SharedEmpty()
+#: the errors (and warnings) of a file that has none, after a big scan
+NO_MESSAGES = _SharedEmpty()
 
 
 def share_equal_facts(files: list[FileEntry]) -> None:
     """Once a big scan has ended: files whose filesystem facts are equal share one object
     (the small tables of a data dir mostly have the same sizes), the files of one
-    database one database name, and files without holes one empty tuple of them.
+    database one database name, and files without holes, errors or warnings one empty list.
     Nothing changes either after the scan."""
     shared: dict[tuple, Any] = {}
     for entry in files:
@@ -120,10 +123,16 @@ def share_equal_facts(files: list[FileEntry]) -> None:
             entry.holes = NO_RANGES
         if not entry.unwritten:
             entry.unwritten = NO_RANGES
+        if not entry.errors:
+            entry.errors = NO_MESSAGES
+        if not entry.warnings:
+            entry.warnings = NO_MESSAGES
         fs = entry.fs
         if fs is not None:
             key = tuple(getattr(fs, name) for name in fs.__slots__)
-            entry.fs = shared.setdefault(key, fs)
+            entry.fs = fs = shared.setdefault(key, fs)
+            if entry.fs_block == fs.block_size:
+                entry.fs_block = fs.block_size
         if type(entry.database) is str:
             entry.database = sys.intern(entry.database)
 

@@ -215,6 +215,10 @@ def test_big_scans_share_one_empty_hole_list(window_scans):
     plain, packed = window_scans
     assert all(e.holes is NO_RANGES for e in packed.files if not e.holes)
     assert NO_RANGES == [] and not NO_RANGES
+    from dbxray.parsers.scan import NO_MESSAGES
+    assert all(e.errors is NO_MESSAGES for e in packed.files if not e.errors)
+    assert [e.errors for e in plain.files] == [e.errors for e in packed.files]
+    assert all(type(e.fs_block) is int and e.fs_block == p.fs_block for e, p in zip(packed.files, plain.files))
     with pytest.raises(TypeError):
         NO_RANGES.append((0, 1))
     assert all(type(e.holes) is list for e in plain.files)
@@ -235,3 +239,16 @@ def test_tree_model_makes_lazy_index_rows_when_shown(qtbot, window_scans):
     names = [model.data(model.index(i, 0, index)) for i in range(model.rowCount(index))]
     want = [c.name for c in next(n for n in build_tree(plain).walk() if n.path == row.path).children]
     assert names == want and len(names) >= 1
+
+
+def test_listing_lets_its_row_indexes_go_when_done(qtbot):
+    from dbxray.app.treemodel import ListingTree
+    lt = ListingTree("/x")
+    lt.add([("InnoDB", f"db{i % 3}", f"t{i}", None, f"t{i}.ibd", f"db{i % 3}/t{i}.ibd", 98304, 98304)
+            for i in range(30)])
+    lt.done()
+    assert all(n._index is None for n in lt.root.walk())
+    db = lt.root.find("InnoDB", "engine").find("db1", "database")
+    assert db is not None and db.find("t4", "table").find("t4.ibd", "file").allocated == 98304
+    lt.add([("InnoDB", "db1", "t99", None, "t99.ibd", "db1/t99.ibd", 1, 1)])   # rows still add
+    assert db.find("t99", "table") is not None and db.allocated == 10 * 98304 + 1
