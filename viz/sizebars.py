@@ -54,8 +54,10 @@ class SizeBarsView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
-                                          brush=theme.qcolor(theme.background(), 220))
+        # one line in the bottom right corner, under the last bar (a free row is kept there):
+        # stacked, it covered the value texts of the last bars when they were the longest
+        self.legend = self.plot.addLegend(offset=(-10, -4), labelTextColor=theme.foreground(),
+                                          brush=theme.qcolor(theme.background(), 220), colCount=5)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot_widget)
@@ -120,7 +122,6 @@ class SizeBarsView(QWidget):
                             fm.horizontalAdvance(f"{human_bytes(r.allocated)} of {human_bytes(r.apparent)}") + 12)
                            for r in self.rows]
         self._fit_x()
-        self.plot.setYRange(-0.7, n - 0.3, padding=0)
 
     def _fit_x(self, *args) -> None:
         """The x range wide enough for every bar's value text after it (it was cut at the right)."""
@@ -136,6 +137,20 @@ class SizeBarsView(QWidget):
         xmax = max(end / max(0.2, 1.0 - text_px / px) for end, text_px in fit)
         self.plot.setXRange(0, xmax, padding=0)
         self._fitted_x = vb.viewRange()[0][1]
+        # the legend on as few lines as fit the plot's width, then room under the last bar for
+        # it: r rows of n + r take its height
+        cols = len(self.legend.items)
+        while cols > 1:
+            self.legend.setColumnCount(cols)
+            if self.legend.boundingRect().width() + 24 <= px:
+                break
+            cols -= 1
+        self.legend.setColumnCount(max(1, cols))
+        n = len(self.rows)
+        height = max(float(vb.height()), 60.0)
+        legend = self.legend.boundingRect().height() + 8
+        free = legend * n / max(height - legend, 1.0)
+        self.plot.setYRange(-0.7 - free, n - 0.3, padding=0)
 
 
 def _label(node: Node) -> str:
