@@ -208,6 +208,10 @@ def build_tree(ds: Dataset) -> Node:
         if part:
             parent = parent.child(part, "part")
         leaf = parent.child(posixpath.basename(entry.path) if (table or part) else entry.path, "file")
+        if leaf.ref is not None and leaf.ref is not entry:
+            # another file of the same place and name (two copies of a data dir under the
+            # root): a row of its own, named by its path, not merged into the first one's
+            leaf = parent.child(entry.path, "file")
         leaf.path = entry.path
         leaf.ref = entry
         leaf.apparent = entry.apparent_bytes

@@ -252,3 +252,17 @@ def test_listing_lets_its_row_indexes_go_when_done(qtbot):
     assert db is not None and db.find("t4", "table").find("t4.ibd", "file").allocated == 98304
     lt.add([("InnoDB", "db1", "t99", None, "t99.ibd", "db1/t99.ibd", 1, 1)])   # rows still add
     assert db.find("t99", "table") is not None and db.allocated == 10 * 98304 + 1
+
+
+def test_two_copies_of_a_table_are_two_tree_rows(tmp_path, sparse_fixtures):
+    from dbxray.parsers.tree import build_tree
+    src = sparse_fixtures / "innodb" / "16k" / "fx" / "t_blob.ibd"
+    for copy in ("a", "b"):
+        (tmp_path / copy / "fx").mkdir(parents=True)
+        shutil.copy(src, tmp_path / copy / "fx" / "t_blob.ibd")
+    ds = scan(str(tmp_path), ScanContext(workers=1))
+    root = build_tree(ds)
+    files = [n for n in root.walk() if n.kind == "file"]
+    assert sorted(n.path for n in files) == ["a/fx/t_blob.ibd", "b/fx/t_blob.ibd"]
+    assert {id(n.ref) for n in files} == {id(e) for e in ds.files}
+    assert root.apparent == sum(e.apparent_bytes for e in ds.files) == 2 * src.stat().st_size
