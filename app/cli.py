@@ -58,6 +58,17 @@ def _progress_printer(enabled: bool):
     return cb
 
 
+def _checksum_line(files: list[dict]) -> str:
+    """What the scan says of the InnoDB files' page checksums (verified only with --full)."""
+    sums = [f["innodb"].get("checksum") or {} for f in files if isinstance(f.get("innodb"), dict)]
+    checked = [c for c in sums if c.get("verified", True) and c.get("algorithm")]
+    if not checked:
+        return "page checksums: not verified (dbxray scan --full verifies every page's)"
+    bad = sum(len(c.get("bad_pages") or []) for c in checked)
+    head = f"page checksums: verified in {len(checked)} of {len(sums)} files, "
+    return head + (f"{bad} bad page(s) (listed as errors)" if bad else "no bad page")
+
+
 def human_table(data: dict) -> str:
     """The scan as a text table: one line per file, totals per engine."""
     files = data["files"]
@@ -87,6 +98,8 @@ def human_table(data: dict) -> str:
         app = sum(f["apparent_bytes"] for f in fs)
         alloc = sum(f["allocated_bytes"] for f in fs)
         lines.append(f"{eng:>10}: {len(fs):5d} files  apparent {human_bytes(app):>10}  allocated {human_bytes(alloc):>10}")
+        if eng == "innodb":
+            lines.append(" " * 12 + _checksum_line(fs))
     fst = data.get("filesystem")
     if fst:
         parts = [f"written {human_bytes(fst['data_bytes'])}", f"unwritten {human_bytes(fst['unwritten_bytes'])}",
@@ -116,17 +129,21 @@ def human_table(data: dict) -> str:
     return "\n".join(lines)
 
 
+#: what the other engines read in every mode (their checksums are verified by the default too)
+_OTHER_ENGINES = ("TokuDB every node with its checksum, MyRocks every SST's index and trailers with every "
+                  "block's checksum, MyISAM, Aria (every page's CRC), ARCHIVE and CSV in full")
 SCAN_READS = {
     "default": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures: InnoDB "
-               "every page header with every page's checksum verified and MySQL 8 LOB chains followed (as "
-               "--full), ClickHouse what the engine's system.parts / system.parts_columns report, from each "
-               "part's checksums.txt (compressed and uncompressed sizes), columns.txt, count.txt and marks, "
-               "with no block header read (no codec counts, block histograms, Compact per-column split or "
-               "block checksum: --full), TokuDB every node, MyRocks every SST's index and trailers",
+               "every page header (page types, indexes, records, fill, owners, free space), with no page "
+               "checksum verified and no MySQL 8 LOB chain followed (--full does both), ClickHouse what the "
+               "engine's system.parts / system.parts_columns report, from each part's checksums.txt "
+               "(compressed and uncompressed sizes), columns.txt, count.txt and marks, with no block header "
+               "read (no codec counts, block histograms, Compact per-column split or block checksum: --full), "
+               + _OTHER_ENGINES,
     "full": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures in full: "
             "InnoDB every page header with every page's checksum verified and MySQL 8 LOB chains followed, "
             "ClickHouse every block header, the marks and every block's checksum (up to the verification "
-            "budget), TokuDB every node, MyRocks every SST's index and trailers",
+            "budget), " + _OTHER_ENGINES,
     "summary": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures "
                "without verifying checksums: InnoDB every page header (page types, indexes, records, fill) "
                "but no page checksum and no LOB chain, ClickHouse every block header and the marks but no "
@@ -177,7 +194,8 @@ def _scan_command(args) -> int:
     keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
     for m in key_messages:
         print(f"dbxray: {m}", file=sys.stderr)
-    depth = "summary" if args.summary else "full"
+    # InnoDB page checksums and LOB chains only with --full (and never for --summary)
+    depth = "full" if args.full and not args.summary else "headers"
     jobs = args.jobs if args.jobs is not None else cpu_workers()
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
                       fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth,
@@ -224,9 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--summary", action="store_true", help="JSON for fleets: per file and per table sizes, counts "
                    "and engine facts, no per-page, per-extent or per-index lists; reads less (no checksums, "
                    "no LOB chains); one line per file")
-    s.add_argument("--full", action="store_true", help="read every structure: ClickHouse every compressed "
-                   "block header (codec counts, block size histograms, the Compact per-column split) and every "
-                   "block checksum, as dbxray did before the lighter default; the other engines read what their "
+    s.add_argument("--full", action="store_true", help="read every structure: InnoDB every page's checksum "
+                   "(bad pages named as errors) and MySQL 8 LOB chains, ClickHouse every compressed block header "
+                   "(codec counts, block size histograms, the Compact per-column split) and every block "
+                   "checksum, as dbxray did before the lighter default; the other engines read what their "
                    "default reads")
     s.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="processes reading files at once (default: the cores this process may use)")

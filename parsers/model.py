@@ -568,8 +568,9 @@ class ScanContext:
     #: keep each file's units, unit facts and parser objects (views, what-if, the inspector);
     #: False: only what the JSON holds (the command line), so memory per file stays bounded
     keep_units: bool = True
-    #: what the scan reads: "full" (every page's checksum, LOB chains, every block) or "summary"
-    #: (headers and per-file facts: no checksums, no LOB chains; the ``--summary`` JSON)
+    #: what the scan reads: "full" (every page's checksum, LOB chains, every block) or "headers"
+    #: (headers and per-file facts: no checksums, no LOB chains; the command line's default and
+    #: ``--summary``; ClickHouse's block walk is ``block_walk``)
     depth: str = "full"
     #: ClickHouse: read every compressed block header (codec counts, block histograms, units,
     #: checksums); False: the figures the engine reports from checksums.txt, blocks walked on demand

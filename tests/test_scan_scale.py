@@ -4,6 +4,7 @@ process gives, ``--summary`` is small, reads no checksums and follows its schema
 and the command line keeps no per-page arrays."""
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -80,18 +81,45 @@ def many_tablespaces(tmp_path_factory, sparse_fixtures):
     return root
 
 
-@pytest.mark.parametrize("sub", ["inno", "ch"])
-def test_worker_processes_give_the_json_of_one_process(many_tablespaces, sub, tmp_path):
+@pytest.mark.parametrize("sub,mode", [("inno", "default"), ("inno", "full"), ("ch", "full")])
+def test_worker_processes_give_the_json_of_one_process(many_tablespaces, sub, mode, tmp_path):
     target = many_tablespaces / sub
-    full = ["--full"] if sub == "ch" else []     # ClickHouse's block walk, as the library's default scan
+    full = ["--full"] if mode == "full" else []     # --full: what the library's default scan reads
     one = run_cli("scan", str(target), "--json", "-o", str(tmp_path / "one.json"), "-j", "1", "--no-progress", *full)
     two = run_cli("scan", str(target), "--json", "-o", str(tmp_path / "two.json"), "-j", "2", "--no-progress", *full)
     assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
     a, b = (tmp_path / "one.json").read_bytes(), (tmp_path / "two.json").read_bytes()
     assert a == b
     # and the same as the library's own scan in this process (units kept, one process)
-    ds = scan(str(target))
+    ds = scan(str(target)) if mode == "full" else scan(str(target), ScanContext(depth="headers", block_walk=False))
     assert json.loads(a) == json.loads(json.dumps(ds.to_json()))
+
+
+def test_default_json_is_the_full_one_without_checksums_and_lob_chains(many_tablespaces, sparse_fixtures,
+                                                                       tmp_path):
+    """Issue 22 item 2: the command line's default reads no page checksum and follows no LOB chain
+    (--full does); everything else of its JSON is the full scan's, field by field."""
+    def lighter(doc: dict) -> dict:
+        doc = copy.deepcopy(doc)
+        for f in doc["files"]:
+            sec = f.get("innodb")
+            if isinstance(sec, dict):
+                sec["checksum"] = {"algorithm": None, "bad_pages": [], "verified": False}
+                sec.pop("lobs", None)
+                for ix in sec.get("indexes", []):
+                    ix.pop("lobs", None)
+                    ix.pop("lob_pages", None)
+        return doc
+
+    lob_files = 0
+    for target in (many_tablespaces / "inno", sparse_fixtures / "innodb-mysql"):
+        default = json.loads(run_cli("scan", str(target), "--json", "--no-progress").stdout)
+        full = json.loads(run_cli("scan", str(target), "--json", "--full", "--no-progress").stdout)
+        jsonschema.validate(default, SCHEMA)
+        assert default == lighter(full)
+        assert all(f["innodb"]["checksum"]["algorithm"] for f in full["files"] if "innodb" in f)
+        lob_files += sum("lobs" in f.get("innodb", {}) for f in full["files"])
+    assert lob_files >= 5            # MySQL 8 files with LOB chains were among them
 
 
 def test_pool_is_really_used_and_results_come_back_in_order(many_tablespaces):
@@ -153,8 +181,17 @@ def test_summary_reads_no_checksum(sparse_fixtures, tmp_path):
         b = fh.read(1)
         fh.seek(3 * 16384 + 200)
         fh.write(bytes([b[0] ^ 0xFF]))
-    full = json.loads(run_cli("scan", str(d), "--json", "--no-progress").stdout)
+    full = json.loads(run_cli("scan", str(d), "--json", "--full", "--no-progress").stdout)
     assert full["files"][0]["innodb"]["checksum"]["bad_pages"] == [3]
+    assert any("page 3" in e for e in full["files"][0]["errors"])
+    default = run_cli("scan", str(d), "--json", "--no-progress")
+    assert json.loads(default.stdout)["files"][0]["innodb"]["checksum"] == {"algorithm": None, "bad_pages": [],
+                                                                           "verified": False}
+    assert not json.loads(default.stdout)["files"][0]["errors"]
+    table = run_cli("scan", str(d), "--no-progress").stdout
+    assert "page checksums: not verified (dbxray scan --full verifies every page's)" in table
+    table = run_cli("scan", str(d), "--full", "--no-progress").stdout
+    assert "page checksums: verified in 1 of 1 files, 1 bad page(s) (listed as errors)" in table
     summ = json.loads(run_cli("scan", str(d), "--summary", "--no-progress").stdout)
     assert summ["files"][0]["innodb"]["checksum"] == {"algorithm": None, "bad_pages": 0, "verified": False}
     assert not summ["files"][0]["errors"]

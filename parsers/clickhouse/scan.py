@@ -153,7 +153,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     # ScanContext.block_walk False (the command line's default, without --full): no block header read,
     # the figures the engine reports from checksums.txt; the blocks are walked when asked (walk_blocks)
     walk = bool(getattr(ctx, "block_walk", True))
-    wanted = walk and bool(ctx.verify_checksums) and getattr(ctx, "depth", "full") != "summary"   # --summary reads none
+    wanted = walk and bool(ctx.verify_checksums) and getattr(ctx, "depth", "full") == "full"   # --summary reads none
     verify = wanted and bin_bytes <= budget
     if wanted and not verify:
         how = "verifying would read every payload" if in_c else \

@@ -419,7 +419,7 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         if f.size == 0:
             entry.add_error("empty file: no pages")
             return None
-        full = getattr(ctx, "depth", "full") != "summary"
+        full = getattr(ctx, "depth", "full") == "full"
         pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums and full, check=ctx.check,
                             holes=entry.holes, keys=getattr(ctx, "keys", None))
         changed = f.changed()
