@@ -2,7 +2,9 @@
 
 Enabled by ``DBXRAY_TIMING=FILE``: the window appends one line ``EVENT UNIX_TIME`` to FILE
 when it first paints (``window``), first paints the tree with rows (``tree``), paints the
-tree of a finished scan (``complete``), and when a scan is cancelled (``cancelled``).  The
+first scan's tree (``scanned``: the figures of a scan that may have left work for later, as
+ClickHouse's block walk), paints the tree of a finished scan (``complete``: after that work),
+and when a scan is cancelled (``cancelled``).  The
 times are wall-clock, so a driver compares them with its own clock at process start."""
 from __future__ import annotations
 

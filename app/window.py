@@ -24,7 +24,7 @@ if TYPE_CHECKING:       # the parsers (numpy, every engine) are imported by the 
 
 from dbxray.app import __version__
 from dbxray.app.tablecsv import model_csv, row_text, view_columns
-from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, ListingTree, find_key
+from dbxray.app.treemodel import CH_COLUMNS, NODE_ROLE, DatasetTreeModel, ListingTree, find_key, node_key
 from dbxray.app.workers import Job, scan_job
 
 MAX_RECENT = 10
@@ -32,6 +32,9 @@ MAX_RECENT = 10
 
 class MainWindow(QMainWindow):
     dataset_loaded = Signal(object)
+    #: the scan is over: the dataset as final as it gets (after the deferred block walk, or the
+    #: first scan's when nothing was deferred or the walk was cancelled or failed)
+    scan_done = Signal(object)
     node_selected = Signal(object)
     report_written = Signal(str)
 
@@ -510,6 +513,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("export/dir", os.path.dirname(os.path.abspath(path)))
 
     def save_scan(self, path: str) -> None:
+        if self._after_walk(lambda: self.save_scan(path), "Saving the scan"):
+            return
         self.remember_save_dir(path)
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(self.dataset.to_json(), fh, indent=1)
@@ -520,6 +525,8 @@ class MainWindow(QMainWindow):
 
     def run_whatif(self, view, codecs: list, sample: str) -> None:
         """Re-encode a sample in a worker; the view draws the result."""
+        if self._after_walk(lambda: self.run_whatif(view, codecs, sample), "The what-if"):
+            return
         if self.dataset is None or self.job is not None:
             return
         from dbxray.compress.whatif import run_whatif
@@ -579,6 +586,8 @@ class MainWindow(QMainWindow):
     def run_advise(self, view, sample: str, codecs: bool = True) -> None:
         """The ClickHouse type advisor (compress/typeadvice.py) in a worker; the Columns
         view's Types page draws the result."""
+        if self._after_walk(lambda: self.run_advise(view, sample, codecs), "The type advisor"):
+            return
         if self.dataset is None or self.job is not None:
             return
         from dbxray.compress.typeadvice import advise
@@ -682,6 +691,8 @@ class MainWindow(QMainWindow):
         """The report with the last what-if the user ran on this dataset (codecs, sample and
         seed as run: the numbers the window shows); without one, a what-if on
         ``whatif_sample`` with the default codecs in a worker first (None: no what-if)."""
+        if self._after_walk(lambda: self.export_report(path, whatif_sample), "The report"):
+            return
         from dbxray.app.report import run_default_whatif
         self.remember_save_dir(path)
         ds = self.dataset
@@ -740,6 +751,7 @@ class MainWindow(QMainWindow):
             self.job.wait(5000)
         path = os.path.abspath(path)
         self.current_path = path
+        self._walk_job, self._walk_pending, self._pending_action = None, False, None
         self.listing = None
         self.settings.setValue("last_dir", os.path.dirname(path))
         self.status_label.setText(f"Scanning {path}…")
@@ -910,14 +922,110 @@ class MainWindow(QMainWindow):
     def _on_scanned(self, result) -> None:
         self._end_job()
         ds, root, has_columns = result if isinstance(result, tuple) else (result, None, None)
+        from dbxray.parsers.scan import deferred_engines
+        walk = deferred_engines(ds) if self.current_path else ()
+        self._walk_pending = bool(walk)
         self.set_dataset(ds, root, has_columns)
         if self.current_path and not self.current_path.startswith(demo_prefix()):
             self._remember(self.current_path)
+        self._show_scan_status(ds)
+        if walk:
+            self._start_walk(ds, walk)
+        else:
+            self.scan_done.emit(ds)
+
+    def _show_scan_status(self, ds: Dataset) -> None:
         secs = time.monotonic() - self._scan_started
         self.status_label.setText(
             f"{self.display_name(ds.root)} — {len(ds.files)} files, {', '.join(ds.engines) or 'no engine'} — apparent "
             f"{human_bytes(ds.apparent_bytes)}, allocated {human_bytes(ds.allocated_bytes)} — {secs:.1f} s"
             + (f" — {self.keys_note}" if self.keys is not None else ""))
+
+    # -- what the first scan left for later (ClickHouse blocks) ------------------------
+    #: label of each engine's deferred work in the status bar
+    WALK_LABEL = {"clickhouse": "ClickHouse blocks (codecs, block sizes, the unit map)"}
+
+    def _start_walk(self, ds: Dataset, names: tuple) -> None:
+        """The deferred engines read in full in a worker (``parsers.scan.complete``), while the
+        window shows the first scan's figures; what-if, advice, report and save wait for it."""
+        from dbxray.app.workers import complete_job
+        what = ", ".join(self.WALK_LABEL.get(n, n) for n in names)
+        self.status_label.setText(f"{self.status_label.text()} — reading {what}…")
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        job = complete_job(ds, self.current_path, keys=self.keys)
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_walked)
+        job.failed.connect(self._on_walk_failed)
+        job.cancelled.connect(self._on_walk_cancelled)
+        self.job = self._walk_job = job
+        job.start()
+
+    def _walk_running(self) -> bool:
+        return self.job is not None and self.job is getattr(self, "_walk_job", None)
+
+    def _after_walk(self, action, label: str) -> bool:
+        """While the deferred walk runs: keep ``action`` to run when it ends (the last one
+        asked), say so, and return True."""
+        if not self._walk_running():
+            return False
+        self._pending_action = action
+        self.status_label.setText(f"{label} starts once the blocks are read…")
+        return True
+
+    def _on_walked(self, result) -> None:
+        if self.sender() is not getattr(self, "_walk_job", None):
+            return      # a walk cancelled by opening another path
+        self._end_job()
+        self._walk_job = None
+        self._walk_pending = False
+        if result is not None:
+            ds, root, has_columns = result
+            current = self.tree.currentIndex()
+            node = self.model.data(current, NODE_ROLE) if current.isValid() else None
+            key = node_key(node) if node is not None else None
+            self.set_dataset(ds, root, has_columns)
+            found = find_key(self.tree_root, key) if key else None
+            if found is not None:
+                self.select_node(found)
+                self.show_inspector(found)
+            self._show_scan_status(ds)
+        self.scan_done.emit(self.dataset)
+        self._run_pending()
+
+    def _run_pending(self) -> None:
+        action, self._pending_action = getattr(self, "_pending_action", None), None
+        if action is not None:
+            action()
+
+    def _on_walk_failed(self, message: str) -> None:
+        if self.sender() is not getattr(self, "_walk_job", None):
+            return      # a walk cancelled by opening another path
+        self._end_job()
+        self._walk_job = None
+        self._walk_pending = False
+        self._pending_action = None
+        line = message.splitlines()[0]
+        self.status_label.setText(f"Reading the blocks failed: {line}")
+        self.errors.addItem(f"reading the blocks failed: {line}")
+        self.scan_done.emit(self.dataset)
+
+    def _on_walk_cancelled(self) -> None:
+        """Cancel keeps the first scan's figures (sizes as the engine reports them); what was
+        waiting for the blocks does not run."""
+        if self.sender() is not getattr(self, "_walk_job", None):
+            return      # a walk cancelled by opening another path
+        self._end_job()
+        self._walk_job = None
+        self._walk_pending = False
+        dropped = getattr(self, "_pending_action", None) is not None
+        self._pending_action = None
+        self.status_label.setText("Reading the blocks cancelled: sizes as the engine reports them, no codecs, "
+                                  "block sizes or unit map for ClickHouse (F5 scans again)"
+                                  + ("; the action waiting for them was not run" if dropped else ""))
+        self.scan_done.emit(self.dataset)
 
     def set_dataset(self, ds: Dataset, root: Node | None = None, has_columns: bool | None = None) -> None:
         """Show a scanned dataset; ``root`` is its tree when built already (off the GUI
@@ -928,7 +1036,7 @@ class MainWindow(QMainWindow):
         expanded = self.model.expanded_keys(self.tree) if self.tree_root is not None else []
         self.listing = None
         self.dataset = ds
-        self._complete_due = self.job is None
+        self._complete_due = self.job is None and not getattr(self, "_walk_pending", False)
         self.tree_root = root
         self.model.set_root(self.tree_root)
         for c in CH_COLUMNS:
@@ -1006,7 +1114,8 @@ class MainWindow(QMainWindow):
         rows, and of the tree of a finished scan."""
         from dbxray.app import timing
         rows = self.model.rowCount() > 0
-        for event, due in (("window", True), ("tree", rows), ("complete", rows and self._complete_due)):
+        for event, due in (("window", True), ("tree", rows), ("scanned", rows and self.dataset is not None),
+                           ("complete", rows and self._complete_due)):
             if due and event not in self._timing_done:
                 self._timing_done.add(event)
                 timing.mark(event)

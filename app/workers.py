@@ -120,14 +120,35 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
             if preview:
                 _preview(path, job.partial.emit, is_cancelled)
             budget = DETAIL_BUDGET_PACKED if listed > PACK_OVER else DETAIL_BUDGET
+            # ClickHouse's blocks are walked after the first paint (complete_job): the window's
+            # first scan reads what the engine's system tables report
             ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
-                                        detail_budget=budget, pack_sections_over=PACK_OVER))
+                                        detail_budget=budget, pack_sections_over=PACK_OVER, block_walk=False))
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)
 
     job = Job(fn, name=f"scan {path}")
     return job
+
+
+def complete_job(ds, path: str, keys=None) -> Job:
+    """A job reading what the window's first scan of ``path`` left for later (the engines
+    whose ``deferred`` is true: ClickHouse's block walk), into a new dataset equal to a full
+    scan's (``parsers.scan.complete``); ``ds`` is not changed meanwhile.  The result is
+    ``(dataset, tree, has_columns)`` as a scan job's, or None when nothing was left."""
+    def fn(progress, is_cancelled):
+        from dbxray.parsers.model import Cancelled, ScanContext
+        from dbxray.parsers.scan import complete
+        listed = len(ds.files)
+        budget = DETAIL_BUDGET_PACKED if listed > PACK_OVER else DETAIL_BUDGET
+        done = complete(ds, path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
+                                              detail_budget=budget, pack_sections_over=PACK_OVER))
+        if is_cancelled():
+            raise Cancelled()
+        return None if done is None else (done, *dataset_tree(done))
+
+    return Job(fn, name=f"read blocks of {path}")
 
 
 def dataset_tree(ds):

@@ -138,6 +138,12 @@ class Engine:
         """Decoded bytes of unit ``i`` of ``entry`` (at most ``max_output``)."""
         raise NotImplementedError(f"{self.name}: units cannot be decoded")
 
+    # -- work a light scan leaves for later ------------------------------------------
+    def deferred(self, dataset: "Dataset") -> bool:
+        """Whether this engine's part of ``dataset`` was read lightly (``ScanContext.block_walk``
+        False) and a scan of this engine alone would read more (``parsers.scan.complete``)."""
+        return False
+
     # -- saved scans -------------------------------------------------------------
     def section_from_json(self, data: Any) -> Any:
         """This engine's typed section (parsers/section.py) from a saved scan's

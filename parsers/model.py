@@ -581,6 +581,9 @@ class ScanContext:
     detail_budget: int | None = None
     #: bytes of those objects kept so far (the scan's running count against the budget)
     detail_kept: int = 0
+    #: the engines that read their files (None: every engine); the others' files are only
+    #: detected (no facts read, no engine section): ``parsers.scan.complete``
+    engines: tuple[str, ...] | None = None
     #: an engine reading more files than this at once packs each file's sections once it is
     #: done with it (FileEntry.pack_sections; parsers/parallel.py ``each_file``): a
     #: 100,000-tablespace scan in bounded memory, a few microseconds a file.  None: never

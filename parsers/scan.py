@@ -159,6 +159,9 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
         raise FileNotFoundError(f"{path}: no such file or directory")
     found = detect(path)
     ds = Dataset(root=found.root, files=found.files, errors=list(found.errors), engine_order=engines.names())
+    only = ctx.engines
+    if only is not None:      # the other engines' files are left out (unknown files may be claimed)
+        ds.files = [f for f in ds.files if f.engine is None or f.engine in only]
     total = len(ds.files)
     try:
         for i, entry in enumerate(ds.files):
@@ -169,7 +172,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
         done = total
         for engine in engines.names():
             files = ds.files_of(engine)
-            if not files:
+            if not files or (only is not None and engine not in only):
                 continue
             ctx.check()
             module = load_engine(engine)
@@ -206,3 +209,50 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
         ds.cancelled = True
         ds.errors.append("scan cancelled")
     return ds
+
+
+def deferred_engines(ds: Dataset) -> tuple[str, ...]:
+    """The engines whose part of ``ds`` a light scan left for later (``Engine.deferred``)."""
+    return tuple(e.name for e in engines.ENGINES if ds.files_of(e.name) and e.deferred(ds))
+
+
+def complete(ds: Dataset, path: str, ctx: ScanContext | None = None) -> Dataset | None:
+    """What a light scan of ``path`` (``ds``, ``ScanContext.block_walk`` False) left out, read
+    now: the deferred engines scan ``path`` again on their own with everything read, and the
+    result is a new Dataset equal to a full scan's, made of ``ds``'s other files and facts and
+    the new scan's files of those engines (``ds`` itself is not changed: a window keeps
+    showing it meanwhile).  None when nothing was deferred or the scan was cancelled."""
+    names = deferred_engines(ds)
+    if not names:
+        return None
+    ctx = replace(ctx or ScanContext(), engines=names, block_walk=True)
+    part = scan(path, ctx)
+    if part.cancelled:
+        return None
+    return merge_engines(ds, part, names)
+
+
+def merge_engines(ds: Dataset, part: Dataset, names: tuple[str, ...]) -> Dataset:
+    """``ds`` with the files, tables and dataset-level sections of the engines ``names``
+    (and the files they claimed) taken from ``part``, a scan of the same path by those
+    engines alone; the other files are ``ds``'s own objects, in ``ds``'s order."""
+    new = {f.path: f for f in part.files if f.engine in names}
+    files = [new.pop(f.path, f) for f in ds.files]
+    files += new.values()                          # appeared since: at the end
+
+    def in_place(old: dict, src: dict) -> dict:
+        """``old`` with the engines' keys from ``src``, in ``old``'s order (new keys last)."""
+        out = {k: src[k] if k in names else v for k, v in old.items() if k not in names or k in src}
+        out.update((k, v) for k, v in src.items() if k in names and k not in out)
+        return out
+
+    theirs = {(t.engine, t.database, t.name): t for t in part.tables if t.engine in names}
+    tables = [theirs.pop((t.engine, t.database, t.name), t) for t in ds.tables
+              if t.engine not in names or (t.engine, t.database, t.name) in theirs]
+    out = Dataset(root=ds.root, files=files, engine_order=ds.engine_order, cancelled=ds.cancelled,
+                  tables=tables + list(theirs.values()),
+                  errors=list(dict.fromkeys(ds.errors + part.errors)),
+                  warnings=list(dict.fromkeys(ds.warnings + part.warnings)),
+                  sections=in_place(ds.sections, part.sections), facts=in_place(ds.facts, part.facts),
+                  detail=in_place(ds.detail, part.detail))
+    return out

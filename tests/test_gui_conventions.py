@@ -29,7 +29,7 @@ def window(qtbot, tmp_path):
 
 @pytest.fixture
 def opened(window, qtbot, sparse_fixtures):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "16k"))
     return window
 
@@ -113,7 +113,7 @@ def test_export_dialog_starts_in_the_last_folder(opened, tmp_path, monkeypatch):
 def test_title_says_demo(window, qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     demo, _ = prepare_demo()
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(demo))
     assert "demo" in window.windowTitle() and ".cache" not in window.windowTitle() \
         and str(tmp_path) not in window.windowTitle(), window.windowTitle()

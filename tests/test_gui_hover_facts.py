@@ -17,7 +17,7 @@ def window(qtbot, tmp_path, sparse_fixtures):
     w.resize(1400, 860)
     w.show()
     qtbot.waitExposed(w)
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(sparse_fixtures / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd"))
     w.tabs.setCurrentWidget(w.extent_map)
     qtbot.wait(50)

@@ -26,13 +26,13 @@ def test_key_file_menu_decrypts_on_rescan(window, qtbot, fixtures_root, tmp_path
     d = tmp_path / "enc"
     d.mkdir()
     shutil.copy(src / "k4.ibd", d / "k4.ibd")
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(d))
     assert _indexes(window, "k4.ibd") == []
     assert window.key_file_action.text() == "&Key File…" and window.key_file_action.associatedObjects()
     keys = str(fixtures_root / "mariadb" / "keys.txt")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (keys, ""))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.key_file_action.trigger()
     assert _indexes(window, "k4.ibd") == [80, 81]
     assert "key ids 1, 4, 7, 11" in window.status_label.text()

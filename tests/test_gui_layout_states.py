@@ -21,7 +21,7 @@ def window(qtbot, tmp_path):
 
 
 def _open(qtbot, w, path):
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(path))
     qtbot.wait(50)
 

@@ -29,7 +29,7 @@ def _top_names(w):
 def test_demo_opens_and_screenshot(window, qtbot, tmp_path, artifacts_dir):
     demo, sparse = prepare_demo(tmp_path / "cache")
     assert sparse, "holes could not be re-punched in the demo copy"
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(demo))
     ds = window.dataset
     assert {"innodb", "clickhouse", "tokudb", "rocksdb"} <= set(ds.engines)
@@ -45,7 +45,7 @@ def test_demo_opens_and_screenshot(window, qtbot, tmp_path, artifacts_dir):
 
 
 def test_tree_selection_fills_inspector(window, qtbot, sparse_fixtures):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "16k"))
     # find the t_pc_zlib.ibd file node and select it
     target = None
@@ -61,7 +61,7 @@ def test_tree_selection_fills_inspector(window, qtbot, sparse_fixtures):
 
 
 def test_sorting_by_allocated(window, qtbot, sparse_fixtures):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb"))
     window.tree.sortByColumn(2, Qt.DescendingOrder)
     inno = window.model.index(0, 0)
@@ -94,19 +94,19 @@ def test_drop_opens_path(window, qtbot, sparse_fixtures):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(sparse_fixtures / "tokudb" / "datadir"))])
     ev = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.dropEvent(ev)
     assert "tokudb" in window.dataset.engines
     assert window.recent_paths()[0] == str(sparse_fixtures / "tokudb" / "datadir")
 
 
 def test_save_and_reopen_scan(window, qtbot, sparse_fixtures, tmp_path):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "4k"))
     saved = tmp_path / "scan.dbxray.json"
     window.save_scan(str(saved))
     first = {f.path: (f.apparent_bytes, f.allocated_bytes, f.holes) for f in window.dataset.files}
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(saved))
     second = {f.path: (f.apparent_bytes, f.allocated_bytes, [tuple(h) for h in f.holes]) for f in window.dataset.files}
     assert first == second
@@ -147,7 +147,7 @@ def test_screenshot_never_of_an_unfinished_scan(tmp_path, sparse_fixtures):
 
 
 def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "4k"))
     assert window.export_view(str(tmp_path / "v.png"), dpi=192)
     assert (tmp_path / "v.png").read_bytes()[:4] == b"\x89PNG"
@@ -159,7 +159,7 @@ def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path
 
 
 def _open(window, qtbot, path):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(path))
 
 
@@ -208,7 +208,7 @@ def test_keyboard_shortcuts(window, qtbot, sparse_fixtures, tmp_path, monkeypatc
     qtbot.waitActive(window)
     monkeypatch.setattr(QFileDialog, "getExistingDirectory",
                         staticmethod(lambda *a, **k: str(sparse_fixtures / "innodb" / "16k")))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(window.scan_done, timeout=60000):
         qtbot.keyClick(window, Qt.Key_O, Qt.ControlModifier)
     em = window.extent_map
     window.select_node(_file_node(window.tree_root, "fx/t_dynamic.ibd"))

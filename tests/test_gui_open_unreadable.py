@@ -32,7 +32,7 @@ def test_window_shows_readable_files_and_lists_the_error(qtbot, tmp_path, folder
     w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     qtbot.addWidget(w)
     w.show()
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(folder))
     files = {n.path: n for n in w.tree_root.walk() if n.kind == "file"}
     assert set(files) == {"t_zip4.ibd", "t_zip8.ibd"}

@@ -74,7 +74,7 @@ def test_map_fills_in_while_the_scan_runs(qtbot, tmp_path, sparse_fixtures, monk
             w.grab().save(str(artifacts_dir / "extentmap_progressive.png"))
 
     em.preview_drawn.connect(drawn)
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(path))
     assert w.tabs.currentWidget() is em                  # one tablespace opened: the map is shown
     partial = [s for s in seen if s[0] < s[1]]

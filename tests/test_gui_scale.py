@@ -58,7 +58,7 @@ def test_rows_arrive_in_batches_before_the_scan_ends(window, qtbot, many, monkey
             seen.append((_file_rows(window), window.model.rowCount() > 0, window.job is not None))
     monkeypatch.setattr(window, "_on_listing", listing)
     window.progress.valueChanged.connect(values.append)
-    with qtbot.waitSignal(window.dataset_loaded, timeout=120000):
+    with qtbot.waitSignal(window.scan_done, timeout=120000):
         window.open_path(str(many))
     counts = [c for c, _, _ in seen]
     assert len(counts) >= 3 and counts[0] < 120 and counts[-1] == 120, counts
@@ -166,7 +166,7 @@ def test_start_up_imports_no_view_and_no_parser(tmp_path):
 
 
 def test_filter_box_filters_once_typing_pauses(window, qtbot, many):
-    with qtbot.waitSignal(window.dataset_loaded, timeout=120000):
+    with qtbot.waitSignal(window.scan_done, timeout=120000):
         window.open_path(str(many))
     window.filter_edit.setFocus()
     qtbot.keyClicks(window.filter_edit, "t0001")

@@ -91,7 +91,7 @@ def test_column_nodes_sort_in_the_window(ds, qtbot, tmp_path, sparse_fixtures):
     qtbot.addWidget(w)
     w.resize(1400, 860)
     w.show()
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(sparse_fixtures / "clickhouse" / "datadir"))
     assert not any(w.tree.isColumnHidden(c) for c in CH_COLUMNS)
     part = _part_node(w.tree_root, "fx", "codecs", "202401_1_2_1")
@@ -109,6 +109,6 @@ def test_column_nodes_sort_in_the_window(ds, qtbot, tmp_path, sparse_fixtures):
     text = w.inspector.toPlainText()
     assert col_node.name in text and "Compressed" in text and f"{col_node.ch_sizes[0]:,} B" in text
     # an InnoDB-only scan hides the ClickHouse columns
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(sparse_fixtures / "innodb" / "4k"))
     assert all(w.tree.isColumnHidden(c) for c in CH_COLUMNS)

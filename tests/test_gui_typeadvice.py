@@ -17,7 +17,7 @@ def window(qtbot, tmp_path, fixtures_root):
     qtbot.addWidget(w)
     w.resize(1500, 950)
     w.show()
-    with qtbot.waitSignal(w.dataset_loaded, timeout=120000):
+    with qtbot.waitSignal(w.scan_done, timeout=120000):
         w.open_path(str(fixtures_root / "clickhouse" / "datadir"))
     return w
 

@@ -12,7 +12,7 @@ def window(qtbot, tmp_path, sparse_fixtures):
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(sparse_fixtures / "tokudb" / "datadir"))
     return w
 

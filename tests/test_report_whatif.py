@@ -80,7 +80,7 @@ def test_window_report_uses_the_whatif_the_user_ran(qtbot, tmp_path, sparse_fixt
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
-    with qtbot.waitSignal(w.dataset_loaded, timeout=60000):
+    with qtbot.waitSignal(w.scan_done, timeout=60000):
         w.open_path(str(sparse_fixtures / "innodb" / "4k"))
     v = next(v for v in w.views if v.view_id == "whatif")
     w.tabs.setCurrentWidget(v)

@@ -57,6 +57,13 @@ class ClickHouse(Engine):
     roles = ("part_column_data", "marks", "primary_index", "part_metadata", "table_metadata", "table_data", "other")
     claim_order = 10      # by place: before the other engines' name rules
 
+    def deferred(self, dataset):
+        """A light scan (no block walk) of MergeTree parts: their blocks are still to walk
+        (Log-family tables are walked in both modes)."""
+        d = dataset.detail.get(self.name) or {}
+        return d.get("walked") is False and any(r.info.log is None and (r.info.parts or r.info.detached)
+                                                for r in d.get("tables", ()))
+
     def enter_dir(self, reldir, dirname, names, state):
         base, in_part = (state or (None, False))[:2]
         if base is None and is_ch_data_path(names):

@@ -217,7 +217,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
         _issue_to_entry(dataset, entry_of, iss)
     dataset.sections[ENGINE] = ClickHouseSection(tables=[r.json for r in results])
     dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
-                              "checksums_verified": verify}
+                              "checksums_verified": verify, "walked": walk}
     dataset.facts[ENGINE] = ClickHouseFacts(block_sizes={
         (r.info.database, r.info.name): ({path: {c.name: list(c.block_sizes) for c in ps.columns}
                                           for path, ps in r.sizes.items()} if r.info.log is None

@@ -167,6 +167,8 @@ def measure(name: str, contenders: dict[str, list[str]], rounds: int, cold: bool
 def innodb_contenders(target: Path, files: list[Path], work: Path, name: str) -> dict[str, list[str]]:
     return {
         "dbxray scan --json": [DBXRAY, "scan", str(target), "--json", "-o", "/dev/null", "--no-progress"],
+        "dbxray scan --json --full": [DBXRAY, "scan", str(target), "--json", "--full", "-o", "/dev/null",
+                                      "--no-progress"],
         "dbxray scan --summary": [DBXRAY, "scan", str(target), "--summary", "-o", "/dev/null", "--no-progress"],
         "innochecksum -S loop": loop_script(files, work, name),
     }

@@ -4,14 +4,16 @@ numbers, not a timed unit test; issue 22 items 5 and 7).
 Each round starts ``dbxray PATH`` as a fresh process (the offscreen Qt platform unless
 ``--platform xcb`` with a DISPLAY) with ``DBXRAY_TIMING`` (app/timing.py) and reads when
 the window first painted (``window``), first painted the tree with rows (``tree``) and
-painted the tree of the finished scan (``complete``), counted from the moment the process
+painted the first scan's tree (``scanned``), painted the tree of the finished scan (``complete``: after
+ClickHouse's deferred block walk), counted from the moment the process
 was started; the peak RSS is the process's VmHWM at ``complete``.  Rounds of the sizes are
 interleaved; min and median are printed with the load average.
 
 The data dirs are N small InnoDB tablespaces, 50 a database: real copies (not hard links:
 a hard-linked inode is rightly counted once) of three small fixture files
 (``../shared/fixtures/innodb``), made under ``--dir`` when missing.  No PATH size: the
-embedded demo (start-up).  As in bench_e2e.py, the children may write Python bytecode
+embedded demo (start-up).  A size that is a folder is opened as it is (e.g. the ClickHouse
+set of ``make_fixtures.py --scale 50``).  As in bench_e2e.py, the children may write Python bytecode
 (PYTHONDONTWRITEBYTECODE is unset for them) and one untimed start comes first.
 
     .venv/bin/python tests/benchmarks/bench_window.py [--rounds 5] [--dir /tmp/dbxray-bench-window] \
@@ -33,7 +35,7 @@ REPO = HERE.parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" / "innodb"
 SOURCES = ("16k/fx/t_part#P#pmax.ibd", "datadir16k/fx/t_zip8.ibd", "datadir16k/mysql/gtid_slave_pos.ibd")
 PER_DB = 50
-EVENTS = ("window", "tree", "complete")
+EVENTS = ("window", "tree", "scanned", "complete")
 #: the children write and read Python bytecode, as an installed dbxray does (pip and the
 #: bundle ship it compiled): with PYTHONDONTWRITEBYTECODE set, every start would compile
 #: dbxray's modules from source again (+0.07 s to a shown window on the demo, 2026-11-24)
@@ -118,7 +120,7 @@ def main() -> None:
     args = ap.parse_args()
     paths = {}
     for s in args.sizes:
-        paths[s] = None if s == "demo" else str(make_set(Path(args.dir) / f"n{s}", int(s)))
+        paths[s] = None if s == "demo" else s if os.path.isdir(s) else str(make_set(Path(args.dir) / f"n{s}", int(s)))
     results: dict[str, list[dict]] = {s: [] for s in args.sizes}
     loads = []
     one_round(None, args.platform, args.timeout)      # untimed: writes the bytecode, warms the cache
@@ -130,7 +132,7 @@ def main() -> None:
           f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs")
     for s in args.sizes:
         rs = results[s]
-        name = "demo" if s == "demo" else f"{int(s):,} tablespaces"
+        name = "demo" if s == "demo" else os.path.basename(s.rstrip("/")) if os.path.isdir(s) else f"{int(s):,} tablespaces"
         cols = [f"{e} {fmt([x.get(e, float('nan')) for x in rs])}" for e in EVENTS]
         missing = sum(1 for x in rs if "complete" not in x)
         print(f"{name:>22}: " + " | ".join(cols) + f" | peak RSS {fmt([x.get('rss_mb', float('nan')) for x in rs], 'MB')}"
