@@ -174,6 +174,7 @@ def run(args) -> int:
     from dbxray.compress.sampling import SampleSpecError, parse_sample
     from dbxray.compress.whatif import run_whatif
     from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.parallel import cpu_workers
     from dbxray.parsers.scan import scan
 
     codecs = split_codecs(args.codecs or [])
@@ -208,8 +209,9 @@ def run(args) -> int:
         scan_progress = progress_printer(show, "scan")
         # the projections need each unit's kind, owner and place, not its checksum: the scan
         # skips checksum verification (every what-if JSON of the fixtures identical either way)
+        # files are read by every core (forked processes hand back units and page maps)
         ds = scan(args.path, ScanContext(progress=scan_progress, fs_block=args.fs_block, keys=keys,
-                                         verify_checksums=False))
+                                         verify_checksums=False, workers=cpu_workers()))
         if scan_progress is not None:
             scan_progress.close(f"{len(ds.files)} files")
     except OSError as e:

@@ -14,6 +14,7 @@ kinds exist:
 """
 from __future__ import annotations
 
+import atexit
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from dbxray.parsers import engines
 from dbxray.parsers.engine import Engine
-from dbxray.parsers.fileio import ReadOnlyFile
+from dbxray.parsers.fileio import FileReadError, HandleCache
 from dbxray.parsers.model import FileEntry
 
 #: decoded units larger than this are refused (decompression bombs)
@@ -202,6 +203,12 @@ def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pa
                    payload=payload, kinds=kinds if factor == 1 else None, meta={"groups": groups, "base": base})
 
 
+#: read-only handles of the files whose raw records a what-if reads (one open and one hole
+#: listing per file, not per record: a page-compressed file lists thousands of extents)
+_RAW_HANDLES = HandleCache(16)
+atexit.register(_RAW_HANDLES.close)
+
+
 def raw_records(entry: FileEntry, record: int) -> UnitSet:
     """The file's bytes as they are on disk, cut in ``record``-byte records.
 
@@ -223,8 +230,10 @@ def raw_records(entry: FileEntry, record: int) -> UnitSet:
     path = entry.abspath
 
     def payload(k: int) -> bytes:
-        with ReadOnlyFile(path) as f:
-            data = f.pread(int(starts[k]), int(logical[k]))
+        try:
+            data = _RAW_HANDLES.pread(path, int(starts[k]), int(logical[k]))
+        except OSError as e:
+            raise FileReadError(path, f"cannot read: {e.strerror or e}", int(starts[k])) from None
         if len(data) < logical[k]:
             data += bytes(int(logical[k]) - len(data))
         return data

@@ -14,7 +14,9 @@ import fcntl
 import mmap
 import os
 import struct
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -603,3 +605,50 @@ def file_facts(path: str) -> tuple[int, int, list[tuple[int, int]]]:
     """(apparent bytes, allocated bytes, holes) of one file, read-only."""
     with ReadOnlyFile(path) as f:
         return f.size, f.allocated_bytes, f.holes()
+
+
+class HandleCache:
+    """Bounded LRU of read-only file handles, keyed by absolute path: many small reads of a
+    few files (what-if payloads, the inspector) open and list each file's holes once, and
+    read with ``pread`` (no map kept: a file truncated meanwhile gives a short read, never
+    SIGBUS).  A handle is reopened when the path names another file (inode, size, mtime)."""
+
+    def __init__(self, capacity: int, opener=None):
+        self.capacity = capacity
+        self._open = opener or ReadOnlyFile
+        self._handles: OrderedDict[str, ReadOnlyFile] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _same_file(f: ReadOnlyFile, st: os.stat_result) -> bool:
+        o = f.stat
+        return (o.st_dev, o.st_ino, o.st_size, o.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def pread(self, path: str, offset: int, length: int) -> bytes:
+        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
+        st = os.stat(path)
+        with self._lock:               # held across the read: eviction never closes an fd in use
+            f = self._handles.get(path)
+            if f is not None and not self._same_file(f, st):
+                self._handles.pop(path)
+                f.close()
+                f = None
+            if f is None:
+                f = self._open(path)
+                self._handles[path] = f
+                while len(self._handles) > self.capacity:
+                    _, old = self._handles.popitem(last=False)
+                    old.close()
+            else:
+                self._handles.move_to_end(path)
+            return f.pread_nomap(offset, length)
+
+    def close(self) -> None:
+        with self._lock:
+            while self._handles:
+                _, f = self._handles.popitem()
+                f.close()
+
+    def open_paths(self) -> list[str]:
+        with self._lock:
+            return list(self._handles)

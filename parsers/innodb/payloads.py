@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import threading
-from collections import OrderedDict
 
 from ..codecs.general import DEFAULT_MAX_OUTPUT
-from ..fileio import FileReadError, ReadOnlyFile
+from ..fileio import FileReadError, HandleCache, ReadOnlyFile
 from ..model import FileEntry
 from .fil import FIL_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
 from .detail import DetailUnavailable, innodb_detail
@@ -35,50 +33,8 @@ class PayloadError(Exception):
 MAX_OPEN_FILES = 16
 
 
-class _HandleCache:
-    """Bounded LRU of read-only file handles, keyed by absolute path."""
-
-    def __init__(self, capacity: int):
-        self.capacity = capacity
-        self._handles: OrderedDict[str, ReadOnlyFile] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _same_file(f: ReadOnlyFile, st: os.stat_result) -> bool:
-        o = f.stat
-        return (o.st_dev, o.st_ino, o.st_size, o.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-    def pread(self, path: str, offset: int, length: int) -> bytes:
-        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
-        st = os.stat(path)
-        with self._lock:               # held across the read: eviction never closes an fd in use
-            f = self._handles.get(path)
-            if f is not None and not self._same_file(f, st):
-                self._handles.pop(path)
-                f.close()
-                f = None
-            if f is None:
-                f = ReadOnlyFile(path)
-                self._handles[path] = f
-                while len(self._handles) > self.capacity:
-                    _, old = self._handles.popitem(last=False)
-                    old.close()
-            else:
-                self._handles.move_to_end(path)
-            return f.pread_nomap(offset, length)
-
-    def close(self) -> None:
-        with self._lock:
-            while self._handles:
-                _, f = self._handles.popitem()
-                f.close()
-
-    def open_paths(self) -> list[str]:
-        with self._lock:
-            return list(self._handles)
-
-
-_HANDLES = _HandleCache(MAX_OPEN_FILES)
+#: the opener is looked up here at each open (tests count the opens)
+_HANDLES = HandleCache(MAX_OPEN_FILES, opener=lambda path: ReadOnlyFile(path))
 atexit.register(_HANDLES.close)
 
 
