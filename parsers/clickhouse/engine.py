@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
-from .logtable import is_log_table_dir
+from .logfiles import is_log_table_dir
 
 # part directory names: <partition>_<min>_<max>_<level>[_<mutation>]
 CH_PART_RE = re.compile(r"^(?P<partition>.+?)_(?P<min>\d+)_(?P<max>\d+)_(?P<level>\d+)(?:_(?P<mutation>\d+))?$")

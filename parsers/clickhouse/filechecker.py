@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .logfiles import SIZES_FILE_NAME  # noqa: F401 (its name)
 from .streams import unescape_for_file_name
 
-SIZES_FILE_NAME = "sizes.json"
 
 
 class FileCheckerError(Exception):

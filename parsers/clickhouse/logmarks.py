@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-MARKS_FILE_NAME = "__marks.mrk"
+from .logfiles import MARKS_FILE_NAME  # noqa: F401 (its name)
+
 #: StorageLog::Mark: rows, offset
 LOG_MARK_DTYPE = np.dtype([("rows", "<u8"), ("offset", "<u8")])
 

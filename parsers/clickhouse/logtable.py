@@ -37,6 +37,7 @@ from ..fileio import FileReadError
 from .blocks import BlockTable, read_stream
 from .columns import Column, ColumnsError, parse_type
 from .filechecker import SIZES_FILE_NAME, FileCheckerError, FileSizes, read_sizes_json
+from .logfiles import is_log_table_dir  # noqa: F401 (detection's, here for the readers)
 from .logmarks import MARKS_FILE_NAME, LogMarksError, read_log_marks
 from .nativeindex import DATA_FILE_NAME, INDEX_FILE_NAME, IndexBlock, NativeIndexError, read_native_index
 from .part import Problem, _read_small, walk_file_blocks
@@ -108,15 +109,6 @@ class LogTable:
 
     def problem(self, file: str | None, message: str, offset: int | None = None) -> None:
         self.problems.append(Problem(file, message, offset))
-
-
-def is_log_table_dir(names: set[str]) -> bool:
-    """A Log-family table folder: sizes.json beside .bin files, a Log marks file
-    or a StripeLog index (and not a MergeTree part)."""
-    if "checksums.txt" in names or "columns.txt" in names:
-        return False
-    return SIZES_FILE_NAME in names and (
-        MARKS_FILE_NAME in names or INDEX_FILE_NAME in names or any(n.endswith(".bin") for n in names))
 
 
 def guess_engine(names: set[str]) -> str:

@@ -19,10 +19,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from .logfiles import DATA_FILE_NAME, INDEX_FILE_NAME  # noqa: F401 (their names)
 from .varint import VarintError, read_string_binary, read_varuint
 
-INDEX_FILE_NAME = "index.mrk"
-DATA_FILE_NAME = "data.bin"
 _U64 = struct.Struct("<Q")
 #: a block of more columns than this is taken as damage, not data
 MAX_COLUMNS = 1 << 16
