@@ -956,12 +956,20 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(True)
         self.cancel_button.setEnabled(True)
         job = complete_job(ds, self.current_path, keys=self.keys)
-        job.progress.connect(self._on_progress)
+        job.progress.connect(self._on_walk_progress)
         job.finished.connect(self._on_walked)
         job.failed.connect(self._on_walk_failed)
         job.cancelled.connect(self._on_walk_cancelled)
         self.job = self._walk_job = job
         job.start()
+
+    def _on_walk_progress(self, done: int, total: int, message: str) -> None:
+        """The walk's progress, said as the walk's (the first scan's figures stay shown)."""
+        self._on_progress(done, total, "")
+        if total > 0 and done >= total:
+            self.status_label.setText("Blocks read; building the tree and the views…")
+        elif message:
+            self.status_label.setText(f"Reading ClickHouse blocks: {message}")
 
     def _walk_running(self) -> bool:
         return self.job is not None and self.job is getattr(self, "_walk_job", None)

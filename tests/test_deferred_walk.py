@@ -61,6 +61,8 @@ def test_complete_equals_the_full_scan(sparse_fixtures, mixed, spec):
             assert f.units is not None and f.units.tobytes() == units[f.path].tobytes()
     assert deferred_engines(done) == ()
     assert complete(done, str(path)) is None       # nothing left
+    # the views' facts say whether the blocks were read (the Columns view's block chart says so)
+    assert light.facts["clickhouse"].blocks_walked is False and done.facts["clickhouse"].blocks_walked is True
 
 
 def test_innodb_alone_defers_nothing(sparse_fixtures):

@@ -950,7 +950,10 @@ class ColumnSizesView(QWidget):
         if not len(allv) and from_json is None:
             self.hist_edges = np.zeros(0)
             self.hist_counts = self.hist_all = np.zeros(0, dtype=np.int64)
-            self.hist.setTitle("Block sizes: not available (no block data in this scan)", color=fg, size="9pt")
+            facts = (getattr(self.dataset, "facts", None) or {}).get("clickhouse")
+            why = "being read (the blocks are walked after the first paint)" \
+                if facts is not None and not facts.blocks_walked else "not available (no block data in this scan)"
+            self.hist.setTitle(f"Block sizes: {why}", color=fg, size="9pt")
             return
         if from_json is not None:        # a saved scan: the per-part histograms of the JSON, summed
             edges, self.hist_all, own = from_json

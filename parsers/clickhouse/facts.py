@@ -14,6 +14,9 @@ class ClickHouseFacts:
 
     #: (database, table) -> part path (relative to the scan root) -> column -> block sizes per stream
     block_sizes: dict[tuple[str, str], dict[str, dict[str, list[np.ndarray]]]] = field(default_factory=dict)
+    #: False: the scan read no MergeTree block header (``ScanContext.block_walk`` False; the
+    #: window walks them after the first paint): no block sizes or codecs yet
+    blocks_walked: bool = True
 
     def part_block_sizes(self, database: str | None, table: str | None, part_path: str | None) \
             -> dict[str, list[np.ndarray]]:

@@ -218,7 +218,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     dataset.sections[ENGINE] = ClickHouseSection(tables=[r.json for r in results])
     dataset.detail[ENGINE] = {"tables": results, "datadir": datadir, "datadirs": datadirs,
                               "checksums_verified": verify, "walked": walk}
-    dataset.facts[ENGINE] = ClickHouseFacts(block_sizes={
+    dataset.facts[ENGINE] = ClickHouseFacts(blocks_walked=walk, block_sizes={
         (r.info.database, r.info.name): ({path: {c.name: list(c.block_sizes) for c in ps.columns}
                                           for path, ps in r.sizes.items()} if r.info.log is None
                                          else log_block_sizes(r.info.log, _rel(dataset, r.info.log.abspath)))
