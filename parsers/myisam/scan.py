@@ -22,6 +22,9 @@ from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderErro
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
 #: compressed rows are shown in units of this many bytes (their row boundaries are not walked)
 PACKED_UNIT = 1 << 20
+#: a compressed file's first rows unpacked in the scan, as a check of its trees (at most this
+#: many, and up to this many bytes of them)
+CHECK_ROWS, CHECK_BYTES = 1000, 1 << 18
 #: zero bytes written after a compressed file's rows, past data_file_length, for the memory
 #: map (myisamdef.h MEMMAP_EXTRA_MARGIN; mi_check.c write_data_suffix)
 MEMMAP_EXTRA_MARGIN = 7
@@ -199,8 +202,8 @@ def _packed_units(hl: int, stop: int) -> np.ndarray:
 def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanContext,
                 magic: bytes = MYISAM_PACK_FILE_MAGIC, compare=None) -> None:
     """A compressed data file (myisampack / aria_pack): its pack header and trees read
-    (packrec.read_pack_info), its rows walked (one unit each) and the first one unpacked as a
-    check of the trees; without the index's column definitions only the header is read."""
+    (packrec.read_pack_info), its rows walked (one unit each) and the first ones (CHECK_ROWS,
+    CHECK_BYTES) unpacked as a check of the trees; without the index's column definitions only the header is read."""
     compare = compare or _compare
     stop = min(end, size)
     lengths = [n for _, n in getattr(h, "columns", [])]
@@ -232,12 +235,18 @@ def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanCon
     w = packrec.walk(buf, info.header, info.blobs, info.reclength, end, size, check=ctx.check)
     if w.error:
         entry.add_error(w.error[0], w.error[1])
-    if w.rows:
-        first = packrec.row_at(buf, info.header.header_length, info.header.version, info.blobs, stop)
+    rows_at = w.units["offset"][w.units["kind"] == packrec.KIND_ROW]
+    checked = 0
+    for off in rows_at[:CHECK_ROWS]:
+        r = packrec.row_at(buf, int(off), info.header.version, info.blobs, stop)
         try:
-            packrec.unpack_row(info, bytes(buf[first.data_offset:first.data_offset + first.rec_len]), first.blob_len)
+            packrec.unpack_row(info, bytes(buf[r.data_offset:r.data_offset + r.rec_len]), r.blob_len)
         except ValueError as e:
-            entry.add_error(f"first row not unpacked with the trees: {e}", first.offset)
+            entry.add_error(f"row not unpacked with the trees: {e}", r.offset)
+            break
+        checked += r.rec_len
+        if checked >= CHECK_BYTES:
+            break
     complete = w.complete and size >= end
     sec.update(rows=w.rows, packed_bytes=w.packed_bytes, decoded_bytes=w.record_bytes + w.blob_bytes,
                blob_bytes=w.blob_bytes, walked_bytes=w.walked_to, complete=complete)
