@@ -33,8 +33,8 @@ from dbxray.parsers.model import UNIT_FREE
 from dbxray.parsers.scan import scan
 from mariadb_server import PrivateServer, missing
 
-WHY = missing() or (None if shutil.which("myisampack") and shutil.which("myisamchk") else
-                    "myisampack / myisamchk not installed (Debian package mariadb-server)")
+WHY = missing() or (None if all(shutil.which(t) for t in ("myisampack", "myisamchk", "aria_pack", "aria_chk")) else
+                    "myisampack / myisamchk / aria_pack / aria_chk not installed (Debian package mariadb-server)")
 pytestmark = pytest.mark.skipif(WHY is not None, reason=str(WHY))
 
 ROWS = 3000
@@ -55,22 +55,31 @@ VARIANTS = {"plain": ("zlib", ""), "zlib": ("zlib", "PAGE_COMPRESSED=1"),
             "kbs8": ("zlib", "ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8")}
 
 
-def _pack(src, dst, name: str) -> None:
+#: engine: (ENGINE= clause, data file, index file, packer, checker)
+ENGINES = {"myisam": ("MyISAM", ".MYD", ".MYI", "myisampack", "myisamchk"),
+           "aria": ("Aria", ".MAD", ".MAI", "aria_pack", "aria_chk")}
+
+
+def _pack(src, dst, name: str, engine: str) -> None:
+    _clause, data, index, packer, checker = ENGINES[engine]
     dst.mkdir(parents=True, exist_ok=True)
-    for ext in (".frm", ".MYD", ".MYI"):
+    for ext in (".frm", data, index):
         shutil.copyfile(src / f"t{ext}", dst / f"{name}{ext}")
-    subprocess.run(["myisampack", "-s", str(dst / f"{name}.MYI")], check=True, capture_output=True, timeout=300)
-    subprocess.run(["myisamchk", "-rq", "-s", str(dst / f"{name}.MYI")], check=True, capture_output=True,
-                   timeout=300)
+    # aria_pack / aria_chk look for aria_log_control in the current folder (none: they say so and go on)
+    subprocess.run([packer, "-s", str(dst / f"{name}{index}")], check=True, capture_output=True, timeout=300,
+                   cwd=dst)
+    subprocess.run([checker, "-rq", "-s", str(dst / f"{name}{index}")], check=True, capture_output=True,
+                   timeout=300, cwd=dst)
 
 
-@pytest.fixture(scope="module")
-def packed(tmp_path_factory):
-    base = tmp_path_factory.mktemp("mpk")
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def packed(request, tmp_path_factory):
+    engine = request.param
+    base = tmp_path_factory.mktemp(f"pk_{engine}")
     with PrivateServer(base) as srv:
-        srv.sql(CREATE)
+        srv.sql(CREATE.replace("ENGINE=MyISAM", f"ENGINE={ENGINES[engine][0]}"))
         work = base / "packed" / "p"
-        _pack(srv.datadir / "p", work, "tpk")
+        _pack(srv.datadir / "p", work, "tpk", engine)
         for p in work.iterdir():
             shutil.copyfile(p, srv.datadir / "p" / p.name)
         srv.sql("FLUSH TABLES;")
@@ -89,9 +98,10 @@ def packed(tmp_path_factory):
     s = scan(str(work))
     got["scan"] = s
     got["dir"] = work
-    got["estimate"] = run_whatif(s, ["zlib:6"], sample="all", seed=1, raw_models=False, engines=("myisam",),
+    got["engine"] = engine
+    got["estimate"] = run_whatif(s, ["zlib:6"], sample="all", seed=1, raw_models=False, engines=(engine,),
                                  fs_block=4096)
-    got["estimate_512"] = run_whatif(s, ["zlib:6"], sample="all", seed=1, raw_models=False, engines=("myisam",),
+    got["estimate_512"] = run_whatif(s, ["zlib:6"], sample="all", seed=1, raw_models=False, engines=(engine,),
                                      fs_block=512)
     for f in scan(str(srv.datadir / "p")).files:
         if f.path.endswith(".ibd"):
@@ -102,22 +112,25 @@ def packed(tmp_path_factory):
     shutil.rmtree(base, ignore_errors=True)
 
 
-def _entry(s, suffix=".MYD"):
-    return next(e for e in s.files if e.path.endswith(suffix))
+def _entry(packed, s=None, which=1):
+    suffix = ENGINES[packed["engine"]][which]
+    return next(e for e in (s or packed["scan"]).files if e.path.endswith(suffix))
 
 
 def test_scan_rows_and_bytes_equal_the_engines(packed):
-    e = _entry(packed["scan"])
-    sec = e.sections["myisam"]
-    idx = _entry(packed["scan"], ".MYI").sections["myisam"]
+    e = _entry(packed)
+    sec = e.sections[packed["engine"]]
+    idx = _entry(packed, which=2).sections[packed["engine"]]
     rows, length, fmt = packed["is"]
     assert not e.errors and not e.warnings
     assert sec["row_format"] == fmt == "Compressed"
     assert sec["rows"] == packed["count"] == int(rows) == ROWS
     assert sec["complete"] and sec["walked_bytes"] == int(length) == idx["data_file_length"]
     assert sec["blob_bytes"] == packed["blob_bytes"]
-    assert sec["decoded_bytes"] == ROWS * idx["reclength"] + packed["blob_bytes"]
-    assert len(sec["pack"]["columns"]) == 16                # the null bytes and the 15 columns
+    reclength = 1367                                    # the .frm's record: 2 null bytes and the columns
+    assert sec["decoded_bytes"] == ROWS * reclength + packed["blob_bytes"]
+    # MyISAM: a column for the null bytes and the 15 columns; Aria: the null bytes before the bits
+    assert len(sec["pack"]["columns"]) == (16 if packed["engine"] == "myisam" else 15)
     kinds = {c["type"] for c in sec["pack"]["columns"]}
     print(sorted(kinds), sec["packed_bytes"], sec["decoded_bytes"])
     assert {"BLOB", "VARCHAR", "CONSTANT", "ZERO", "INTERVALL"} <= kinds
@@ -146,8 +159,8 @@ def _text(v) -> str:
 
 def test_every_decoded_row_equals_the_servers(packed):
     from dbxray.compress.engines.packedrows import packed_row_units
-    e = _entry(packed["scan"])
-    units = packed_row_units(e, "myisam")
+    e = _entry(packed)
+    units = packed_row_units(e, packed["engine"])
     assert not isinstance(units, str), units
     rows = []
     for k in range(len(units[0])):
@@ -191,16 +204,16 @@ def test_whatif_innodb_from_the_unpacked_rows(packed):
 def _damaged(packed, tmp_path, edit) -> tuple:
     d = tmp_path / "p"
     shutil.copytree(packed["dir"], d)
-    path = d / "tpk.MYD"
+    path = d / f"tpk{ENGINES[packed['engine']][1]}"
     buf = bytearray(path.read_bytes())
     buf = edit(buf)
     path.write_bytes(bytes(buf))
-    e = _entry(scan(str(d)))
-    return e, e.sections.get("myisam") or {}
+    e = _entry(packed, scan(str(d)))
+    return e, e.sections.get(packed["engine"]) or {}
 
 
 def _first_row(packed) -> int:
-    return int(_entry(packed["scan"]).sections["myisam"]["pack"]["header_length"])
+    return int(_entry(packed).sections[packed["engine"]]["pack"]["header_length"])
 
 
 def test_cut_file_is_named(packed, tmp_path):
@@ -242,8 +255,9 @@ def test_flipped_header_bytes_named_as_myisamchk_finds_them(packed, tmp_path):
             b[at] ^= 0xFF
             return b
         e, sec = _damaged(packed, tmp_path / str(at), edit)
-        chk = subprocess.run(["myisamchk", "-e", "-s", str(tmp_path / str(at) / "p" / "tpk.MYI")],
-                             capture_output=True, text=True)
+        _clause, _data, index, _packer, checker = ENGINES[packed["engine"]]
+        chk = subprocess.run([checker, "-e", "-s", str(tmp_path / str(at) / "p" / f"tpk{index}")],
+                             capture_output=True, text=True, cwd=tmp_path / str(at) / "p")
         out = chk.stdout + chk.stderr
         values_only = "Record checksum" in out or "Can't find key" in out
         assert all("@ offset" in m for m in e.errors), e.errors

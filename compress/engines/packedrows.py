@@ -1,6 +1,7 @@
-"""The rows of a myisampack-compressed MyISAM data file (ROW_FORMAT=COMPRESSED, read-only),
-unpacked with the file's own Huffman trees (parsers/myisam/packrec.py: mi_packrec.c
-``_mi_pack_rec_unpack``) into the server's record, then decoded into their columns with the
+"""The rows of a myisampack-compressed MyISAM data file (ROW_FORMAT=COMPRESSED, read-only) or
+an aria_pack'ed Aria one, unpacked with the file's own Huffman trees (parsers/myisam/packrec.py:
+mi_packrec.c ``_mi_pack_rec_unpack``, ma_packrec.c ``_ma_pack_rec_unpack``) into the server's
+record, then decoded into their columns with the
 table's ``.frm`` and re-encoded as the other engines would store them, exactly as Fixed rows
 are (fixedrows.py: the InnoDB image and the full-width MyRocks / TokuDB image, in runs of
 :data:`~.datarows.RUN_BYTES` of the data file, every row decoded up to
@@ -17,6 +18,8 @@ import numpy as np
 
 from dbxray.parsers.fileio import FileReadError, ReadOnlyFile
 from dbxray.parsers.model import FileEntry
+from dbxray.parsers.aria.blockrow import BlockRowError, read_layout
+from dbxray.parsers.aria.state import read_header as read_mai
 from dbxray.parsers.myisam import packrec
 from dbxray.parsers.myisam.state import HeaderError
 from dbxray.parsers.myisam.state import read_header as read_myi
@@ -54,21 +57,30 @@ def values_from_record(rec: bytes, blobs: dict[int, bytes], cols: FrmColumns) ->
     return out
 
 
-def pack_info_of(entry: FileEntry) -> tuple[packrec.PackInfo | None, str | None]:
-    """The data file's pack info read with its ``.MYI``'s column definitions, or why not."""
-    myi = os.path.splitext(entry.abspath)[0] + ".MYI"
+def pack_info_of(entry: FileEntry, engine: str = "myisam") -> tuple[packrec.PackInfo | None, str | None]:
+    """The data file's pack info read with its index's column definitions (``.MYI``; Aria's
+    ``.MAI`` and its null bytes), or why not."""
+    aria = engine == "aria"
+    index = os.path.splitext(entry.abspath)[0] + (".MAI" if aria else ".MYI")
     try:
-        with ReadOnlyFile(myi) as f:
-            h = read_myi(f.pread(0, min(f.size, MAX_INDEX_HEADER)))
-        if not h.columns:
-            return None, f"{myi}: column definitions not read"
+        with ReadOnlyFile(index) as f:
+            head = f.pread(0, min(f.size, MAX_INDEX_HEADER))
+        if aria:
+            h = read_mai(head)
+            lengths, null_bytes = [c.length for c in read_layout(head, h).columns], h.null_bytes
+        else:
+            h = read_myi(head)
+            lengths, null_bytes = [n for _, n in h.columns], 0
+        if not lengths:
+            return None, f"{index}: column definitions not read"
         with ReadOnlyFile(entry.abspath) as f:
-            head = packrec.read_pack_header(f.pread(0, packrec.HEAD_LENGTH))
-            if head.header_length > f.size:
-                return None, f"header_length {head.header_length} past the file's end"
-            buf = f.pread(0, head.header_length)
-        return packrec.read_pack_info(buf, [n for _, n in h.columns], bool(h.blobs)), None
-    except (FileReadError, OSError, HeaderError, ValueError) as e:
+            magic = packrec.MARIA_PACK_FILE_MAGIC if aria else packrec.MYISAM_PACK_FILE_MAGIC
+            ph = packrec.read_pack_header(f.pread(0, packrec.HEAD_LENGTH), magic)
+            if ph.header_length > f.size:
+                return None, f"header_length {ph.header_length} past the file's end"
+            buf = f.pread(0, ph.header_length)
+        return packrec.read_pack_info(buf, lengths, bool(h.blobs), magic, null_bytes), None
+    except (FileReadError, OSError, HeaderError, BlockRowError, ValueError) as e:
         return None, f"{e} (offset {getattr(e, 'offset', '?')})"
 
 
@@ -83,7 +95,7 @@ def packed_row_units(entry: FileEntry, engine: str = "myisam"):
     cols, why = table_columns(entry)
     if cols is None:
         return why or "no columns"
-    info, why = pack_info_of(entry)
+    info, why = pack_info_of(entry, engine)
     if info is None:
         return why or "no pack info"
     if info.reclength != cols.reclength:

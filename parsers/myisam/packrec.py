@@ -14,6 +14,9 @@ for a distinct-value tree elements (15), intervall_length (16), char_bits, offse
 to the entry) or a leaf value (``char_bits`` bits, plus min_chr); a distinct-value tree is
 followed, on the next byte, by its values (intervall_length bytes).
 
+Aria's aria_pack writes the same (storage/maria/ma_packrec.c), its rows beginning with the
+record's null bytes as they are (``_ma_pack_rec_unpack``), the columns' bits after them.
+
 The rows follow one after the other (``_mi_pack_get_block_info``): the packed length
 (``read_pack_length``: one byte under 254, 254 and 2 bytes, 255 and 4 bytes; 3 in version 1),
 with BLOB columns a second such length (the unpacked blobs' bytes), then that many bytes of
@@ -193,11 +196,14 @@ class PackInfo:
     trees: list[DecodeTree]
     blobs: bool                 # the rows carry a blob length after their own
     reclength: int
+    #: Aria: the record's null bytes stored as they are before the bits (ma_packrec.c
+    #: _ma_pack_rec_unpack); MyISAM keeps them in a column of their own (0 here)
+    null_bytes: int = 0
 
     @property
     def offsets(self) -> list[int]:
         """Each column's offset in the record."""
-        out, at = [], 0
+        out, at = [], self.null_bytes
         for c in self.columns:
             out.append(at)
             at += c.length
@@ -268,10 +274,12 @@ def _depth(table: list[int]) -> int:
     return best
 
 
-def read_pack_info(buf, lengths: list[int], blobs: bool, magic: bytes = MYISAM_PACK_FILE_MAGIC) -> PackInfo:
+def read_pack_info(buf, lengths: list[int], blobs: bool, magic: bytes = MYISAM_PACK_FILE_MAGIC,
+                   null_bytes: int = 0) -> PackInfo:
     """The header, each column's pack info and the trees at the start of ``buf`` (the whole
     pack header, ``header_length`` bytes); ``lengths`` the record length of each column
-    (the ``.MYI``'s column definitions).  PackError naming the offset where it goes wrong."""
+    (the ``.MYI``'s / ``.MAI``'s column definitions, in their order), ``null_bytes`` Aria's
+    null bytes before the bits.  PackError naming the offset where it goes wrong."""
     try:
         h = read_pack_header(bytes(buf[:HEAD_LENGTH]), magic)
     except ValueError as e:
@@ -307,7 +315,8 @@ def read_pack_info(buf, lengths: list[int], blobs: bool, magic: bytes = MYISAM_P
             raise PackError(f"column {i}: distinct values column with a byte tree", HEAD_LENGTH)
         if c.base_type == FIELD_CONSTANT and len(t.intervalls) < c.length:
             raise PackError(f"column {i}: constant of {len(t.intervalls)} bytes for {c.length}", HEAD_LENGTH)
-    return PackInfo(header=h, columns=cols, trees=trees, blobs=blobs, reclength=sum(lengths))
+    return PackInfo(header=h, columns=cols, trees=trees, blobs=blobs, reclength=null_bytes + sum(lengths),
+                    null_bytes=null_bytes)
 
 
 def read_pack_length(buf, pos: int, version: int) -> tuple[int, int]:
@@ -433,8 +442,12 @@ def unpack_row(info: PackInfo, data: bytes, blob_len: int) -> tuple[bytes, dict[
     """One row's bits unpacked into the server's record (``_mi_pack_rec_unpack``) and the
     blobs' bytes by their column's offset in the record; ValueError if the bits do not make the record or are
     not used to the row's last byte."""
+    nb = info.null_bytes
+    if len(data) < nb:
+        raise ValueError(f"row of {len(data)} bytes, shorter than its {nb} null bytes")
+    out = bytearray(data[:nb])
+    data = data[nb:]
     r = BitReader(data)
-    out = bytearray()
     blobs: dict[int, bytes] = {}
     blob_left = blob_len
     trees = info.trees
@@ -506,7 +519,7 @@ def unpack_row(info: PackInfo, data: bytes, blob_len: int) -> tuple[bytes, dict[
     except EOFError:
         raise ValueError(f"the row's {len(data)} bytes end inside column {i}") from None
     if (r.pos + 7) // 8 != len(data):
-        raise ValueError(f"the columns take {(r.pos + 7) // 8} of the row's {len(data)} bytes")
+        raise ValueError(f"the columns take {nb + (r.pos + 7) // 8} of the row's {nb + len(data)} bytes")
     if blob_left:
         raise ValueError(f"{blob_left} bytes of the row's blob length not used")
     return bytes(out), blobs

@@ -200,13 +200,15 @@ def _packed_units(hl: int, stop: int) -> np.ndarray:
 
 
 def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanContext,
-                magic: bytes = MYISAM_PACK_FILE_MAGIC, compare=None) -> None:
+                magic: bytes = MYISAM_PACK_FILE_MAGIC, compare=None, lengths: list[int] | None = None,
+                null_bytes: int = 0) -> None:
     """A compressed data file (myisampack / aria_pack): its pack header and trees read
     (packrec.read_pack_info), its rows walked (one unit each) and the first ones (CHECK_ROWS,
     CHECK_BYTES) unpacked as a check of the trees; without the index's column definitions only the header is read."""
     compare = compare or _compare
     stop = min(end, size)
-    lengths = [n for _, n in getattr(h, "columns", [])]
+    if lengths is None:
+        lengths = [n for _, n in getattr(h, "columns", [])]
     if not lengths:
         try:
             ph = read_pack_header(bytes(buf[:HEAD_LENGTH]), magic)
@@ -220,7 +222,7 @@ def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanCon
                               f"not walked")
         return
     try:
-        info = packrec.read_pack_info(buf, lengths, bool(h.blobs), magic)
+        info = packrec.read_pack_info(buf, lengths, bool(h.blobs), magic, null_bytes)
     except PackError as e:
         entry.add_error(str(e), e.offset)
         try:
