@@ -134,10 +134,15 @@ def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, 
     Every row is decoded when the file holds up to :data:`EXACT_ROWS` of them (each unit's
     bytes exact); else every k-th unit gives the rows' mean (module doc)."""
     path = entry.abspath
+    last: dict[int, list] = {}          # the last unit decoded: its two images are asked for one after the other
 
     def payload(image, j: int) -> bytes:
-        with ReadOnlyFile(path) as f:
-            rows = rows_of(f, j)
+        rows = last.get(j)
+        if rows is None:
+            with ReadOnlyFile(path) as f:
+                rows = rows_of(f, j)
+            last.clear()
+            last[j] = rows
         return b"".join(len(r).to_bytes(4, "little") + r for r in (image(v, nullable) for v in rows))
 
     images = (innodb_image, full_width_image)

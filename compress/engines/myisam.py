@@ -146,8 +146,14 @@ def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: lis
     full = None
     fmt = (entry.sections.get(engine) or {}).get("row_format")
     if units is None and fmt in ("Fixed", "Page", "Compressed"):
-        got = fixed_row_units(entry, engine) if fmt == "Fixed" else page_row_units(entry, engine) \
-            if fmt == "Page" else packed_row_units(entry, engine)
+        # decoded once per scanned file: a sampled run builds every target twice (whatif.py)
+        cached = entry.detail.get("decoded_row_units")
+        if cached is not None and cached[0] == fmt:
+            got = cached[1]
+        else:
+            got = fixed_row_units(entry, engine) if fmt == "Fixed" else page_row_units(entry, engine) \
+                if fmt == "Page" else packed_row_units(entry, engine)
+            entry.detail["decoded_row_units"] = (fmt, got)
         if isinstance(got, str):
             t.notes.append(f"row-based estimates: not made ({fmt} rows not decoded: {got}); the InnoDB figure is "
                            f"the data file in 16 KiB pieces")

@@ -54,7 +54,7 @@ PORTABLE_SIZEOF_CHAR_PTR = 8
 MAX_ROWS = 1_000_000
 #: the deepest Huffman code a tree may hold (OFFSET_TABLE_SIZE: find_longest_bitstream's limit)
 OFFSET_TABLE_SIZE = 512
-_QUICK_BITS = 10
+_QUICK_BITS = 12
 
 KIND_HEADER, KIND_ROW, KIND_NOT_WALKED, KIND_BAD, KIND_SUFFIX = 0, 1, 2, 3, 4
 KIND_NAMES = {KIND_HEADER: "PACK_HEADER (Huffman trees)", KIND_ROW: "PACKED_ROW", KIND_NOT_WALKED: "NOT_WALKED",
@@ -136,7 +136,7 @@ class DecodeTree:
 
     def build_quick(self) -> None:
         """A lookup table of the codes of up to _QUICK_BITS bits (mi_packrec.c make_quick_table)."""
-        k = _QUICK_BITS
+        k = min(_QUICK_BITS, _depth(self.table))
         quick: list[tuple[int, int]] = [(-1, 0)] * (1 << k)
         stack = [(0, 0, 0)]                     # (pair index, bits so far, depth)
         while stack:
@@ -382,27 +382,53 @@ def walk(buf, info_header: PackHeader, blobs: bool, reclength: int, end: int, si
     pos = start
     v = info_header.version
     lim = min(end, len(buf))
+    mn, mx = info_header.min_pack_length, info_header.max_pack_length
+    b = buf
+    safe = lim - 12                     # both lengths (at most 5 bytes each) read without a bounds check
+    n = 0
     while pos < lim:
-        if len(offs) >= max_rows:
+        if n >= max_rows:
             break
-        if len(offs) % 65536 == 0:
+        if n & 0xFFFF == 0:
             check()
-        try:
-            r = row_at(buf, pos, v, blobs, lim)
-        except PackError as e:
-            w.error = (str(e), e.offset)
-            break
-        total = r.data_offset - pos + r.rec_len
-        if r.rec_len > info_header.max_pack_length or r.rec_len < info_header.min_pack_length:
-            w.error = (f"row of {r.rec_len} bytes outside min_pack_length {info_header.min_pack_length} .. "
-                       f"max_pack_length {info_header.max_pack_length}", pos)
+        if pos < safe:
+            x = b[pos]
+            if x < 254:
+                rec_len, h = x, 1
+            elif x == 254:
+                rec_len, h = b[pos + 1] | b[pos + 2] << 8, 3
+            else:
+                rec_len, h = read_pack_length(b, pos, v)
+            blob_len = 0
+            if blobs:
+                x = b[pos + h]
+                if x < 254:
+                    blob_len, h = x, h + 1
+                else:
+                    blob_len, m = read_pack_length(b, pos + h, v)
+                    h += m
+            total = h + rec_len
+            if pos + total > lim:
+                w.error = (f"row of {rec_len} bytes runs past the end of the data at {lim}", pos)
+                break
+        else:
+            try:
+                r = row_at(buf, pos, v, blobs, lim)
+            except PackError as e:
+                w.error = (str(e), e.offset)
+                break
+            rec_len, blob_len, total = r.rec_len, r.blob_len, r.data_offset - pos + r.rec_len
+        if rec_len > mx or rec_len < mn:
+            w.error = (f"row of {rec_len} bytes outside min_pack_length {mn} .. max_pack_length {mx}", pos)
             break
         offs.append(pos)
         lens.append(total)
-        w.packed_bytes += total
-        w.blob_bytes += r.blob_len
-        w.longest_row = max(w.longest_row, r.rec_len)
+        w.blob_bytes += blob_len
+        if rec_len > w.longest_row:
+            w.longest_row = rec_len
         pos += total
+        n += 1
+    w.packed_bytes = pos - start
     w.rows = len(offs)
     w.record_bytes = w.rows * reclength
     w.walked_to = pos
@@ -433,9 +459,35 @@ def walk(buf, info_header: PackHeader, blobs: bool, reclength: int, end: int, si
 
 
 def _decode_bytes(t: DecodeTree, r: BitReader, n: int) -> bytes:
+    """``n`` byte values of tree ``t`` (``decode_bytes``), the reader's state kept in locals."""
     if not t.table:
         raise ValueError("a column decoded with an empty tree")
-    return bytes(t.decode(r) for _ in range(n))
+    quick, k, table = t.quick, t.quick_bits, t.table
+    val, top, nbits, pos = r.val, r.nbits + 64, r.nbits, r.pos
+    mask = (1 << k) - 1
+    out = bytearray(n)
+    for i in range(n):
+        v, m = quick[(val >> (top - pos - k)) & mask]
+        if v >= 0:
+            pos += m
+        else:
+            pos += k
+            node = m
+            while True:
+                if pos >= nbits:
+                    raise EOFError
+                at = node + ((val >> (top - pos - 1)) & 1)
+                pos += 1
+                e = table[at]
+                if e & IS_CHAR:
+                    v = e & ~IS_CHAR
+                    break
+                node = at + e
+        if pos > nbits:
+            raise EOFError
+        out[i] = v
+    r.pos = pos
+    return bytes(out)
 
 
 def unpack_row(info: PackInfo, data: bytes, blob_len: int) -> tuple[bytes, dict[int, bytes]]:
