@@ -289,6 +289,12 @@ def read_pack_info(buf, lengths: list[int], blobs: bool, magic: bytes = MYISAM_P
                         if h.header_length > len(buf) else f"header_length {h.header_length} < {HEAD_LENGTH}", 4)
     if h.trees == 0 and lengths:
         raise PackError("no Huffman trees", 24)
+    # the most the pack info can take: 32 bits a column, 7 bytes of tree header, 4 bytes an entry
+    # (a flag and at most 31 bits), the distinct values
+    most = HEAD_LENGTH + 4 * len(lengths) + 1 + 7 * h.trees + 8 * h.elements + h.intervall_length
+    if h.header_length > most:
+        raise PackError(f"header_length {h.header_length} larger than {len(lengths)} columns, {h.trees} trees of "
+                        f"{h.elements} elements and {h.intervall_length} bytes of values can take ({most})", 4)
     data = bytes(buf[HEAD_LENGTH:h.header_length])
     r = BitReader(data)
     tree_bits = _max_bit(h.trees - 1 if h.trees else 0)
@@ -462,6 +468,8 @@ def _decode_bytes(t: DecodeTree, r: BitReader, n: int) -> bytes:
     """``n`` byte values of tree ``t`` (``decode_bytes``), the reader's state kept in locals."""
     if not t.table:
         raise ValueError("a column decoded with an empty tree")
+    if n > r.nbits - r.pos:                 # every value takes at least one bit
+        raise EOFError
     quick, k, table = t.quick, t.quick_bits, t.table
     val, top, nbits, pos = r.val, r.nbits + 64, r.nbits, r.pos
     mask = (1 << k) - 1

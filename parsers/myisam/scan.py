@@ -241,6 +241,8 @@ def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanCon
     checked = 0
     for off in rows_at[:CHECK_ROWS]:
         r = packrec.row_at(buf, int(off), info.header.version, info.blobs, stop)
+        if r.rec_len + r.blob_len > CHECK_BYTES:
+            break
         try:
             packrec.unpack_row(info, bytes(buf[r.data_offset:r.data_offset + r.rec_len]), r.blob_len)
         except ValueError as e:
