@@ -269,3 +269,20 @@ def test_flipped_header_bytes_named_as_myisamchk_finds_them(packed, tmp_path):
             value_only += chk.returncode != 0
     print(f"named by both: {both}, changed values only (myisamchk): {value_only}")
     assert both >= 20
+
+
+def test_inspector_shows_a_packed_row(packed):
+    """The inspector of a packed row: its lengths and its bits, the lengths being what the walk
+    used (the next row starts right after); the first unit is the pack header."""
+    from dbxray.parsers.myisam.inspect import inspect_unit
+    e = _entry(packed)
+    head = inspect_unit(e, 0)
+    assert head.regions[0] == (0, 32, "fixed header")
+    for i in (1, 2, len(e.units) // 2):
+        got = inspect_unit(e, i)
+        fields = {k: v for k, v, _ in got.fields}
+        lengths, bits = got.regions
+        assert bits[1] == int(e.units["stored"][i])
+        assert int(fields["packed length"].replace(",", "")) == bits[1] - lengths[1]
+        assert "blob length" in fields                   # the table has blobs
+        assert int(e.units["offset"][i]) + int(e.units["stored"][i]) == int(e.units["offset"][i + 1])

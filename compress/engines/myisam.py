@@ -17,7 +17,8 @@ re-encoded with each codec, as two labelled estimates of where the same rows cou
 
 A Dynamic data file's rows (datarows.py) and a Fixed or Aria Page one's, decoded with the
 table's .frm (fixedrows.py), and a myisampack'ed one's, unpacked with its Huffman trees
-(packedrows.py), are also read and go through the cross-engine row models (rowmodels.py: InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
+(packedrows.py), are also read and go through the cross-engine row models (rowmodels.py:
+InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
 row-based InnoDB figure (``innodb_from_rows_estimate``) is then the primary model.
 
 All are labelled estimates in the JSON and the report.  The engine writes none of
@@ -160,8 +161,8 @@ def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: lis
             return
         units, full = got
         how = "unpacked with the file's Huffman trees (packedrows.py), then " if fmt == "Compressed" else ""
-        t.notes.append(f"the {fmt} rows are {how}decoded into their columns with the table's .frm (fixedrows.py): InnoDB "
-                       "and ROW_FORMAT=COMPRESSED from each row as an InnoDB record holds it (CHAR in a "
+        t.notes.append(f"the {fmt} rows are {how}decoded into their columns with the table's .frm "
+                       "(fixedrows.py): InnoDB and ROW_FORMAT=COMPRESSED from each row as an InnoDB record holds it (CHAR in a "
                        "variable-width character set trimmed, a length byte per variable column), MyRocks and "
                        "TokuDB from the row with every CHAR at its full width" +
                        ("" if units.meta["exact"] else f" (the rows' mean from about {EXACT_ROWS:,} of them)"))

@@ -20,7 +20,8 @@ from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderErro
                     option_names, read_header)
 
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
-#: compressed rows are shown in units of this many bytes (their row boundaries are not walked)
+#: a compressed file whose rows are not walked (no column definitions, unreadable trees) is
+#: shown in units of this many bytes
 PACKED_UNIT = 1 << 20
 #: a compressed file's first rows unpacked in the scan, as a check of its trees (at most this
 #: many, and up to this many bytes of them)
@@ -204,7 +205,8 @@ def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanCon
                 null_bytes: int = 0) -> None:
     """A compressed data file (myisampack / aria_pack): its pack header and trees read
     (packrec.read_pack_info), its rows walked (one unit each) and the first ones (CHECK_ROWS,
-    CHECK_BYTES) unpacked as a check of the trees; without the index's column definitions only the header is read."""
+    CHECK_BYTES) unpacked as a check of the trees; without the index's column definitions only
+    the header is read."""
     compare = compare or _compare
     stop = min(end, size)
     if lengths is None:
