@@ -24,7 +24,8 @@ directory entry) are made:
   field) hold.
 
 A unit is the rows in a run of :data:`RUN_BYTES` of the data file (Page: the rows of the HEAD
-pages in it; a table with TAIL or BLOB pages, rows going on in other pages, is not read).
+pages in it, each row followed through the BLOB and TAIL pages it goes on in:
+parsers/aria/blockrow.py, ROW_FLAG_EXTENTS).
 Every row of a table of up to :data:`EXACT_ROWS` rows is decoded once to size the units
 (their bytes then exact); of a larger one every k-th run (about EXACT_ROWS rows in all), the
 other runs' live rows counted (Fixed: from the scan's units; Page: from the page directories)
@@ -133,10 +134,15 @@ def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, 
     Every row is decoded when the file holds up to :data:`EXACT_ROWS` of them (each unit's
     bytes exact); else every k-th unit gives the rows' mean (module doc)."""
     path = entry.abspath
+    last: dict[int, list] = {}          # the last unit decoded: its two images are asked for one after the other
 
     def payload(image, j: int) -> bytes:
-        with ReadOnlyFile(path) as f:
-            rows = rows_of(f, j)
+        rows = last.get(j)
+        if rows is None:
+            with ReadOnlyFile(path) as f:
+                rows = rows_of(f, j)
+            last.clear()
+            last[j] = rows
         return b"".join(len(r).to_bytes(4, "little") + r for r in (image(v, nullable) for v in rows))
 
     images = (innodb_image, full_width_image)
@@ -240,9 +246,8 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
     if sec.get("row_format") != "Page" or entry.units is None or not len(entry.units):
         return "not a Page data file with rows"
     types = sec.get("page_types") or {}
-    if types.get("TAIL_PAGE") or types.get("BLOB_PAGE") or types.get("BAD_PAGE_TYPE") or types.get("PART_PAGE"):
-        return ("rows spread over several pages (TAIL or BLOB pages: ROW_FLAG_EXTENTS), not read here"
-                if types.get("TAIL_PAGE") or types.get("BLOB_PAGE") else "damaged pages")
+    if types.get("BAD_PAGE_TYPE") or types.get("PART_PAGE"):
+        return "damaged pages"
     cols, why = table_columns(entry)
     if cols is None:
         return why or "no columns"
@@ -280,11 +285,13 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         return out
 
     def rows_of(f: ReadOnlyFile, j: int) -> list[list[Value]]:
+        def read_page(n: int) -> bytes:                 # a row's BLOB and TAIL pages (ROW_FLAG_EXTENTS)
+            return f.pread(n * block, block)
         out = []
         for k in range(bounds[j], bounds[j + 1]):
             page = f.pread(int(offsets[k]), block)
             for off, length in directory(page):
-                vals = read_block_row(page, off, length, layout)
+                vals = read_block_row(page, off, length, layout, read_page, block)
                 out.append([Value(by_offset[o], vals[o]) for o in order])
         return out
 

@@ -26,7 +26,12 @@ A row's head, at its directory entry's offset on a HEAD page:
   (FIELD_NORMAL, FIELD_SKIP_ZERO, FIELD_SKIP_PRESPACE) or its stored length; the blobs.
 
 A row with ROW_FLAG_EXTENTS (longer than the room on its page, or a blob that did not fit)
-is not read here (:class:`BlockRowError`).
+has its extent count (``get_key_length``) and first extent (7 bytes) after the transaction
+header, its other extents at the start of its data; its data goes on in them as
+``_ma_read_block_record2`` reads it (``read_next_extent``, ``read_long_data``): full BLOB
+pages, then a tail (a directory entry of a TAIL page); fixed fields never split, no field
+split between the head and the first extent, each blob after the first extent in extents of
+its own.
 """
 from __future__ import annotations
 
@@ -34,12 +39,22 @@ import struct
 from dataclasses import dataclass
 
 from ..myisam.state import HeaderError
+from .blockrec import (BLOB_PAGE, DIR_COUNT_OFFSET, DIR_ENTRY_SIZE, PAGE_HEADER_SIZE, PAGE_SUFFIX_SIZE,
+                       PAGE_TYPE_MASK, PAGE_TYPE_OFFSET, TAIL_PAGE)
 from .state import MaiHeader
 
 MARIA_COLUMNDEF_SIZE = 20
 #: ma_blockrec.h flag bits of a row's first byte
 ROW_FLAG_TRANSID, ROW_FLAG_VER_PTR, ROW_FLAG_DELETE_TRANSID = 1, 2, 4
 ROW_FLAG_NULLS_EXTENDED, ROW_FLAG_EXTENTS = 8, 128
+#: ma_blockrec.h: a row extent, the page number's bytes, PAGE_COUNT's flags
+ROW_EXTENT_SIZE, ROW_EXTENT_PAGE_SIZE = 7, 5
+TAIL_BIT, START_EXTENT_BIT = 0x8000, 0x4000
+#: LSN + PAGE_TYPE (no encryption header space: encrypted tables are not read)
+FULL_PAGE_HEADER_SIZE = 8
+#: the most pages one row is followed over, and the largest blob read (a damaged length)
+MAX_ROW_PAGES = 1 << 20
+MAX_BLOB = 1 << 32
 TRANSID_SIZE, VERPTR_SIZE = 6, 7
 #: include/my_base.h
 HA_OPTION_CHECKSUM = 32
@@ -115,18 +130,145 @@ def _key_length_inc(buf, pos: int) -> tuple[int, int]:
     return struct.unpack_from(">H", buf, pos + 1)[0], pos + 3
 
 
-def read_block_row(page: bytes, offset: int, length: int, layout: RowLayout) -> dict[int, bytes | None]:
+class _Extents:
+    """The cursor over a row's extents (ma_blockrec.c MARIA_EXTENT_CURSOR, init_extent,
+    read_next_extent): each extent START_PAGE (5 bytes) and PAGE_COUNT (2 bytes, little
+    endian; TAIL_BIT: a tail, its low bits the directory entry on a TAIL page; START_EXTENT_BIT:
+    a blob's first extent), full BLOB pages read whole after their FULL_PAGE_HEADER_SIZE
+    header, a tail as its directory entry's bytes."""
+
+    def __init__(self, first: bytes, count: int, read_page, block_size: int):
+        self.extents = bytearray(first)
+        self.count = count
+        self.read_page = read_page
+        self.block_size = block_size
+        self.first = True
+        self.pages_read = 0
+        self._load(0)
+        if self.tail:
+            self.page_count = 1
+
+    def _load(self, k: int) -> None:
+        e = self.extents[k * ROW_EXTENT_SIZE:(k + 1) * ROW_EXTENT_SIZE]
+        self.page = int.from_bytes(e[:ROW_EXTENT_PAGE_SIZE], "little")
+        n = int.from_bytes(e[ROW_EXTENT_PAGE_SIZE:ROW_EXTENT_SIZE], "little") & ~START_EXTENT_BIT
+        self.tail = n & TAIL_BIT
+        self.tail_row = n & ~TAIL_BIT
+        self.page_count = 0 if self.tail else n
+        self.raw_count = n
+        self.k = k
+
+    def next(self) -> bytes:
+        """read_next_extent: the next piece of the row's data (BlockRowError: crashed)."""
+        if not self.page_count:
+            self.count -= 1
+            if self.count <= 0:
+                raise BlockRowError("the row's data goes past its last extent", self.page * self.block_size)
+            self._load(self.k + 1)
+            if not self.raw_count:
+                raise BlockRowError(f"extent {self.k} of no pages", self.page * self.block_size)
+        self.first = False
+        at = self.page * self.block_size
+        if self.pages_read >= MAX_ROW_PAGES:
+            raise BlockRowError(f"a row of more than {MAX_ROW_PAGES} pages", at)
+        page = self.read_page(self.page)
+        self.pages_read += 1
+        if len(page) < self.block_size:
+            raise BlockRowError(f"extent page {self.page} past the end of the file", at)
+        kind = page[PAGE_TYPE_OFFSET] & PAGE_TYPE_MASK
+        if not self.tail:
+            if kind != BLOB_PAGE:
+                raise BlockRowError(f"extent page {self.page} is of type {kind}, a BLOB_PAGE expected", at)
+            self.page += 1
+            self.page_count -= 1
+            return bytes(page[FULL_PAGE_HEADER_SIZE:self.block_size - PAGE_SUFFIX_SIZE])
+        if kind != TAIL_PAGE:
+            raise BlockRowError(f"tail page {self.page} is of type {kind}, a TAIL_PAGE expected", at)
+        n = page[DIR_COUNT_OFFSET]
+        if self.tail_row >= n:
+            raise BlockRowError(f"tail {self.tail_row} of a page with {n} directory entries", at)
+        d = self.block_size - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * (self.tail_row + 1)
+        off, length = struct.unpack_from("<HH", page, d)
+        if off < PAGE_HEADER_SIZE or off + length > self.block_size - n * DIR_ENTRY_SIZE - PAGE_SUFFIX_SIZE:
+            raise BlockRowError(f"tail {self.tail_row} at {off}, {length} bytes: outside its page", at + d)
+        self.page_count = 0
+        return bytes(page[off:off + length])
+
+
+class _RowData:
+    """The row's bytes as _ma_read_block_record2 takes them: the head's, then each extent's."""
+
+    def __init__(self, page: bytes, pos: int, end: int, extents: _Extents | None, at: int):
+        self.data, self.pos, self.end = page, pos, end
+        self.extents = extents
+        self.at = at
+
+    def _next(self) -> None:
+        if self.extents is None:
+            raise BlockRowError("the row's fields run past its end", self.at)
+        self.data = self.extents.next()
+        self.pos, self.end = 0, len(self.data)
+
+    def fixed(self, n: int) -> bytes:
+        """A field never split over pieces (fixed columns)."""
+        if self.pos + n > self.end:
+            self._next()
+            if n > self.end:
+                raise BlockRowError(f"a field of {n} bytes in a piece of {self.end}", self.at)
+        out = bytes(self.data[self.pos:self.pos + n])
+        self.pos += n
+        return out
+
+    def long(self, n: int) -> bytes:
+        """read_long_data: a field that may go on over several pieces (none split between the
+        head and the first extent)."""
+        if self.end - self.pos >= n:
+            out = bytes(self.data[self.pos:self.pos + n])
+            self.pos += n
+            return out
+        if self.extents is None or self.extents.first:
+            self.end = self.pos
+        parts = []
+        while True:
+            left = self.end - self.pos
+            if left >= n:
+                parts.append(bytes(self.data[self.pos:self.pos + n]))
+                self.pos += n
+                return b"".join(parts)
+            parts.append(bytes(self.data[self.pos:self.end]))
+            n -= left
+            self._next()
+
+    def blob(self, n: int) -> bytes:
+        """A blob: after the first extent each blob starts in an extent of its own."""
+        if self.extents is not None and (not self.extents.first or self.end - self.pos < n):
+            self.end = self.pos
+        return self.long(n)
+
+
+def read_block_row(page: bytes, offset: int, length: int, layout: RowLayout, read_page=None,
+                   block_size: int = 0) -> dict[int, bytes | None]:
     """The row whose head is ``page[offset:offset + length]``: each column's value by its
     offset in the record (None: NULL): fixed columns at their length (an empty SKIP_ZERO one as
-    zeros), CHAR padded back with spaces, VARCHAR and BLOB their bytes."""
+    zeros), CHAR padded back with spaces, VARCHAR and BLOB their bytes.  A row that goes on in
+    other pages (ROW_FLAG_EXTENTS) is followed through its extents with ``read_page(page_number)``
+    (the page's ``block_size`` bytes); without it, BlockRowError."""
     end = offset + length
     pos = offset
     flag = page[pos]
     pos += 1
-    if flag & ROW_FLAG_EXTENTS:
+    if flag & ROW_FLAG_EXTENTS and read_page is None:
         raise BlockRowError("the row goes on in other pages (ROW_FLAG_EXTENTS): not read here", offset)
     pos += (TRANSID_SIZE if flag & ROW_FLAG_TRANSID else 0) + (VERPTR_SIZE if flag & ROW_FLAG_VER_PTR else 0) + \
         (TRANSID_SIZE if flag & ROW_FLAG_DELETE_TRANSID else 0) + (1 if flag & ROW_FLAG_NULLS_EXTENDED else 0)
+    extents = None
+    row_extents = 0
+    if flag & ROW_FLAG_EXTENTS:
+        row_extents, pos = _key_length_inc(page, pos)
+        if not row_extents or pos + ROW_EXTENT_SIZE > end:
+            raise BlockRowError(f"{row_extents} extents in a row head of {length} bytes", offset)
+        extents = _Extents(page[pos:pos + ROW_EXTENT_SIZE], row_extents, read_page, block_size)
+        pos += ROW_EXTENT_SIZE
     lengths_len = 0
     if layout.has_field_lengths:
         lengths_len, pos = _key_length_inc(page, pos)
@@ -135,13 +277,17 @@ def read_block_row(page: bytes, offset: int, length: int, layout: RowLayout) -> 
     pos += layout.null_bytes
     empty = page[pos:pos + layout.pack_bytes]
     pos += layout.pack_bytes
+    if pos > end:
+        raise BlockRowError(f"row head of {length} bytes cut in its null and empty bits", offset)
+    row = _RowData(page, pos, end, extents, offset)
+    if row_extents > 1:
+        extents.extents += row.long((row_extents - 1) * ROW_EXTENT_SIZE)
     out: dict[int, bytes | None] = {}
     cols = layout.columns
     for c in cols[:layout.fixed_not_null_fields]:
-        out[c.offset] = bytes(page[pos:pos + c.length])
-        pos += c.length
-    lengths = pos
-    pos += lengths_len
+        out[c.offset] = row.fixed(c.length)
+    lengths = row.long(lengths_len) if lengths_len else b""
+    lp = 0
     for c in cols[layout.fixed_not_null_fields:]:
         if c.null_bit and nulls[c.null_pos] & c.null_bit:
             out[c.offset] = None
@@ -151,22 +297,35 @@ def read_block_row(page: bytes, offset: int, length: int, layout: RowLayout) -> 
                              b"" if c.type in (FIELD_VARCHAR, FIELD_BLOB) else bytes(c.length))
             continue
         if c.type in FIXED_TYPES:
-            n = c.length
-        elif c.type == FIELD_SKIP_ENDSPACE:
-            n, lengths = (page[lengths], lengths + 1) if c.length <= 255 else \
-                (struct.unpack_from("<H", page, lengths)[0], lengths + 2)
+            out[c.offset] = row.fixed(c.length)
+            continue
+        if c.type == FIELD_SKIP_ENDSPACE:
+            w = 1 if c.length <= 255 else 2
         elif c.type == FIELD_VARCHAR:
-            n, lengths = (page[lengths], lengths + 1) if c.length <= 256 else \
-                (struct.unpack_from("<H", page, lengths)[0], lengths + 2)
+            w = 1 if c.length <= 256 else 2
         elif c.type == FIELD_BLOB:
-            size = c.length - PORTABLE_SIZEOF_CHAR_PTR
-            n = int.from_bytes(page[lengths:lengths + size], "little")
-            lengths += size
+            w = c.length - PORTABLE_SIZEOF_CHAR_PTR
         else:
             raise BlockRowError(f"column {c.column_nr}: field type {c.type} not read here", offset)
-        if pos + n > end or lengths > offset + length:
-            raise BlockRowError(f"column {c.column_nr} ({n} bytes at {pos}) runs past the row's {length} bytes", pos)
-        data = bytes(page[pos:pos + n])
-        out[c.offset] = data.ljust(c.length, b" ") if c.type == FIELD_SKIP_ENDSPACE else data
-        pos += n
+        if lp + w > len(lengths):
+            raise BlockRowError(f"column {c.column_nr}: its length past the row's {len(lengths)} bytes of lengths",
+                                offset)
+        n = int.from_bytes(lengths[lp:lp + w], "little")
+        lp += w
+        if c.type != FIELD_BLOB and n > c.length:
+            raise BlockRowError(f"column {c.column_nr}: {n} bytes in a field of {c.length}", offset)
+        if c.type == FIELD_BLOB:
+            if n > MAX_BLOB:
+                raise BlockRowError(f"column {c.column_nr}: a blob of {n} bytes", offset)
+            out[c.offset] = row.blob(n)
+        else:
+            data = row.long(n)
+            out[c.offset] = data.ljust(c.length, b" ") if c.type == FIELD_SKIP_ENDSPACE else data
+    if extents is not None:
+        if extents.page_count:
+            raise BlockRowError(f"the row ends before the {extents.page_count} pages left of its extent",
+                                extents.page * extents.block_size)
+        rest = extents.extents[(extents.k + 1) * ROW_EXTENT_SIZE:]
+        if extents.count > 1 and any(rest):
+            raise BlockRowError("extents left after the row's data that are not zero", offset)
     return out

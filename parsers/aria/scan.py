@@ -12,11 +12,11 @@ import numpy as np
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
 from ..myisam import dynrec, staticrec
-from ..myisam.packrec import HEAD_LENGTH, MARIA_PACK_FILE_MAGIC, read_pack_header
-from ..myisam.scan import PACK_KIND_NAMES, PACKED_UNIT, read_whole, report_state
+from ..myisam.packrec import MARIA_PACK_FILE_MAGIC
+from ..myisam.scan import MEMMAP_EXTRA_MARGIN, packed_rows, read_whole, report_state
 from ..tablefiles import table_of
 from ..myisam.state import HeaderError, option_names
-from . import blockrec, keypages
+from . import blockrec, blockrow, keypages
 from .names import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME
 from .control import read_control
 from .section import AriaControlSection, AriaDataSection, AriaIndexSection, AriaLogSection
@@ -90,6 +90,11 @@ def _index_from(entry: FileEntry, buf, size: int, ctx: ScanContext) -> MaiHeader
                         "bad_pages": list(kp.bad_crc_pages), "no_crc_pages": kp.no_crc_pages}
     entry.sections["aria"] = sec
     entry.detail["aria_header"] = h
+    if h.base_read and h.data_file_type == COMPRESSED_RECORD and h.cut is None:
+        try:
+            h.column_lengths = [c.length for c in blockrow.read_layout(buf, h).columns]
+        except (HeaderError, blockrow.BlockRowError) as e:
+            entry.add_error(f"column definitions: {e}", e.offset)
     return h
 
 
@@ -101,7 +106,8 @@ def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanC
     end = h.data_file_length
     if size < end:
         entry.add_error(f"file ends at {size}, the state's data_file_length is {end}: truncated", size)
-    elif size > end:
+    elif size > end and not (h.data_file_type == COMPRESSED_RECORD and size - end <= MEMMAP_EXTRA_MARGIN
+                             and not any(bytes(buf[end:size]))):
         entry.warnings.append(f"{entry.path} @ offset {end}: {size - end} bytes past the state's "
                               f"data_file_length")
     sec = AriaDataSection(role="data", row_format=h.row_format)
@@ -146,23 +152,11 @@ def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanC
                    complete=size >= end and not r.trailing_bytes)
         entry.units, entry.kind_names = r.units, dict(staticrec.KIND_NAMES)
     elif t == COMPRESSED_RECORD:
-        try:
-            ph = read_pack_header(bytes(buf[:HEAD_LENGTH]), MARIA_PACK_FILE_MAGIC)
-            sec.pack = {"version": ph.version, "header_length": ph.header_length, "trees": ph.trees,
-                        "min_pack_length": ph.min_pack_length, "max_pack_length": ph.max_pack_length}
-            hl = ph.header_length
-        except ValueError as e:
-            entry.add_error(str(e), 0)
-            hl = 0
-        stop = min(end, size)
-        n = 1 + max(0, -(-(stop - hl) // PACKED_UNIT))
-        units = empty_units(n)
-        units[0]["stored"] = units[0]["logical"] = min(hl, stop)
-        starts = hl + np.arange(n - 1, dtype=np.int64) * PACKED_UNIT
-        units["offset"][1:] = starts
-        units["stored"][1:] = units["logical"][1:] = np.minimum(PACKED_UNIT, stop - starts)
-        units["kind"][1:] = 1
-        entry.units, entry.kind_names = units, dict(PACK_KIND_NAMES)
+        def compare(entry, h, rows, *_args, **_kw):
+            if rows != h.records:
+                entry.warnings.append(f"{entry.path}: {rows} rows in the data file, the state says {h.records}")
+        packed_rows(entry, sec, h, buf, size, end, ctx, MARIA_PACK_FILE_MAGIC, compare, lengths=h.column_lengths,
+                    null_bytes=h.null_bytes)
     entry.sections["aria"] = sec
 
 

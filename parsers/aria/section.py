@@ -55,9 +55,13 @@ class AriaDataSection(Section):
     deleted_bytes: int = Key("Dynamic/Fixed: bytes of deleted rows or blocks")
     row_bytes: int = Key()
     data_bytes: int = Key()
+    packed_bytes: int = Key("bytes of the packed rows, their lengths included (Compressed)")
+    decoded_bytes: int = Key("the rows unpacked: rows x reclength + their blobs (Compressed)")
+    blob_bytes: int = Key("bytes of the unpacked blobs (Compressed)")
     walked_bytes: int = Key()
     complete: bool = Key()
-    pack: dict = Key("aria_pack header (Compressed)")
+    pack: dict = Key("aria_pack header (Compressed): version, header_length, trees ..., columns (each one's "
+                     "pack type, tree and length)")
 
 
 class AriaLogSection(Section):

@@ -114,6 +114,9 @@ class MaiHeader:
     cut: tuple[str, int] | None = None
     state_read: bool = False
     base_read: bool = False
+    #: a Compressed table's column lengths in the .MAI's column order (parsers/aria/scan.py
+    #: fills it from blockrow.read_layout; empty: not read)
+    column_lengths: list[int] = field(default_factory=list)
 
     @property
     def row_format(self) -> str:

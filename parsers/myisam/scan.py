@@ -12,15 +12,23 @@ from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
 from ..tablefiles import table_of
 from . import dynrec, keyblocks, staticrec
-from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, read_pack_header
+from . import packrec
+from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, PackError, read_pack_header
 from .section import MyisamDataSection, MyisamIndexSection
 from .names import DATA_EXT, INDEX_EXT
 from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderError, MyiHeader, check_header,
                     option_names, read_header)
 
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
-#: compressed rows are shown in units of this many bytes (their row boundaries are not walked)
+#: a compressed file whose rows are not walked (no column definitions, unreadable trees) is
+#: shown in units of this many bytes
 PACKED_UNIT = 1 << 20
+#: a compressed file's first rows unpacked in the scan, as a check of its trees (at most this
+#: many, and up to this many bytes of them)
+CHECK_ROWS, CHECK_BYTES = 1000, 1 << 18
+#: zero bytes written after a compressed file's rows, past data_file_length, for the memory
+#: map (myisamdef.h MEMMAP_EXTRA_MARGIN; mi_check.c write_data_suffix)
+MEMMAP_EXTRA_MARGIN = 7
 PACK_KIND_NAMES = {0: "PACK_HEADER (Huffman trees)", 1: "PACKED_ROWS"}
 
 
@@ -140,32 +148,14 @@ def _data_from(entry: FileEntry, h: MyiHeader | None, buf, size: int, ctx: ScanC
     if size < end:
         entry.add_error(f"file ends at {size}, the state's data_file_length is {end}: truncated (rows past "
                         f"{size} are lost)", size)
-    elif size > end:
+    elif size > end and not (h.options & HA_OPTION_COMPRESS_RECORD and size - end <= MEMMAP_EXTRA_MARGIN
+                             and not any(bytes(buf[end:size]))):
         entry.warnings.append(f"{entry.path} @ offset {end}: {size - end} bytes past the state's "
                               f"data_file_length (written after the state was last saved)")
     fmt = h.row_format
     sec = MyisamDataSection(role="data", row_format=fmt)
     if h.options & HA_OPTION_COMPRESS_RECORD:
-        try:
-            ph = read_pack_header(bytes(buf[:HEAD_LENGTH]))
-        except ValueError as e:
-            entry.add_error(str(e), 0)
-            ph = None
-        hl = ph.header_length if ph else 0
-        stop = min(end, size)
-        n = 1 + max(0, -(-(stop - hl) // PACKED_UNIT))
-        units = empty_units(n)
-        units[0]["offset"], units[0]["stored"], units[0]["logical"] = 0, min(hl, stop), min(hl, stop)
-        starts = hl + np.arange(n - 1, dtype=np.int64) * PACKED_UNIT
-        units["offset"][1:] = starts
-        units["stored"][1:] = units["logical"][1:] = np.minimum(PACKED_UNIT, stop - starts)
-        units["kind"][1:] = 1
-        entry.units, entry.kind_names = units, dict(PACK_KIND_NAMES)
-        if ph:
-            sec.pack = {"version": ph.version, "header_length": ph.header_length,
-                        "min_pack_length": ph.min_pack_length, "max_pack_length": ph.max_pack_length,
-                        "elements": ph.elements, "intervall_length": ph.intervall_length, "trees": ph.trees,
-                        "ref_length": ph.ref_length, "rec_reflength": ph.rec_reflength}
+        packed_rows(entry, sec, h, buf, size, end, ctx)
     elif h.options & HA_OPTION_PACK_RECORD:
         w = dynrec.walk(buf, min(end, size), check=ctx.check)
         if w.error:
@@ -188,6 +178,87 @@ def _data_from(entry: FileEntry, h: MyiHeader | None, buf, size: int, ctx: ScanC
         if size >= end:
             _compare(entry, h, r.rows, r.deleted, r.deleted_bytes, blocks=False)
     entry.sections["myisam"] = sec
+
+
+def pack_facts(ph) -> dict:
+    """The pack header as the section's ``pack``."""
+    return {"version": ph.version, "header_length": ph.header_length, "min_pack_length": ph.min_pack_length,
+            "max_pack_length": ph.max_pack_length, "elements": ph.elements,
+            "intervall_length": ph.intervall_length, "trees": ph.trees, "ref_length": ph.ref_length,
+            "rec_reflength": ph.rec_reflength}
+
+
+def _packed_units(hl: int, stop: int) -> np.ndarray:
+    """The header and the rest in PACKED_UNIT pieces (the rows not walked)."""
+    n = 1 + max(0, -(-(stop - hl) // PACKED_UNIT))
+    units = empty_units(n)
+    units[0]["offset"], units[0]["stored"], units[0]["logical"] = 0, min(hl, stop), min(hl, stop)
+    starts = hl + np.arange(n - 1, dtype=np.int64) * PACKED_UNIT
+    units["offset"][1:] = starts
+    units["stored"][1:] = units["logical"][1:] = np.minimum(PACKED_UNIT, stop - starts)
+    units["kind"][1:] = 1
+    return units
+
+
+def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanContext,
+                magic: bytes = MYISAM_PACK_FILE_MAGIC, compare=None, lengths: list[int] | None = None,
+                null_bytes: int = 0) -> None:
+    """A compressed data file (myisampack / aria_pack): its pack header and trees read
+    (packrec.read_pack_info), its rows walked (one unit each) and the first ones (CHECK_ROWS,
+    CHECK_BYTES) unpacked as a check of the trees; without the index's column definitions only
+    the header is read."""
+    compare = compare or _compare
+    stop = min(end, size)
+    if lengths is None:
+        lengths = [n for _, n in getattr(h, "columns", [])]
+    if not lengths:
+        try:
+            ph = read_pack_header(bytes(buf[:HEAD_LENGTH]), magic)
+        except ValueError as e:
+            entry.add_error(str(e), 0)
+            ph = None
+        entry.units, entry.kind_names = _packed_units(ph.header_length if ph else 0, stop), dict(PACK_KIND_NAMES)
+        if ph:
+            sec.pack = pack_facts(ph)
+        entry.warnings.append(f"{entry.path}: the index's column definitions are not read: the packed rows are "
+                              f"not walked")
+        return
+    try:
+        info = packrec.read_pack_info(buf, lengths, bool(h.blobs), magic, null_bytes)
+    except PackError as e:
+        entry.add_error(str(e), e.offset)
+        try:
+            sec.pack = pack_facts(read_pack_header(bytes(buf[:HEAD_LENGTH]), magic))
+        except ValueError:
+            pass
+        entry.units, entry.kind_names = _packed_units(0, stop), dict(PACK_KIND_NAMES)
+        return
+    sec.pack = pack_facts(info.header)
+    sec.pack["columns"] = [{"type": c.type_name, "pack_type": c.pack_type, "space_length_bits": c.space_length_bits,
+                            "tree": c.tree, "length": c.length} for c in info.columns]
+    w = packrec.walk(buf, info.header, info.blobs, info.reclength, end, size, check=ctx.check)
+    if w.error:
+        entry.add_error(w.error[0], w.error[1])
+    rows_at = w.units["offset"][w.units["kind"] == packrec.KIND_ROW]
+    checked = 0
+    for off in rows_at[:CHECK_ROWS]:
+        r = packrec.row_at(buf, int(off), info.header.version, info.blobs, stop)
+        if r.rec_len + r.blob_len > CHECK_BYTES:
+            break
+        try:
+            packrec.unpack_row(info, bytes(buf[r.data_offset:r.data_offset + r.rec_len]), r.blob_len)
+        except ValueError as e:
+            entry.add_error(f"row not unpacked with the trees: {e}", r.offset)
+            break
+        checked += r.rec_len
+        if checked >= CHECK_BYTES:
+            break
+    complete = w.complete and size >= end
+    sec.update(rows=w.rows, packed_bytes=w.packed_bytes, decoded_bytes=w.record_bytes + w.blob_bytes,
+               blob_bytes=w.blob_bytes, walked_bytes=w.walked_to, complete=complete)
+    entry.units, entry.kind_names = w.units, dict(packrec.KIND_NAMES)
+    if complete:
+        compare(entry, h, w.rows, 0, 0, blocks=True)
 
 
 def _compare(entry, h: MyiHeader, rows: int, deleted: int, deleted_bytes: int, blocks: bool) -> None:

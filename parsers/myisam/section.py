@@ -51,9 +51,13 @@ class MyisamDataSection(Section):
     row_bytes: int = Key("bytes of those blocks, headers included")
     data_bytes: int = Key("bytes of row data in them")
     trailing_bytes: int = Key("bytes after the last whole row (Fixed)")
+    packed_bytes: int = Key("bytes of the packed rows, their lengths included (Compressed)")
+    decoded_bytes: int = Key("the rows unpacked: rows x reclength + their blobs (Compressed)")
+    blob_bytes: int = Key("bytes of the unpacked blobs (Compressed)")
     walked_bytes: int = Key("bytes the block walk covered")
     complete: bool = Key("the walk reached data_file_length")
-    pack: dict = Key("myisampack header (Compressed): version, header_length, min/max_pack_length, trees ...")
+    pack: dict = Key("myisampack header (Compressed): version, header_length, min/max_pack_length, trees ..., "
+                     "columns (each one's pack type, tree and length)")
 
 
 def section_from_json(data: dict) -> Section:

@@ -16,7 +16,9 @@ reclength, pack_reclength, min/max_pack_length, min_block_length, fields, pack_f
 rec_reflength, key_reflength, keys, auto_key, pack_bits, blobs, max_key_block_length,
 max_key_length.  Key definitions (MI_KEYDEF_SIZE = 12 bytes, each followed by its
 segments, HA_KEYSEG_SIZE = 18 bytes): keysegs, key_alg, flag, block_length, keylength,
-minlength, maxlength.
+minlength, maxlength.  The header ends with a column definition per field
+(mi_recinfo_read, MI_COLUMNDEF_SIZE = 7 bytes: type, length, null_bit, null_pos), the
+record's layout; a myisampack'ed file's columns are unpacked to these lengths.
 
 ha_myisam::info gives information_schema ``TABLE_ROWS`` = records, ``DATA_LENGTH`` =
 data_file_length, ``INDEX_LENGTH`` = key_file_length, ``DATA_FREE`` = empty (the bytes
@@ -33,6 +35,7 @@ MI_BASE_INFO_SIZE = 5 * 8 + 8 * 4 + 4 + 4 * 2 + 16
 MI_KEYDEF_SIZE = 2 + 5 * 2
 HA_KEYSEG_SIZE = 6 + 2 * 2 + 4 * 2
 MI_UNIQUEDEF_SIZE = 2 + 1 + 1
+MI_COLUMNDEF_SIZE = 2 + 2 + 1 + 2
 MI_MAX_KEY = 64                             # myisam.h (MI_MAX_KEY = HA_MAX_POSSIBLE_KEY)
 HA_MAX_KEY_SEG = 32
 MI_MIN_KEY_BLOCK_LENGTH = 1024              # key pointers count in these (_mi_kpos)
@@ -158,6 +161,9 @@ class MyiHeader:
     max_key_block_length: int = 0
     max_key_length: int = 0
     keydefs: list[KeyDef] = field(default_factory=list)
+    #: each column's (type, length) from the column definitions (empty: not read, or their
+    #: lengths do not make reclength)
+    columns: list[tuple[int, int]] = field(default_factory=list)
     #: where the header is cut (message, offset): the fields before it are read, the rest are 0
     cut: tuple[str, int] | None = None
     state_read: bool = False        # the state's counts were read
@@ -241,7 +247,20 @@ def read_header(buf: bytes) -> MyiHeader:
                     keylength=be(buf, p + 6, 2), minlength=be(buf, p + 8, 2), maxlength=be(buf, p + 10, 2))
         h.keydefs.append(kd)
         p += MI_KEYDEF_SIZE + kd.keysegs * HA_KEYSEG_SIZE
+    h.columns = read_columns(buf, h)
     return h
+
+
+def read_columns(buf: bytes, h: MyiHeader) -> list[tuple[int, int]]:
+    """The (type, length) of each column: the last ``fields`` MI_COLUMNDEF_SIZE entries of the
+    header (mi_create.c writes them after the key and unique definitions); empty when the
+    header is cut or their lengths do not add up to the record length."""
+    start = h.header_length - h.fields * MI_COLUMNDEF_SIZE
+    if not h.fields or start < h.base_pos + MI_BASE_INFO_SIZE or len(buf) < h.header_length:
+        return []
+    cols = [(int.from_bytes(buf[p:p + 2], "big", signed=True), be(buf, p + 2, 2))
+            for p in range(start, h.header_length, MI_COLUMNDEF_SIZE)]
+    return cols if sum(n for _, n in cols) == h.reclength else []
 
 
 def check_header(h: MyiHeader, index_size: int) -> list[tuple[str, int]]:
