@@ -288,6 +288,7 @@ def spread_distribution(obs: np.ndarray, iterations: int = 500) -> tuple[tuple, 
     chi-square fitted by moments it says how often strata that vary show agreeing samples."""
     if not len(obs):
         return (), ()
+    obs, count = np.unique(obs, axis=0, return_counts=True)     # equal observations, one row each
     seen = obs[(obs[:, 2] == 0) & (obs[:, 0] > 0), 0]
     cens = obs[obs[:, 2] > 0]
     if not len(seen):
@@ -298,23 +299,20 @@ def spread_distribution(obs: np.ndarray, iterations: int = 500) -> tuple[tuple, 
     grid = np.concatenate([[0.0], lo / 1000 * math.sqrt(2) ** np.arange(k)])
     lik = np.empty((len(obs), len(grid)))
     pos = grid > 0
-    memo: dict = {}
     for i, (u, df, c) in enumerate(obs):
         nu = effective_df(df)
         if c > 0:
-            row = memo.get((nu, c))
-            if row is None:
-                row = memo[(nu, c)] = _p_below(nu, c, grid)
-            lik[i] = row
+            lik[i] = _p_below(nu, c, grid)
         else:
             r = np.full(len(grid), -np.inf)
             r[pos] = -nu / 2 * np.log(grid[pos]) - nu * u / (2 * grid[pos])
             lik[i] = np.exp(r - r.max())
     w = np.full(len(grid), 1.0 / len(grid))
+    share = count / count.sum()
     for _ in range(iterations):
         post = lik * w
         post /= post.sum(axis=1, keepdims=True)
-        w_new = post.mean(axis=0)
+        w_new = share @ post
         done = np.abs(w_new - w).max() < 1e-8
         w = w_new
         if done:
