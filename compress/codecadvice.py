@@ -40,7 +40,12 @@ LOWCARDINALITY = GENERAL + STRING
 #: the general codecs a transform chain can end with (a level is put in their place)
 _GENERAL_TAIL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: ZSTD levels above 3, tried where levels pay: when ZSTD(3) is at least LEVELS_PAY under ZSTD(1)
-HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)")
+#: (the levels a DBA types: 6 and 9, 12, and 19, zstd's highest before the "ultra" levels 20-22,
+#: which on blocks of at most 1 MiB take the same parameters as 19 with a larger window, so give
+#: the same bytes: zstd's clevels.h, the window capped by the block's size)
+HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)", "ZSTD(12)", "ZSTD(19)")
+#: ZSTD(2), between the default level 1 and 3, tried on every column (as fast as 1 or nearly)
+LOW_ZSTD = ("ZSTD(2)",)
 LEVELS_PAY = 0.02
 #: a higher level is kept only when it is at least this much under ZSTD(3) (it compresses slower)
 HIGH_GAIN = 0.01
@@ -48,8 +53,15 @@ HIGH_GAIN = 0.01
 CODEC_RUNS = 3
 #: at most this many chains are suggested per column
 KEEP = 3
-#: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx)
-_T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "DateTime", "Decimal(")
+#: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx; Date, Date32 and DateTime among them)
+_T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "Date", "Decimal(")
+#: GCD (CompressionCodecGCD.cpp, ClickHouse 23.9+): every value of a block divided by their greatest
+#: common divisor; for Int*, UInt*, Decimal*, Date* and DateTime* (getGCDBytesSize), tried when the
+#: values read share a divisor > 1.  Its quotients are then packed by T64 or Delta, or compressed
+#: by the general codec.
+GCD = ("GCD, LZ4", "GCD, ZSTD(1)")
+GCD_T64 = ("GCD, T64, ZSTD(1)",)
+GCD_DELTA = ("GCD, Delta, ZSTD(1)",)
 
 
 def monotonic(values: list[np.ndarray]) -> bool:
@@ -76,22 +88,42 @@ def slowly_changing(values: list[np.ndarray]) -> bool:
     return bool(np.mean(d == 0) >= 0.1 or (hi > lo and np.median(d) <= 0.01 * (hi - lo)))
 
 
-def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None) -> list[str]:
-    """The chains worth trying for a column of ``kind`` as ``type_text``."""
+def common_divisor(pieces: list[bytes], width: int) -> int:
+    """The greatest common divisor of the values in ``pieces`` (``width``-byte little-endian
+    words read unsigned, as the GCD codec reads them; 0 when every value is 0 or the width is
+    over 8 bytes, whose values the advisor does not try GCD on)."""
+    if width not in (1, 2, 4, 8):
+        return 0
+    g = 0
+    for p in pieces:
+        v = np.frombuffer(p[:len(p) - len(p) % width], dtype=f"<u{width}").astype(np.uint64)
+        if len(v):
+            g = int(np.gcd.reduce(np.append(v, np.uint64(g))))
+        if g == 1:
+            break
+    return g
+
+
+def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None, gcd: int = 0) -> list[str]:
+    """The chains worth trying for a column of ``kind`` as ``type_text`` (``gcd``: the common
+    divisor of the values read as that type, common_divisor: GCD chains are tried when over 1)."""
     if kind in ("string", "fixedstring"):
-        return list(GENERAL + STRING)
+        return list(GENERAL + LOW_ZSTD + STRING)
     if kind == "lowcardinality":
-        return list(LOWCARDINALITY)
-    out = list(GENERAL)
+        return list(LOWCARDINALITY + LOW_ZSTD)
+    out = list(GENERAL + LOW_ZSTD)
     if type_text.startswith("Float"):
         if values is not None and slowly_changing(values):
             out += FLOAT
         return out
-    out += [c for c in INTEGER if "T64" not in c or (type_text.startswith(_T64_TYPES)
-                                                      and not type_text.startswith("DateTime64"))]
-    if kind == "datetime64" or type_text.startswith(("DateTime", "Date")) or (
-            values is not None and monotonic(values)):
+    t64 = type_text.startswith(_T64_TYPES) and not type_text.startswith("DateTime64")
+    out += [c for c in INTEGER if "T64" not in c or t64]
+    mono = kind in ("datetime64", "datetime", "date") or type_text.startswith(("DateTime", "Date")) or (
+        values is not None and monotonic(values))
+    if mono:
         out += MONOTONIC
+    if gcd > 1:
+        out += list(GCD) + (list(GCD_T64) if t64 else []) + (list(GCD_DELTA) if mono else [])
     return out
 
 
@@ -103,9 +135,19 @@ def pick_runs(n_sampled: int, every: bool, seed: int) -> np.ndarray:
 
 
 #: chains that compress far slower than the others (LZ4HC at level 9: 10-200 ms a MiB where LZ4
-#: takes 3): when sampling they are projected on SLOW_RUNS of the pieces only, as a ratio to LZ4 there
-SLOW = ("LZ4HC(9)",)
+#: takes 3; ZSTD(12) and ZSTD(19): 30-400 ms a MiB where ZSTD(3) takes 5): when sampling they are
+#: projected on SLOW_RUNS of the pieces only, as a ratio there to the fast chain named beside them
+SLOW = {"LZ4HC(9)": "LZ4", "ZSTD(12)": "ZSTD(3)", "ZSTD(19)": "ZSTD(3)"}
 SLOW_RUNS = 1
+
+
+def slow_base(chain: str) -> str | None:
+    """The fast chain a slow one is scaled from (the same transforms with LZ4 / ZSTD(3)), or None."""
+    head, _, tail = chain.rpartition(",")
+    tail = tail.strip()
+    if tail not in SLOW:
+        return None
+    return f"{head.strip()}, {SLOW[tail]}" if head.strip() else SLOW[tail]
 
 
 def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs: int, estimate,
@@ -115,20 +157,19 @@ def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs:
     (compress/typeadvice._estimate).  ``sampled`` (the pieces are a sample of the column's
     runs): a SLOW chain is projected on the first SLOW_RUNS pieces only and scaled from LZ4's
     projection by its ratio to LZ4 on them (LZ4's interval scaled alike)."""
-    lz4: dict[int, int] = {}
+    done: dict[tuple[int, str], int] = {}
 
     def piece(i: int, chain: str) -> int:
-        if chain != "LZ4":
-            return project(i, chain)
-        if i not in lz4:
-            lz4[i] = project(i, chain)
-        return lz4[i]
+        if (i, chain) not in done:
+            done[(i, chain)] = project(i, chain)
+        return done[(i, chain)]
 
     def total(chain: str):
-        if sampled and chain in SLOW and "LZ4" in chains and len(rows) > SLOW_RUNS:
+        base = slow_base(chain)
+        if sampled and base is not None and len(rows) > SLOW_RUNS:
             head = range(SLOW_RUNS)
-            ratio = sum(project(i, chain) for i in head) / max(1, sum(piece(i, "LZ4") for i in head))
-            est, (lo, hi) = total("LZ4")
+            ratio = sum(project(i, chain) for i in head) / max(1, sum(piece(i, base) for i in head))
+            est, (lo, hi) = total(base)
             return round(est * ratio), (round(lo * ratio), round(hi * ratio))
         return estimate([(r, piece(i, chain)) for i, r in enumerate(rows)], total_rows, n_runs)
     return search_totals(total, chains)
@@ -144,11 +185,17 @@ def search_totals(total, chains: list[str]) -> list[tuple]:
         out.append((chain, est, ci))
     got = {c: e for c, e, _ in out}
     z1, z3 = got.get("ZSTD(1)"), got.get("ZSTD(3)")
+    if "ZSTD(2)" in got and z1 and got["ZSTD(2)"] > (1 - HIGH_GAIN) * z1:
+        out = [x for x in out if x[0] != "ZSTD(2)"]       # not 1% under the default level: not worth naming
     if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try higher ones
         best_level, best = "ZSTD(3)", z3
         for chain in HIGH_ZSTD:
+            if chain in ("ZSTD(12)", "ZSTD(19)") and best_level == "ZSTD(3)":
+                continue        # 6 and 9 not 1% under 3: the slow levels are not tried
             est, ci = total(chain)
-            if est <= (1 - HIGH_GAIN) * z3:
+            # 6 and 9 kept when 1% under ZSTD(3); 12 and 19 when 1% under the smallest level before
+            # them: each level named earns its slower compression
+            if est <= (1 - HIGH_GAIN) * (z3 if chain in ("ZSTD(6)", "ZSTD(9)") else best):
                 out.append((chain, est, ci))
                 if est < best:
                     best_level, best = chain, est

@@ -809,3 +809,56 @@ def test_inline_strings_advised_as_the_engine_writes_them(monkeypatch):
         whole = S.parse_inline(b"".join(typeadvice._raw(typeadvice._Run(entry, list(range(len(entry.units))), 0, 0))
                                         for _ in [0]))
         assert np.array_equal(np.concatenate([m[0] for m in mine]), whole[0]) and b"".join(m[1] for m in mine) == whole[1]
+
+
+TRUTH_DATES = json.loads((HERE / "truth_dates.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def dates_advice():
+    return advise(scan(str(HERE / "datadir_dates")), None, codecs=True)
+
+
+def test_dates_gcd_levels_and_chains_on_every_type_equal_the_engine(dates_advice):
+    """Date and time columns (DateTime always a midnight -> Date, in UTC and in the column's
+    Asia/Tokyo; Date32 -> Date; DateTime64 of whole days -> Date, or Date32 before 1970), the
+    GCD codec (integers, a Decimal and a DateTime whose values share a divisor), ZSTD levels
+    2..19 where they pay, and a chain on every suggested type (UInt8, UInt16 and UInt32 of one
+    column; FixedString(8) beside LowCardinality(String)): chdb 4.4.0 ran each suggestion as its
+    DDL says (make_dates.py, make.py) and wrote every one to the byte of the projection."""
+    rows = TRUTH_DATES["rows"]
+    assert not [r for r in rows if "error" in r], "the advisor offered a DDL the engine refused"
+    types = {(r["column"], r["type"]) for r in rows if r["suggestion"] == "type"}
+    assert {("day_dt", "Date"), ("day_tokyo", "Date"), ("d32", "Date"), ("day64", "Date"),
+            ("old64", "Date32")} <= types
+    codecs = {r["codec"] for r in rows if r["suggestion"] == "codec"}
+    assert any(c.startswith("GCD") for c in codecs) and {"ZSTD(19)", "ZSTD(12)"} & codecs
+    # chains on types that are not the column's best
+    assert {("small", "UInt16"), ("small", "UInt32"), ("code", "FixedString(8)"),
+            ("day64", "DateTime('UTC')")} <= {(r["column"], r["type"]) for r in rows if r["suggestion"] == "codec"}
+    for r in rows:
+        c = _suggestion(_col(dates_advice, r["table"], r["column"]), r)
+        print(f"{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+    # a codec chain says what its general codec costs
+    z19 = next(c for a in dates_advice["columns"] for c in a["codec_candidates"] if c["codec"].endswith("ZSTD(19)"))
+    assert z19["compress_mb_s"] and "MB/s" in z19["reason"]
+
+
+def test_dates_not_midnight_and_time_zones():
+    """A DateTime that is not always a midnight in its time zone gets no Date; the midnight is the
+    column's zone's (a UTC midnight is no Tokyo midnight); Date32 outside Date's range stays."""
+    secs = np.array([1704067200, 1704153600], dtype="<u4")           # 2024-01-01 and -02, 00:00 UTC
+    assert list(typeadvice._whole_days(secs, None)) == [19723, 19724]
+    assert typeadvice._whole_days(secs, "Asia/Tokyo") is None
+    assert list(typeadvice._whole_days(secs - 9 * 3600, "Asia/Tokyo")) == [19723, 19724]
+    assert typeadvice._whole_days(secs + 60, None) is None
+    assert typeadvice._date_type_for(np.array([-1, 5])) == "Date32"
+    assert typeadvice._date_type_for(np.array([0, 65535])) == "Date"
+    assert typeadvice._date_type_for(np.array([0, 130000])) is None
+    from dbxray.compress import codecadvice as K
+    assert K.common_divisor([np.array([60, 120, 3600], dtype="<u4").tobytes()], 4) == 60
+    assert not [c for c in K.chains_for("int", "UInt32", None, gcd=1) if "GCD" in c]
+    assert "GCD, T64, ZSTD(1)" in K.chains_for("int", "UInt32", None, gcd=1000)
+    assert K.slow_base("Delta, ZSTD(19)") == "Delta, ZSTD(3)" and K.slow_base("ZSTD(1)") is None
