@@ -44,7 +44,8 @@ _GENERAL_TAIL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: which on blocks of at most 1 MiB take the same parameters as 19 with a larger window, so give
 #: the same bytes: zstd's clevels.h, the window capped by the block's size)
 HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)", "ZSTD(12)", "ZSTD(19)")
-#: ZSTD(2), between the default level 1 and 3, tried on every column (as fast as 1 or nearly)
+#: ZSTD(2), between the default level 1 and 3, tried where levels pay (nearly as fast as 1), kept
+#: when 1% under ZSTD(1)
 LOW_ZSTD = ("ZSTD(2)",)
 LEVELS_PAY = 0.02
 #: a higher level is kept only when it is at least this much under ZSTD(3) (it compresses slower)
@@ -108,10 +109,10 @@ def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None, gcd: 
     """The chains worth trying for a column of ``kind`` as ``type_text`` (``gcd``: the common
     divisor of the values read as that type, common_divisor: GCD chains are tried when over 1)."""
     if kind in ("string", "fixedstring"):
-        return list(GENERAL + LOW_ZSTD + STRING)
+        return list(GENERAL + STRING)
     if kind == "lowcardinality":
-        return list(LOWCARDINALITY + LOW_ZSTD)
-    out = list(GENERAL + LOW_ZSTD)
+        return list(LOWCARDINALITY)
+    out = list(GENERAL)
     if type_text.startswith("Float"):
         if values is not None and slowly_changing(values):
             out += FLOAT
@@ -151,7 +152,7 @@ def slow_base(chain: str) -> str | None:
 
 
 def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs: int, estimate,
-           sampled: bool = False) -> list[tuple]:
+           sampled: bool = False, escalate: bool = True, head=None) -> list[tuple]:
     """(chain, projected bytes, 95% interval) of every chain, smallest first: ``project(i,
     chain)`` gives piece ``i``'s bytes (``rows[i]`` rows), ``estimate`` the ratio estimate
     (compress/typeadvice._estimate).  ``sampled`` (the pieces are a sample of the column's
@@ -167,12 +168,35 @@ def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs:
     def total(chain: str):
         base = slow_base(chain)
         if sampled and base is not None and len(rows) > SLOW_RUNS:
-            head = range(SLOW_RUNS)
-            ratio = sum(project(i, chain) for i in head) / max(1, sum(piece(i, base) for i in head))
+            if head is not None:        # the first SLOW_BYTES of a piece: ``head(chain)`` its bytes
+                ratio = head(chain) / max(1, head(base))
+            else:
+                ratio = sum(project(i, chain) for i in range(SLOW_RUNS)) / max(1, sum(piece(i, base)
+                                                                                   for i in range(SLOW_RUNS)))
             est, (lo, hi) = total(base)
             return round(est * ratio), (round(lo * ratio), round(hi * ratio))
         return estimate([(r, piece(i, chain)) for i, r in enumerate(rows)], total_rows, n_runs)
+    if not escalate:        # these chains only (another suggested type: the best type's winners)
+        return sorted(((c, *total(c)) for c in chains), key=lambda x: x[1])
     return search_totals(total, chains)
+
+
+def winners(found: list[tuple]) -> list[str]:
+    """What another suggested type of the column tries (its best chain among them): the smallest
+    chain found on the best type and the smallest general codec alone, each in its fast form
+    (fast_form)."""
+    out: list[str] = []
+    for c in [c for c, _, _ in found[:1]] + [next((c for c, _, _ in found if "," not in c), "")]:
+        c = fast_form(c)
+        if c and c not in out:
+            out.append(c)
+    return out
+
+
+def fast_form(chain: str) -> str:
+    """A chain with its slow general codec (SLOW) put back to its fast base: what another type
+    than the best tries, so the slow levels are projected on the best type only."""
+    return slow_base(chain) or chain
 
 
 def search_totals(total, chains: list[str]) -> list[tuple]:
@@ -185,9 +209,11 @@ def search_totals(total, chains: list[str]) -> list[tuple]:
         out.append((chain, est, ci))
     got = {c: e for c, e, _ in out}
     z1, z3 = got.get("ZSTD(1)"), got.get("ZSTD(3)")
-    if "ZSTD(2)" in got and z1 and got["ZSTD(2)"] > (1 - HIGH_GAIN) * z1:
-        out = [x for x in out if x[0] != "ZSTD(2)"]       # not 1% under the default level: not worth naming
-    if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try higher ones
+    if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try others
+        for chain in LOW_ZSTD:
+            est, ci = total(chain)
+            if est <= (1 - HIGH_GAIN) * z1:
+                out.append((chain, est, ci))
         best_level, best = "ZSTD(3)", z3
         for chain in HIGH_ZSTD:
             if chain in ("ZSTD(12)", "ZSTD(19)") and best_level == "ZSTD(3)":

@@ -1364,6 +1364,9 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
         tries = [(best[0].type, best[1], best[0].projected_bytes, f" (the {best[0].type} suggestion with this codec)")
                  ] if best is not None else []
         tries.append((ctype, log_proj(lay(n)), adv.current_bytes, ""))
+        # every other suggested type: its best chain (below)
+        tries += [(c.type, p, c.projected_bytes, f" (the {c.type} suggestion with this codec)")
+                  for c, p in out if best is not None and c is not best[0]]
         found_all = []
         for t, proj, beat, why in tries:
             lc = proj is lc_proj
@@ -1376,8 +1379,14 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
                                                   K.chains_for("lowcardinality" if lc else "string", t, None)):
                 if est < beat:
                     found_all.append((est, codec, ci, t, why))
+        others = {c.type for c, _ in out if best is not None and c is not best[0]}
         for est, codec, ci, t, why in sorted(found_all, key=lambda x: x[0]):
-            _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
+            if t in others:                 # its best chain only, whatever the KEEP below
+                others.discard(t)
+                _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
+            elif sum(1 for c in adv.codec_candidates if c.type not in {o.type for o, _ in out}
+                     or c.type == (best[0].type if best else None)) < K.KEEP:
+                _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
     return [c for c, _ in out]
 
 
@@ -1554,21 +1563,23 @@ def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: st
         if t == current_type and _same_chain(codec, chain):
             continue
         c = Candidate(t, codec, f"CODEC({codec}) on {t}{why}", lossless=lossless, projected_bytes=est, ci95=ci)
-        if speed is not None:
+        g = _generic(codec)
+        if speed is not None and g not in ("LZ4", "ZSTD(1)", "NONE"):
+            # a level's cost: its speed beside the default level's, on the same bytes of the column
             c.compress_mb_s = speed(codec)
             if c.compress_mb_s is not None:
-                c.reason += (f"; its general codec {_generic(codec)} compressed this column's bytes at "
-                             f"{c.compress_mb_s:,.1f} MB/s here (LZ4 {speed('LZ4'):,.0f}, ZSTD(1) "
-                             f"{speed('ZSTD(1)'):,.0f} MB/s)")
+                c.reason += (f"; its general codec {g} compressed {SPEED_BYTES >> 10} KiB of this column's bytes "
+                             f"at {c.compress_mb_s:,.1f} MB/s here, ZSTD(1) at {speed('ZSTD(1)'):,.0f} MB/s "
+                             f"(zstd / lz4, the libraries the engine links)")
         adv.codec_candidates.append(c)
         kept += 1
 
 
 #: bytes of a column a general codec's speed is measured on (the cost of a level, said with it)
-SPEED_BYTES = 64 << 10
+SPEED_BYTES = 32 << 10
 #: sampled, a slow chain (ZSTD(12), ZSTD(19)) on a fixed-width column is projected on this many bytes
 #: of one piece (whole granules) and scaled from its fast base (codecadvice.SLOW)
-SLOW_BYTES = 128 << 10
+SLOW_BYTES = 64 << 10
 
 
 def _speed_of(sample: bytes):
@@ -1590,7 +1601,7 @@ def _speed_of(sample: bytes):
                     t0 = time.perf_counter()
                     ch_encode.encode_chain(sample, g)
                     best = min(best, time.perf_counter() - t0)
-                    if best > 0.02:         # a slow level: one run is timed well enough
+                    if best > 0.005:        # a slow level: one run is timed well enough
                         break
                 cache[g] = len(sample) / 1e6 / max(best, 1e-9)
         return cache[g]
@@ -1659,9 +1670,7 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
             # the null map re-laid with its chain
             beat += nm(cand.codec) if generic_only and cand is not None else now
         if only is None:        # what the other types try: the winners here and the best general codec
-            top.extend(c for c, _, _ in found[:K.KEEP])
-            top.extend(c for c, _, _ in found if c == _generic(c) and c not in top)
-            del top[K.KEEP + 1:]
+            top.extend(K.winners(found))
         why = f" (the {t} suggestion with this codec)" if cand is not None else ""
         _keep_chains(adv, found, t, ctype, chain, True if cand is None else cand.lossless, beat, why,
                      limit=limit, speed=speed)
@@ -2288,36 +2297,48 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
         else:
             adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now ({now:,})")
     if codecs:
+        # chains on every suggested type: KEEP on the best one (searched first), then on each other
+        # its best among the best type's winners (codecadvice.winners: all generic, as a String's)
         from . import codecadvice as K
         best = min(cands, key=lambda c: c.projected_bytes, default=None)
-        if lc_c is not None and lc_c in cands:
-            # chains on LowCardinality (generic codecs: its positions take no others,
-            # ISerialization::isSpecialCompressionAllowed), every run read; KEEP of them when it is
-            # the best type, else its best one
-            def lc_total(ch: str) -> tuple[int, tuple[int, int]]:
-                # sampled: a slow chain (LZ4HC, high ZSTD levels) on the first runs only, as a ratio
-                # to its fast base there
-                made = lc_made[0][1] if lc_made else []
-                base = K.slow_base(ch)
-                if every or base is None or len(made) <= K.SLOW_RUNS:
-                    return lc_project(ch)
-                pair = [sum(sum(S.project_serialized_run(c, d, x)) for _, _, c, d in made[:K.SLOW_RUNS])
-                        for x in (ch, base)]
-                est, (lo, hi) = lc_project(base)
-                r = pair[0] / max(1, pair[1])
-                return round(est * r), (round(lo * r), round(hi * r))
-            found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
-            _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
-                         f" (the {lc_c.type} suggestion with this codec)", limit=K.KEEP if best is lc_c else 1,
-                         speed=_speed_of(got[0][2] if got and got[0][2] is not None else b""))
-        for c in (fs_c, str_c):
-            if c is not None and c in cands:        # chains on the FixedString(N) / String suggestion
-                _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, c, cands,
-                                      every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay,
-                                      limit=K.KEEP if best is c else 1)
+        speed = _speed_of(got[0][2] if got and got[0][2] is not None else b"")
+        top: list[str] | None = None
+
+        def lc_total(ch: str) -> tuple[int, tuple[int, int]]:
+            # sampled: a slow chain (LZ4HC, high ZSTD levels) on the first runs only, as a ratio
+            # to its fast base there
+            made = lc_made[0][1] if lc_made else []
+            base = K.slow_base(ch)
+            if every or base is None or len(made) <= K.SLOW_RUNS:
+                return lc_project(ch)
+            # the first SLOW_BYTES of the first run's serialized granules (and its dictionary)
+            chunks, dchunks = made[0][2], made[0][3]
+            k = max(1, int(np.searchsorted(np.cumsum([len(c) for c in chunks]), SLOW_BYTES)) + 1)
+            pair = [sum(S.project_serialized_run(chunks[:k], dchunks, x)) for x in (ch, base)]
+            est, (lo, hi) = lc_project(base)
+            r = pair[0] / max(1, pair[1])
+            return round(est * r), (round(lo * r), round(hi * r))
+        for c in sorted((c for c in (lc_c, fs_c, str_c) if c is not None and c in cands),
+                        key=lambda c: c is not best):
+            limit = K.KEEP if c is best else 1
+            if c is lc_c:
+                # LowCardinality's streams take generic codecs only (its positions:
+                # ISerialization::isSpecialCompressionAllowed), every run read
+                if top is None:
+                    found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
+                else:
+                    found = sorted(((x, *lc_total(x)) for x in top if x == _generic(x)), key=lambda x: x[1])
+                _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
+                             f" (the {lc_c.type} suggestion with this codec)", limit=limit, speed=speed)
+            else:                                   # the FixedString(N) / String suggestion
+                found = _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, c,
+                                              cands, every, seed, load_chars, null_proj, wide_rows, cx, inline,
+                                              now_lay, limit=limit, only=top, speed=speed)
+            if top is None:
+                top = K.winners(found)
         if best is None:                            # no type suggested: the chains on the column's own type
             _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
-                                  every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay)
+                                  every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay, speed=speed)
     return cands
 
 
@@ -2411,16 +2432,26 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
         found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2])),
                                 K.chains_for(kind, t, None))
         _keep_chains(adv, found, t, ctype, chain, True, beat, f" (the {t} suggestion with this codec)" if best else "")
+        top = K.winners(found)
+        for c, lay in out:          # every other suggested type: its best chain among the best type's winners
+            if best is None or c is best[0]:
+                continue
+            got = sorted(((ch, *(lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2]))) for ch in top),
+                         key=lambda x: x[1])
+            _keep_chains(adv, got, c.type, ctype, chain, True, c.projected_bytes,
+                         f" (the {c.type} suggestion with this codec)", limit=1)
     return [c for c, _ in out]
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
                           load_chars, null_proj=None, wide_rows=None, cx=None, inline: bool = False,
-                          now_lay: str = "now", limit: int | None = None) -> None:
+                          now_lay: str = "now", limit: int | None = None, only: list[str] | None = None,
+                          speed=None) -> list[tuple]:
     """General codecs and levels on the String or FixedString(N) the column is or would be
     (``fs_c``: the FixedString(N) or String suggestion they go on, None: the column's own type);
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
-    to each chain's projection and to what it must beat; ``limit``: chains kept (KEEP)."""
+    to each chain's projection and to what it must beat; ``limit``: chains kept (KEEP); ``only``:
+    these chains and no level search (another type than the best); returns the chains found."""
     from . import codecadvice as K
     sel = K.pick_runs(len(got), every, seed)
     try:
@@ -2428,7 +2459,7 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
             load_chars(int(i))
     except (S.StringReadError, payloads.PayloadError) as e:
         adv.notes.append(f"codec chains not projected: {e}")
-        return
+        return []
     rows = [got[i][0].rows for i in sel]
     if fs_c is not None and fs_c in cands and fs_c.type == "String":
         t, why = "String", " (the String suggestion with this codec)"
@@ -2445,8 +2476,19 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         t, why = ctype, ""
         ps = S.project_string_inline if inline else S.project_string
         proj = lambda i, c: ps(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
-    found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
-                     len(runs), _estimate, sampled=not every)
+    def head(c: str) -> int:        # a slow chain, sampled: the first SLOW_BYTES of the first piece read
+        sizes, chars = got[sel[0]][1], got[sel[0]][2]
+        k = int(np.searchsorted(np.cumsum(sizes, dtype=np.int64), SLOW_BYTES)) + 1
+        k = max(granule, -(-k // granule) * granule)
+        ends = int(np.sum(sizes[:k], dtype=np.int64))
+        if t == "String" or t == ctype and not fixed:
+            return (S.project_string_inline if inline and t == ctype else S.project_string)(sizes[:k], chars[:ends],
+                                                                                               c, granule)
+        w = adv.length_min if t != ctype else n
+        return S.project_fixed(S.pad_fixed(sizes[:k], chars[:ends], w), w, c, granule)
+    found = K.search(rows, proj, K.chains_for("string", t, None) if only is None else list(only),
+                     adv.rows if wide_rows is None else wide_rows, len(runs), _estimate, sampled=not every,
+                     escalate=only is None, head=head)
     if cx is not None:          # the Compact parts' granules, every value, with each chain
         lay = ("string", 0) if t == "String" and t != ctype else ("fixed", adv.length_min) if t != ctype \
             else (now_lay, 0)
@@ -2457,9 +2499,11 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         nm, now = null_proj
         found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
         beat += now
-    g = got[sel[0]] if len(sel) else None
-    sample = b"" if g is None or g[2] is None else g[2]
-    _keep_chains(adv, found, t, ctype, chain, True, beat, why, limit=limit, speed=_speed_of(sample))
+    if speed is None:
+        g = got[sel[0]] if len(sel) else None
+        speed = _speed_of(b"" if g is None or g[2] is None else g[2])
+    _keep_chains(adv, found, t, ctype, chain, True, beat, why, limit=limit, speed=speed)
+    return found
 
 
 def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, progress=None,

@@ -432,7 +432,8 @@ def test_chain_search_rules():
                                                                                    "LZ4HC(9)"}
     # where levels pay, the two smallest transform chains are tried with the best level
     sizes = {"LZ4": 100, "ZSTD(1)": 90, "ZSTD(3)": 80, "ZSTD(6)": 70, "ZSTD(9)": 75, "Delta, T64, ZSTD(1)": 40,
-             "T64, LZ4": 50, "Delta, LZ4": 60, "Delta, T64, ZSTD(6)": 30, "T64, ZSTD(6)": 49.8}
+             "T64, LZ4": 50, "Delta, LZ4": 60, "Delta, T64, ZSTD(6)": 30, "T64, ZSTD(6)": 49.8, "ZSTD(2)": 89.5,
+             "ZSTD(12)": 69.5, "ZSTD(19)": 72}
     tried = []
 
     def total(chain):
@@ -441,6 +442,19 @@ def test_chain_search_rules():
     found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
     assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
     assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
+    # ZSTD(2) and the slow levels 12 and 19 are tried where levels pay, each kept only when 1% under
+    # ZSTD(1) (2) or under the smallest level before it (12, 19)
+    assert {"ZSTD(2)", "ZSTD(12)", "ZSTD(19)"} <= set(tried)
+    assert not {"ZSTD(2)", "ZSTD(12)", "ZSTD(19)"} & {c for c, _, _ in found}
+    sizes.update({"ZSTD(19)": 60, "Delta, T64, ZSTD(19)": 20, "T64, ZSTD(19)": 45})
+    tried.clear()
+    found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
+    assert tried[-2:] == ["Delta, T64, ZSTD(19)", "T64, ZSTD(19)"] and found[0][0] == "Delta, T64, ZSTD(19)"
+    # ZSTD(6) and ZSTD(9) not 1% under ZSTD(3): the slow levels are not tried
+    sizes.update({"ZSTD(6)": 79.5, "ZSTD(9)": 79.5})
+    tried.clear()
+    K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)"])
+    assert "ZSTD(19)" not in tried and "ZSTD(12)" not in tried
     # sampled, the slow LZ4HC(9) is projected on the first piece only, scaled from LZ4 by its ratio there;
     # with every run read it is projected on every piece
     calls = []
