@@ -52,8 +52,11 @@ LEVELS_PAY = 0.02
 HIGH_GAIN = 0.01
 #: runs a chain is projected on when sampling (the pure-Python codecs are slow)
 CODEC_RUNS = 3
-#: at most this many chains are suggested per column
+#: at most this many chains are suggested per column on its best type (and one on each other type)
 KEEP = 3
+#: sampled, the chains on a suggested type other than the best are projected on this many of the
+#: CODEC_RUNS runs (they are few and only the smallest is kept)
+OTHER_RUNS = 2
 #: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx; Date, Date32 and DateTime among them)
 _T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "Date", "Decimal(")
 #: GCD (CompressionCodecGCD.cpp, ClickHouse 23.9+): every value of a block divided by their greatest
@@ -72,6 +75,23 @@ def monotonic(values: list[np.ndarray]) -> bool:
     up = all(np.all(np.diff(v.astype(np.float64)) >= 0) for v in values if len(v) > 1)
     down = all(np.all(np.diff(v.astype(np.float64)) <= 0) for v in values if len(v) > 1)
     return up or down
+
+
+#: a Date / DateTime column takes the DoubleDelta chains when at least this share of its steps go
+#: one way (a time column nearly in order: DoubleDelta's case; one sorted under other key columns
+#: is not, and DoubleDelta is a pure-Python encoder here, the costliest chain to project)
+NEARLY_ORDERED = 0.9
+
+
+def nearly_ordered(values: list[np.ndarray] | None) -> bool:
+    """At least NEARLY_ORDERED of the steps of the runs read are >= 0, or of them <= 0."""
+    if not values:
+        return False
+    d = [np.diff(v.astype(np.float64)) for v in values if len(v) > 1]
+    if not d:
+        return False
+    d = np.concatenate(d)
+    return bool(np.mean(d >= 0) >= NEARLY_ORDERED or np.mean(d <= 0) >= NEARLY_ORDERED)
 
 
 def slowly_changing(values: list[np.ndarray]) -> bool:
@@ -119,12 +139,16 @@ def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None, gcd: 
         return out
     t64 = type_text.startswith(_T64_TYPES) and not type_text.startswith("DateTime64")
     out += [c for c in INTEGER if "T64" not in c or t64]
-    mono = kind in ("datetime64", "datetime", "date") or type_text.startswith(("DateTime", "Date")) or (
-        values is not None and monotonic(values))
+    timeish = kind in ("datetime64", "datetime", "date") or type_text.startswith(("DateTime", "Date"))
+    if kind in ("datetime", "date") or (type_text.startswith(("DateTime", "Date"))
+                                        and not type_text.startswith("DateTime64") and kind != "datetime64"):
+        mono = values is None or nearly_ordered(values)       # Date / DateTime: nearly in order
+    else:
+        mono = kind == "datetime64" or type_text.startswith("DateTime64") or (values is not None and monotonic(values))
     if mono:
         out += MONOTONIC
     if gcd > 1:
-        out += list(GCD) + (list(GCD_T64) if t64 else []) + (list(GCD_DELTA) if mono else [])
+        out += list(GCD) + (list(GCD_T64) if t64 else []) + (list(GCD_DELTA) if mono or timeish else [])
     return out
 
 

@@ -1628,7 +1628,10 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
 
     def search(t: str, conv, cand, only: list[str] | None, limit: int) -> None:
         width = _layout(t)[1]
-        pieces = [conv(values[i]) if conv else raws[i] for i in sel]
+        # another type than the best, sampled: its few chains on OTHER_RUNS of the codec runs
+        k = len(sel) if only is None or every else min(len(sel), K.OTHER_RUNS)
+        pieces = [conv(values[i]) if conv else raws[i] for i in sel[:k]]
+        rows_k = rows[:k]
         gcd = K.common_divisor(pieces, width) if _base_type(t) not in ("Float32", "Float64") else 0
         chains = K.chains_for(kind if cand is None else _kind(t) or kind, t, numeric, gcd)
         if only is not None:       # another type: the best type's winners (that this type takes) and GCD's
@@ -1654,7 +1657,7 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
                 est, (lo, hi) = total(base)
                 done[c] = round(est * r), (round(lo * r), round(hi * r))
                 return done[c]
-            est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows)],
+            est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows_k)],
                                       wide_rows, len(runs))
             x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
             done[c] = est + x, (lo + x, hi + x)
@@ -2486,6 +2489,8 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
                                                                                                c, granule)
         w = adv.length_min if t != ctype else n
         return S.project_fixed(S.pad_fixed(sizes[:k], chars[:ends], w), w, c, granule)
+    if only is not None and not every:      # another type than the best, sampled: OTHER_RUNS of the runs
+        rows = rows[:K.OTHER_RUNS]
     found = K.search(rows, proj, K.chains_for("string", t, None) if only is None else list(only),
                      adv.rows if wide_rows is None else wide_rows, len(runs), _estimate, sampled=not every,
                      escalate=only is None, head=head)
