@@ -41,8 +41,8 @@ LOWCARDINALITY = GENERAL + STRING
 _GENERAL_TAIL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: ZSTD levels above 3, tried where levels pay: when ZSTD(3) is at least LEVELS_PAY under ZSTD(1)
 #: (the levels a DBA types: 6 and 9, 12, and 19, zstd's highest before the "ultra" levels 20-22,
-#: which on blocks of at most 1 MiB take the same parameters as 19 with a larger window, so give
-#: the same bytes: zstd's clevels.h, the window capped by the block's size)
+#: which gave 19's very bytes on the blocks tried, 64-436 KiB: zstd caps their larger windows at
+#: the block's size)
 HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)", "ZSTD(12)", "ZSTD(19)")
 #: ZSTD(2), between the default level 1 and 3, tried where levels pay (nearly as fast as 1), kept
 #: when 1% under ZSTD(1)
