@@ -62,7 +62,9 @@ def human_table(result: dict) -> str:
         for c in a.get("codec_candidates") or []:
             lo, hi = c["projected_bytes_ci95"]
             lines.append(f"  codec {c['codec']} on {c['type']}: {human_bytes(c['projected_bytes'])} ({human_bytes(lo)}.."
-                         f"{human_bytes(hi)})  saves {human_bytes(max(c['saving_bytes'], 0))}")
+                         f"{human_bytes(hi)})  saves {human_bytes(max(c['saving_bytes'], 0))}"
+                         + (f"  (its general codec compressed at {c['compress_mb_s']:,.1f} MB/s here)"
+                            if c.get("compress_mb_s") else ""))
             lines.append(f"           {c['ddl']}")
         lines.append("")
     lines.append(f"{skipped} columns without a narrower type or a better codec, or not advised (--json lists why)")

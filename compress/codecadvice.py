@@ -40,16 +40,32 @@ LOWCARDINALITY = GENERAL + STRING
 #: the general codecs a transform chain can end with (a level is put in their place)
 _GENERAL_TAIL = ("LZ4", "ZSTD(1)", "ZSTD(3)")
 #: ZSTD levels above 3, tried where levels pay: when ZSTD(3) is at least LEVELS_PAY under ZSTD(1)
-HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)")
+#: (the levels a DBA types: 6 and 9, 12, and 19, zstd's highest before the "ultra" levels 20-22,
+#: which gave 19's very bytes on the blocks tried, 64-436 KiB: zstd caps their larger windows at
+#: the block's size)
+HIGH_ZSTD = ("ZSTD(6)", "ZSTD(9)", "ZSTD(12)", "ZSTD(19)")
+#: ZSTD(2), between the default level 1 and 3, tried where levels pay (nearly as fast as 1), kept
+#: when 1% under ZSTD(1)
+LOW_ZSTD = ("ZSTD(2)",)
 LEVELS_PAY = 0.02
 #: a higher level is kept only when it is at least this much under ZSTD(3) (it compresses slower)
 HIGH_GAIN = 0.01
 #: runs a chain is projected on when sampling (the pure-Python codecs are slow)
 CODEC_RUNS = 3
-#: at most this many chains are suggested per column
+#: at most this many chains are suggested per column on its best type (and one on each other type)
 KEEP = 3
-#: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx)
-_T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "DateTime", "Decimal(")
+#: sampled, the chains on a suggested type other than the best are projected on this many of the
+#: CODEC_RUNS runs (they are few and only the smallest is kept)
+OTHER_RUNS = 2
+#: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx; Date, Date32 and DateTime among them)
+_T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "Date", "Decimal(")
+#: GCD (CompressionCodecGCD.cpp, ClickHouse 23.9+): every value of a block divided by their greatest
+#: common divisor; for Int*, UInt*, Decimal*, Date* and DateTime* (getGCDBytesSize), tried when the
+#: values read share a divisor > 1.  Its quotients are then packed by T64 or Delta, or compressed
+#: by the general codec.
+GCD = ("GCD, LZ4", "GCD, ZSTD(1)")
+GCD_T64 = ("GCD, T64, ZSTD(1)",)
+GCD_DELTA = ("GCD, Delta, ZSTD(1)",)
 
 
 def monotonic(values: list[np.ndarray]) -> bool:
@@ -59,6 +75,23 @@ def monotonic(values: list[np.ndarray]) -> bool:
     up = all(np.all(np.diff(v.astype(np.float64)) >= 0) for v in values if len(v) > 1)
     down = all(np.all(np.diff(v.astype(np.float64)) <= 0) for v in values if len(v) > 1)
     return up or down
+
+
+#: a Date / DateTime column takes the DoubleDelta chains when at least this share of its steps go
+#: one way (a time column nearly in order: DoubleDelta's case; one sorted under other key columns
+#: is not, and DoubleDelta is a pure-Python encoder here, the costliest chain to project)
+NEARLY_ORDERED = 0.9
+
+
+def nearly_ordered(values: list[np.ndarray] | None) -> bool:
+    """At least NEARLY_ORDERED of the steps of the runs read are >= 0, or of them <= 0."""
+    if not values:
+        return False
+    d = [np.diff(v.astype(np.float64)) for v in values if len(v) > 1]
+    if not d:
+        return False
+    d = np.concatenate(d)
+    return bool(np.mean(d >= 0) >= NEARLY_ORDERED or np.mean(d <= 0) >= NEARLY_ORDERED)
 
 
 def slowly_changing(values: list[np.ndarray]) -> bool:
@@ -76,8 +109,25 @@ def slowly_changing(values: list[np.ndarray]) -> bool:
     return bool(np.mean(d == 0) >= 0.1 or (hi > lo and np.median(d) <= 0.01 * (hi - lo)))
 
 
-def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None) -> list[str]:
-    """The chains worth trying for a column of ``kind`` as ``type_text``."""
+def common_divisor(pieces: list[bytes], width: int) -> int:
+    """The greatest common divisor of the values in ``pieces`` (``width``-byte little-endian
+    words read unsigned, as the GCD codec reads them; 0 when every value is 0 or the width is
+    over 8 bytes, whose values the advisor does not try GCD on)."""
+    if width not in (1, 2, 4, 8):
+        return 0
+    g = 0
+    for p in pieces:
+        v = np.frombuffer(p[:len(p) - len(p) % width], dtype=f"<u{width}").astype(np.uint64)
+        if len(v):
+            g = int(np.gcd.reduce(np.append(v, np.uint64(g))))
+        if g == 1:
+            break
+    return g
+
+
+def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None, gcd: int = 0) -> list[str]:
+    """The chains worth trying for a column of ``kind`` as ``type_text`` (``gcd``: the common
+    divisor of the values read as that type, common_divisor: GCD chains are tried when over 1)."""
     if kind in ("string", "fixedstring"):
         return list(GENERAL + STRING)
     if kind == "lowcardinality":
@@ -87,11 +137,18 @@ def chains_for(kind: str, type_text: str, values: list[np.ndarray] | None) -> li
         if values is not None and slowly_changing(values):
             out += FLOAT
         return out
-    out += [c for c in INTEGER if "T64" not in c or (type_text.startswith(_T64_TYPES)
-                                                      and not type_text.startswith("DateTime64"))]
-    if kind == "datetime64" or type_text.startswith(("DateTime", "Date")) or (
-            values is not None and monotonic(values)):
+    t64 = type_text.startswith(_T64_TYPES) and not type_text.startswith("DateTime64")
+    out += [c for c in INTEGER if "T64" not in c or t64]
+    timeish = kind in ("datetime64", "datetime", "date") or type_text.startswith(("DateTime", "Date"))
+    if kind in ("datetime", "date") or (type_text.startswith(("DateTime", "Date"))
+                                        and not type_text.startswith("DateTime64") and kind != "datetime64"):
+        mono = values is None or nearly_ordered(values)       # Date / DateTime: nearly in order
+    else:
+        mono = kind == "datetime64" or type_text.startswith("DateTime64") or (values is not None and monotonic(values))
+    if mono:
         out += MONOTONIC
+    if gcd > 1:
+        out += list(GCD) + (list(GCD_T64) if t64 else []) + (list(GCD_DELTA) if mono or timeish else [])
     return out
 
 
@@ -103,35 +160,67 @@ def pick_runs(n_sampled: int, every: bool, seed: int) -> np.ndarray:
 
 
 #: chains that compress far slower than the others (LZ4HC at level 9: 10-200 ms a MiB where LZ4
-#: takes 3): when sampling they are projected on SLOW_RUNS of the pieces only, as a ratio to LZ4 there
-SLOW = ("LZ4HC(9)",)
+#: takes 3; ZSTD(12) and ZSTD(19): 30-400 ms a MiB where ZSTD(3) takes 5): when sampling they are
+#: projected on SLOW_RUNS of the pieces only, as a ratio there to the fast chain named beside them
+SLOW = {"LZ4HC(9)": "LZ4", "ZSTD(12)": "ZSTD(3)", "ZSTD(19)": "ZSTD(3)"}
 SLOW_RUNS = 1
 
 
+def slow_base(chain: str) -> str | None:
+    """The fast chain a slow one is scaled from (the same transforms with LZ4 / ZSTD(3)), or None."""
+    head, _, tail = chain.rpartition(",")
+    tail = tail.strip()
+    if tail not in SLOW:
+        return None
+    return f"{head.strip()}, {SLOW[tail]}" if head.strip() else SLOW[tail]
+
+
 def search(rows: list[int], project, chains: list[str], total_rows: int, n_runs: int, estimate,
-           sampled: bool = False) -> list[tuple]:
+           sampled: bool = False, escalate: bool = True, head=None) -> list[tuple]:
     """(chain, projected bytes, 95% interval) of every chain, smallest first: ``project(i,
     chain)`` gives piece ``i``'s bytes (``rows[i]`` rows), ``estimate`` the ratio estimate
     (compress/typeadvice._estimate).  ``sampled`` (the pieces are a sample of the column's
     runs): a SLOW chain is projected on the first SLOW_RUNS pieces only and scaled from LZ4's
     projection by its ratio to LZ4 on them (LZ4's interval scaled alike)."""
-    lz4: dict[int, int] = {}
+    done: dict[tuple[int, str], int] = {}
 
     def piece(i: int, chain: str) -> int:
-        if chain != "LZ4":
-            return project(i, chain)
-        if i not in lz4:
-            lz4[i] = project(i, chain)
-        return lz4[i]
+        if (i, chain) not in done:
+            done[(i, chain)] = project(i, chain)
+        return done[(i, chain)]
 
     def total(chain: str):
-        if sampled and chain in SLOW and "LZ4" in chains and len(rows) > SLOW_RUNS:
-            head = range(SLOW_RUNS)
-            ratio = sum(project(i, chain) for i in head) / max(1, sum(piece(i, "LZ4") for i in head))
-            est, (lo, hi) = total("LZ4")
+        base = slow_base(chain)
+        if sampled and base is not None and len(rows) > SLOW_RUNS:
+            if head is not None:        # the first SLOW_BYTES of a piece: ``head(chain)`` its bytes
+                ratio = head(chain) / max(1, head(base))
+            else:
+                ratio = sum(project(i, chain) for i in range(SLOW_RUNS)) / max(1, sum(piece(i, base)
+                                                                                   for i in range(SLOW_RUNS)))
+            est, (lo, hi) = total(base)
             return round(est * ratio), (round(lo * ratio), round(hi * ratio))
         return estimate([(r, piece(i, chain)) for i, r in enumerate(rows)], total_rows, n_runs)
+    if not escalate:        # these chains only (another suggested type: the best type's winners)
+        return sorted(((c, *total(c)) for c in chains), key=lambda x: x[1])
     return search_totals(total, chains)
+
+
+def winners(found: list[tuple]) -> list[str]:
+    """What another suggested type of the column tries (its best chain among them): the smallest
+    chain found on the best type and the smallest general codec alone, each in its fast form
+    (fast_form)."""
+    out: list[str] = []
+    for c in [c for c, _, _ in found[:1]] + [next((c for c, _, _ in found if "," not in c), "")]:
+        c = fast_form(c)
+        if c and c not in out:
+            out.append(c)
+    return out
+
+
+def fast_form(chain: str) -> str:
+    """A chain with its slow general codec (SLOW) put back to its fast base: what another type
+    than the best tries, so the slow levels are projected on the best type only."""
+    return slow_base(chain) or chain
 
 
 def search_totals(total, chains: list[str]) -> list[tuple]:
@@ -144,11 +233,19 @@ def search_totals(total, chains: list[str]) -> list[tuple]:
         out.append((chain, est, ci))
     got = {c: e for c, e, _ in out}
     z1, z3 = got.get("ZSTD(1)"), got.get("ZSTD(3)")
-    if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try higher ones
+    if z1 and z3 and z3 <= (1 - LEVELS_PAY) * z1:       # levels pay on this column: try others
+        for chain in LOW_ZSTD:
+            est, ci = total(chain)
+            if est <= (1 - HIGH_GAIN) * z1:
+                out.append((chain, est, ci))
         best_level, best = "ZSTD(3)", z3
         for chain in HIGH_ZSTD:
+            if chain in ("ZSTD(12)", "ZSTD(19)") and best_level == "ZSTD(3)":
+                continue        # 6 and 9 not 1% under 3: the slow levels are not tried
             est, ci = total(chain)
-            if est <= (1 - HIGH_GAIN) * z3:
+            # 6 and 9 kept when 1% under ZSTD(3); 12 and 19 when 1% under the smallest level before
+            # them: each level named earns its slower compression
+            if est <= (1 - HIGH_GAIN) * (z3 if chain in ("ZSTD(6)", "ZSTD(9)") else best):
                 out.append((chain, est, ci))
                 if est < best:
                     best_level, best = chain, est

@@ -98,12 +98,14 @@ class Candidate:
     saving_bytes: int = 0
     ddl: str = ""
     warning: str = ""                       # e.g. parts that would be written Compact
+    compress_mb_s: float | None = None      # a codec chain: its general codec's speed on the column's bytes
 
     def to_json(self) -> dict:
         return {"type": self.type, "codec": self.codec, "reason": self.reason, "lossless": self.lossless,
                 "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
                 "projected_bytes": self.projected_bytes, "projected_bytes_ci95": list(self.ci95),
-                "saving_bytes": self.saving_bytes, "ddl": self.ddl, "warning": self.warning}
+                "saving_bytes": self.saving_bytes, "ddl": self.ddl, "warning": self.warning,
+                "compress_mb_s": None if self.compress_mb_s is None else round(self.compress_mb_s, 1)}
 
 
 @dataclass
@@ -127,7 +129,7 @@ class ColumnAdvice:
     current_projected_bytes: int = 0        # the current type re-encoded the same way (the model's own error)
     compact_rows: int = 0                   # rows in active Compact parts, read whole and counted
     candidates: list[Candidate] = field(default_factory=list)
-    codec_candidates: list[Candidate] = field(default_factory=list)   # chains on the best type
+    codec_candidates: list[Candidate] = field(default_factory=list)   # chains on each suggested type
     not_advised: str | None = None
     nulls: int | None = None                # Nullable: NULL rows (the whole null map read)
     distinct_sampled: int | None = None     # String: distinct values in the rows read
@@ -438,6 +440,10 @@ def _layout(t: str) -> tuple[str | None, int, str] | None:
         return NUMPY_TYPE[b], WIDTH[b], b
     if b == "DateTime":
         return "<u4", 4, "DateTime"
+    if b == "Date" and "(" not in t:
+        return "<u2", 2, "Date"
+    if b == "Date32" and "(" not in t:
+        return "<i4", 4, "Date32"
     if b == "DateTime64":
         return "<i8", 8, "DateTime64"
     dec = _decimal_ps(t)
@@ -573,6 +579,10 @@ def _kind(t: str) -> str | None:
         return "float" if b.startswith("Float") else "int"
     if b == "DateTime64":
         return "datetime64"
+    if b == "DateTime":
+        return "datetime"
+    if b in ("Date", "Date32") and "(" not in t:
+        return "date"
     if _decimal_ps(t):
         return "decimal"
     if t.strip() == "String":
@@ -604,8 +614,8 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
         return adv
     kind = _kind(inner)
     if kind is None:
-        adv.not_advised = (f"{ctype}: not advised (the advisor takes integer, Float32/Float64, DateTime64, Decimal, "
-                           f"String and FixedString columns, and Nullable of them)")
+        adv.not_advised = (f"{ctype}: not advised (the advisor takes integer, Float32/Float64, Date, Date32, DateTime, "
+                           f"DateTime64, Decimal, String and FixedString columns, and Nullable of them)")
         return adv
     sparse = [p["name"] for p in table.get("parts") or [] if p.get("state") == "active"
               for c in p.get("columns") or [] if c.get("name") == col["name"] and c.get("serialization_kind") == "Sparse"]
@@ -745,6 +755,7 @@ def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed:
                 # merged (found by running the advice through chdb 4.4.0: the column's bytes unchanged)
                 c.ddl += f" OPTIMIZE TABLE `{db}`.`{name}` FINAL;"
     adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
+    adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
     return adv
 
 
@@ -1182,14 +1193,7 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
             raise _NotAdvised(f"{inner} values past Int64: not advised")
         got: list = []
         src = "every value"
-        if kind == "int":
-            _int_candidates(adv, table, col["name"], inner, allv, src, chain, chain, width, got)
-        elif kind == "float":
-            _float_candidates(adv, inner, allv, src, True, chain, chain, width, got)
-        elif kind == "datetime64":
-            _datetime64_candidates(adv, inner, allv, src, chain, chain, got)
-        else:
-            _decimal_candidates(adv, inner, allv, src, chain, chain, width, got)
+        _type_candidates(adv, table, col["name"], kind, inner, allv, src, True, chain, chain, width, got)
         _lowcardinality_note(adv, kind, inner, allv)
         if nullable and not keep:
             got.insert(0, (Candidate(inner, chain, f"no NULL in any of the {adv.rows:,} rows: without Nullable the "
@@ -1360,6 +1364,9 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
         tries = [(best[0].type, best[1], best[0].projected_bytes, f" (the {best[0].type} suggestion with this codec)")
                  ] if best is not None else []
         tries.append((ctype, log_proj(lay(n)), adv.current_bytes, ""))
+        # every other suggested type: its best chain (below)
+        tries += [(c.type, p, c.projected_bytes, f" (the {c.type} suggestion with this codec)")
+                  for c, p in out if best is not None and c is not best[0]]
         found_all = []
         for t, proj, beat, why in tries:
             lc = proj is lc_proj
@@ -1372,8 +1379,14 @@ def _advise_log_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ct
                                                   K.chains_for("lowcardinality" if lc else "string", t, None)):
                 if est < beat:
                     found_all.append((est, codec, ci, t, why))
+        others = {c.type for c, _ in out if best is not None and c is not best[0]}
         for est, codec, ci, t, why in sorted(found_all, key=lambda x: x[0]):
-            _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
+            if t in others:                 # its best chain only, whatever the KEEP below
+                others.discard(t)
+                _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
+            elif sum(1 for c in adv.codec_candidates if c.type not in {o.type for o, _ in out}
+                     or c.type == (best[0].type if best else None)) < K.KEEP:
+                _keep_chains(adv, [(codec, est, ci)], t, ctype, chain, True, est + 1, why)
     return [c for c, _ in out]
 
 
@@ -1468,14 +1481,7 @@ def _advise_fixed(adv: ColumnAdvice, dataset, table: dict, column: str, ctype: s
     cands: list[tuple[Candidate, object]] = []     # (candidate, values -> bytes of the new type)
     allv = np.concatenate(values + cvalues) if fits64 and (values or cvalues) else None
     if allv is not None and len(allv):
-        if kind == "int":
-            _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands)
-        elif kind == "float":
-            _float_candidates(adv, ctype, allv, src, every, chain, default, width, cands)
-        elif kind == "datetime64":
-            _datetime64_candidates(adv, ctype, allv, src, chain, default, cands)
-        else:
-            _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands)
+        _type_candidates(adv, table, column, kind, ctype, allv, src, every, chain, default, width, cands)
     per_cur = []
     per = {id(c): [] for c, _ in cands}
     for r, v, j in zip(raws, values, pick):
@@ -1520,6 +1526,8 @@ def _lowcardinality_note(adv: ColumnAdvice, kind: str, ctype: str, first: np.nda
     src/Interpreters/parseColumnsListForTableFunction.cpp: SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY);
     DateTime64 and Decimal are no LowCardinality type at all (DataTypeLowCardinality.cpp: "supported
     only for numbers, strings, Date or DateTime", ILLEGAL_TYPE_OF_ARGUMENT)."""
+    if kind in ("date", "datetime"):
+        return
     first = first[:LC_NOTE_ROWS]
     d = len(np.unique(first))
     if d > LC_MOST_DISTINCT * len(first):
@@ -1542,53 +1550,157 @@ def _same_chain(a: str, b: str) -> bool:
 
 
 def _keep_chains(adv: ColumnAdvice, found: list[tuple], t: str, current_type: str, chain: str, lossless: bool,
-                 beat: int, why: str) -> None:
+                 beat: int, why: str, limit: int | None = None, speed=None) -> None:
+    """The smallest chains of ``found`` on type ``t`` that beat ``beat`` bytes, at most ``limit``
+    (KEEP); ``speed(codec)``: the MB/s its general codec compresses the column's bytes at (the
+    cost of a higher ZSTD level, said in the reason)."""
     from .codecadvice import KEEP
+    limit = KEEP if limit is None else limit
+    kept = 0
     for codec, est, ci in found:
-        if len(adv.codec_candidates) >= KEEP or est >= beat:
+        if kept >= limit or est >= beat:
             break
         if t == current_type and _same_chain(codec, chain):
             continue
-        adv.codec_candidates.append(Candidate(t, codec, f"CODEC({codec}) on {t}{why}", lossless=lossless,
-                                              projected_bytes=est, ci95=ci))
+        c = Candidate(t, codec, f"CODEC({codec}) on {t}{why}", lossless=lossless, projected_bytes=est, ci95=ci)
+        g = _generic(codec)
+        if speed is not None and g not in ("LZ4", "ZSTD(1)", "NONE"):
+            # a level's cost: its speed beside the default level's, on the same bytes of the column
+            c.compress_mb_s = speed(codec)
+            if c.compress_mb_s is not None:
+                c.reason += (f"; its general codec {g} compressed {SPEED_BYTES >> 10} KiB of this column's bytes "
+                             f"at {c.compress_mb_s:,.1f} MB/s here, ZSTD(1) at {speed('ZSTD(1)'):,.0f} MB/s "
+                             f"(zstd / lz4, the libraries the engine links)")
+        adv.codec_candidates.append(c)
+        kept += 1
+
+
+#: bytes of a column a general codec's speed is measured on (the cost of a level, said with it)
+SPEED_BYTES = 32 << 10
+#: sampled, a slow chain (ZSTD(12), ZSTD(19)) on a fixed-width column is projected on this many bytes
+#: of one piece (whole granules) and scaled from its fast base (codecadvice.SLOW)
+SLOW_BYTES = 64 << 10
+
+
+def _speed_of(sample: bytes):
+    """``speed(codec)``: MB/s at which the chain's general codec (LZ4, LZ4HC, ZSTD(level): the
+    libraries the engine links, lz4 and zstd) compresses ``sample`` (its first SPEED_BYTES, in
+    1 MiB blocks at most, best of 2 runs), cached per general codec; None without a sample."""
+    from .chstrings import generic_chain
+    sample = bytes(sample[:SPEED_BYTES])
+    cache: dict[str, float | None] = {}
+
+    def speed(codec: str) -> float | None:
+        g = generic_chain(codec)
+        if g not in cache:
+            if len(sample) < 4096 or g == "NONE":
+                cache[g] = None
+            else:
+                best = float("inf")
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    ch_encode.encode_chain(sample, g)
+                    best = min(best, time.perf_counter() - t0)
+                    if best > 0.005:        # a slow level: one run is timed well enough
+                        break
+                cache[g] = len(sample) / 1e6 / max(best, 1e-9)
+        return cache[g]
+    return speed
 
 
 def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, values, cands, every, seed,
                         null_proj=None, wide_rows=None, exact=None, generic_only: bool = False) -> None:
-    """Codec chains on the column's best lossless type (its current type when none is smaller);
-    ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
-    to each chain's projection and to what it must beat."""
+    """Codec chains on the column's best lossless type (its current type when none is smaller),
+    KEEP of them, and the best chain on each other suggested type (the chains tried there: those
+    that won on the best type, the general codecs and, for a type whose values read share a
+    divisor, GCD's); ``null_proj``: (null map bytes with a chain, now) of a Nullable column with
+    NULLs, added to each chain's projection and to what it must beat."""
     from . import codecadvice as K
     best = min(((c, conv) for c, conv in cands if c.lossless), key=lambda cc: cc[0].projected_bytes, default=None)
-    if best is not None and best[0].projected_bytes < adv.current_projected_bytes:
-        t, conv = best[0].type, best[1]
-        why = f" (the {t} suggestion with this codec)"
-    else:
-        t, conv, why = ctype, None, ""
-    width = _layout(t)[1]
+    if best is None or best[0].projected_bytes >= adv.current_projected_bytes:
+        best = None
     sel = K.pick_runs(len(raws), every, seed)
-    pieces = [conv(values[i]) if conv else raws[i] for i in sel]
     rows = [runs[int(pick[i])].rows for i in sel]
     numeric = [values[i] for i in sel] if values and values[0] is not None else None
-    chains = [c for c in K.chains_for(kind, t, numeric)
-              if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))
-              and not (generic_only and _generic(c) != c)]
     wide_rows = adv.rows if wide_rows is None else wide_rows
+    speed = _speed_of(raws[sel[0]] if len(sel) else b"")
+    top: list[str] = []
 
-    def total(c: str) -> tuple[int, tuple[int, int]]:
-        est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows)],
-                                  wide_rows, len(runs))
-        x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
-        return est + x, (lo + x, hi + x)
-    found = K.search_totals(total, chains)
-    beat = best[0].projected_bytes if conv is not None else adv.current_bytes
-    if null_proj is not None:
-        nm, now = null_proj
-        found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
-        # a Log table made anew writes its null map again (generic_only): the best type's candidate
-        # carries the null map re-laid with its chain
-        beat += nm(best[0].codec) if generic_only and conv is not None else now
-    _keep_chains(adv, found, t, ctype, chain, True if conv is None else best[0].lossless, beat, why)
+    def search(t: str, conv, cand, only: list[str] | None, limit: int) -> None:
+        width = _layout(t)[1]
+        # another type than the best, sampled: its few chains on OTHER_RUNS of the codec runs
+        k = len(sel) if only is None or every else min(len(sel), K.OTHER_RUNS)
+        pieces = [conv(values[i]) if conv else raws[i] for i in sel[:k]]
+        rows_k = rows[:k]
+        gcd = K.common_divisor(pieces, width) if _base_type(t) not in ("Float32", "Float64") else 0
+        chains = K.chains_for(kind if cand is None else _kind(t) or kind, t, numeric, gcd)
+        if only is not None:       # another type: the best type's winners (that this type takes) and GCD's
+            chains = [c for c in chains if c in only or c.startswith("GCD")]
+            chains += [c for c in only if c not in chains and _chain_for(c, t, c) == c]
+        chains = [c for c in chains
+                  if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))
+                  and not (c.startswith("GCD") and width > 8)
+                  and not (generic_only and _generic(c) != c)]
+
+        done: dict[str, tuple[int, tuple[int, int]]] = {}
+
+        def total(c: str) -> tuple[int, tuple[int, int]]:
+            if c in done:
+                return done[c]
+            base = K.slow_base(c)
+            if base is not None and not every and pieces:
+                # sampled: a slow chain (ZSTD(12), ZSTD(19)) on the first SLOW_BYTES of one piece
+                # only (whole granules, its first blocks), scaled from its fast base by its ratio there
+                cut = max(granule * width, SLOW_BYTES // (granule * width) * granule * width)
+                head = pieces[0][:cut]
+                r = project_raw(head, t, c, granule) / max(1, project_raw(head, t, base, granule))
+                est, (lo, hi) = total(base)
+                done[c] = round(est * r), (round(lo * r), round(hi * r))
+                return done[c]
+            est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows_k)],
+                                      wide_rows, len(runs))
+            x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
+            done[c] = est + x, (lo + x, hi + x)
+            return done[c]
+        found = K.search_totals(total, chains) if only is None else \
+            sorted([(c, *total(c)) for c in chains], key=lambda x: x[1])
+        beat = cand.projected_bytes if cand is not None else adv.current_bytes
+        if null_proj is not None:
+            nm, now = null_proj
+            found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found),
+                           key=lambda x: x[1])
+            # a Log table made anew writes its null map again (generic_only): the candidate carries
+            # the null map re-laid with its chain
+            beat += nm(cand.codec) if generic_only and cand is not None else now
+        if only is None:        # what the other types try: the winners here and the best general codec
+            top.extend(K.winners(found))
+        why = f" (the {t} suggestion with this codec)" if cand is not None else ""
+        _keep_chains(adv, found, t, ctype, chain, True if cand is None else cand.lossless, beat, why,
+                     limit=limit, speed=speed)
+    if best is not None:
+        search(best[0].type, best[1], best[0], None, K.KEEP)
+    else:
+        search(ctype, None, None, None, K.KEEP)
+    for c, conv in cands:          # every other suggested type: its best chain
+        if best is not None and c is best[0]:
+            continue
+        search(c.type, conv, c, top, 1)
+
+
+def _type_candidates(adv, table, column, kind, ctype, allv, src, every, chain, default, width, cands) -> None:
+    """The narrower types of a fixed-width column of ``kind`` from its values read ``allv``."""
+    if kind == "int":
+        _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands)
+    elif kind == "float":
+        _float_candidates(adv, ctype, allv, src, every, chain, default, width, cands)
+    elif kind == "datetime64":
+        _datetime64_candidates(adv, ctype, allv, src, chain, default, cands)
+    elif kind == "datetime":
+        _datetime_candidates(adv, ctype, allv, src, chain, default, cands)
+    elif kind == "date":
+        _date_candidates(adv, ctype, allv, src, chain, default, cands)
+    else:
+        _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands)
 
 
 def _int_candidates(adv, table, column, ctype, allv, src, chain, default, width, cands):
@@ -1664,12 +1776,109 @@ def _datetime64_candidates(adv, ctype, allv, src, chain, default, cands):
             c.reason = (f"drops the sub-second parts: largest seen {c.max_abs_error:g} s "
                         f"({int(np.count_nonzero(frac)):,} of {len(allv):,} values read have one)")
         cands.append((c, lambda v, s=scale: (v // s).astype("<u4").tobytes()))
+    tzname = _tz_of(ctype)
+    days = _whole_days(allv // scale, tzname) if k == p else None
+    dtype = _date_type_for(days) if days is not None else None
+    if dtype is not None:
+        every_word = "every sampled" if "sampled" in src else "every"
+        cands.append((Candidate(dtype, _chain_for(chain, "UInt16", default), _midnight_reason(tzname, every_word)),
+                      lambda v, s=scale, t=dtype: _whole_days(v // s, tzname).astype(_layout(t)[0]).tobytes()))
     if 0 < k < p:
         t = f"DateTime64({p - k}{tz})"
         cands.append((Candidate(t, _chain_for(chain, "Int64", default),
                                 f"the last {k} of {p} sub-second digits are zero in every "
                                 f"{'sampled ' if 'sampled' in src else ''}value (lossless)"),
                       lambda v, s=10 ** k: (v // s).astype("<i8").tobytes()))
+
+
+#: Date: UInt16 days since 1970-01-01, up to 2149-06-06 (src/DataTypes/DataTypeDate.h); Date32: Int32
+#: days from 1900-01-01 to 2299-12-31 (DataTypeDate32.h, DATE_LUT_MIN_YEAR / DATE_LUT_MAX_YEAR)
+DATE_MAX = 65535
+DATE32_MIN, DATE32_MAX = -25567, 120529
+#: the time zones whose offset is 0 at every instant (no table look-up needed)
+_UTC_NAMES = ("UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu")
+
+
+def _tz_of(t: str) -> str | None:
+    """The time zone a DateTime('tz') / DateTime64(p, 'tz') names, or None."""
+    a = _args(t)
+    k = 1 if _base_type(t) == "DateTime64" else 0
+    return a[k].strip("'\"") if len(a) > k else None
+
+
+def _local_days(secs: np.ndarray, tz: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(days since 1970-01-01, seconds into the day) of Unix seconds in time zone ``tz`` (None:
+    UTC, as the conversion takes the server's time zone and chdb's is the machine's, UTC here),
+    the offsets looked up per distinct value (zoneinfo); None when the zone is unknown."""
+    secs = secs.astype(np.int64)
+    if tz is None or tz in _UTC_NAMES:
+        off = 0
+    else:
+        try:
+            from datetime import datetime
+            from zoneinfo import ZoneInfo
+            z = ZoneInfo(tz)
+        except Exception:       # noqa: BLE001 -- a zone this machine's tz database lacks
+            return None
+        u, inv = np.unique(secs, return_inverse=True)
+        offs = np.array([int(datetime.fromtimestamp(int(x), z).utcoffset().total_seconds()) for x in u.tolist()],
+                        dtype=np.int64)
+        off = offs[inv]
+    local = secs + off
+    return local // 86400, local % 86400
+
+
+def _whole_days(secs: np.ndarray, tz: str | None) -> np.ndarray | None:
+    """The local days of ``secs`` when every one is a midnight in ``tz``, else None (a time zone's
+    offset is a multiple of 15 minutes, so a value that is not is no midnight: rejected first)."""
+    if not len(secs) or np.any(secs.astype(np.int64) % 900):
+        return None
+    got = _local_days(secs, tz)
+    if got is None or np.any(got[1]):
+        return None
+    return got[0]
+
+
+def _date_type_for(days: np.ndarray) -> str | None:
+    lo, hi = int(days.min()), int(days.max())
+    if 0 <= lo and hi <= DATE_MAX:
+        return "Date"
+    if DATE32_MIN <= lo and hi <= DATE32_MAX:
+        return "Date32"
+    return None
+
+
+def _midnight_reason(tz: str | None, every_word: str) -> str:
+    return (f"{every_word} value is a midnight in {tz or 'UTC'} (lossless: the conversion keeps the day"
+            + ("" if tz else "; the column names no time zone, so MODIFY COLUMN converts in the server's, "
+                             "taken as UTC here: chdb's and this machine's") + ")")
+
+
+def _datetime_candidates(adv, ctype, allv, src, chain, default, cands):
+    """DateTime[('tz')] -> Date (2 bytes) when every value is a midnight in its time zone."""
+    adv.value_min, adv.value_max = int(allv.min()), int(allv.max())
+    adv.range_source = src
+    tz = _tz_of(ctype)
+    days = _whole_days(allv, tz)
+    if days is None:
+        return
+    t = _date_type_for(days)
+    if t is None:
+        return
+    every_word = "every sampled" if "sampled" in src else "every"
+    cands.append((Candidate(t, _chain_for(chain, "UInt16", default), _midnight_reason(tz, every_word)),
+                  lambda v, t=t: _whole_days(v, tz).astype(_layout(t)[0]).tobytes()))
+
+
+def _date_candidates(adv, ctype, allv, src, chain, default, cands):
+    """Date32 -> Date (2 bytes) when every day is in 1970-01-01..2149-06-06."""
+    adv.value_min, adv.value_max = int(allv.min()), int(allv.max())
+    adv.range_source = src
+    if _base_type(ctype) == "Date32" and 0 <= adv.value_min and adv.value_max <= DATE_MAX:
+        cands.append((Candidate("Date", _chain_for(chain, "UInt16", default),
+                                f"days {adv.value_min}..{adv.value_max} ({src}) are in Date's range, "
+                                f"1970-01-01..2149-06-06 (lossless)"),
+                      lambda v: v.astype("<u2").tobytes()))
 
 
 def _decimal_candidates(adv, ctype, allv, src, chain, default, width, cands):
@@ -2090,25 +2299,49 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             cands.append(c)
         else:
             adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now ({now:,})")
-    if codecs and lc_c is not None and lc_c in cands and lc_c is min(cands, key=lambda c: c.projected_bytes):
-        # LowCardinality(String) the best type: the chains on it (generic codecs: its positions
-        # take no others, ISerialization::isSpecialCompressionAllowed), every run read
+    if codecs:
+        # chains on every suggested type: KEEP on the best one (searched first), then on each other
+        # its best among the best type's winners (codecadvice.winners: all generic, as a String's)
         from . import codecadvice as K
+        best = min(cands, key=lambda c: c.projected_bytes, default=None)
+        speed = _speed_of(got[0][2] if got and got[0][2] is not None else b"")
+        top: list[str] | None = None
+
         def lc_total(ch: str) -> tuple[int, tuple[int, int]]:
-            # sampled: a slow chain (LZ4HC) on the first runs only, as a ratio to LZ4 there
+            # sampled: a slow chain (LZ4HC, high ZSTD levels) on the first runs only, as a ratio
+            # to its fast base there
             made = lc_made[0][1] if lc_made else []
-            if every or ch not in K.SLOW or len(made) <= K.SLOW_RUNS:
+            base = K.slow_base(ch)
+            if every or base is None or len(made) <= K.SLOW_RUNS:
                 return lc_project(ch)
-            pair = [sum(sum(S.project_serialized_run(c, d, x)) for _, _, c, d in made[:K.SLOW_RUNS]) for x in (ch, "LZ4")]
-            est, (lo, hi) = lc_project("LZ4")
+            # the first SLOW_BYTES of the first run's serialized granules (and its dictionary)
+            chunks, dchunks = made[0][2], made[0][3]
+            k = max(1, int(np.searchsorted(np.cumsum([len(c) for c in chunks]), SLOW_BYTES)) + 1)
+            pair = [sum(S.project_serialized_run(chunks[:k], dchunks, x)) for x in (ch, base)]
+            est, (lo, hi) = lc_project(base)
             r = pair[0] / max(1, pair[1])
             return round(est * r), (round(lo * r), round(hi * r))
-        found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
-        _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
-                     f" (the {lc_c.type} suggestion with this codec)")
-    elif codecs:
-        _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, fs_c, cands,
-                              every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay)
+        for c in sorted((c for c in (lc_c, fs_c, str_c) if c is not None and c in cands),
+                        key=lambda c: c is not best):
+            limit = K.KEEP if c is best else 1
+            if c is lc_c:
+                # LowCardinality's streams take generic codecs only (its positions:
+                # ISerialization::isSpecialCompressionAllowed), every run read
+                if top is None:
+                    found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
+                else:
+                    found = sorted(((x, *lc_total(x)) for x in top if x == _generic(x)), key=lambda x: x[1])
+                _keep_chains(adv, found, lc_c.type, ctype, chain, True, lc_c.projected_bytes,
+                             f" (the {lc_c.type} suggestion with this codec)", limit=limit, speed=speed)
+            else:                                   # the FixedString(N) / String suggestion
+                found = _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, c,
+                                              cands, every, seed, load_chars, null_proj, wide_rows, cx, inline,
+                                              now_lay, limit=limit, only=top, speed=speed)
+            if top is None:
+                top = K.winners(found)
+        if best is None:                            # no type suggested: the chains on the column's own type
+            _codec_search_strings(adv, S, ctype, fixed, n if fixed else 0, chain, granule, runs, got, None, cands,
+                                  every, seed, load_chars, null_proj, wide_rows, cx, inline, now_lay, speed=speed)
     return cands
 
 
@@ -2202,15 +2435,26 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
         found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2])),
                                 K.chains_for(kind, t, None))
         _keep_chains(adv, found, t, ctype, chain, True, beat, f" (the {t} suggestion with this codec)" if best else "")
+        top = K.winners(found)
+        for c, lay in out:          # every other suggested type: its best chain among the best type's winners
+            if best is None or c is best[0]:
+                continue
+            got = sorted(((ch, *(lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2]))) for ch in top),
+                         key=lambda x: x[1])
+            _keep_chains(adv, got, c.type, ctype, chain, True, c.projected_bytes,
+                         f" (the {c.type} suggestion with this codec)", limit=1)
     return [c for c, _ in out]
 
 
 def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs_c, cands, every, seed,
                           load_chars, null_proj=None, wide_rows=None, cx=None, inline: bool = False,
-                          now_lay: str = "now") -> None:
-    """General codecs and levels on the String or FixedString(N) the column is or would be;
+                          now_lay: str = "now", limit: int | None = None, only: list[str] | None = None,
+                          speed=None) -> list[tuple]:
+    """General codecs and levels on the String or FixedString(N) the column is or would be
+    (``fs_c``: the FixedString(N) or String suggestion they go on, None: the column's own type);
     ``null_proj``: (null map bytes with a chain, now) of a Nullable column with NULLs, added
-    to each chain's projection and to what it must beat."""
+    to each chain's projection and to what it must beat; ``limit``: chains kept (KEEP); ``only``:
+    these chains and no level search (another type than the best); returns the chains found."""
     from . import codecadvice as K
     sel = K.pick_runs(len(got), every, seed)
     try:
@@ -2218,9 +2462,12 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
             load_chars(int(i))
     except (S.StringReadError, payloads.PayloadError) as e:
         adv.notes.append(f"codec chains not projected: {e}")
-        return
+        return []
     rows = [got[i][0].rows for i in sel]
-    if fs_c is not None and fs_c in cands:
+    if fs_c is not None and fs_c in cands and fs_c.type == "String":
+        t, why = "String", " (the String suggestion with this codec)"
+        proj = lambda i, c: S.project_string(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
+    elif fs_c is not None and fs_c in cands:
         t, w = fs_c.type, adv.length_min
         proj = lambda i, c: S.project_fixed(S.pad_fixed(got[sel[i]][1], got[sel[i]][2], w), w, c,  # noqa: E731
                                             granule)
@@ -2232,10 +2479,24 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         t, why = ctype, ""
         ps = S.project_string_inline if inline else S.project_string
         proj = lambda i, c: ps(got[sel[i]][1], got[sel[i]][2], c, granule)   # noqa: E731
-    found = K.search(rows, proj, K.chains_for("string", t, None), adv.rows if wide_rows is None else wide_rows,
-                     len(runs), _estimate, sampled=not every)
+    def head(c: str) -> int:        # a slow chain, sampled: the first SLOW_BYTES of the first piece read
+        sizes, chars = got[sel[0]][1], got[sel[0]][2]
+        k = int(np.searchsorted(np.cumsum(sizes, dtype=np.int64), SLOW_BYTES)) + 1
+        k = max(granule, -(-k // granule) * granule)
+        ends = int(np.sum(sizes[:k], dtype=np.int64))
+        if t == "String" or t == ctype and not fixed:
+            return (S.project_string_inline if inline and t == ctype else S.project_string)(sizes[:k], chars[:ends],
+                                                                                               c, granule)
+        w = adv.length_min if t != ctype else n
+        return S.project_fixed(S.pad_fixed(sizes[:k], chars[:ends], w), w, c, granule)
+    if only is not None and not every:      # another type than the best, sampled: OTHER_RUNS of the runs
+        rows = rows[:K.OTHER_RUNS]
+    found = K.search(rows, proj, K.chains_for("string", t, None) if only is None else list(only),
+                     adv.rows if wide_rows is None else wide_rows, len(runs), _estimate, sampled=not every,
+                     escalate=only is None, head=head)
     if cx is not None:          # the Compact parts' granules, every value, with each chain
-        lay = ("fixed", adv.length_min) if t != ctype else (now_lay, 0)
+        lay = ("string", 0) if t == "String" and t != ctype else ("fixed", adv.length_min) if t != ctype \
+            else (now_lay, 0)
         xs = {c: cx(lay[0], c, lay[1]) for c, _, _ in found}
         found = sorted(((c, e + xs[c], (lo + xs[c], hi + xs[c])) for c, e, (lo, hi) in found), key=lambda x: x[1])
     beat = fs_c.projected_bytes if t != ctype else adv.current_bytes
@@ -2243,7 +2504,11 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         nm, now = null_proj
         found = sorted(((c, e + nm(c), (lo + nm(c), hi + nm(c))) for c, e, (lo, hi) in found), key=lambda x: x[1])
         beat += now
-    _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+    if speed is None:
+        g = got[sel[0]] if len(sel) else None
+        speed = _speed_of(b"" if g is None or g[2] is None else g[2])
+    _keep_chains(adv, found, t, ctype, chain, True, beat, why, limit=limit, speed=speed)
+    return found
 
 
 def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, progress=None,

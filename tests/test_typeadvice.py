@@ -432,7 +432,8 @@ def test_chain_search_rules():
                                                                                    "LZ4HC(9)"}
     # where levels pay, the two smallest transform chains are tried with the best level
     sizes = {"LZ4": 100, "ZSTD(1)": 90, "ZSTD(3)": 80, "ZSTD(6)": 70, "ZSTD(9)": 75, "Delta, T64, ZSTD(1)": 40,
-             "T64, LZ4": 50, "Delta, LZ4": 60, "Delta, T64, ZSTD(6)": 30, "T64, ZSTD(6)": 49.8}
+             "T64, LZ4": 50, "Delta, LZ4": 60, "Delta, T64, ZSTD(6)": 30, "T64, ZSTD(6)": 49.8, "ZSTD(2)": 89.5,
+             "ZSTD(12)": 69.5, "ZSTD(19)": 72}
     tried = []
 
     def total(chain):
@@ -441,6 +442,19 @@ def test_chain_search_rules():
     found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
     assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
     assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
+    # ZSTD(2) and the slow levels 12 and 19 are tried where levels pay, each kept only when 1% under
+    # ZSTD(1) (2) or under the smallest level before it (12, 19)
+    assert {"ZSTD(2)", "ZSTD(12)", "ZSTD(19)"} <= set(tried)
+    assert not {"ZSTD(2)", "ZSTD(12)", "ZSTD(19)"} & {c for c, _, _ in found}
+    sizes.update({"ZSTD(19)": 60, "Delta, T64, ZSTD(19)": 20, "T64, ZSTD(19)": 45})
+    tried.clear()
+    found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
+    assert tried[-2:] == ["Delta, T64, ZSTD(19)", "T64, ZSTD(19)"] and found[0][0] == "Delta, T64, ZSTD(19)"
+    # ZSTD(6) and ZSTD(9) not 1% under ZSTD(3): the slow levels are not tried
+    sizes.update({"ZSTD(6)": 79.5, "ZSTD(9)": 79.5})
+    tried.clear()
+    K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)"])
+    assert "ZSTD(19)" not in tried and "ZSTD(12)" not in tried
     # sampled, the slow LZ4HC(9) is projected on the first piece only, scaled from LZ4 by its ratio there;
     # with every run read it is projected on every piece
     calls = []
@@ -743,7 +757,7 @@ def test_inline_strings_advised_as_clickhouse_23_10_writes_them():
     Strings with sizes inline, compressed marks), its 14 String suggestions run by the same server
     (make_inline_23_10.py: that release has no system.parts_columns, so system.columns of the table
     copy, equal to its active parts' column files): each projection equals the engine's bytes to the
-    byte but where its ZSTD level 3 packs a block a little differently (as 24.8's, below: <= 0.2%)."""
+    byte but where its ZSTD levels 3 and 19 pack a block a little differently (as 24.8's, below: <= 0.2%)."""
     assert TRUTH_INLINE_23_10["clickhouse_version"].startswith("23.10")
     rows = TRUTH_INLINE_23_10["rows"]
     assert not [r for r in rows if "error" in r] and len(rows) >= 14
@@ -757,8 +771,10 @@ def test_inline_strings_advised_as_clickhouse_23_10_writes_them():
               f"projected {c['projected_bytes']}")
         assert r["written_type"] == r["type"] and r["real_bytes"] == r["real_file_bytes"]
         assert a["current_projected_bytes"] == a["current_bytes"] == r["original_bytes"] == r["copy_bytes_before"]
+        # its bundled zstd packs levels 3 and up a little differently (ZSTD(19): 31 bytes over on 22,384)
         assert c["projected_bytes"] == r["real_bytes"] or (
-            r["codec"] == "ZSTD(3)" and abs(c["projected_bytes"] - r["real_bytes"]) <= 0.002 * r["real_bytes"]), r
+            r["codec"] in ("ZSTD(3)", "ZSTD(12)", "ZSTD(19)")
+            and abs(c["projected_bytes"] - r["real_bytes"]) <= 0.002 * r["real_bytes"]), r
         exact += c["projected_bytes"] == r["real_bytes"]
     assert exact >= 12
 
@@ -809,3 +825,56 @@ def test_inline_strings_advised_as_the_engine_writes_them(monkeypatch):
         whole = S.parse_inline(b"".join(typeadvice._raw(typeadvice._Run(entry, list(range(len(entry.units))), 0, 0))
                                         for _ in [0]))
         assert np.array_equal(np.concatenate([m[0] for m in mine]), whole[0]) and b"".join(m[1] for m in mine) == whole[1]
+
+
+TRUTH_DATES = json.loads((HERE / "truth_dates.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def dates_advice():
+    return advise(scan(str(HERE / "datadir_dates")), None, codecs=True)
+
+
+def test_dates_gcd_levels_and_chains_on_every_type_equal_the_engine(dates_advice):
+    """Date and time columns (DateTime always a midnight -> Date, in UTC and in the column's
+    Asia/Tokyo; Date32 -> Date; DateTime64 of whole days -> Date, or Date32 before 1970), the
+    GCD codec (integers, a Decimal and a DateTime whose values share a divisor), ZSTD levels
+    2..19 where they pay, and a chain on every suggested type (UInt8, UInt16 and UInt32 of one
+    column; FixedString(8) beside LowCardinality(String)): chdb 4.4.0 ran each suggestion as its
+    DDL says (make_dates.py, make.py) and wrote every one to the byte of the projection."""
+    rows = TRUTH_DATES["rows"]
+    assert not [r for r in rows if "error" in r], "the advisor offered a DDL the engine refused"
+    types = {(r["column"], r["type"]) for r in rows if r["suggestion"] == "type"}
+    assert {("day_dt", "Date"), ("day_tokyo", "Date"), ("d32", "Date"), ("day64", "Date"),
+            ("old64", "Date32")} <= types
+    codecs = {r["codec"] for r in rows if r["suggestion"] == "codec"}
+    assert any(c.startswith("GCD") for c in codecs) and {"ZSTD(19)", "ZSTD(12)"} & codecs
+    # chains on types that are not the column's best
+    assert {("small", "UInt16"), ("small", "UInt32"), ("code", "FixedString(8)"),
+            ("day64", "DateTime('UTC')")} <= {(r["column"], r["type"]) for r in rows if r["suggestion"] == "codec"}
+    for r in rows:
+        c = _suggestion(_col(dates_advice, r["table"], r["column"]), r)
+        print(f"{r['column']} {r['from_type']} -> {r['type']} CODEC({r['codec']}): engine {r['real_bytes']}, "
+              f"projected {c['projected_bytes']}")
+        assert r["written_type"] == r["type"] and c["projected_bytes"] == r["real_bytes"], (r, c)
+    # a codec chain says what its general codec costs
+    z19 = next(c for a in dates_advice["columns"] for c in a["codec_candidates"] if c["codec"].endswith("ZSTD(19)"))
+    assert z19["compress_mb_s"] and "MB/s" in z19["reason"]
+
+
+def test_dates_not_midnight_and_time_zones():
+    """A DateTime that is not always a midnight in its time zone gets no Date; the midnight is the
+    column's zone's (a UTC midnight is no Tokyo midnight); Date32 outside Date's range stays."""
+    secs = np.array([1704067200, 1704153600], dtype="<u4")           # 2024-01-01 and -02, 00:00 UTC
+    assert list(typeadvice._whole_days(secs, None)) == [19723, 19724]
+    assert typeadvice._whole_days(secs, "Asia/Tokyo") is None
+    assert list(typeadvice._whole_days(secs - 9 * 3600, "Asia/Tokyo")) == [19723, 19724]
+    assert typeadvice._whole_days(secs + 60, None) is None
+    assert typeadvice._date_type_for(np.array([-1, 5])) == "Date32"
+    assert typeadvice._date_type_for(np.array([0, 65535])) == "Date"
+    assert typeadvice._date_type_for(np.array([0, 130000])) is None
+    from dbxray.compress import codecadvice as K
+    assert K.common_divisor([np.array([60, 120, 3600], dtype="<u4").tobytes()], 4) == 60
+    assert not [c for c in K.chains_for("int", "UInt32", None, gcd=1) if "GCD" in c]
+    assert "GCD, T64, ZSTD(1)" in K.chains_for("int", "UInt32", None, gcd=1000)
+    assert K.slow_base("Delta, ZSTD(19)") == "Delta, ZSTD(3)" and K.slow_base("ZSTD(1)") is None

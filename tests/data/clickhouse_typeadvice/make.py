@@ -74,7 +74,8 @@ def write_truth(path: str, s, out: list, **extra) -> None:
 
 DB = "fx"
 TMP = "adv_tmp"
-WIDTHS = {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "DateTime": 4}
+WIDTHS = {"UInt8": 1, "Int8": 1, "UInt16": 2, "Int16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "DateTime": 4,
+          "Date": 2, "Date32": 4}
 
 
 def value_width(t):
