@@ -24,7 +24,7 @@ from dbxray.parsers.myisam import packrec
 from dbxray.parsers.myisam.state import HeaderError
 from dbxray.parsers.myisam.state import read_header as read_myi
 from dbxray.parsers.server.frmfields import FrmColumns
-from dbxray.parsers.server.record import RecordError, Value, is_null
+from dbxray.parsers.server.record import RecordError, Value, record_values
 
 from .datarows import RUN_BYTES
 from .fixedrows import _unit_sets, table_columns
@@ -34,27 +34,9 @@ MAX_INDEX_HEADER = 1 << 16
 
 
 def values_from_record(rec: bytes, blobs: dict[int, bytes], cols: FrmColumns) -> list[Value]:
-    """Each stored column's value of an unpacked record (record.record_values, BLOB/TEXT from
-    ``blobs``: the unpacked blobs by their column's offset)."""
-    out = []
-    for f in cols.fields:
-        if not f.stored:
-            continue
-        if is_null(rec, f):
-            out.append(Value(f, None))
-            continue
-        at = f.record_offset
-        if f.is_blob:
-            out.append(Value(f, blobs.get(at, b"")))
-        elif f.is_varchar:
-            nb = f.varchar_length_bytes
-            n = int.from_bytes(rec[at:at + nb], "little")
-            if n > f.pack_length - nb:
-                raise RecordError(f"VARCHAR {f.name!r} of {n} bytes, at most {f.pack_length - nb}", at)
-            out.append(Value(f, bytes(rec[at + nb:at + nb + n])))
-        else:
-            out.append(Value(f, bytes(rec[at:at + f.pack_length])))
-    return out
+    """Each stored column's value of an unpacked record (BLOB/TEXT from ``blobs``: the unpacked
+    blobs by their column's offset)."""
+    return record_values(rec, cols, blobs)
 
 
 def pack_info_of(entry: FileEntry, engine: str = "myisam") -> tuple[packrec.PackInfo | None, str | None]:

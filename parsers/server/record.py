@@ -35,8 +35,10 @@ def is_null(rec: bytes, f: FrmField) -> bool:
     return f.null_byte is not None and bool(rec[f.null_byte] >> f.null_bit & 1)
 
 
-def record_values(rec: bytes, cols: FrmColumns) -> list[Value]:
-    """Each stored column's value in the record ``rec`` (``cols.reclength`` bytes)."""
+def record_values(rec: bytes, cols: FrmColumns, blobs: dict[int, bytes] | None = None) -> list[Value]:
+    """Each stored column's value in the record ``rec`` (``cols.reclength`` bytes); BLOB/TEXT
+    values from ``blobs`` (the unpacked blobs by their column's record offset: a packed row's),
+    without it a BLOB column is an error (its value is not in the record)."""
     if len(rec) < cols.reclength:
         raise RecordError(f"row of {len(rec)} bytes, the table's record is {cols.reclength}", len(rec))
     out = []
@@ -48,8 +50,10 @@ def record_values(rec: bytes, cols: FrmColumns) -> list[Value]:
             continue
         at = f.record_offset
         if f.is_blob:
-            raise RecordError(f"column {f.name!r} is a BLOB: its value is not in the record", at)
-        if f.is_varchar:
+            if blobs is None:
+                raise RecordError(f"column {f.name!r} is a BLOB: its value is not in the record", at)
+            out.append(Value(f, blobs.get(at, b"")))
+        elif f.is_varchar:
             nb = f.varchar_length_bytes
             n = int.from_bytes(rec[at:at + nb], "little")
             if n > f.pack_length - nb:
