@@ -229,6 +229,11 @@ class ReadOnlyFile:
                 except (OSError, ValueError):
                     pass
 
+    def few_holes(self) -> bool:
+        """Whether the file has no more holes than a map can have blanked
+        (``_MAX_BLANKED_HOLES``): readers may then step around them by slices."""
+        return len(self.holes()) <= _MAX_BLANKED_HOLES
+
     def touches_hole(self, offset: int, length: int) -> bool:
         """Whether [offset, offset + length) overlaps a hole or an unwritten extent."""
         holes = self.holes()
@@ -270,6 +275,8 @@ class ReadOnlyFile:
         gives a short read, never SIGBUS); holes and unwritten extents are not read."""
         if offset < 0 or length < 0:
             raise FileReadError(self.path, f"bad read of {length} bytes", offset)
+        if isinstance(self._mm, bytes):          # a small file already read into memory
+            return self._mm[offset:offset + length]
         try:
             if not self.touches_hole(offset, length):
                 return os.pread(self.fd, length, offset)

@@ -181,8 +181,9 @@ def test_tmpfs_header_gather_through_data_map(tmp_path, monkeypatch):
     """Files of 4 MiB and more whose holes are blanked have their page headers gathered
     through a second, unblanked map (ReadOnlyFile.data_map: whole 2 MiB blocks next to a
     hole stay mapped by one PMD): the same page map as through the blanked map, and no
-    hole allocated on tmpfs (the headers whose memory page touches a hole are read from
-    the blanked map, the pages in holes not at all)."""
+    hole allocated on tmpfs (the headers whose memory page touches a hole are read with
+    pread around the holes, the pages in holes not at all).  Without checksums no step
+    reads whole pages through a map, so the blanked map is never made at all."""
     if fixtures_dir() is None:
         pytest.fail(MISSING, pytrace=False)
     import numpy as np
@@ -207,13 +208,20 @@ def test_tmpfs_header_gather_through_data_map(tmp_path, monkeypatch):
             orig = fileio.ReadOnlyFile.data_map
             monkeypatch.setattr(fileio.ReadOnlyFile, "data_map", lambda self: calls.append(1) or orig(self))
 
-            def build():
+            def build(verify=True):
                 with fileio.ReadOnlyFile(str(p)) as f:
-                    pm = pagemap.build_page_map(f, str(p), verify_checksums=True)
-                    assert f.hole_safe_map
+                    pm = pagemap.build_page_map(f, str(p), verify_checksums=verify)
+                    assert f.hole_safe_map if verify else f._mm is None
                     return pm
+            unmapped = build(verify=False)
+            assert calls, "the header gather did not use the data map"
+            calls.clear()
             gathered = build()
             assert calls, "the header gather did not use the data map"
+            for name in ("type", "kind", "lsn", "page_no", "index_id", "level", "n_recs", "fill", "zero",
+                         "owner_index", "free", "seg_id"):
+                assert np.array_equal(getattr(unmapped, name), getattr(gathered, name), equal_nan=True), name
+            assert unmapped.roots == gathered.roots and unmapped.segments.keys() == gathered.segments.keys()
             monkeypatch.setattr(pagemap, "_DATA_MAP_MIN", 1 << 62)
             blanked = build()
             assert len(calls) == 1

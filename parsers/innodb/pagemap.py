@@ -347,7 +347,12 @@ class _Walk:
     head: bytes                       # the start of page 0 (FIL and FSP headers)
     fil0: FilHeader
     fsp: FspHeader | None
-    pages: np.ndarray | None = None    # (n, physical) uint8 view of the file
+    #: (n, physical) uint8 view of the file, made on first use (``pages``): a page map
+    #: whose header blocks came through ``ReadOnlyFile.data_map`` may never need it
+    mapped: np.ndarray | None = None
+    n_pages: int = 0
+    physical: int = 0
+    in_hole: np.ndarray | None = None
     hdr: np.ndarray | None = None      # header record of every page (header_dtype over copied header blocks)
     pno: np.ndarray | None = None      # 0..n-1
     seg_top_off: np.ndarray | None = None
@@ -374,6 +379,27 @@ class _Walk:
     #: pages that overlap a hole without lying wholly in one, when the file's map
     #: is not hole-safe (too many holes to blank): read with pread, never through the map
     partial: np.ndarray | None = None
+
+    @property
+    def pages(self) -> np.ndarray:
+        """The file as an (n, physical) array: its hole-safe map (``ReadOnlyFile.mmap``),
+        made on first use, or the file read into memory when it cannot be mapped.  When
+        the map could not cover the holes, the pages overlapping one are marked
+        ``partial`` (read with pread from then on, never through the map)."""
+        if self.mapped is None:
+            f, n, physical = self.f, self.n_pages, self.physical
+            mm = f.mmap()
+            if mm is None:
+                if n * physical > _MAX_UNMAPPED:
+                    raise PageMapError(f"cannot mmap the file and {n * physical} bytes are too many to read "
+                                       f"into memory (limit {_MAX_UNMAPPED})")
+                mm = f.read_exact(0, n * physical)
+            elif self.partial is None and not f.hole_safe_map:
+                holes = f.holes()
+                if holes:
+                    self.partial = pages_touching_holes(holes, n, physical) & ~self.in_hole
+            self.mapped = np.frombuffer(mm, dtype=np.uint8, count=n * physical).reshape(n, physical)
+        return self.mapped
 
     def row(self, i: int) -> np.ndarray:
         """Page ``i`` in full (a hole reads as the zeros it holds, nothing is faulted in)."""
@@ -409,10 +435,13 @@ class _Walk:
         return out
 
     def _stored_row(self, i: int) -> np.ndarray:
+        physical = self.physical
+        if self.mapped is None:
+            # not mapped (yet): one page costs a read, not a map of the whole file
+            return np.frombuffer(self.f.pread_nomap(i * physical, physical).ljust(physical, b"\0"), dtype=np.uint8)
         if self.partial is not None and self.partial[i]:
-            physical = self.pages.shape[1]
             return np.frombuffer(self.f.pread(i * physical, physical).ljust(physical, b"\0"), dtype=np.uint8)
-        return self.pages[i]
+        return self.mapped[i]
 
     def col(self, name: str, dtype) -> np.ndarray:
         return self.hdr[name].astype(dtype)
@@ -479,13 +508,13 @@ def _page_size(f: ReadOnlyFile, check):
     size = f.size
     if size < 1024:
         raise PageMapError(f"{size} bytes is too small for an InnoDB page")
-    head = f.pread(0, min(size, 4096))         # FIL and FSP headers; page 0 in full below
+    head = f.pread_nomap(0, min(size, 4096))   # FIL and FSP headers (a read: no map made for it)
     errors: list[tuple[str, int | None]] = []
     fil0 = parse_fil_header(head, 0)
     fsp = parse_fsp_header(head, 0) if len(head) >= 150 else None
     flags = decode_fsp_flags(fsp.flags if fsp else 0)
     physical = flags.physical_page_size
-    ok_size = flags.valid and physical <= size and (size < 2 * physical or _be(f.pread(physical, 8), 4, 4) == 1
+    ok_size = flags.valid and physical <= size and (size < 2 * physical or _be(f.pread_nomap(physical, 8), 4, 4) == 1
                                                     or fil0.page_type != FIL_PAGE_TYPE_FSP_HDR)
     if fil0.page_type != FIL_PAGE_TYPE_FSP_HDR:
         errors.append((f"page 0: page type {fil0.page_type} is not FIL_PAGE_TYPE_FSP_HDR; FSP header not trusted", 0))
@@ -575,12 +604,12 @@ def _copy_heads(dst: np.ndarray, src: np.ndarray, runs, few_runs: bool, in_hole:
             dst[sel] = src[sel]
 
 
-def _heads_through(gather, pages: np.ndarray, in_hole: np.ndarray, holes, n: int, physical: int,
+def _heads_through(gather, f: ReadOnlyFile, in_hole: np.ndarray, holes, n: int, physical: int,
                    head_bytes: int) -> np.ndarray:
     """The header blocks of the pages gathered through ``gather`` (ReadOnlyFile.data_map,
-    closed here), never one whose memory page touches a hole: those few are read from
-    ``pages`` (the blanked map), the pages in holes not at all (zero rows).  Slices
-    only: the ranges near holes are at most as many as the holes blanked."""
+    closed here), never one whose memory page touches a hole: those few are read with
+    pread around the holes, the pages in holes not at all (zero rows).  Slices
+    only: the ranges near holes are at most as many as the holes (``ReadOnlyFile.few_holes``)."""
     near = _heads_near_holes(holes, n, physical)
     heads = np.empty((n, head_bytes), dtype=np.uint8)
     runs, pos = [], 0
@@ -598,9 +627,8 @@ def _heads_through(gather, pages: np.ndarray, in_hole: np.ndarray, holes, n: int
     finally:
         gather.close()
     for a, b in near:
-        idx = a + np.flatnonzero(~in_hole[a:b])
-        if len(idx):
-            heads[idx] = pages[idx, :head_bytes]
+        for i in (a + np.flatnonzero(~in_hole[a:b])).tolist():
+            heads[i] = np.frombuffer(f.pread_nomap(i * physical, head_bytes).ljust(head_bytes, b"\0"), np.uint8)
     return heads
 
 
@@ -610,25 +638,23 @@ def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, 
     header block of each (pages in holes stay zero, untouched); the fields are then
     read from that compact copy (``w.hdr``)."""
     f = w.f
-    mm = f.mmap()
-    if mm is None:
-        if n * physical > _MAX_UNMAPPED:
-            raise PageMapError(f"cannot mmap the file and {n * physical} bytes are too many to read into memory "
-                               f"(limit {_MAX_UNMAPPED})")
-        buf = f.read_exact(0, n * physical)
-    else:
-        buf = mm
-        if prefetch:
+    w.n_pages, w.physical, w.in_hole = n, physical, in_hole
+    if prefetch:
+        mm = f.mmap()
+        if mm is not None:
             _prefetch_headers(mm, n, physical, holes, f.fd)
-    w.pages = np.frombuffer(buf, dtype=np.uint8, count=n * physical).reshape(n, physical)
-    item = np.dtype(f"V{head_bytes}")
     gather = None
-    if mm is not None and holes and f.hole_safe_map and n * physical >= _DATA_MAP_MIN:
+    if holes and f.few_holes() and n * physical >= _DATA_MAP_MIN:
+        # one map with no zero pages over its holes, read only over data: the file's
+        # hole-safe map is made later, only if a step reads whole pages through it
         gather = f.data_map()
     if gather is not None:
-        w.heads = _heads_through(gather, w.pages, in_hole, holes, n, physical, head_bytes)
+        w.heads = _heads_through(gather, f, in_hole, holes, n, physical, head_bytes)
         w.hdr = w.heads.view(header_dtype(head_bytes, with_trailer=False)).reshape(n)
         return
+    buf = w.pages                  # the hole-safe map, or the file read into memory
+    mm = f.mmap()
+    item = np.dtype(f"V{head_bytes}")
     head_in_hole = None
     if mm is not None and holes and not f.hole_safe_map:
         w.partial = pages_touching_holes(holes, n, physical) & ~in_hole
@@ -662,9 +688,9 @@ def _page0_if_crypt(w: _Walk, flags: FspFlags, physical: int) -> bytes | None:
     if not flags.valid or w.fil0.page_type != FIL_PAGE_TYPE_FSP_HDR or flags.encryption:
         return None
     off = crypt_data_offset(flags.logical_page_size, physical)
-    if w.f.pread(off, len(CRYPT_MAGIC)) != CRYPT_MAGIC:
+    if w.f.pread_nomap(off, len(CRYPT_MAGIC)) != CRYPT_MAGIC:
         return None
-    return w.f.pread(0, min(w.f.size, physical))
+    return w.f.pread_nomap(0, min(w.f.size, physical))
 
 
 def _decrypt(w: _Walk, flags: FspFlags, physical: int, n: int, in_hole: np.ndarray, path: str, errors,
@@ -1045,7 +1071,8 @@ def _extents(pm: PageMap, w: _Walk) -> None:
         if d < free_limit and flags.valid:
             pm.errors.append((f"page {int(d)}: expected an extent descriptor page, found type {int(ptype[d])}; "
                               f"extents {int(d)}..{int(d) + physical - 1} have no free/owner facts", int(d) * physical))
-    em = read_extent_map(w.pages if w.partial is None and not w.plain else _RowsAroundHoles(w), n, physical, w.ext, min(free_limit, n), desc_ok)
+    direct = w.mapped is not None and w.partial is None and not w.plain
+    em = read_extent_map(w.mapped if direct else _RowsAroundHoles(w), n, physical, w.ext, min(free_limit, n), desc_ok)
     pm.extent_map = em
     free = em.page_free.copy()
     if not desc_ok[desc_pages].all():
