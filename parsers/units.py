@@ -70,7 +70,7 @@ def expected_hole_per_page(stored: np.ndarray, page_size: int, fs_block: int) ->
     ``stored`` bytes: the unit size minus the payload rounded up to the fs block."""
     stored = np.asarray(stored, dtype=np.int64)
     alloc = (stored + fs_block - 1) // fs_block * fs_block
-    return np.clip(page_size - alloc, 0, None)
+    return np.maximum(page_size - alloc, 0)
 
 
 def missing_hole_ranges(entry, unit_bytes: int) -> np.ndarray:

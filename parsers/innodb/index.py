@@ -122,7 +122,7 @@ def data_size(heap_top: np.ndarray, n_heap: np.ndarray, garbage: np.ndarray) -> 
 
 
 @functools.lru_cache(maxsize=8)
-def _empty_free_space(logical_page_size: int) -> tuple[float, float]:
+def empty_free_space(logical_page_size: int) -> tuple[float, float]:
     """page_get_free_space_of_empty of a REDUNDANT and of a COMPACT page."""
     return (float(free_space_of_empty(logical_page_size, False)),
             float(free_space_of_empty(logical_page_size, True)))
@@ -135,7 +135,7 @@ def fill_ratio(heap_top: np.ndarray, n_heap: np.ndarray, garbage: np.ndarray, lo
     compact = (n_heap & PAGE_HEAP_NO_COMPACT) != 0
     if ds is None:
         ds = data_size(heap_top, n_heap, garbage)
-    cap_old, cap_new = _empty_free_space(logical_page_size)
+    cap_old, cap_new = empty_free_space(logical_page_size)
     cap = compact * (cap_new - cap_old)
     cap += cap_old
     fill = ds / cap

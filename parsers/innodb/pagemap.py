@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from collections import Counter
+
 import numpy as np
 
 from ..fileio import ReadOnlyFile
@@ -60,6 +62,8 @@ class PageMapError(Exception):
     """The file cannot be mapped at all (too small, unreadable)."""
 
 
+#: arrays up to this long are counted by a Counter of their list (PageMap.kind_counts)
+_SMALL_COUNT = 4096
 #: kind_names() results shared between files with the same kinds (bounded)
 _KIND_NAMES: dict[tuple, dict[int, str]] = {}
 _KIND_NAMES_MAX = 4096
@@ -128,11 +132,24 @@ class PageMap:
         """B-tree page kinds of this file's flavour (one lookup per page)."""
         return _index_kinds(self.flavor).take(np.asarray(kinds, dtype=np.uint16))
 
-    def kind_names(self) -> dict[int, str]:
-        """Names of the page kinds in this file. Files with the same kinds get the same
-        dict object (a data dir of 100,000 tablespaces holds a handful of kind sets):
-        read it, never change it in place."""
-        kinds = tuple(int(k) for k in np.unique(self.kind))
+    def kind_counts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The page kinds of this file in ascending order, and how many pages of each
+        (``np.unique(kind, return_counts=True)``; a small file's by a Counter of its list,
+        which costs a tenth of np.unique's fixed cost)."""
+        kind = self.kind
+        if len(kind) <= _SMALL_COUNT:
+            c = Counter(kind.tolist())
+            kinds = tuple(sorted(c))
+            return kinds, tuple(c[k] for k in kinds)
+        u, counts = np.unique(kind, return_counts=True)
+        return tuple(u.tolist()), tuple(counts.tolist())
+
+    def kind_names(self, kinds: tuple[int, ...] | None = None) -> dict[int, str]:
+        """Names of the page kinds in this file (``kinds``: kind_counts()'s kinds when the
+        caller has them). Files with the same kinds get the same dict object (a data dir
+        of 100,000 tablespaces holds a handful of kind sets): read it, never change it in place."""
+        if kinds is None:
+            kinds = self.kind_counts()[0]
         key = (self.flavor, kinds)
         out = _KIND_NAMES.get(key)
         if out is None:

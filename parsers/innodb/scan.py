@@ -25,7 +25,7 @@ from .punch import kept_granularity, punch_block
 from ..units import expected_hole_per_page, hole_bytes_per_unit
 from .zip import zblob_chains
 from .fil import FIL_PAGE_COMPRESSED
-from .index import PAGE_HEAP_NO_COMPACT, free_space_of_empty
+from .index import PAGE_HEAP_NO_COMPACT, empty_free_space
 from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
 from .pagecomp import PageDecodeError, decode_mysql_page
 from . import names as names_module
@@ -600,7 +600,7 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     keep = kept_granularity(pm.flavor, st_blksize, physical, fs_block)
     if entry.fs is not None and (pc_pages.any() or pm.flags.page_compressed):
         entry.fs.engine_block, entry.fs.engine_block_rule = block, rule
-    if keep is not None:
+    if keep is not None and pc_pages.any():
         expected[pc_pages] = expected_hole_per_page(pm.stored[pc_pages], physical, keep)
     if keep is not None and pm.flavor == "mariadb" and (pm.flags.page_compressed or pm.compressed.any()):
         # MariaDB punches freed pages of page_compressed tablespaces whole
@@ -613,7 +613,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         flags[missing] |= UNIT_HOLE_MISSING
         units["flags"] = flags
         entry.units = units
-    entry.kind_names = pm.kind_names()
+    kinds, kind_counts = pm.kind_counts()
+    entry.kind_names = pm.kind_names(kinds)
 
     space_id = pm.fsp.space_id if pm.fsp else int(pm.space_id[0]) if n else None
     naming = file_naming(entry, space_id, names, shared_flag=pm.flavor == "mysql" and pm.flags.shared)
@@ -625,7 +626,11 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     owner_names: dict[int, str] = {}
     indexes_json: list[dict[str, Any]] = []
     live_index = is_index & ~pm.free
-    ids = sorted(set(int(x) for x in np.unique(pm.index_id[live_index])) | set(pm.roots))
+    vals = pm.index_id[live_index]
+    if len(vals) > 1:       # runs of one index: the first of each run is enough to know which occur
+        vals = vals[np.concatenate(([True], vals[1:] != vals[:-1]))]
+    ids = sorted(set(vals.tolist()) | set(pm.roots))
+    cap_old, cap_new = empty_free_space(logical)
     for iid in ids:
         sel = live_index & (pm.index_id == np.uint64(iid))
         npages = int(sel.sum())
@@ -638,9 +643,9 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
             iname = "SDI" if iid == 0xFFFFFFFFFFFFFFFF else f"index {iid}"
         if tname is None:
             tname = table_label
-        cap = free_space_of_empty(logical, (pm.n_heap[sel] & PAGE_HEAP_NO_COMPACT) != 0)
-        data = pm.data_size[sel]
-        fill_ratio = float(np.clip(data, 0, None).sum() / cap.sum()) if npages else None
+        n_compact = int(np.count_nonzero(pm.n_heap[sel] & PAGE_HEAP_NO_COMPACT))
+        cap = n_compact * cap_new + (npages - n_compact) * cap_old
+        fill_ratio = float(np.maximum(pm.data_size[sel], 0).sum() / cap) if npages else None
         indexes_json.append(InnoDBIndex.of({
             "index_id": iid, "name": iname, "table": tname, "root_page": pm.roots.get(iid),
             "pages": npages, "leaf_pages": int(leaf.sum()),
@@ -660,9 +665,8 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
 
     page_types: dict[str, int] = {}
     names_by_kind = entry.kind_names
-    kinds, counts = np.unique(pm.kind, return_counts=True)
-    for k, c in zip(kinds, counts):
-        page_types[names_by_kind[int(k)]] = int(c)
+    for k, c in zip(kinds, kind_counts):
+        page_types[names_by_kind[k]] = c
     comp_sel = pm.compressed
     section = InnoDBSection(**{
         "space_id": space_id,
