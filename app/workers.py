@@ -111,6 +111,7 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
     def fn(progress, is_cancelled):
         # the parsers (numpy, every engine) are imported here, in the job's thread
         from dbxray.parsers.model import Cancelled, ScanContext
+        from dbxray.parsers.parallel import cpu_workers
         from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
         from dbxray.parsers.scan import scan
         if is_saved_scan(path):
@@ -122,8 +123,11 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
             budget = DETAIL_BUDGET_PACKED if listed > PACK_OVER else DETAIL_BUDGET
             # ClickHouse's blocks are walked after the first paint (complete_job): the window's
             # first scan reads what the engine's system tables report
+            # every core: a data dir of thousands of tablespaces is read in a fork server's
+            # workers (this process runs Qt's threads and must not fork: parsers/parallel.py)
             ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
-                                        detail_budget=budget, pack_sections_over=PACK_OVER, block_walk=False))
+                                        detail_budget=budget, pack_sections_over=PACK_OVER, block_walk=False,
+                                        workers=cpu_workers()))
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)

@@ -12,15 +12,28 @@ with it, so the scan's warning about them is the same as in one process.
 
 Used when ``ScanContext.workers`` > 1 (the command line: ``os.cpu_count()``) and the
 files are worth it (:func:`use_pool`); elsewhere each file is read here, in order.
+
+A process that must not fork (the window: Qt's threads) reads a data dir of thousands
+of files in workers of a fork server instead (:func:`use_served_pool`): a fresh
+interpreter started once, with the parsers imported, that forks the workers; the
+per-file function and the files go to them pickled (the function must pickle: InnoDB's
+is a ``functools.partial`` of a module-level function, its dictionary names and the
+scan's settings), and the workers send back no per-file parser objects (InnoDB page
+maps are read again on demand, as past the scan's ``detail_budget``).
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
+import pickle
 import sys
 import threading
 from dataclasses import replace
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Iterator
+
+import numpy as np
 
 from . import mapguard
 from .model import Cancelled, FileEntry, ScanContext
@@ -39,6 +52,11 @@ MIN_BYTES = 64 << 20
 #: files per task at most, and bytes per task (a task is one round trip)
 CHUNK_FILES = 64
 CHUNK_BYTES = 32 << 20
+#: a fork server's pool pays for its start (a fresh interpreter importing the parsers,
+#: ~0.3 s, then sending every file and its result through pipes) from this many files on
+MIN_FILES_SERVED = 1000
+#: what the fork server imports before it forks a worker
+SERVED_PRELOAD = ["dbxray.parsers.scan", "dbxray.parsers.engines"]
 
 _job: tuple[Callable[[FileEntry], None], list[FileEntry], tuple[str, ...], bool] | None = None
 
@@ -65,6 +83,21 @@ def use_pool(entries: list[FileEntry], ctx: ScanContext) -> bool:
     if ctx.workers <= 1 or len(entries) < 2 or not fork_safe():
         return False
     return len(entries) >= MIN_FILES or sum(int(e.apparent_bytes) for e in entries) >= MIN_BYTES
+
+
+def use_served_pool(entries: list[FileEntry], ctx: ScanContext, func: Callable) -> bool:
+    """Whether ``entries`` are read in a fork server's workers: more than one worker asked,
+    forking this process is not safe (:func:`fork_safe`), thousands of files, not a frozen
+    bundle (whose executable is not a Python a fork server can start), and ``func`` pickles."""
+    if ctx.workers <= 1 or len(entries) < MIN_FILES_SERVED or fork_safe() or getattr(sys, "frozen", False):
+        return False
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    try:
+        pickle.dumps(func)
+    except Exception:        # a lambda or a closure: read here
+        return False
+    return True
 
 
 def lighten(entry: FileEntry, keep_detail: tuple[str, ...]) -> None:
@@ -147,6 +180,12 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     packed once the caller is done with it (when the loop asks for the next)."""
     packer = SectionPacker() if ctx.pack_sections_over is not None and len(entries) > ctx.pack_sections_over \
         else None
+    if use_served_pool(entries, ctx, func):
+        for i, entry in _each_file_served(entries, func, ctx, keep_detail):
+            yield i, entry
+            if packer is not None:
+                _pack(entry, packer, ctx)
+        return
     if not use_pool(entries, ctx):
         for i, entry in enumerate(entries):
             ctx.check()
@@ -176,6 +215,78 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     finally:
         pool.join()
         _job = None
+
+
+_served: tuple[Callable[[FileEntry], None], tuple[str, ...], bool] | None = None
+_keep_objects = True
+
+
+def _rebuild_array(data: bytes, dtype_token: bytes, shape: tuple) -> np.ndarray:
+    """An array sent by :func:`_reduce_array` (writable, as an unpickled array is)."""
+    return np.frombuffer(bytearray(data), dtype=_dtype_of(dtype_token)).reshape(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _dtype_of(token: bytes) -> np.dtype:
+    return pickle.loads(token)
+
+
+_dtype_tokens: dict[np.dtype, bytes] = {}
+
+
+def _reduce_array(a: np.ndarray):
+    """An array's bytes, shape and pickled dtype (made once per dtype): numpy's own
+    reduction costs 15-30 µs an array, mostly in Python, and a small tablespace's
+    results hold dozens of them (units, unit facts, the page map).  Object arrays and
+    arrays that are not C-contiguous go numpy's way."""
+    if a.dtype.hasobject or not a.flags.c_contiguous:
+        return a.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    token = _dtype_tokens.get(a.dtype)
+    if token is None:
+        token = _dtype_tokens[a.dtype] = pickle.dumps(a.dtype)
+    return _rebuild_array, (a.tobytes(), token, a.shape)
+
+
+def _init_served(func: Callable[[FileEntry], None], keep_detail: tuple[str, ...], keep_units: bool) -> None:
+    """In a fork server's worker: the job, sent once."""
+    global _served, _keep_objects
+    _served = (func, keep_detail, keep_units)
+    _keep_objects = False
+    ForkingPickler.register(np.ndarray, _reduce_array)     # the results go back the fast way
+
+
+def _run_served(chunk: list[tuple[int, FileEntry]]) -> list[tuple[int, dict[str, Any]]]:
+    """In a fork server's worker: the job's function on the files sent, their states."""
+    assert _served is not None
+    func, keep_detail, keep_units = _served
+    out = []
+    for i, entry in chunk:
+        func(entry)
+        out.append((i, _state(entry, keep_detail, keep_units)))
+    return out
+
+
+def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,
+                      keep_detail: tuple[str, ...]) -> Iterator[tuple[int, FileEntry]]:
+    """:func:`each_file` in a fork server's workers (the files and results pickled)."""
+    workers = min(ctx.workers, len(entries))
+    mp = multiprocessing.get_context("forkserver")
+    mp.set_forkserver_preload(SERVED_PRELOAD)
+    ForkingPickler.register(np.ndarray, _reduce_array)     # the files go out the fast way
+    pool = mp.Pool(workers, initializer=_init_served, initargs=(func, keep_detail, ctx.keep_units))
+    try:
+        tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers))
+        for results in pool.imap(_run_served, tasks):
+            ctx.check()
+            for i, state in results:
+                _apply(entries[i], state)
+                yield i, entries[i]
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def _call(chunk: list[int]) -> list[tuple[int, Any, dict]]:
@@ -238,6 +349,13 @@ def worker_context(ctx: ScanContext) -> ScanContext:
     """``ctx`` as a worker process may use it: no progress callback (the parent reports),
     no cancel hook (the parent polls it between results)."""
     return replace(ctx, progress=None, is_cancelled=None) if ctx.workers > 1 else ctx
+
+
+def keeps_parser_objects() -> bool:
+    """False in a fork server's worker: engines drop their per-file parser objects (InnoDB
+    page maps) as a scan over ``detail_budget`` does, to be read again on demand; sending
+    them back costs more than making them (0.5 ms a small tablespace, numpy's pickling)."""
+    return _keep_objects
 
 
 __all__ = ["Cancelled", "cpu_workers", "each_file", "lighten", "map_calls", "use_pool", "worker_context"]

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from ..fileio import FileReadError
 from ..model import FileEntry, ScanContext
+from ..parallel import keeps_parser_objects
 from .pagemap import PageMapError
 
 #: estimated bytes of one file's page map objects: fixed part and per page (tracemalloc,
@@ -46,12 +47,15 @@ def detail_cost(n_pages: int) -> int:
 
 def keep_within_budget(entry: FileEntry, ctx: ScanContext, n_pages: int, encrypted: bool) -> None:
     """After a file's page map was made: keep it while the scan's budget allows, else
-    drop it (it is read again on demand).  No budget: keep it."""
+    drop it (it is read again on demand).  No budget: keep it, except in a fork server's
+    worker (parsers/parallel.py), which keeps only what is kept whatever the budget
+    (an encrypted file's)."""
     budget = getattr(ctx, "detail_budget", None)
-    if budget is None or "innodb" not in entry.detail:
+    keep = keeps_parser_objects()          # False in a fork server's worker: none sent back
+    if "innodb" not in entry.detail or (budget is None and keep):
         return
     cost = detail_cost(n_pages)
-    if encrypted or ctx.detail_kept + cost <= budget:
+    if encrypted or (keep and ctx.detail_kept + cost <= budget):
         ctx.detail_kept += cost
         return
     del entry.detail["innodb"]

@@ -8,6 +8,7 @@ file path.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -75,8 +76,10 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     total = len(paged)
     wctx = parallel.worker_context(ctx)
     ctx.report(0, total, "innodb pages")
-    for k, entry in parallel.each_file(paged, lambda e: _analyze_one(e, wctx, names), ctx,
-                                       keep_detail=("innodb_naming",)):
+    # a partial of a module-level function: it pickles, so a process that must not fork
+    # (the window) reads thousands of files in a fork server's workers (parsers/parallel.py)
+    one = functools.partial(_analyze_one, ctx=wctx, names=names)
+    for k, entry in parallel.each_file(paged, one, ctx, keep_detail=("innodb_naming",)):
         ctx.report(k + 1, total, f"innodb pages: {entry.path}")
         _assign_table(dataset, entry, names)
         entry.detail.pop("innodb_naming", None)         # its only reader is _assign_table
@@ -102,7 +105,7 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     ctx.report(total, total, "innodb done")
 
 
-def _analyze_one(entry: FileEntry, ctx: ScanContext, names) -> None:
+def _analyze_one(entry: FileEntry, *, ctx: ScanContext, names) -> None:
     """One paged file's page map into ``entry``; its read errors recorded on it."""
     try:
         analyze_file(entry, ctx, names)
