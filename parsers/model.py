@@ -278,6 +278,7 @@ class FileEntry:
                 packed = packer.pack(tuple(state), _decode_values)
             except (pickle.PicklingError, TypeError, AttributeError):
                 return
+        packed.summary = summarize(self)
         _PACKED_SLOT.__set__(self, packed)
         for i in which:
             _PACKED_SLOTS[i].__set__(self, PACKED)
@@ -317,6 +318,62 @@ class FileEntry:
             p = _PACKED_SLOT.__get__(self, FileEntry)
             return (p.open_cached() if p.packer.settled else p.open())[0]
         return s
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    """What the tree and the views ask of every file of a dataset, kept beside the file's
+    packed blob so that asking does not open it (a window over 20,000 tablespaces opened
+    every file's blob two or three times on the GUI thread): its units, their logical
+    bytes, how many lack a hole the engine punches, the expected hole bytes its engine's
+    section states, and whether its engine lays the units out on the unit map."""
+
+    units: int = 0
+    logical_bytes: int = 0
+    missing_hole_units: int = 0
+    expected_hole_bytes: int | None = None
+    mapped: bool = False
+
+
+def _logical_of(entry: "FileEntry") -> int:
+    u = entry.units
+    return int(u["logical"].sum(dtype="u8")) if u is not None and len(u) else 0
+
+
+def _missing_of(entry: "FileEntry") -> int:
+    u = entry.units
+    return int(np.count_nonzero(u["flags"] & UNIT_HOLE_MISSING)) if u is not None and len(u) else 0
+
+
+def _expected_hole_of(entry: "FileEntry") -> int | None:
+    for sec in entry.sections.values():
+        if isinstance(sec, dict) and sec.get("expected_hole_bytes") is not None:
+            return int(sec["expected_hole_bytes"])
+    return None
+
+
+def _mapped_of(entry: "FileEntry") -> bool:
+    if entry.units is None or not len(entry.units):
+        return False
+    from . import engines          # the registry imports every engine, which import this module
+    engine = engines.get(entry.engine)
+    return engine is not None and engine.unit_geometry(entry) is not None
+
+
+def summarize(entry: "FileEntry") -> FileSummary:
+    """``entry``'s :class:`FileSummary` from its (open) values."""
+    u = entry.units
+    return FileSummary(0 if u is None else len(u), _logical_of(entry), _missing_of(entry),
+                       _expected_hole_of(entry), _mapped_of(entry))
+
+
+def _summary_field(name: str, compute: Callable[["FileEntry"], Any]) -> Callable[["FileEntry"], Any]:
+    def read(entry: "FileEntry"):
+        p = _PACKED_SLOT.__get__(entry, FileEntry)
+        s = p.summary if p is not None else None
+        return getattr(s, name) if s is not None else compute(entry)
+    read.__doc__ = f"The file's FileSummary.{name}: kept beside its packed blob, else computed from its values."
+    return read
 
 
 class _Packed:
@@ -596,3 +653,11 @@ class ScanContext:
     def check(self) -> None:
         if self.is_cancelled is not None and self.is_cancelled():
             raise Cancelled()
+
+
+#: what the tree and the views ask of every file, without opening a packed file's blob
+unit_count = _summary_field("units", lambda e: 0 if e.units is None else len(e.units))
+units_logical_bytes = _summary_field("logical_bytes", _logical_of)
+missing_hole_units = _summary_field("missing_hole_units", _missing_of)
+expected_hole_bytes = _summary_field("expected_hole_bytes", _expected_hole_of)
+unit_map_shows = _summary_field("mapped", _mapped_of)

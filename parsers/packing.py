@@ -82,13 +82,15 @@ class PackedSections:
     """A file's sections (or another of its values) as packed bytes: against the
     packer's dictionary, or LZ4 alone (``dictionary`` False: the dictionary's samples)."""
 
-    __slots__ = ("blob", "packer", "dictionary", "decode")
+    __slots__ = ("blob", "packer", "dictionary", "decode", "summary")
 
     def __init__(self, blob: bytes, packer: SectionPacker, dictionary: bool = True, decode=None):
         self.blob = blob
         self.packer = packer
         self.dictionary = dictionary
         self.decode = decode
+        #: what readers of every file ask without opening it (model.FileSummary), or None
+        self.summary = None
 
     def open(self) -> Any:
         """A fresh copy of the value."""

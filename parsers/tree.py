@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engines
-from .model import UNIT_FREE, Dataset, FileEntry
+from .model import UNIT_FREE, Dataset, FileEntry, unit_count, units_logical_bytes
 
 
 #: kinds whose bytes are not added to their parent's: an index row (its file counts its
@@ -122,9 +122,7 @@ class Node:
 
 def logical_bytes(entry: FileEntry) -> int:
     """Decoded size of a file's contents where the parser knows it, else its apparent size."""
-    if entry.units is not None and len(entry.units):
-        return int(entry.units["logical"].sum(dtype="u8"))
-    return int(entry.apparent_bytes)
+    return units_logical_bytes(entry) if unit_count(entry) else int(entry.apparent_bytes)
 
 
 def place(entry: FileEntry) -> tuple[str, str | None, str | None]:

@@ -266,3 +266,25 @@ def test_two_copies_of_a_table_are_two_tree_rows(tmp_path, sparse_fixtures):
     assert sorted(n.path for n in files) == ["a/fx/t_blob.ibd", "b/fx/t_blob.ibd"]
     assert {id(n.ref) for n in files} == {id(e) for e in ds.files}
     assert root.apparent == sum(e.apparent_bytes for e in ds.files) == 2 * src.stat().st_size
+
+
+def test_what_every_file_is_asked_does_not_open_a_packed_file(window_scans, monkeypatch):
+    """The tree and the views ask every file of a dataset its unit count, logical bytes,
+    missing-hole units, expected hole bytes and whether the unit map shows it: a packed
+    file answers from the summary kept beside its blob (a window over 20,000 tablespaces
+    opened every blob two or three times on the GUI thread), the same as the open values."""
+    plain, packed = window_scans
+    by_path = {e.path: e for e in plain.files}
+    readers = (model_mod.unit_count, model_mod.units_logical_bytes, model_mod.missing_hole_units,
+               model_mod.expected_hole_bytes, model_mod.unit_map_shows)
+    want = {e.path: [r(e) for r in readers] for e in plain.files}
+    assert sum(w[0] for w in want.values()) > 0 and any(w[4] for w in want.values())
+    assert any(w[3] for w in want.values())             # expected hole bytes stated somewhere
+    from dbxray.parsers import packing
+    opened = []
+    monkeypatch.setattr(packing.PackedSections, "open", lambda self: opened.append(self) or None)
+    got = {e.path: [r(e) for r in readers] for e in packed.files}
+    assert got == want and not opened
+    from dbxray.parsers.tree import logical_bytes
+    assert [logical_bytes(e) for e in packed.files] == [logical_bytes(by_path[e.path]) for e in packed.files]
+    assert not opened

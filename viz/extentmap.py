@@ -30,7 +30,7 @@ from dbxray.parsers import engines
 from dbxray.parsers.scan import release_free_memory
 from dbxray.parsers.humanize import human_bytes
 from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
-                           UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry)
+                           UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry, unit_map_shows)
 from dbxray.parsers.tree import Node, expand
 
 from . import theme
@@ -971,7 +971,7 @@ class ExtentMapView(QWidget):
     @classmethod
     def shows(cls, dataset) -> bool:
         """Whether the map has something to draw: a file whose engine lays out its units."""
-        return bool(mapped_files(dataset))
+        return dataset is not None and any(_has_pages(e) for e in dataset.files)
 
     node_selected = Signal(object)
     page_clicked = Signal(int)
@@ -1939,10 +1939,7 @@ class ExtentMapView(QWidget):
 
 def _has_pages(entry: FileEntry) -> bool:
     """A file with units whose engine lays them out on the map (``Engine.unit_geometry``)."""
-    if entry.units is None or not len(entry.units):
-        return False
-    engine = engines.get(entry.engine)
-    return engine is not None and engine.unit_geometry(entry) is not None
+    return unit_map_shows(entry)
 
 
 #: file lists longer than this are shown through a FileListModel

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QScrol
 
 from dbxray.parsers.humanize import axis_unit, human_bytes, percent, short_label
 from dbxray.parsers import engines
-from dbxray.parsers.model import FileEntry
+from dbxray.parsers.model import FileEntry, expected_hole_bytes, missing_hole_units
 from dbxray.parsers.units import as_ranges, covered_per_bin, missing_hole_ranges
 from dbxray.parsers.tree import Node, place
 
@@ -106,16 +106,11 @@ class FileHoles:
         return {"edges": edges, "len": lens, "hole": hole, "unwritten": unw, "missing": miss, "data": data}
 
 
-def expected_hole_bytes(entry: FileEntry) -> int | None:
-    for sec in entry.sections.values():
-        if isinstance(sec, dict) and sec.get("expected_hole_bytes") is not None:
-            return int(sec["expected_hole_bytes"])
-    return None
-
-
 def missing_ranges(entry: FileEntry) -> np.ndarray:
     """Byte ranges the engine should have punched but are allocated (parsers/units.py),
     with the unit size of the engine's geometry."""
+    if not missing_hole_units(entry):        # most files: nothing to open
+        return np.zeros((0, 2), np.int64)
     engine = engines.get(entry.engine)
     geo = engine.unit_geometry(entry) if engine is not None else None
     return missing_hole_ranges(entry, geo.unit_bytes if geo is not None else 0)
