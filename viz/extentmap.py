@@ -30,7 +30,7 @@ from dbxray.parsers import engines
 from dbxray.parsers.scan import release_free_memory
 from dbxray.parsers.humanize import human_bytes
 from dbxray.parsers.model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED,
-                           UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry, unit_map_shows)
+                           UNIT_FREE, UNIT_HOLE, UNIT_HOLE_MISSING, UNIT_LEAF, FileEntry, unit_count, unit_map_shows)
 from dbxray.parsers.tree import Node, expand
 
 from . import theme
@@ -1248,7 +1248,7 @@ class ExtentMapView(QWidget):
             self._clear_files_combo()
             self._show_empty("No InnoDB pages (no units to map) in this scan")
             return
-        best = max(files, key=lambda e: (e.role == "tablespace", len(e.units)))
+        best = max(files, key=lambda e: (e.role == "tablespace", unit_count(e)))
         self._set_files(files, best)
 
     def select_node(self, node: Node) -> None:

@@ -117,6 +117,8 @@ def dictionaries(dataset) -> list[Dictionary]:
     """Every fractal-tree file the parser read, table dictionaries first."""
     out = []
     for e in getattr(dataset, "files", []) or []:
+        if e.engine != "tokudb":        # another engine's file: its sections are not opened
+            continue
         sec = (e.sections or {}).get("tokudb") or {}
         if "disk_bytes" not in sec:
             continue
