@@ -174,6 +174,7 @@ def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: lis
     avg = max(0.0, (units.logical_bytes - 4 * rows) / max(rows, 1))
     if full is not None:
         longest = int(units.meta["longest"])
+        avg = float(units.meta.get("inpage_avg", avg))       # the in-page records: long columns off-page
     else:
         names = entry.kind_names or {}
         row_kinds = [c for c, n in names.items() if n in ("ROW", "ROW_PART (split row)")]
