@@ -314,11 +314,13 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         with ReadOnlyFile(mai) as f:
             head = f.pread(0, min(f.size, 1 << 20))
         h = read_mai(head)
-        if h.encrypted:
-            return "encrypted pages"
         layout = read_layout(head, h)
     except (FileReadError, OSError, HeaderError, BlockRowError) as e:
         return f"{mai}: column definitions not read ({e})"
+    dec = entry.detail.get("aria_decryptor") if h.encrypted else None
+    if h.encrypted and dec is None:
+        return (f"encrypted pages not decrypted ({entry.path}: no key file, or its key id 1 does not decrypt them; "
+                f"the scan's warning says which)")
     by_offset = {f.record_offset: f for f in cols.fields if f.stored}
     if sorted(by_offset) != sorted(c.offset for c in layout.columns) or h.reclength != cols.reclength:
         return "the .MAI's columns are not the .frm's"
@@ -342,12 +344,20 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
                 out.append((off, length))
         return out
 
+    def page_at(f: ReadOnlyFile, n: int) -> bytes:
+        page = f.pread(n * block, block)
+        if dec is None or len(page) < block:
+            return page
+        # an encrypted table's page (parsers/aria/pagecrypt.py, the decryptor the scan made)
+        return dec.data_pages(np.frombuffer(page, dtype=np.uint8).reshape(1, block),
+                              np.array([n], dtype=np.int64))[0].tobytes()
+
     def rows_of(f: ReadOnlyFile, j: int) -> list[list[Value]]:
         def read_page(n: int) -> bytes:                 # a row's BLOB and TAIL pages (ROW_FLAG_EXTENTS)
-            return f.pread(n * block, block)
+            return page_at(f, n)
         out = []
         for k in range(bounds[j], bounds[j + 1]):
-            page = f.pread(int(offsets[k]), block)
+            page = page_at(f, int(offsets[k]) // block)
             for off, length in directory(page):
                 vals = read_block_row(page, off, length, layout, read_page, block)
                 out.append([Value(by_offset[o], vals[o]) for o in order])
@@ -357,8 +367,14 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         # the directory only: its entry count in the page header, its entries before the suffix
         n = 0
         for k in range(bounds[j], bounds[j + 1]):
-            count = f.pread(int(offsets[k]) + DIR_COUNT_OFFSET, 1)[0]
-            tail = f.pread(int(offsets[k]) + block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count, DIR_ENTRY_SIZE * count)
+            if dec is not None:
+                page = page_at(f, int(offsets[k]) // block)
+                count = page[DIR_COUNT_OFFSET]
+                tail = page[block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count:block - PAGE_SUFFIX_SIZE]
+            else:
+                count = f.pread(int(offsets[k]) + DIR_COUNT_OFFSET, 1)[0]
+                tail = f.pread(int(offsets[k]) + block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count,
+                               DIR_ENTRY_SIZE * count)
             n += sum(1 for r in range(count) if tail[DIR_ENTRY_SIZE * r:DIR_ENTRY_SIZE * r + 2] != b"\0\0")
         return n
 
