@@ -24,7 +24,7 @@ from dbxray.parsers.server.frmkeys import read_frm_keys
 from mariadb_server import PrivateServer, missing
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
-ROWS = 8000
+ROWS = 4000
 TABLES = {"ka": ("Aria", "ROW_FORMAT=PAGE", ".MAD"), "km": ("MyISAM", "ROW_FORMAT=FIXED", ".MYD")}
 CREATE = """CREATE TABLE x.{t} (id INT NOT NULL, n INT, c CHAR(20) CHARACTER SET utf8mb4, v VARCHAR(100),
   u BIGINT NOT NULL, pad CHAR(60), PRIMARY KEY (id), KEY kc (c), KEY knv (n, v(10)), UNIQUE KEY ku (u))
