@@ -245,9 +245,10 @@ def test_row_length_past_max_pack_length_is_named(packed, tmp_path):
 def test_flipped_header_bytes_named_as_myisamchk_finds_them(packed, tmp_path):
     """A byte of the pack info, trees or distinct values flipped (every k-th of the header):
     never a crash, every error names an offset; dbxray names an error exactly where
-    ``myisamchk -e`` finds the rows unreadable (it also finds flips that only change values:
-    a record checksum or a key that no longer matches, which dbxray does not check; on
-    2026-11-25, 68 named by both, 12 value-only by myisamchk, none by dbxray alone)."""
+    ``myisamchk -e`` finds the rows unreadable or, MyISAM, the record checksum no longer
+    matching (dbxray recomputes it: parsers/myisam/rowchecksum.py; myisamchk also finds keys
+    that no longer match, which dbxray does not check; on 2026-11-25, before the checksum: 68
+    named by both, 12 value-only by myisamchk, none by dbxray alone)."""
     hl = _first_row(packed)
     both = value_only = 0
     for at in range(33, hl, max(1, hl // 40)):

@@ -34,7 +34,8 @@ def row_model_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, ro
         # page0zip.h page_zip_rec_needs_ext: DYNAMIC moves such a record's long columns to BLOB
         # pages, which needs the columns' boundaries: no InnoDB figure rather than a wrong one
         t.notes.append(f"InnoDB and ROW_FORMAT=COMPRESSED estimates: not made (a record of {longest_row:,} bytes "
-                       f"is over half a page and its long columns are not known here to be moved off-page)")
+                       f"is over half a page: a packed row's columns are not known here to move them off-page, or a "
+                       f"decoded one stays that long with them off-page, which the server refuses)")
         other_engine_results(run, t, base, starts, rows, avg, fs_block, innodb=False, full=full)
         return
     model = InnoDBFromRowsEstimate(fs_block=fs_block, starts=starts)

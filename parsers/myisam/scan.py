@@ -236,7 +236,8 @@ def _record_checksum(entry: FileEntry, sec, h, info, buf, rows_at, stop: int, ct
         entry.add_error(f"record checksum {out['computed']:#010x} of the unpacked rows ({out['function']}, "
                         f"mi_checksum.c) is not the .MYI state's {out['stored']:#010x} (myisamchk: \"Record "
                         f"checksum is not the same as checksum stored in the index file\"; the state's checksum "
-                        f"is at .MYI offset {STATE_CHECKSUM_OFFSET}; which row holds the change is not known)")
+                        f"is at .MYI offset {STATE_CHECKSUM_OFFSET}; which row from here on holds the change is "
+                        f"not known)", int(rows_at[0]) if len(rows_at) else 0)
 
 
 def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanContext,
