@@ -240,10 +240,11 @@ def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanC
                             size - bp.trailing_bytes)
         sec.update(pages=bp.pages, page_types=bp.by_type, rows=bp.rows if plain is not None or not h.encrypted else None,
                    empty_page_bytes=bp.empty_bytes, unallocated_pages=bp.unallocated_pages,
-                   decrypted=plain is not None if h.encrypted else None,
                    checksum={"algorithm": CRC_ALGORITHM if ctx.verify_checksums and (plain is not None or
                                                                                       not h.encrypted) else None,
                              "bad_pages": list(bp.bad_crc_pages), "no_crc_pages": bp.no_crc_pages})
+        if h.encrypted:
+            sec.update(decrypted=plain is not None)
         entry.units, entry.kind_names = bp.units, dict(blockrec.KIND_NAMES)
         entry.unit_facts = UnitFacts(records=bp.records)
         if (plain is not None or not h.encrypted) and size >= end and bp.rows != h.records and not bp.bad_crc_pages:
