@@ -107,6 +107,8 @@ class Target:
     primary_model: str | None = None
     notes: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)   # names for the DDL
+    #: engine-specific figures beside the results, in the JSON as they are (empty: left out)
+    facts: dict[str, Any] = field(default_factory=dict)
     #: compressible / overhead / reclaimable bytes (None: the engine does not split its bytes)
     split: Split | None = None
 
@@ -119,6 +121,8 @@ class Target:
             out["split"] = self.split.to_json()
         if self.notes:
             out["notes"] = list(dict.fromkeys(self.notes))
+        if self.facts:
+            out["facts"] = dict(self.facts)
         return out
 
 

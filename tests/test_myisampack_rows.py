@@ -245,9 +245,10 @@ def test_row_length_past_max_pack_length_is_named(packed, tmp_path):
 def test_flipped_header_bytes_named_as_myisamchk_finds_them(packed, tmp_path):
     """A byte of the pack info, trees or distinct values flipped (every k-th of the header):
     never a crash, every error names an offset; dbxray names an error exactly where
-    ``myisamchk -e`` finds the rows unreadable (it also finds flips that only change values:
-    a record checksum or a key that no longer matches, which dbxray does not check; on
-    2026-11-25, 68 named by both, 12 value-only by myisamchk, none by dbxray alone)."""
+    ``myisamchk -e`` finds the rows unreadable or, MyISAM, the record checksum no longer
+    matching (dbxray recomputes it: parsers/myisam/rowchecksum.py; myisamchk also finds keys
+    that no longer match, which dbxray does not check; on 2026-11-25, before the checksum: 68
+    named by both, 12 value-only by myisamchk, none by dbxray alone)."""
     hl = _first_row(packed)
     both = value_only = 0
     for at in range(33, hl, max(1, hl // 40)):
@@ -286,3 +287,35 @@ def test_inspector_shows_a_packed_row(packed):
         assert int(fields["packed length"].replace(",", "")) == bits[1] - lengths[1]
         assert "blob length" in fields                   # the table has blobs
         assert int(e.units["offset"][i]) + int(e.units["stored"][i]) == int(e.units["offset"][i + 1])
+
+
+def test_record_checksum_recomputed(packed, tmp_path):
+    """MyISAM: every packed row unpacked and its mi_checksum summed equals the .MYI state's
+    checksum (what myisamchk compares); a value byte flipped in a row that still unpacks is
+    named as myisamchk names it (the old scan found nothing: the walk and the first rows' trees
+    still hold)."""
+    if packed["engine"] != "myisam":
+        pytest.skip("Aria's _ma_checksum is not recomputed")
+    e = _entry(packed)
+    rc = e.sections["myisam"]["record_checksum"]
+    print(rc)
+    assert rc["computed"] == rc["stored"] and rc["stored"]
+    d = tmp_path / "p"
+    shutil.copytree(packed["dir"], d)
+    names = e.kind_names
+    row = next(c for c, n in names.items() if n == "PACKED_ROW")
+    rows = e.units["offset"][e.units["kind"] == row]
+    path = d / "tpk.MYD"
+    buf = bytearray(path.read_bytes())
+    for off in rows[len(rows) // 2:]:
+        at = int(off) + 8
+        buf[at] ^= 0x10
+        path.write_bytes(bytes(buf))
+        e2 = _entry(packed, scan(str(d)))
+        rc2 = e2.sections["myisam"]["record_checksum"]
+        if rc2["computed"] is not None:
+            break
+        buf[at] ^= 0x10                              # that row no longer unpacks: try another
+    print(rc2, e2.errors)
+    assert rc2["computed"] != rc2["stored"]
+    assert any("Record checksum is not the same" in m for m in e2.errors)

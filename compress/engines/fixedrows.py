@@ -51,6 +51,11 @@ from dbxray.parsers.server.record import RecordError, Value, record_values
 
 from ..sources import UnitSet
 from .datarows import RUN_BYTES
+from .innodbextern import BTR_EXTERN_LOCAL_STORED_MAX_SIZE, LongField, frame, split_records_cut
+from .innodbrows import ROW_OVERHEAD
+
+#: DB_ROW_ID, DB_TRX_ID, DB_ROLL_PTR: the clustered index's fields besides the columns (no primary key)
+CLUSTERED_SYSTEM_FIELDS = 3
 
 #: rows read for the images' mean (a table with more: that many spread over it)
 EXACT_ROWS = 50_000
@@ -83,18 +88,65 @@ def _innodb_bytes(v: Value) -> bytes:
     return data
 
 
-def innodb_image(values: list[Value], nullable: int) -> bytes:
-    """The row as an InnoDB COMPACT/DYNAMIC record holds it after its 5-byte header (module doc)."""
+def _big_col(f) -> bool:
+    """dict0mem.h DATA_BIG_COL: a column InnoDB may store off-page (its maximum over 255
+    bytes, or a BLOB/TEXT)."""
+    if f.is_blob:
+        return True
+    if f.is_char and f.collation is not None:
+        return f.pack_length > 255
+    return (f.octet_length or 0) > 255
+
+
+def innodb_image_parts(values: list[Value], nullable: int) -> tuple[bytes, list[LongField]]:
+    """:func:`innodb_image` and its columns InnoDB may move off-page (innodbextern.py): where
+    their length bytes and values are in it."""
+    null_bytes = (nullable + 7) // 8
     lengths = bytearray()
     body = []
+    spans = []                               # (length byte index, count, body index, value length, big)
     for v in values:
         if v.data is None:
             continue
         b = _innodb_bytes(v)
         if _variable_in_innodb(v):
-            lengths += b"\0\0" if (v.field.octet_length or 0) > 255 and len(b) > 127 else b"\0"
+            big = _big_col(v.field)
+            two = (big or (v.field.octet_length or 0) > 255) and len(b) > 127
+            spans.append((len(lengths), 2 if two else 1, len(body), len(b), big))
+            lengths += b"\0\0" if two else b"\0"
         body.append(b)
-    return bytes((nullable + 7) // 8) + bytes(lengths) + b"".join(body)
+    offsets, at = [], null_bytes + len(lengths)
+    for b in body:
+        offsets.append(at)
+        at += len(b)
+    longs = [LongField(null_bytes + la, lb, offsets[bi], n) for la, lb, bi, n, big in spans
+             if big and n > BTR_EXTERN_LOCAL_STORED_MAX_SIZE]
+    return bytes(null_bytes) + bytes(lengths) + b"".join(body), longs
+
+
+def innodb_image(values: list[Value], nullable: int) -> bytes:
+    """The row as an InnoDB COMPACT/DYNAMIC record holds it after its 5-byte header (module doc)."""
+    return innodb_image_parts(values, nullable)[0]
+
+
+def innodb_frame(values: list[Value], nullable: int) -> bytes:
+    """The row framed for the InnoDB row models: its image behind its length, with its columns
+    InnoDB may store off-page where the record may be too long for a page (innodbextern.py)."""
+    image, longs = innodb_image_parts(values, nullable)
+    return frame(image, longs, len(values) + CLUSTERED_SYSTEM_FIELDS, ROW_OVERHEAD)
+
+
+def inpage_length(framed: bytes) -> int:
+    """The record image a 16 KiB DYNAMIC page keeps of a framed row (its long columns moved
+    off-page as the engine moves them)."""
+    recs, _ = split_records_cut(framed, 0, overhead=ROW_OVERHEAD)
+    return len(recs[0].image) if recs else 0
+
+
+def full_width_frame(values: list[Value], nullable: int) -> bytes:
+    """:func:`full_width_image` behind its 4-byte length."""
+    image = full_width_image(values, nullable)
+    return len(image).to_bytes(4, "little") + image
 
 
 def full_width_image(values: list[Value], nullable: int) -> bytes:
@@ -143,13 +195,14 @@ def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, 
                 rows = rows_of(f, j)
             last.clear()
             last[j] = rows
-        return b"".join(len(r).to_bytes(4, "little") + r for r in (image(v, nullable) for v in rows))
+        return b"".join(image(v, nullable) for v in rows)
 
-    images = (innodb_image, full_width_image)
+    images = (innodb_frame, full_width_frame)
     live = np.zeros(n_units, dtype=np.int64)
     sums = {im: np.zeros(n_units, dtype=np.int64) for im in images}
     seen = {im: [0, 0] for im in images}
     longest = 0
+    inpage_sum = 0                      # the decoded rows' in-page record images (long columns off-page)
     rows_total = int((entry.sections.get(entry.engine) or {}).get("rows") or 0)
     step = max(1, -(-rows_total // EXACT_ROWS) if rows_total else 1)
     try:
@@ -161,12 +214,15 @@ def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, 
                 for v in rows_of(f, j):
                     live[j] += 1
                     for im in images:
-                        n = len(im(v, nullable))
-                        sums[im][j] += 4 + n
-                        seen[im][0] += 4 + n
+                        framed = im(v, nullable)
+                        n = len(framed)
+                        sums[im][j] += n
+                        seen[im][0] += n
                         seen[im][1] += 1
-                        if im is innodb_image:
-                            longest = max(longest, n)
+                        if im is innodb_frame:
+                            inpage = inpage_length(framed)
+                            longest = max(longest, inpage)
+                            inpage_sum += inpage
     except (FileReadError, RecordError, BlockRowError) as e:
         return f"rows not read: {e} (offset {getattr(e, 'offset', '?')})"
     if step > 1:
@@ -176,11 +232,13 @@ def _unit_sets(entry: FileEntry, n_units: int, rows_of, live_of, nullable: int, 
     if not len(keep):
         return "no live rows"
     out = []
-    for im, what in ((innodb_image, "InnoDB records"), (full_width_image, "full-width rows")):
+    inpage_avg = inpage_sum / max(seen[innodb_frame][1], 1)
+    for im, what in ((innodb_frame, "InnoDB records"), (full_width_frame, "full-width rows")):
         out.append(UnitSet(label=f"{entry.path} ({source} as {what}, runs of {RUN_BYTES >> 20} MiB)",
                            logical=sums[im][keep], strata=np.zeros(len(keep), dtype=np.int64),
                            payload=lambda k, im=im: payload(im, int(keep[k])), order_key=order_key[keep],
                            meta={"entry": entry, "rows": int(live.sum()), "longest": longest, "exact": step == 1,
+                                 "inpage_avg": inpage_avg,
                                  "decode": lambda k: _decoded(rows_of, path, int(keep[k]))}))
     return out[0], out[1]
 
@@ -256,11 +314,13 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         with ReadOnlyFile(mai) as f:
             head = f.pread(0, min(f.size, 1 << 20))
         h = read_mai(head)
-        if h.encrypted:
-            return "encrypted pages"
         layout = read_layout(head, h)
     except (FileReadError, OSError, HeaderError, BlockRowError) as e:
         return f"{mai}: column definitions not read ({e})"
+    dec = entry.detail.get("aria_decryptor") if h.encrypted else None
+    if h.encrypted and dec is None:
+        return (f"encrypted pages not decrypted ({entry.path}: no key file, or its key id 1 does not decrypt them; "
+                f"the scan's warning says which)")
     by_offset = {f.record_offset: f for f in cols.fields if f.stored}
     if sorted(by_offset) != sorted(c.offset for c in layout.columns) or h.reclength != cols.reclength:
         return "the .MAI's columns are not the .frm's"
@@ -284,12 +344,20 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
                 out.append((off, length))
         return out
 
+    def page_at(f: ReadOnlyFile, n: int) -> bytes:
+        page = f.pread(n * block, block)
+        if dec is None or len(page) < block:
+            return page
+        # an encrypted table's page (parsers/aria/pagecrypt.py, the decryptor the scan made)
+        return dec.data_pages(np.frombuffer(page, dtype=np.uint8).reshape(1, block),
+                              np.array([n], dtype=np.int64))[0].tobytes()
+
     def rows_of(f: ReadOnlyFile, j: int) -> list[list[Value]]:
         def read_page(n: int) -> bytes:                 # a row's BLOB and TAIL pages (ROW_FLAG_EXTENTS)
-            return f.pread(n * block, block)
+            return page_at(f, n)
         out = []
         for k in range(bounds[j], bounds[j + 1]):
-            page = f.pread(int(offsets[k]), block)
+            page = page_at(f, int(offsets[k]) // block)
             for off, length in directory(page):
                 vals = read_block_row(page, off, length, layout, read_page, block)
                 out.append([Value(by_offset[o], vals[o]) for o in order])
@@ -299,8 +367,14 @@ def page_row_units(entry: FileEntry, engine: str) -> tuple[UnitSet, UnitSet] | s
         # the directory only: its entry count in the page header, its entries before the suffix
         n = 0
         for k in range(bounds[j], bounds[j + 1]):
-            count = f.pread(int(offsets[k]) + DIR_COUNT_OFFSET, 1)[0]
-            tail = f.pread(int(offsets[k]) + block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count, DIR_ENTRY_SIZE * count)
+            if dec is not None:
+                page = page_at(f, int(offsets[k]) // block)
+                count = page[DIR_COUNT_OFFSET]
+                tail = page[block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count:block - PAGE_SUFFIX_SIZE]
+            else:
+                count = f.pread(int(offsets[k]) + DIR_COUNT_OFFSET, 1)[0]
+                tail = f.pread(int(offsets[k]) + block - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * count,
+                               DIR_ENTRY_SIZE * count)
             n += sum(1 for r in range(count) if tail[DIR_ENTRY_SIZE * r:DIR_ENTRY_SIZE * r + 2] != b"\0\0")
         return n
 

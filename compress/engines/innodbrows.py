@@ -24,9 +24,12 @@ What it assumes (each checked against a real MariaDB 10.11, tests/test_archive_c
   reserves for a growing file are not counted (free pages: punched in a page-compressed
   file, allocated in a plain one: up to two extents more there).
 
-Off-page columns (a record over half a page: DYNAMIC stores its long fields on BLOB pages)
-are not modelled: such a row is counted as an in-page record (its file then holds about the
-same bytes in other pages).
+Off-page columns: a row decoded into its columns (fixedrows.py) comes with its long columns
+marked, and a record too big for the page has them moved to BLOB pages as DYNAMIC moves them
+(innodbextern.py: data0data.cc ``dtuple_convert_big_rec``, btr0cur.cc
+``btr_store_big_rec_extern_fields``), each BLOB page counted whole (plain) or compressed on its
+own (page-compressed). ARCHIVE's and Dynamic MyISAM/Aria's packed rows carry no column
+boundaries: a row of theirs over half a page gets no estimate (rowmodels.py).
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ from dbxray.parsers.innodb.fil import FIL_PAGE_INDEX
 from ..models import Model
 from ..registry import Codec
 from .innodb import InnoDBPageCompressed
+from .innodbextern import blob_pages, split_records_cut
 
 FIL_PAGE_DATA = 38
 PAGE_HEADER_BYTES = 36          # page0page.h: PAGE_HEADER fields up to PAGE_INDEX_ID + 8
@@ -192,11 +196,15 @@ class InnoDBFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        rows, cut = split_rows_cut(payload, start)
+        recs, cut = split_records_cut(payload, start, overhead=ROW_OVERHEAD, page_size=self.page_size)
+        rows = [r.image for r in recs]
         pages, last_fill = leaf_pages(rows, self.page_size)
         if not pages:
             return 0
-        return with_cut_row(weighted_by_fill([self.pages.project(codec, p) for p in pages], last_fill), rows, cut)
+        figure = weighted_by_fill([self.pages.project(codec, p) for p in pages], last_fill)
+        figure += sum(self.pages.project(codec, p) for r in recs for v in r.externs
+                      for p in blob_pages(v, self.page_size))
+        return with_cut_row(figure, rows, cut)
 
     def file_pages(self, rows: int, avg_row: float) -> int:
         """Pages besides the leaves: the system pages, the root and the node pointer levels."""

@@ -21,6 +21,9 @@ What it assumes (checked against a real MariaDB 10.11, tests/test_archive_cross_
   failures add ZIP_PAD_INCR (128 bytes), up to innodb_compression_pad_pct_max (50%) of the
   page; five rounds without remove it again. Every run of rows starts with no padding, as a new
   table does (a table much larger than a run reaches more padding and splits fewer pages);
+* a record too big for the block (page0zip.h ``page_zip_rec_needs_ext``: ``page_zip_empty_size``)
+  has its long columns moved off-page (innodbextern.py), each deflated into its own chain of
+  ZBLOB blocks, its BLOB pointers kept out of the page's stream;
 * the system pages and the node pointer pages take one block each; the extents the file
   grows by (fsp0fsp.cc) are not added: the figure is the pages the table uses.
 """
@@ -34,8 +37,8 @@ import numpy as np
 from ..models import Model
 from ..registry import Codec
 from .innodbrows import (DATA_ROW_ID_LEN, FIL_PAGE_DATA_END, PAGE_DIR_SLOT_SIZE, PAGE_NEW_SUPREMUM_END,
-                         RECS_PER_SLOT, ROW_OVERHEAD, InnoDBFromRowsEstimate, split_rows_cut, weighted_by_fill,
-                         with_cut_row)
+                         RECS_PER_SLOT, ROW_OVERHEAD, InnoDBFromRowsEstimate, weighted_by_fill, with_cut_row)
+from .innodbextern import BTR_EXTERN_FIELD_REF_SIZE, split_records_cut, zblob_blocks
 
 #: innodb_compression_level's default (page0zip.cc page_zip_level)
 ZIP_CODEC = Codec("zlib", 6)
@@ -84,44 +87,51 @@ class _ZipPad:
         self.total = self.failures = 0
 
 
-def zip_page_fits(streams: list[bytes], key_block_size: int, level: int = 6) -> bool:
+def zip_page_fits(streams: list[bytes], key_block_size: int, level: int = 6, outside: int = 0) -> bool:
     """Whether a page of these records (each: the bytes page0zip.cc puts in the stream) fits
-    one block."""
+    one block (``outside``: more bytes kept out of the stream: the BLOB pointers)."""
     c = zlib.compressobj(level, zlib.DEFLATED, PAGE_SIZE_SHIFT)
     z = len(c.compress(b"".join(streams))) + len(c.flush())
     n = len(streams)
-    return PAGE_DATA + z + MLOG_END + n * (PAGE_ZIP_DIR_SLOT_SIZE + DATA_TRX_ID_ROLL_PTR_LEN) <= key_block_size
+    return PAGE_DATA + z + MLOG_END + n * (PAGE_ZIP_DIR_SLOT_SIZE + DATA_TRX_ID_ROLL_PTR_LEN) + outside \
+        <= key_block_size
 
 
 def zip_leaf_blocks(rows: list[bytes], key_block_size: int, page_size: int = 16384,
-                    level: int = 6) -> tuple[list[int], float]:
+                    level: int = 6, externs: list[tuple[int, bytes]] | None = None) -> tuple[list[int], float]:
     """Blocks of each page the sorted build commits for a run of rows (a split page counts its
-    parts), and how full the last page is (0..1]."""
+    parts), and how full the last page is (0..1]. ``externs``: per row, its columns stored
+    off-page and its image without their BLOB pointers, which page0zip.cc keeps out of the
+    stream (``page_zip_compress_clust_ext``); None: none."""
     pad = _ZipPad(page_size)
     room = page_size - PAGE_NEW_SUPREMUM_END - FIL_PAGE_DATA_END
     per_page: list[int] = []
 
-    def commit(streams: list[bytes]) -> int:
-        ok = len(streams) < 2 or zip_page_fits(streams, key_block_size, level)
+    def commit(streams: list[bytes], ext: list[int]) -> int:
+        ok = len(streams) < 2 or zip_page_fits(streams, key_block_size, level,
+                                               BTR_EXTERN_FIELD_REF_SIZE * sum(ext))
         pad.record(ok)
         if ok:
             return 1
         half = len(streams) // 2
-        return commit(streams[:half]) + commit(streams[half:])
+        return commit(streams[:half], ext[:half]) + commit(streams[half:], ext[half:])
 
     page: list[bytes] = []
+    page_ext: list[int] = []
     used = 0.0
     for i, r in enumerate(rows):
         size = ROW_OVERHEAD + len(r) + PAGE_DIR_SLOT_SIZE / RECS_PER_SLOT
         if len(page) >= 2 and used + size > room - pad.pad:
-            per_page.append(commit(page))
-            page, used = [], 0.0
-        page.append((i + 1).to_bytes(DATA_ROW_ID_LEN, "big") + r)
+            per_page.append(commit(page, page_ext))
+            page, page_ext, used = [], [], 0.0
+        k, body = externs[i] if externs else (0, r)
+        page.append((i + 1).to_bytes(DATA_ROW_ID_LEN, "big") + body)
+        page_ext.append(k)
         used += size
     fill = 1.0
     if page:
         fill = min(1.0, used / max(1.0, room - pad.pad))
-        per_page.append(commit(page))
+        per_page.append(commit(page, page_ext))
     return per_page, fill
 
 
@@ -154,6 +164,13 @@ class InnoDBZipFromRowsEstimate(Model):
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         start = int(self.starts[unit]) if unit is not None and unit < len(self.starts) else 0
-        rows, cut = split_rows_cut(payload, start)
-        blocks, fill = zip_leaf_blocks(rows, self.key_block_size, self.page_size, codec.level or 6)
-        return with_cut_row(weighted_by_fill([b * self.key_block_size for b in blocks], fill), rows, cut)
+        recs, cut = split_records_cut(payload, start, zip_size=self.key_block_size, overhead=ROW_OVERHEAD,
+                                      page_size=self.page_size)
+        rows = [r.image for r in recs]
+        level = codec.level or 6
+        blocks, fill = zip_leaf_blocks(rows, self.key_block_size, self.page_size, level,
+                                       [(len(r.externs), r.unpointed) for r in recs])
+        figure = weighted_by_fill([b * self.key_block_size for b in blocks], fill)
+        figure += self.key_block_size * sum(zblob_blocks(v, self.key_block_size, level)
+                                            for r in recs for v in r.externs)
+        return with_cut_row(figure, rows, cut)

@@ -27,11 +27,15 @@ algorithms MariaDB page compression has.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from dbxray.parsers.fileio import FileReadError, ReadOnlyFile
 from dbxray.parsers.model import FileEntry
+from dbxray.parsers.server.frm import FrmError
+from dbxray.parsers.server.frmkeys import read_frm_keys
 
 from ..bounds import compress_bound
 from ..models import Model, is_zero
@@ -40,13 +44,16 @@ from ..sources import raw_records
 from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results
 from .base import WhatIfEngine
 from .datarows import row_units
-from .fixedrows import EXACT_ROWS, fixed_row_units, page_row_units
+from .fixedrows import EXACT_ROWS, MAX_FRM, fixed_row_units, page_row_units, table_columns
+from .innodbkeys import key_pages
 from .packedrows import packed_row_units
 from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed, provider_note
 from .rowmodels import row_model_results
 
 #: the row-based InnoDB estimate (innodbrows.py), the primary model where the rows are read
 ROWS_MODEL = "innodb_from_rows_estimate"
+#: runs of a large table decoded for its keys' estimate
+KEY_RUNS = 8
 
 INNODB_PAGE = 16384
 #: SHOW TABLE STATUS row formats of MyISAM / Aria that InnoDB has no ROW_FORMAT for
@@ -174,11 +181,14 @@ def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: lis
     avg = max(0.0, (units.logical_bytes - 4 * rows) / max(rows, 1))
     if full is not None:
         longest = int(units.meta["longest"])
+        avg = float(units.meta.get("inpage_avg", avg))       # the in-page records: long columns off-page
     else:
         names = entry.kind_names or {}
         row_kinds = [c for c, n in names.items() if n in ("ROW", "ROW_PART (split row)")]
         blocks = entry.units["stored"][np.isin(entry.units["kind"], row_kinds)]
         longest = int(blocks.max()) if len(blocks) else 0
+    if full is not None:
+        keys_results(t, entry, units, rows)
     before = len(t.results)
     row_model_results(run, t, units, np.zeros(len(units), dtype=np.int64), rows, avg, longest,
                       int(run.fs_block or entry.fs_block or 4096), codecs, speeds, full=full)
@@ -186,6 +196,38 @@ def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: lis
         t.primary_model = ROWS_MODEL
         t.notes.append("the primary InnoDB figure is made from the rows (innodb_from_rows_estimate); "
                        "innodb_page_compressed_estimate (the data file in 16 KiB pieces) is kept beside it")
+
+
+def keys_results(t: Target, entry: FileEntry, units, rows: int) -> None:
+    """The table's keys as InnoDB indexes after ALTER TABLE ... ENGINE=InnoDB (innodbkeys.py),
+    from the decoded rows (every one of a table of up to EXACT_ROWS rows, else a spread of its
+    runs): ``facts["innodb_keys"]`` and a note. The row models' figures stay the key-less table
+    CTAS makes."""
+    cols, _why = table_columns(entry)
+    frm = os.path.splitext(entry.abspath)[0] + ".frm"
+    try:
+        with ReadOnlyFile(frm) as f:
+            keys = read_frm_keys(f.pread(0, min(f.size, MAX_FRM)))
+    except (FileReadError, OSError, FrmError) as e:
+        t.notes.append(f"InnoDB keys: not estimated ({frm}: {e})")
+        return
+    if cols is None or not keys:
+        return
+    n = len(units)
+    pick = range(n) if units.meta.get("exact") else sorted({int(i) for i in np.linspace(0, n - 1, min(n, KEY_RUNS))})
+    decoded = []
+    for k in pick:
+        decoded += units.meta["decode"](k)
+    if not decoded:
+        return
+    got = key_pages(keys, cols.fields, decoded, scale=rows / len(decoded))
+    t.facts["innodb_keys"] = got
+    names = ", ".join(f"{i['name']} {i['pages']:,} pages" for i in got["indexes"]) or "none"
+    t.notes.append("innodb_keys (facts): ALTER TABLE ... ENGINE=InnoDB keeps the keys, which the row models "
+                   "(the key-less table CTAS makes) leave out: secondary indexes " + names +
+                   f" ({got['secondary_bytes']:,} bytes of 16 KiB pages)" +
+                   (f"; the PRIMARY KEY replaces the 6-byte row id ({got['clustered_bytes_saved']:,} bytes fewer "
+                    f"in the clustered index)" if got["primary_key"] else "") + " (an estimate: innodbkeys.py)")
 
 
 class MyisamWhatIf(WhatIfEngine):

@@ -24,14 +24,18 @@ def row_model_results(run: Run, t: Target, base: UnitSet, starts: np.ndarray, ro
                       full: UnitSet | None = None) -> None:
     """Every row model's results on ``t`` (``starts``: where each unit's first whole row begins
     in its payload; ``avg`` / ``longest_row``: the rows' mean and largest bytes). The InnoDB
-    ones are left out where a row is over half a page (off-page columns are not modelled).
+    ones are left out where a record stays over half a page: a packed row (ARCHIVE, Dynamic
+    MyISAM/Aria) carries no column boundaries to move its long columns off-page by, and a
+    decoded row (fixedrows.py: ``longest`` is then its in-page record, long columns moved
+    off-page: innodbextern.py) that stays that long is one the server refuses.
     ``full``: the same rows with every CHAR at its full width, as MyRocks and TokuDB store them
     (fixedrows.py; None: ``base`` stands for them too)."""
-    if longest_row + ROW_OVERHEAD > max_in_page_record(InnoDBFromRowsEstimate.page_size):
-        # DYNAMIC moves such a record's long columns to BLOB pages, which the row model does
-        # not build: no InnoDB figure rather than a wrong one
-        t.notes.append(f"InnoDB and ROW_FORMAT=COMPRESSED estimates: not made (a row of {longest_row:,} bytes is "
-                       f"over half a page; off-page columns are not modelled)")
+    if longest_row + ROW_OVERHEAD >= max_in_page_record(InnoDBFromRowsEstimate.page_size):
+        # page0zip.h page_zip_rec_needs_ext: DYNAMIC moves such a record's long columns to BLOB
+        # pages, which needs the columns' boundaries: no InnoDB figure rather than a wrong one
+        t.notes.append(f"InnoDB and ROW_FORMAT=COMPRESSED estimates: not made (a record of {longest_row:,} bytes "
+                       f"is over half a page: a packed row's columns are not known here to move them off-page, or a "
+                       f"decoded one stays that long with them off-page, which the server refuses)")
         other_engine_results(run, t, base, starts, rows, avg, fs_block, innodb=False, full=full)
         return
     model = InnoDBFromRowsEstimate(fs_block=fs_block, starts=starts)

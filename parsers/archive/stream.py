@@ -127,24 +127,31 @@ class Inflater:
 
     # -- rows ------------------------------------------------------------------
     def _rows(self, out: bytes, base: int) -> int:
-        """Walk the row framing over ``out`` (decoded offset ``base``); returns the rows started."""
+        """Walk the row framing over ``out`` (decoded offset ``base``); returns the rows started.
+        Whole rows inside ``out`` go through one tight loop of locals (one iteration a row);
+        a length header or a row cut by the end of ``out`` carries over in ``hbuf`` / ``skip``."""
         w = self.walk
         n = len(out)
         p = 0
         started = 0
+        complete = 0
         skip = self.skip
         lo = self.h.shortest_row - ARCHIVE_ROW_HEADER_SIZE if self.check_bounds else 0
         hi = self.h.longest_row - ARCHIVE_ROW_HEADER_SIZE if self.check_bounds else MAX_ROW
         zero_ok = self.h.shortest_row == ARCHIVE_ROW_HEADER_SIZE
         shortest, longest = w.shortest_row or (1 << 62), w.longest_row
         unpack = _U32.unpack_from
+        span_out = self.span_out
+        first_row = self.first_row
+        bad = None                                  # (length, decoded offset) of a length outside the bounds
+        rmin, rmax = 1 << 62, -1                    # the tight loop's raw lengths (framed sizes kept above)
         while p < n:
             if skip:
                 t = skip if skip <= n - p else n - p
                 skip -= t
                 p += t
                 if not skip:
-                    w.complete_rows += 1
+                    complete += 1
                 continue
             if self.hbuf or n - p < 4:
                 need = 4 - len(self.hbuf)
@@ -155,32 +162,61 @@ class Inflater:
                 length = _U32.unpack(self.hbuf)[0]
                 self.hbuf = b""
                 at = base + p - 4
-            else:
+                if length > hi or length < lo or (length == 0 and not zero_ok):
+                    bad = (length, at)
+                    break
+                started += 1
+                if first_row < 0 and at >= span_out:
+                    first_row = at - span_out
+                framed = length + ARCHIVE_ROW_HEADER_SIZE
+                shortest = framed if framed < shortest else shortest
+                longest = framed if framed > longest else longest
+                skip = length
+                if not skip:
+                    complete += 1
+                continue
+            # whole rows from here: a header at p and, as long as they fit, the row behind it
+            if first_row < 0 and base + p >= span_out:
+                first_row = base + p - span_out
+            last = n - 4
+            while True:
                 length = unpack(out, p)[0]
-                at = base + p
-                p += 4
-            if length > hi or length < lo or (length == 0 and not zero_ok):
-                why = (f"outside the header's shortest/longest row ({self.h.shortest_row}..{self.h.longest_row} "
-                       f"bytes with its 4-byte length)" if self.check_bounds else
-                       "an empty row the header never recorded" if length == 0 else f"over {MAX_ROW} bytes")
-                w.row_error = StreamError(f"row {w.rows + 1}: length {length} {why}: not a row stream from here "
-                                          f"on (rows counted up to it)", self.pos, decoded=at)
-                self.count_rows = False
-                self.skip = 0
-                return started
-            w.rows += 1
-            started += 1
-            if self.first_row < 0 and at >= self.span_out:
-                self.first_row = at - self.span_out
-            framed = length + ARCHIVE_ROW_HEADER_SIZE
-            if framed < shortest:
-                shortest = framed
-            if framed > longest:
-                longest = framed
-            skip = length
-            if not skip:
-                w.complete_rows += 1
-        self.skip = skip
+                if length > hi or length < lo or (length == 0 and not zero_ok):
+                    bad = (length, base + p)
+                    break
+                started += 1
+                if length < rmin:
+                    rmin = length
+                if length > rmax:
+                    rmax = length
+                end = p + 4 + length
+                if end > n:
+                    skip = end - n
+                    p = n
+                    break
+                complete += 1
+                p = end
+                if p > last:
+                    break
+            if bad is not None:
+                break
+        if rmax >= 0:                               # the tight loop's lengths as framed sizes
+            shortest = min(shortest, rmin + ARCHIVE_ROW_HEADER_SIZE)
+            longest = max(longest, rmax + ARCHIVE_ROW_HEADER_SIZE)
+        w.rows += started
+        w.complete_rows += complete
+        self.first_row = first_row
+        if bad is not None:
+            length, at = bad
+            why = (f"outside the header's shortest/longest row ({self.h.shortest_row}..{self.h.longest_row} "
+                   f"bytes with its 4-byte length)" if self.check_bounds else
+                   "an empty row the header never recorded" if length == 0 else f"over {MAX_ROW} bytes")
+            w.row_error = StreamError(f"row {w.rows + 1}: length {length} {why}: not a row stream from here "
+                                      f"on (rows counted up to it)", self.pos, decoded=at)
+            self.count_rows = False
+            self.skip = 0
+        else:
+            self.skip = skip
         w.shortest_row = 0 if shortest == 1 << 62 else shortest
         w.longest_row = longest
         return started

@@ -58,8 +58,10 @@ class BlockPages:
 
 
 def read_pages(buf, size: int, block_size: int, verify: bool, encrypted: bool = False,
-               check=lambda: None) -> BlockPages:
-    """Every page of the data file ``buf`` (``size`` bytes)."""
+               check=lambda: None, decrypted: bool = False) -> BlockPages:
+    """Every page of the data file ``buf`` (``size`` bytes); ``encrypted``: its pages are
+    (marked so, and their CRCs and directories not read unless ``decrypted``: ``buf`` then
+    holds them decrypted, parsers/aria/pagecrypt.py)."""
     n = size // block_size
     trailing = size - n * block_size
     arr = np.frombuffer(buf, dtype=np.uint8, count=n * block_size).reshape(n, block_size) if n else \
@@ -83,7 +85,12 @@ def read_pages(buf, size: int, block_size: int, verify: bool, encrypted: bool = 
     fill[kind == BLOB_PAGE] = 1.0
     records = np.zeros(n, dtype=np.uint32)
     rows = 0
-    for i in np.flatnonzero(headtail):
+    if encrypted and not decrypted:
+        # the directory is encrypted, its entry count (in the clear header) is all there is:
+        # rows and free entries together
+        records[headtail] = dir_count[headtail]
+        rows = int(dir_count[kind == HEAD_PAGE].sum())
+    for i in np.flatnonzero(headtail if decrypted or not encrypted else np.zeros(0, bool)):
         d = int(dir_count[i])
         if d == 0:
             continue
@@ -105,7 +112,7 @@ def read_pages(buf, size: int, block_size: int, verify: bool, encrypted: bool = 
     bad_crc, no_crc = [], 0
     if encrypted:
         flags[~zero & ~bitmap] |= UNIT_ENCRYPTED
-    elif verify:
+    if verify and (decrypted or not encrypted):
         for i in range(n):
             if i % 4096 == 0:
                 check()

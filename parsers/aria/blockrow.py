@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from ..myisam.state import HeaderError
 from .blockrec import (BLOB_PAGE, DIR_COUNT_OFFSET, DIR_ENTRY_SIZE, PAGE_HEADER_SIZE, PAGE_SUFFIX_SIZE,
                        PAGE_TYPE_MASK, PAGE_TYPE_OFFSET, TAIL_PAGE)
+from .pagecrypt import CRYPT_DATA_LENGTH
 from .state import MaiHeader
 
 MARIA_COLUMNDEF_SIZE = 20
@@ -50,7 +51,7 @@ ROW_FLAG_NULLS_EXTENDED, ROW_FLAG_EXTENTS = 8, 128
 #: ma_blockrec.h: a row extent, the page number's bytes, PAGE_COUNT's flags
 ROW_EXTENT_SIZE, ROW_EXTENT_PAGE_SIZE = 7, 5
 TAIL_BIT, START_EXTENT_BIT = 0x8000, 0x4000
-#: LSN + PAGE_TYPE (no encryption header space: encrypted tables are not read)
+#: LSN + PAGE_TYPE (an encrypted table's pages have the key version after them: RowLayout.crypt_space)
 FULL_PAGE_HEADER_SIZE = 8
 #: the most pages one row is followed over, and the largest blob read (a damaged length)
 MAX_ROW_PAGES = 1 << 20
@@ -98,13 +99,16 @@ class RowLayout:
     fixed_not_null_fields: int
     has_field_lengths: bool
     checksum: bool
+    #: the key version's bytes in each page header of an encrypted table (ma_crypt.c)
+    crypt_space: int = 0
 
 
 def read_layout(buf: bytes, h: MaiHeader) -> RowLayout:
     """The column definitions at the end of the ``.MAI`` header (module doc)."""
     if not h.base_read:
         raise HeaderError("base info not read: no column definitions", h.base_pos)
-    start = h.header_length - h.fields * (MARIA_COLUMNDEF_SIZE + 2)
+    # an encrypted table's crypt data ends the header (ma_crypt_write)
+    start = h.header_length - (CRYPT_DATA_LENGTH if h.encrypted else 0) - h.fields * (MARIA_COLUMNDEF_SIZE + 2)
     if start < h.base_pos or h.header_length > len(buf):
         raise BlockRowError(f"{h.fields} column definitions do not fit the {h.header_length}-byte header", start)
     cols = []
@@ -120,7 +124,7 @@ def read_layout(buf: bytes, h: MaiHeader) -> RowLayout:
         cols.append(ColumnDef(nr, off, typ, length, null_pos, null_bit, empty_pos, empty_bit))
     return RowLayout(columns=tuple(cols), null_bytes=h.null_bytes, pack_bytes=h.pack_bytes,
                      fixed_not_null_fields=h.fixed_not_null_fields, has_field_lengths=bool(h.max_field_lengths),
-                     checksum=bool(h.options & HA_OPTION_CHECKSUM))
+                     checksum=bool(h.options & HA_OPTION_CHECKSUM), crypt_space=h.crypt_header_space)
 
 
 def _key_length_inc(buf, pos: int) -> tuple[int, int]:
@@ -137,7 +141,8 @@ class _Extents:
     a blob's first extent), full BLOB pages read whole after their FULL_PAGE_HEADER_SIZE
     header, a tail as its directory entry's bytes."""
 
-    def __init__(self, first: bytes, count: int, read_page, block_size: int):
+    def __init__(self, first: bytes, count: int, read_page, block_size: int, crypt_space: int = 0):
+        self.crypt_space = crypt_space
         self.extents = bytearray(first)
         self.count = count
         self.read_page = read_page
@@ -181,7 +186,7 @@ class _Extents:
                 raise BlockRowError(f"extent page {self.page} is of type {kind}, a BLOB_PAGE expected", at)
             self.page += 1
             self.page_count -= 1
-            return bytes(page[FULL_PAGE_HEADER_SIZE:self.block_size - PAGE_SUFFIX_SIZE])
+            return bytes(page[FULL_PAGE_HEADER_SIZE + self.crypt_space:self.block_size - PAGE_SUFFIX_SIZE])
         if kind != TAIL_PAGE:
             raise BlockRowError(f"tail page {self.page} is of type {kind}, a TAIL_PAGE expected", at)
         n = page[DIR_COUNT_OFFSET]
@@ -189,7 +194,7 @@ class _Extents:
             raise BlockRowError(f"tail {self.tail_row} of a page with {n} directory entries", at)
         d = self.block_size - PAGE_SUFFIX_SIZE - DIR_ENTRY_SIZE * (self.tail_row + 1)
         off, length = struct.unpack_from("<HH", page, d)
-        if off < PAGE_HEADER_SIZE or off + length > self.block_size - n * DIR_ENTRY_SIZE - PAGE_SUFFIX_SIZE:
+        if off < PAGE_HEADER_SIZE + self.crypt_space or off + length > self.block_size - n * DIR_ENTRY_SIZE - PAGE_SUFFIX_SIZE:
             raise BlockRowError(f"tail {self.tail_row} at {off}, {length} bytes: outside its page", at + d)
         self.page_count = 0
         return bytes(page[off:off + length])
@@ -267,7 +272,7 @@ def read_block_row(page: bytes, offset: int, length: int, layout: RowLayout, rea
         row_extents, pos = _key_length_inc(page, pos)
         if not row_extents or pos + ROW_EXTENT_SIZE > end:
             raise BlockRowError(f"{row_extents} extents in a row head of {length} bytes", offset)
-        extents = _Extents(page[pos:pos + ROW_EXTENT_SIZE], row_extents, read_page, block_size)
+        extents = _Extents(page[pos:pos + ROW_EXTENT_SIZE], row_extents, read_page, block_size, layout.crypt_space)
         pos += ROW_EXTENT_SIZE
     lengths_len = 0
     if layout.has_field_lengths:

@@ -38,7 +38,7 @@ class KeyPages:
     problems: list = field(default_factory=list)
 
 
-def read_key_pages(buf, size: int, h: MaiHeader, verify: bool) -> KeyPages:
+def read_key_pages(buf, size: int, h: MaiHeader, verify: bool, decrypted: bool = False) -> KeyPages:
     """Classify the header and every index page of ``buf`` up to ``size``."""
     bs = h.block_size
     start = min(h.keystart, size)
@@ -84,7 +84,7 @@ def read_key_pages(buf, size: int, h: MaiHeader, verify: bool) -> KeyPages:
             pk["node_pages" if node else "leaf_pages"] += 1
             kp.node_pages += node
             kp.leaf_pages += not node
-        if verify and not h.encrypted:
+        if verify and (decrypted or not h.encrypted):
             length = used if keynr != MARIA_DELETE_KEY_NR else min(used, bs - pagecrc.CRC_SIZE)
             r = pagecrc.check(page, off // bs, length)
             if r == pagecrc.BAD:

@@ -16,7 +16,7 @@ from ..myisam.packrec import MARIA_PACK_FILE_MAGIC
 from ..myisam.scan import MEMMAP_EXTRA_MARGIN, packed_rows, read_whole, report_state
 from ..tablefiles import table_of
 from ..myisam.state import HeaderError, option_names
-from . import blockrec, blockrow, keypages
+from . import blockrec, blockrow, keypages, pagecrypt
 from .names import CONTROL_NAME, DATA_EXT, INDEX_EXT, LOG_NAME
 from .control import read_control
 from .section import AriaControlSection, AriaDataSection, AriaIndexSection, AriaLogSection
@@ -50,8 +50,10 @@ def _index_from(entry: FileEntry, buf, size: int, ctx: ScanContext) -> MaiHeader
         return None
     problems = report_state(entry, h, size, check_header)
     kp = None
+    plain = _decrypt_index(entry, h, buf, size, ctx) if h.encrypted and h.base_read and h.cut is None else None
     if h.base_read and h.cut is None and not any(o == h.base_pos + 100 for _m, o in problems):
-        kp = keypages.read_key_pages(buf, size, h, ctx.verify_checksums)
+        kp = keypages.read_key_pages(plain if plain is not None else buf, size, h, ctx.verify_checksums,
+                                     decrypted=plain is not None)
         for msg, off in kp.problems[:20]:
             entry.add_error(msg, off)
         for p in kp.bad_crc_pages[:20]:
@@ -86,7 +88,8 @@ def _index_from(entry: FileEntry, buf, size: int, ctx: ScanContext) -> MaiHeader
         sec.pages, sec.leaf_pages, sec.node_pages = kp.pages, kp.leaf_pages, kp.node_pages
         sec.deleted_pages = kp.deleted_pages
         sec.per_key = {str(k): v for k, v in sorted(kp.per_key.items())}
-        sec.checksum = {"algorithm": CRC_ALGORITHM if ctx.verify_checksums and not h.encrypted else None,
+        sec.checksum = {"algorithm": CRC_ALGORITHM if ctx.verify_checksums and (plain is not None or
+                                                                                not h.encrypted) else None,
                         "bad_pages": list(kp.bad_crc_pages), "no_crc_pages": kp.no_crc_pages}
     entry.sections["aria"] = sec
     entry.detail["aria_header"] = h
@@ -96,6 +99,112 @@ def _index_from(entry: FileEntry, buf, size: int, ctx: ScanContext) -> MaiHeader
         except (HeaderError, blockrow.BlockRowError) as e:
             entry.add_error(f"column definitions: {e}", e.offset)
     return h
+
+
+#: pages decrypted per AES batch
+DECRYPT_BATCH = 2048
+#: pages tried with each algorithm (the key file plugin's, not in the files) before one is taken
+PROBE_PAGES = 8
+
+
+def _key_message(entry: FileEntry, h: MaiHeader, first: int, what: str, keys) -> None:
+    """The warning for encrypted pages that are not decrypted (no key file, no key 1)."""
+    crypt = f", crypt data at .MAI offset {h.crypt.offset}" if h.crypt is not None else ""
+    why = ("no key file given (--keyfile)" if keys is None else
+           f"the key file has no key id {pagecrypt.ENCRYPTION_KEY_SYSTEM_DATA} (its ids: {keys.ids})")
+    entry.warnings.append(f"{entry.path} @ offset {first}: encrypted pages (Aria, ma_crypt.c: key id "
+                          f"{pagecrypt.ENCRYPTION_KEY_SYSTEM_DATA}{crypt}) not decrypted: {why}; {what}")
+
+
+def _decryptor(entry: FileEntry, h: MaiHeader, ctx: ScanContext, first: int, what: str):
+    """The table's decryptor (kept on ``h`` for its data file), or None with a warning."""
+    if h.crypt is None:
+        return None
+    if h.decryptor is None:
+        key = ctx.keys.key(pagecrypt.ENCRYPTION_KEY_SYSTEM_DATA) if ctx.keys is not None else None
+        if key is None:
+            _key_message(entry, h, first, what, ctx.keys)
+            return None
+        h.decryptor = pagecrypt.AriaDecryptor(h.crypt, pagecrypt.pagecrypt.page_key(key, h.crypt.iv),
+                                              pagecrypt.ENCRYPTION_KEY_SYSTEM_DATA)
+    return h.decryptor
+
+
+def _decrypt_index(entry: FileEntry, h: MaiHeader, buf, size: int, ctx: ScanContext):
+    """The ``.MAI`` with its index pages decrypted (pagecrypt.py), or None (warning/error said)."""
+    try:
+        h.crypt = pagecrypt.read_crypt_data(buf, h.header_length)
+    except pagecrypt.AriaCryptError as e:
+        entry.add_error(str(e), e.offset)
+        return None
+    bs = h.block_size
+    start, end = h.keystart, min(max(h.key_file_length, h.keystart), size)
+    n = max(0, (end - start) // bs) if bs else 0
+    dec = _decryptor(entry, h, ctx, start, "index pages counted from their clear headers, CRCs not checked")
+    if dec is None or not n:
+        return None
+    arr = np.frombuffer(buf, dtype=np.uint8, count=start + n * bs)[start:].reshape(n, bs)
+    page_no = np.arange(start // bs, start // bs + n, dtype=np.int64)
+    hdr = h.keypage_header
+    from . import pagecrc
+
+    def ok(plain, k):
+        used = (int(plain[k, hdr - 2]) << 8) | int(plain[k, hdr - 1])
+        return hdr <= used <= bs - pagecrc.CRC_SIZE and \
+            pagecrc.check(plain[k], int(page_no[k]), used) != pagecrc.BAD
+    live = np.flatnonzero(arr[:, hdr - 4] != keypages.MARIA_DELETE_KEY_NR)[:PROBE_PAGES]
+    for algo in pagecrypt.pagecrypt.ALGORITHMS:
+        dec.algorithm = algo
+        plain = dec.key_pages(arr[live], page_no[live], hdr)
+        if all(ok(plain, k) for k in range(len(live))):
+            break
+    else:
+        entry.add_error(f"key id {dec.key_id} of the key file does not decrypt index page {int(page_no[live[0]])} "
+                        f"(its CRC does not match after AES_CBC or AES_CTR: another key?); index pages counted "
+                        f"from their clear headers, CRCs not checked", int(page_no[live[0]]) * bs)
+        h.decryptor = None
+        return None
+    out = np.frombuffer(buf, dtype=np.uint8, count=size).copy()
+    body = out[start:start + n * bs].reshape(n, bs)
+    for a in range(0, n, DECRYPT_BATCH):
+        body[a:a + DECRYPT_BATCH] = dec.key_pages(arr[a:a + DECRYPT_BATCH], page_no[a:a + DECRYPT_BATCH], hdr)
+    return out
+
+
+def _decrypt_data(entry: FileEntry, h: MaiHeader, buf, size: int, ctx: ScanContext):
+    """The ``.MAD`` with its HEAD, TAIL and BLOB pages decrypted (pagecrypt.py; bitmap pages are
+    not encrypted), or None (a warning or an error says why)."""
+    bs = h.block_size
+    n = size // bs
+    arr = np.frombuffer(buf, dtype=np.uint8, count=n * bs).reshape(n, bs) if n else np.zeros((0, bs), np.uint8)
+    idx = np.arange(n, dtype=np.int64)
+    enc = np.flatnonzero((idx % blockrec.pages_covered(bs) != 0) & arr.any(axis=1)) if n else idx
+    first = int(enc[0]) * bs if len(enc) else 0
+    dec = _decryptor(entry, h, ctx, first, "pages and their types counted from their clear headers; rows (the "
+                     "page directories are encrypted), CRCs and row contents not read") if h.crypt else None
+    if dec is None:
+        if h.crypt is None:
+            entry.warnings.append(f"{entry.path} @ offset {first}: encrypted pages not decrypted: the .MAI's crypt "
+                                  f"data was not read")
+        return None
+    if not len(enc):
+        return np.frombuffer(buf, dtype=np.uint8, count=size).copy()
+    probe = enc[:PROBE_PAGES]
+    algo = pagecrypt.choose_algorithm(dec, arr[probe], probe)
+    if algo is None:
+        entry.add_error(f"key id {dec.key_id} of the key file does not decrypt page {int(probe[0])} (its CRC does "
+                        f"not match after AES_CBC or AES_CTR: another key?); rows not read", int(probe[0]) * bs)
+        return None
+    dec.algorithm = algo
+    out = np.frombuffer(buf, dtype=np.uint8, count=size).copy()
+    pages = out[:n * bs].reshape(n, bs)
+    for a in range(0, len(enc), DECRYPT_BATCH):
+        if a and a % (DECRYPT_BATCH * 16) == 0:
+            ctx.check()
+        sel = enc[a:a + DECRYPT_BATCH]
+        pages[sel] = dec.data_pages(arr[sel], sel)
+    entry.detail["aria_decryptor"] = dec
+    return out
 
 
 def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanContext) -> None:
@@ -116,7 +225,9 @@ def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanC
         if not h.base_read or not h.block_size:
             entry.warnings.append(f"{entry.path}: block size unknown (the .MAI base info is cut)")
             return
-        bp = blockrec.read_pages(buf, size, h.block_size, ctx.verify_checksums, h.encrypted, ctx.check)
+        plain = _decrypt_data(entry, h, buf, size, ctx) if h.encrypted else None
+        bp = blockrec.read_pages(plain if plain is not None else buf, size, h.block_size, ctx.verify_checksums,
+                                 h.encrypted, ctx.check, decrypted=plain is not None)
         for p in bp.bad_crc_pages[:20]:
             entry.add_error(f"page {p}: CRC does not match (ma_pagecrc.c)", p * h.block_size)
         if len(bp.bad_crc_pages) > 20:
@@ -127,13 +238,16 @@ def _data_from(entry: FileEntry, h: MaiHeader | None, buf, size: int, ctx: ScanC
         if bp.trailing_bytes:
             entry.add_error(f"{bp.trailing_bytes} bytes after the last whole page of {h.block_size}",
                             size - bp.trailing_bytes)
-        sec.update(pages=bp.pages, page_types=bp.by_type, rows=bp.rows, empty_page_bytes=bp.empty_bytes,
-                   unallocated_pages=bp.unallocated_pages,
-                   checksum={"algorithm": CRC_ALGORITHM if ctx.verify_checksums and not h.encrypted else None,
+        sec.update(pages=bp.pages, page_types=bp.by_type, rows=bp.rows if plain is not None or not h.encrypted else None,
+                   empty_page_bytes=bp.empty_bytes, unallocated_pages=bp.unallocated_pages,
+                   checksum={"algorithm": CRC_ALGORITHM if ctx.verify_checksums and (plain is not None or
+                                                                                      not h.encrypted) else None,
                              "bad_pages": list(bp.bad_crc_pages), "no_crc_pages": bp.no_crc_pages})
+        if h.encrypted:
+            sec.update(decrypted=plain is not None)
         entry.units, entry.kind_names = bp.units, dict(blockrec.KIND_NAMES)
         entry.unit_facts = UnitFacts(records=bp.records)
-        if not h.encrypted and size >= end and bp.rows != h.records and not bp.bad_crc_pages:
+        if (plain is not None or not h.encrypted) and size >= end and bp.rows != h.records and not bp.bad_crc_pages:
             entry.warnings.append(f"{entry.path}: {bp.rows} rows on the HEAD pages, the state says {h.records}")
     elif t == DYNAMIC_RECORD:
         w = dynrec.walk(buf, min(end, size), check=ctx.check)

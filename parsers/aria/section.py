@@ -46,7 +46,10 @@ class AriaDataSection(Section):
     row_format: str = Key()
     pages: int = Key("BLOCK_RECORD pages")
     page_types: dict = Key("page type name -> pages")
-    rows: int = Key("rows found in the file (HEAD page directory entries; Dynamic: first blocks)")
+    rows: int = Key("rows found in the file (HEAD page directory entries; Dynamic: first blocks); null: "
+                    "encrypted pages not decrypted")
+    decrypted: bool = Key("an encrypted table's pages decrypted with the key file's key (ma_crypt.c); null: "
+                          "not encrypted")
     empty_page_bytes: int = Key("EMPTY_SPACE of HEAD and TAIL pages")
     unallocated_pages: int = Key()
     checksum: dict = Key("algorithm, bad_pages (page numbers), no_crc_pages")

@@ -24,6 +24,7 @@ maria_status (ma_info.c) gives information_schema ``TABLE_ROWS`` = records,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..myisam.state import HA_OPTION_COMPRESS_RECORD, HeaderError, be, option_names  # noqa: F401 (shared names)
 
@@ -117,6 +118,10 @@ class MaiHeader:
     #: a Compressed table's column lengths in the .MAI's column order (parsers/aria/scan.py
     #: fills it from blockrow.read_layout; empty: not read)
     column_lengths: list[int] = field(default_factory=list)
+    #: an encrypted table's crypt data and, with a key file's key, its decryptor
+    #: (parsers/aria/pagecrypt.py, filled by parsers/aria/scan.py; memory only)
+    crypt: Any = field(default=None, repr=False)
+    decryptor: Any = field(default=None, repr=False)
 
     @property
     def row_format(self) -> str:
@@ -133,8 +138,16 @@ class MaiHeader:
     @property
     def keypage_header(self) -> int:
         """Bytes before the keys of an index page (ma_open.c: LSN and TRANSID when
-        transactional, then KEYPAGE_KEYID_SIZE, KEYPAGE_FLAG_SIZE, KEYPAGE_USED_SIZE)."""
-        return (7 + 6 if self.born_transactional else 0) + 1 + 1 + 2 + (4 if self.encrypted else 0)
+        transactional, then KEYPAGE_KEYID_SIZE, KEYPAGE_FLAG_SIZE, KEYPAGE_USED_SIZE; an
+        encrypted table's the key version too, and an LSN even when not transactional:
+        ma_crypt.c ma_crypt_get_index_page_header_space)."""
+        crypt = (4 if self.born_transactional else 7 + 4) if self.encrypted else 0
+        return (7 + 6 if self.born_transactional else 0) + 1 + 1 + 2 + crypt
+
+    @property
+    def crypt_header_space(self) -> int:
+        """share->crypt_page_header_space: the key version's bytes in each data page header."""
+        return 4 if self.encrypted else 0
 
 
 def read_header(buf) -> MaiHeader:

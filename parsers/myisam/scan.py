@@ -12,11 +12,12 @@ from ..fileio import FileReadError, ReadOnlyFile
 from ..model import Dataset, FileEntry, ScanContext, UnitFacts, empty_units
 from ..tablefiles import table_of
 from . import dynrec, keyblocks, staticrec
-from . import packrec
+from . import packrec, rowchecksum
 from .packrec import MYISAM_PACK_FILE_MAGIC, HEAD_LENGTH, PackError, read_pack_header
 from .section import MyisamDataSection, MyisamIndexSection
 from .names import DATA_EXT, INDEX_EXT
-from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_PACK_RECORD, HeaderError, MyiHeader, check_header,
+from .state import (HA_OPTION_COMPRESS_RECORD, HA_OPTION_NULL_FIELDS, HA_OPTION_PACK_RECORD, HeaderError, MyiHeader,
+                    check_header,
                     option_names, read_header)
 
 HA_OFFSET_ERROR = 0xFFFFFFFFFFFFFFFF
@@ -26,6 +27,10 @@ PACKED_UNIT = 1 << 20
 #: a compressed file's first rows unpacked in the scan, as a check of its trees (at most this
 #: many, and up to this many bytes of them)
 CHECK_ROWS, CHECK_BYTES = 1000, 1 << 18
+#: rows unpacked at most to recompute a packed table's checksum (a scan at depth "full")
+CHECKSUM_ROWS = 200_000
+#: the state's checksum in the .MYI (MI_STATE_INFO: header, open count, 9 eight-byte fields before it)
+STATE_CHECKSUM_OFFSET = 24 + 4 + 9 * 8
 #: zero bytes written after a compressed file's rows, past data_file_length, for the memory
 #: map (myisamdef.h MEMMAP_EXTRA_MARGIN; mi_check.c write_data_suffix)
 MEMMAP_EXTRA_MARGIN = 7
@@ -200,6 +205,41 @@ def _packed_units(hl: int, stop: int) -> np.ndarray:
     return units
 
 
+def _record_checksum(entry: FileEntry, sec, h, info, buf, rows_at, stop: int, ctx: ScanContext) -> None:
+    """A packed MyISAM table's checksum recomputed from every row (rowchecksum.py) against the
+    .MYI state's, as myisamchk compares them; at depth "full" and up to CHECKSUM_ROWS rows."""
+    use_mi = rowchecksum.uses_mi_checksum(h.options, h.columns)
+    out = {"stored": int(h.checksum) & rowchecksum.MASK32, "computed": None,
+           "function": "mi_checksum" if use_mi else "mi_static_checksum"}
+    sec.record_checksum = out
+    if ctx.depth != "full":
+        out["why"] = "not recomputed: a headers-only scan"
+        return
+    if len(rows_at) > CHECKSUM_ROWS:
+        out["why"] = f"not recomputed: {len(rows_at):,} rows, more than {CHECKSUM_ROWS:,}"
+        return
+    total = 0
+    null_fields = bool(h.options & HA_OPTION_NULL_FIELDS)
+    for k, off in enumerate(rows_at):
+        if k % 4096 == 0:
+            ctx.check()
+        r = packrec.row_at(buf, int(off), info.header.version, info.blobs, stop)
+        try:
+            rec, blobs = packrec.unpack_row(info, bytes(buf[r.data_offset:r.data_offset + r.rec_len]), r.blob_len)
+        except ValueError as e:
+            out["why"] = f"not recomputed: row at {r.offset} not unpacked ({e})"
+            return
+        total += rowchecksum.mi_checksum(rec, h.columns, h.column_nulls, blobs, null_fields) if use_mi \
+            else rowchecksum.mi_static_checksum(rec)
+    out["computed"] = total & rowchecksum.MASK32
+    if out["computed"] != out["stored"]:
+        entry.add_error(f"record checksum {out['computed']:#010x} of the unpacked rows ({out['function']}, "
+                        f"mi_checksum.c) is not the .MYI state's {out['stored']:#010x} (myisamchk: \"Record "
+                        f"checksum is not the same as checksum stored in the index file\"; the state's checksum "
+                        f"is at .MYI offset {STATE_CHECKSUM_OFFSET}; which row from here on holds the change is "
+                        f"not known)", int(rows_at[0]) if len(rows_at) else 0)
+
+
 def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanContext,
                 magic: bytes = MYISAM_PACK_FILE_MAGIC, compare=None, lengths: list[int] | None = None,
                 null_bytes: int = 0) -> None:
@@ -257,6 +297,8 @@ def packed_rows(entry: FileEntry, sec, h, buf, size: int, end: int, ctx: ScanCon
     sec.update(rows=w.rows, packed_bytes=w.packed_bytes, decoded_bytes=w.record_bytes + w.blob_bytes,
                blob_bytes=w.blob_bytes, walked_bytes=w.walked_to, complete=complete)
     entry.units, entry.kind_names = w.units, dict(packrec.KIND_NAMES)
+    if complete and magic == MYISAM_PACK_FILE_MAGIC and getattr(h, "column_nulls", None) and h.state_read:
+        _record_checksum(entry, sec, h, info, buf, rows_at, stop, ctx)
     if complete:
         compare(entry, h, w.rows, 0, 0, blocks=True)
 

@@ -56,6 +56,8 @@ class MyisamDataSection(Section):
     blob_bytes: int = Key("bytes of the unpacked blobs (Compressed)")
     walked_bytes: int = Key("bytes the block walk covered")
     complete: bool = Key("the walk reached data_file_length")
+    record_checksum: dict = Key("Compressed MyISAM: stored (the .MYI state's checksum), computed (every row unpacked, "
+                                "mi_checksum.c), function; computed null with why when not recomputed")
     pack: dict = Key("myisampack header (Compressed): version, header_length, min/max_pack_length, trees ..., "
                      "columns (each one's pack type, tree and length)")
 

@@ -164,6 +164,8 @@ class MyiHeader:
     #: each column's (type, length) from the column definitions (empty: not read, or their
     #: lengths do not make reclength)
     columns: list[tuple[int, int]] = field(default_factory=list)
+    #: each column's (null_bit, null_pos) beside ``columns`` (MI_COLUMNDEF)
+    column_nulls: list[tuple[int, int]] = field(default_factory=list)
     #: where the header is cut (message, offset): the fields before it are read, the rest are 0
     cut: tuple[str, int] | None = None
     state_read: bool = False        # the state's counts were read
@@ -248,6 +250,9 @@ def read_header(buf: bytes) -> MyiHeader:
         h.keydefs.append(kd)
         p += MI_KEYDEF_SIZE + kd.keysegs * HA_KEYSEG_SIZE
     h.columns = read_columns(buf, h)
+    if h.columns:
+        start = h.header_length - h.fields * MI_COLUMNDEF_SIZE
+        h.column_nulls = [(buf[p + 4], be(buf, p + 5, 2)) for p in range(start, h.header_length, MI_COLUMNDEF_SIZE)]
     return h
 
 
