@@ -362,18 +362,29 @@ def refine_level(total, tried: dict, level: int) -> int:
             tried[lv] = (est, ci)
         return tried[lv][0]
 
-    best = level
-    for side in (-1, 1):
-        others = [lv for lv in tried if (lv - best) * side > 0]
+    found = [level]
+    for side in (-1, 1):        # each side from the grid's best on its own
+        best = level
+        others = [lv for lv in tried if (lv - level) * side > 0]
         far = (min(others) if side > 0 else max(others)) if others else (ZSTD_MAX_LEVEL + 1 if side > 0 else 0)
         while abs(far - best) > 1:
             mid = (best + far) // 2
-            e, b = get(mid), get(best)
-            if (e <= b) if mid < best else (e <= (1 - REFINE_GAIN) * b):
+            if _better(mid, get(mid), best, get(best)):
                 best = mid          # the middle wins: the gap on its far side is halved next
             else:
                 far = mid
+        found.append(best)
+    best = min(found)
+    for lv in sorted(set(found)):
+        if _better(lv, get(lv), best, get(best)):
+            best = lv
     return best
+
+
+def _better(lv: int, e: int, than: int, e_than: int) -> bool:
+    """ZSTD(lv) giving ``e`` bytes beats ZSTD(than) giving ``e_than``: a lower level when no
+    larger, a higher one when REFINE_GAIN under."""
+    return e <= e_than if lv < than else e <= (1 - REFINE_GAIN) * e_than if lv > than else False
 
 
 def _undominated(out: list[tuple]) -> list[tuple]:
