@@ -206,8 +206,12 @@ def pick_runs(n_sampled: int, every: bool, seed: int) -> np.ndarray:
 #: when sampling they are projected on SLOW_RUNS of the pieces only, as a ratio there to the fast
 #: chain named beside them
 SLOW = {"LZ4HC(9)": "LZ4"}
-#: ZSTD levels from this one up (and any level with a window_log) are slow chains, scaled from ZSTD(3)
+#: ZSTD levels from this one up (and any level with a window_log) are slow chains, scaled from ZSTD(3);
+#: so are the levels between the grid's below it (4, 5, 7, 8: tried only to refine the best, on a
+#: head of one run when sampling, as 12 and 19 are: the refinement costs a fifth of the full projections)
 SLOW_LEVEL = 10
+#: the ZSTD levels of the first search (LOW_ZSTD, GENERAL, HIGH_ZSTD)
+GRID_LEVELS = (1, 2, 3, 6, 9, 12, 19)
 SLOW_RUNS = 1
 
 
@@ -222,7 +226,7 @@ def slow_base(chain: str) -> str | None:
     parts = split_chain(chain)
     tail = parts[-1]
     z = zstd_level(tail)
-    if z is not None and (z[0] >= SLOW_LEVEL or z[1]):
+    if z is not None and (z[0] >= SLOW_LEVEL or z[1] or z[0] not in GRID_LEVELS):
         fast = "ZSTD(3)"
     elif tail in SLOW:
         fast = SLOW[tail]
