@@ -64,6 +64,9 @@ OTHER_RUNS = 2
 #: a suggested type other than the best gets its own full search (its chains, the levels where they
 #: pay, as the best type) beside the best type's winners; False: those winners and GCD's only
 OTHER_FULL = True
+#: sampled, another type's chains are ranked on one of its OTHER_RUNS runs, and this many of the
+#: smallest projected on all of them (one is kept)
+RANKED = 2
 #: T64 takes these types (CompressionCodecT64.cpp: getTypeIdx; Date, Date32 and DateTime among them)
 _T64_TYPES = ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "Date", "Decimal(")
 #: GCD (CompressionCodecGCD.cpp, ClickHouse 23.9+): every value of a block divided by their greatest

@@ -1645,28 +1645,46 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
                   and not (c.startswith("GCD") and width > 8)
                   and not (generic_only and _generic(c) != c)]
 
-        done: dict[str, tuple[int, tuple[int, int]]] = {}
+        heads: dict[str, int] = {}
+        xs: dict[str, int] = {}
 
-        def total(c: str) -> tuple[int, tuple[int, int]]:
-            if c in done:
+        def totals(kk: int):
+            """(bytes, interval) of a chain on the first ``kk`` pieces."""
+            done: dict[str, tuple[int, tuple[int, int]]] = {}
+
+            def total(c: str) -> tuple[int, tuple[int, int]]:
+                if c in done:
+                    return done[c]
+                base = K.slow_base(c)
+                if base is not None and not every and pieces:
+                    # sampled: a slow chain (ZSTD(12), ZSTD(19)) on the first SLOW_BYTES of one piece
+                    # only (whole granules, its first blocks), scaled from its fast base by its ratio there
+                    cut = max(granule * width, SLOW_BYTES // (granule * width) * granule * width)
+                    head = pieces[0][:cut]
+                    for h in (c, base):
+                        if h not in heads:
+                            heads[h] = project_raw(head, t, h, granule)
+                    r = heads[c] / max(1, heads[base])
+                    est, (lo, hi) = total(base)
+                    done[c] = round(est * r), (round(lo * r), round(hi * r))
+                    return done[c]
+                est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule))
+                                           for i, r in enumerate(rows_k[:kk])], wide_rows, len(runs))
+                if c not in xs:
+                    xs[c] = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
+                done[c] = est + xs[c], (lo + xs[c], hi + xs[c])
                 return done[c]
-            base = K.slow_base(c)
-            if base is not None and not every and pieces:
-                # sampled: a slow chain (ZSTD(12), ZSTD(19)) on the first SLOW_BYTES of one piece
-                # only (whole granules, its first blocks), scaled from its fast base by its ratio there
-                cut = max(granule * width, SLOW_BYTES // (granule * width) * granule * width)
-                head = pieces[0][:cut]
-                r = project_raw(head, t, c, granule) / max(1, project_raw(head, t, base, granule))
-                est, (lo, hi) = total(base)
-                done[c] = round(est * r), (round(lo * r), round(hi * r))
-                return done[c]
-            est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows_k)],
-                                      wide_rows, len(runs))
-            x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
-            done[c] = est + x, (lo + x, hi + x)
-            return done[c]
-        found = K.search_totals(total, chains) if only is None or K.OTHER_FULL else \
-            sorted([(c, *total(c)) for c in chains], key=lambda x: x[1])
+            return total
+        total = totals(k)
+        if only is not None and K.OTHER_FULL and not every and k > 1:
+            # another type, sampled: its chains ranked on one piece, the RANKED best of them
+            # projected on its k pieces (half the cost of its full search)
+            ranked = K.search_totals(totals(1), chains)
+            found = sorted([(c, *total(c)) for c, _, _ in ranked[:K.RANKED]], key=lambda x: x[1])
+        elif only is None or K.OTHER_FULL:
+            found = K.search_totals(total, chains)
+        else:
+            found = sorted([(c, *total(c)) for c in chains], key=lambda x: x[1])
         beat = cand.projected_bytes if cand is not None else adv.current_bytes
         if null_proj is not None:
             nm, now = null_proj
