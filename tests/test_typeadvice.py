@@ -423,8 +423,9 @@ def test_null_map_takes_the_generic_codecs_or_none(ta_advice):
         assert nulls and typeadvice.null_map_projector(parts, 8192)(chain) == real == rows + 25 * len(parts)
 
 
-def test_chain_search_rules():
+def test_chain_search_rules(monkeypatch):
     from dbxray.compress import codecadvice as K
+    monkeypatch.setattr(K, "TRY_WINDOW_LOG", True)       # off by default: it never paid (codecadvice)
     got = K.chains_for("int", "UInt32", [np.arange(100)])
     assert {"Delta, T64, ZSTD(1)", "Delta, T64, LZ4", "DoubleDelta, LZ4"} <= set(got)
     assert not [c for c in K.chains_for("int", "DateTime64(3)", None) if "T64" in c]
