@@ -1632,38 +1632,59 @@ def _codec_search_fixed(adv, kind, ctype, chain, granule, runs, pick, raws, valu
         k = len(sel) if only is None or every else min(len(sel), K.OTHER_RUNS)
         pieces = [conv(values[i]) if conv else raws[i] for i in sel[:k]]
         rows_k = rows[:k]
-        gcd = K.common_divisor(pieces, width) if _base_type(t) not in ("Float32", "Float64") else 0
-        chains = K.chains_for(kind if cand is None else _kind(t) or kind, t, numeric, gcd)
-        if only is not None:       # another type: the best type's winners (that this type takes) and GCD's
-            chains = [c for c in chains if c in only or c.startswith("GCD")]
+        is_float = _base_type(t) in ("Float32", "Float64")
+        gcd = K.common_divisor(pieces, width) if not is_float else 0
+        dgcd = K.delta_divisor(pieces, width) if not is_float else 0
+        chains = K.chains_for(kind if cand is None else _kind(t) or kind, t, numeric, gcd, dgcd)
+        if only is not None:       # another type: its own chains, and the best type's winners it takes
+            if not K.OTHER_FULL:
+                chains = [c for c in chains if c in only or c.startswith("GCD")]
             chains += [c for c in only if c not in chains and _chain_for(c, t, c) == c]
         chains = [c for c in chains
                   if not ("T64" in c and (width > 8 or _base_type(t) in ("DateTime64", "Float32", "Float64")))
                   and not (c.startswith("GCD") and width > 8)
                   and not (generic_only and _generic(c) != c)]
 
-        done: dict[str, tuple[int, tuple[int, int]]] = {}
+        heads: dict[str, int] = {}
+        xs: dict[str, int] = {}
 
-        def total(c: str) -> tuple[int, tuple[int, int]]:
-            if c in done:
+        def totals(kk: int):
+            """(bytes, interval) of a chain on the first ``kk`` pieces."""
+            done: dict[str, tuple[int, tuple[int, int]]] = {}
+
+            def total(c: str) -> tuple[int, tuple[int, int]]:
+                if c in done:
+                    return done[c]
+                base = K.slow_base(c)
+                if base is not None and not every and pieces:
+                    # sampled: a slow chain (ZSTD(12), ZSTD(19)) on the first SLOW_BYTES of one piece
+                    # only (whole granules, its first blocks), scaled from its fast base by its ratio there
+                    cut = max(granule * width, SLOW_BYTES // (granule * width) * granule * width)
+                    head = pieces[0][:cut]
+                    for h in (c, base):
+                        if h not in heads:
+                            heads[h] = project_raw(head, t, h, granule)
+                    r = heads[c] / max(1, heads[base])
+                    est, (lo, hi) = total(base)
+                    done[c] = round(est * r), (round(lo * r), round(hi * r))
+                    return done[c]
+                est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule))
+                                           for i, r in enumerate(rows_k[:kk])], wide_rows, len(runs))
+                if c not in xs:
+                    xs[c] = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
+                done[c] = est + xs[c], (lo + xs[c], hi + xs[c])
                 return done[c]
-            base = K.slow_base(c)
-            if base is not None and not every and pieces:
-                # sampled: a slow chain (ZSTD(12), ZSTD(19)) on the first SLOW_BYTES of one piece
-                # only (whole granules, its first blocks), scaled from its fast base by its ratio there
-                cut = max(granule * width, SLOW_BYTES // (granule * width) * granule * width)
-                head = pieces[0][:cut]
-                r = project_raw(head, t, c, granule) / max(1, project_raw(head, t, base, granule))
-                est, (lo, hi) = total(base)
-                done[c] = round(est * r), (round(lo * r), round(hi * r))
-                return done[c]
-            est, (lo, hi) = _estimate([(r, project_raw(pieces[i], t, c, granule)) for i, r in enumerate(rows_k)],
-                                      wide_rows, len(runs))
-            x = exact(t, c, conv) if exact is not None else 0        # the Compact parts, every value
-            done[c] = est + x, (lo + x, hi + x)
-            return done[c]
-        found = K.search_totals(total, chains) if only is None else \
-            sorted([(c, *total(c)) for c in chains], key=lambda x: x[1])
+            return total
+        total = totals(k)
+        if only is not None and K.OTHER_FULL and not every and k > 1:
+            # another type, sampled: its chains ranked on one piece, the RANKED best of them
+            # projected on its k pieces (half the cost of its full search)
+            ranked = K.search_totals(totals(1), chains)
+            found = sorted([(c, *total(c)) for c, _, _ in ranked[:K.RANKED]], key=lambda x: x[1])
+        elif only is None or K.OTHER_FULL:
+            found = K.search_totals(total, chains)
+        else:
+            found = sorted([(c, *total(c)) for c in chains], key=lambda x: x[1])
         beat = cand.projected_bytes if cand is not None else adv.current_bytes
         if null_proj is not None:
             nm, now = null_proj
@@ -1779,6 +1800,8 @@ def _datetime64_candidates(adv, ctype, allv, src, chain, default, cands):
     tzname = _tz_of(ctype)
     days = _whole_days(allv // scale, tzname) if k == p else None
     dtype = _date_type_for(days) if days is not None else None
+    if days is None:
+        _lossy_date(ctype, allv, scale, tzname, src, chain, default, cands)
     if dtype is not None:
         every_word = "every sampled" if "sampled" in src else "every"
         cands.append((Candidate(dtype, _chain_for(chain, "UInt16", default), _midnight_reason(tzname, every_word)),
@@ -1861,6 +1884,7 @@ def _datetime_candidates(adv, ctype, allv, src, chain, default, cands):
     tz = _tz_of(ctype)
     days = _whole_days(allv, tz)
     if days is None:
+        _lossy_date(ctype, allv, 1, tz, src, chain, default, cands)
         return
     t = _date_type_for(days)
     if t is None:
@@ -1868,6 +1892,61 @@ def _datetime_candidates(adv, ctype, allv, src, chain, default, cands):
     every_word = "every sampled" if "sampled" in src else "every"
     cands.append((Candidate(t, _chain_for(chain, "UInt16", default), _midnight_reason(tz, every_word)),
                   lambda v, t=t: _whole_days(v, tz).astype(_layout(t)[0]).tobytes()))
+
+
+def _lossy_date(ctype, allv, scale, tz, src, chain, default, cands) -> None:
+    """DateTime / DateTime64 values that are not all midnights -> Date (Date32 outside Date's
+    range): MODIFY COLUMN keeps the day in the column's time zone (toDate / toDate32: the local
+    day, the time of day dropped), so it is lossy; said with the largest time of day seen."""
+    got = _local_days_any(allv, scale, tz)
+    if got is None:
+        return
+    days, tod = got
+    t = _date_type_for(days)
+    if t is None:
+        return
+    c = Candidate(t, _chain_for(chain, "UInt16", default), "", lossless=False)
+    c.max_abs_error = float(tod.max())
+    c.max_rel_error = None
+    n = int(np.count_nonzero(tod))
+    top = float(tod.max())
+    hms = f"{int(top) // 3600:02d}:{int(top) // 60 % 60:02d}:{int(top) % 60:02d}"
+    if top != int(top):
+        hms += f"{top - int(top):.6f}".rstrip("0")[1:]
+    zone = tz or "UTC (the column names no time zone: the server's, taken as UTC here)"
+    c.reason = (f"loses the time of day: {n:,} of {len(allv):,} values read are not a midnight in {zone}; "
+                f"the latest time of day seen {hms}, so up to {top:,g} s dropped (MODIFY COLUMN keeps the day only)")
+    cands.append((c, lambda v, t=t: _local_days_any(v, scale, tz)[0].astype(_layout(t)[0]).tobytes()))
+
+
+def _local_days_any(v: np.ndarray, scale: int, tz: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(local day, seconds into the day with the sub-second part) of DateTime (``scale`` 1) or
+    DateTime64 (``scale`` 10**p) values in ``tz``; the zone's offsets looked up once per
+    15 minutes of time that the values touch (a zone's offset changes at such instants)."""
+    v = v.astype(np.int64)
+    secs = v // scale
+    frac = (v - secs * scale) / scale
+    if tz is None or tz in _UTC_NAMES:
+        local = secs
+    else:
+        q = secs // 900
+        u, inv = np.unique(q, return_inverse=True)
+        if len(u) > LOSSY_TZ_LOOKUPS:
+            return None
+        try:
+            from datetime import datetime
+            from zoneinfo import ZoneInfo
+            z = ZoneInfo(tz)
+        except Exception:       # noqa: BLE001 -- a zone this machine's tz database lacks
+            return None
+        offs = np.array([int(datetime.fromtimestamp(int(x) * 900, z).utcoffset().total_seconds())
+                         for x in u.tolist()], dtype=np.int64)
+        local = secs + offs[inv.reshape(-1)]
+    return local // 86400, (local % 86400) + frac
+
+
+#: at most this many 15-minute spans of a time zone's offsets are looked up for a lossy Date
+LOSSY_TZ_LOOKUPS = 200_000
 
 
 def _date_candidates(adv, ctype, allv, src, chain, default, cands):
@@ -2327,7 +2406,7 @@ def _advise_strings(adv: ColumnAdvice, dataset, table: dict, column: str, ctype:
             if c is lc_c:
                 # LowCardinality's streams take generic codecs only (its positions:
                 # ISerialization::isSpecialCompressionAllowed), every run read
-                if top is None:
+                if top is None or K.OTHER_FULL:
                     found = K.search_totals(lc_total, K.chains_for("lowcardinality", lc_c.type, None))
                 else:
                     found = sorted(((x, *lc_total(x)) for x in top if x == _generic(x)), key=lambda x: x[1])
@@ -2439,8 +2518,14 @@ def _advise_strings_compact_only(adv: ColumnAdvice, S, cparts: list, ctype: str,
         for c, lay in out:          # every other suggested type: its best chain among the best type's winners
             if best is None or c is best[0]:
                 continue
-            got = sorted(((ch, *(lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2]))) for ch in top),
-                         key=lambda x: x[1])
+            if K.OTHER_FULL:        # its own full search
+                k2 = "lowcardinality" if c.type.startswith("LowCardinality") else "string"
+                got = K.search_totals(lambda ch, lay=lay: (lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2])),
+                                      K.chains_for(k2, c.type, None) + [x for x in top
+                                                                        if x not in K.chains_for(k2, c.type, None)])
+            else:
+                got = sorted(((ch, *(lambda b: (b, (b, b)))(cx(lay[0], ch, lay[1], lay[2]))) for ch in top),
+                             key=lambda x: x[1])
             _keep_chains(adv, got, c.type, ctype, chain, True, c.projected_bytes,
                          f" (the {c.type} suggestion with this codec)", limit=1)
     return [c for c, _ in out]
@@ -2491,9 +2576,11 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
         return S.project_fixed(S.pad_fixed(sizes[:k], chars[:ends], w), w, c, granule)
     if only is not None and not every:      # another type than the best, sampled: OTHER_RUNS of the runs
         rows = rows[:K.OTHER_RUNS]
-    found = K.search(rows, proj, K.chains_for("string", t, None) if only is None else list(only),
-                     adv.rows if wide_rows is None else wide_rows, len(runs), _estimate, sampled=not every,
-                     escalate=only is None, head=head)
+    chains = K.chains_for("string", t, None)
+    if only is not None:        # another type than the best: its own chains too (OTHER_FULL) or only those
+        chains = (chains + [c for c in only if c not in chains]) if K.OTHER_FULL else list(only)
+    found = K.search(rows, proj, chains, adv.rows if wide_rows is None else wide_rows, len(runs), _estimate,
+                     sampled=not every, escalate=only is None or K.OTHER_FULL, head=head)
     if cx is not None:          # the Compact parts' granules, every value, with each chain
         lay = ("string", 0) if t == "String" and t != ctype else ("fixed", adv.length_min) if t != ctype \
             else (now_lay, 0)

@@ -260,7 +260,7 @@ def test_strings_sampled(ds, monkeypatch):
     monkeypatch.setattr(typeadvice, "MIN_RUNS", 2)
     tables = {t["table"]: t for t in ds.sections["clickhouse"]["tables"]}
     rows = [r for r in TRUTH["rows"] if "real_bytes" in r and r["table"] == "seed_nq_u1000"
-            and r["type"] not in NUMERIC and r.get("suggestion", "type") == "type"]
+            and r["from_type"] == "String" and r.get("suggestion", "type") == "type"]
     hits = total = 0
     worst = 0.0
     for seed in range(10):
@@ -423,8 +423,9 @@ def test_null_map_takes_the_generic_codecs_or_none(ta_advice):
         assert nulls and typeadvice.null_map_projector(parts, 8192)(chain) == real == rows + 25 * len(parts)
 
 
-def test_chain_search_rules():
+def test_chain_search_rules(monkeypatch):
     from dbxray.compress import codecadvice as K
+    monkeypatch.setattr(K, "TRY_WINDOW_LOG", True)       # off by default: it never paid (codecadvice)
     got = K.chains_for("int", "UInt32", [np.arange(100)])
     assert {"Delta, T64, ZSTD(1)", "Delta, T64, LZ4", "DoubleDelta, LZ4"} <= set(got)
     assert not [c for c in K.chains_for("int", "DateTime64(3)", None) if "T64" in c]
@@ -438,9 +439,11 @@ def test_chain_search_rules():
 
     def total(chain):
         tried.append(chain)
-        return sizes[chain], (sizes[chain], sizes[chain])
+        got = sizes.get(chain, 1000)       # the levels between the grid's and a window_log: no better here
+        return got, (got, got)
     found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)", "Delta, T64, ZSTD(1)", "T64, LZ4", "Delta, LZ4"])
     assert tried[-2:] == ["Delta, T64, ZSTD(6)", "T64, ZSTD(6)"]
+    assert {"ZSTD(4)", "ZSTD(5)", "ZSTD(7)", "ZSTD(6, 27)"} <= set(tried) and "ZSTD(8)" not in tried
     assert found[0][0] == "Delta, T64, ZSTD(6)" and "T64, ZSTD(6)" not in [c for c, _, _ in found]   # < 1% better
     # ZSTD(2) and the slow levels 12 and 19 are tried where levels pay, each kept only when 1% under
     # ZSTD(1) (2) or under the smallest level before it (12, 19)
@@ -455,6 +458,23 @@ def test_chain_search_rules():
     tried.clear()
     K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)"])
     assert "ZSTD(19)" not in tried and "ZSTD(12)" not in tried
+    # the levels between the grid's: the gaps round the best grid level (6) halved; a higher level wins
+    # when 0.2% under, a lower one when no larger; a level a lower one matches or beats is dropped
+    curve = {f"ZSTD({lv})": (lv - 7) ** 2 + 50 for lv in range(2, 23)}
+    sizes = {"LZ4": 120, "ZSTD(1)": 100, **curve, "ZSTD(3)": 66}
+    tried.clear()
+    found = K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)"])
+    levels = [c for c, _, _ in found]
+    assert levels[0] == "ZSTD(7)" and "ZSTD(9)" not in levels and "ZSTD(6)" in levels
+    assert {"ZSTD(4)", "ZSTD(5)", "ZSTD(7)", "ZSTD(8)", "ZSTD(7, 27)"} <= set(tried)
+    assert not {"ZSTD(10)", "ZSTD(11)", "ZSTD(13)", "ZSTD(20)"} & set(tried)      # 12 and 19 not kept: no gap
+    sizes["ZSTD(7, 27)"] = 45                                                      # window_log kept 1% under
+    assert K.search_totals(total, ["LZ4", "ZSTD(1)", "ZSTD(3)"])[0][0] == "ZSTD(7, 27)"
+    # a tie goes to the lower level (it compresses faster)
+    sizes.update({"ZSTD(5)": 51, "ZSTD(4)": 51, "ZSTD(7)": 52, "ZSTD(8)": 52})
+    assert [c for c, _, _ in K.search_totals(total, ["ZSTD(1)", "ZSTD(3)"])][:1] == ["ZSTD(4)"]
+    assert K.slow_base("ZSTD(15)") == "ZSTD(3)" and K.slow_base("Delta, ZSTD(6, 27)") == "Delta, ZSTD(3)"
+    assert K.slow_base("ZSTD(6)") is None
     # sampled, the slow LZ4HC(9) is projected on the first piece only, scaled from LZ4 by its ratio there;
     # with every run read it is projected on every piece
     calls = []
@@ -860,6 +880,40 @@ def test_dates_gcd_levels_and_chains_on_every_type_equal_the_engine(dates_advice
     # a codec chain says what its general codec costs
     z19 = next(c for a in dates_advice["columns"] for c in a["codec_candidates"] if c["codec"].endswith("ZSTD(19)"))
     assert z19["compress_mb_s"] and "MB/s" in z19["reason"]
+    # a level between the grid's 1, 2, 3, 6, 9, 12 and 19 (found by halving the gaps round the best)
+    assert {c for c in codecs if c.endswith(")") and "ZSTD(" in c
+            and c.rsplit("ZSTD(", 1)[1].rstrip(")") not in ("1", "2", "3", "6", "9", "12", "19")}
+    # GCD after Delta, the engine's order of the codecs kept (its GCD reads Delta's header too)
+    assert ("minute_dt", "DateTime", "Delta, GCD, ZSTD(1)") in {(r["column"], r["type"], r["codec"]) for r in rows}
+    # DateTime / DateTime64 with times of day -> Date / Date32, lossy, with the largest time of day
+    lossy = {(r["column"], r["type"]) for r in rows if r["suggestion"] == "type"
+             and not _suggestion(_col(dates_advice, r["table"], r["column"]), r)["lossless"]}
+    assert {("ts", "Date"), ("ts_tokyo", "Date"), ("ts64", "Date32"), ("minute_dt", "Date")} <= lossy
+    ts = next(c for c in _col(dates_advice, "dates", "ts")["candidates"] if c["type"] == "Date")
+    assert "loses the time of day" in ts["reason"] and ts["max_abs_error"] == 23 * 3600 + 2 * 60
+    assert all(("day_dt", "Date") != x for x in lossy)
+
+
+def test_dates_current_chains_reencoded_to_the_byte():
+    """Every compressed block of datadir_dates re-encoded with its own chain equals the
+    engine's: among them ``CODEC(Delta, GCD, ZSTD(1))`` (GCD after Delta reads Delta's header)
+    and ``CODEC(ZSTD(3, 24))`` (ZSTD's window_log: long-distance matching, the level and the
+    window set alone as CompressionCodecZSTD::doCompressData sets them)."""
+    from dbxray.parsers.codecs.ch_block import chain_of, decompress_block, walk_blocks
+    from dbxray.parsers.codecs.ch_encode import encode_chain
+    (part,) = (HERE / "datadir_dates" / "store").glob("*/*/all_1_1_0")
+    seen = {}
+    for f in sorted(part.glob("*.bin")):
+        buf = f.read_bytes()
+        for off, h in walk_blocks(buf):
+            block = buf[off:off + h.stored_size]
+            chain = chain_of(block)
+            if f.stem in ("seq", "notes", "notes.size"):
+                seen[f.stem] = chain
+                chain = {"seq": "Delta(4), GCD, ZSTD(1)"}.get(f.stem, "ZSTD(3, 24)")
+            width = {"seq": 4}.get(f.stem, 8)
+            assert encode_chain(decompress_block(block), chain, type_size=width) == block[16:], (f.name, chain)
+    assert seen["seq"].replace(" ", "").startswith("Delta") and "GCD" in seen["seq"]
 
 
 def test_dates_not_midnight_and_time_zones():

@@ -105,9 +105,11 @@ def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type
     elif name == "ZSTD":
         level = int(args[0]) if args else M.ZSTD_DEFAULT_LEVEL
         if len(args) > 1 and int(args[1]):
-            # CompressionCodecZSTD with window_log: long-distance matching on
-            params = zstandard.ZstdCompressionParameters.from_level(
-                level, window_log=int(args[1]), enable_ldm=True)
+            # CompressionCodecZSTD with window_log: ZSTD_c_compressionLevel, then long-distance
+            # matching on and ZSTD_c_windowLog, the rest left to the library for the block's size
+            # (from_level would fix every parameter for an unknown size: other bytes than the engine's)
+            params = zstandard.ZstdCompressionParameters(
+                compression_level=level, window_log=int(args[1]), enable_ldm=True)
             cctx = zstandard.ZstdCompressor(compression_params=params)
         else:
             cctx = zstandard.ZstdCompressor(level=level)

@@ -10,7 +10,11 @@ itself (chdb; its version in ``datadir_dates/ta_version.json``):
 * integers and a Decimal whose values share a divisor (GCD), a counter that fits three
   narrower types (chains on every one), a String of 8-byte codes from few values
   (LowCardinality(String) and FixedString(8), chains on both) and a text column where the
-  high ZSTD levels pay.
+  high ZSTD levels pay;
+* a counter written with ``CODEC(Delta, GCD, ZSTD(1))`` and a text with ``CODEC(ZSTD(3, 24))``
+  (their current bytes re-encoded: GCD after Delta, ZSTD's window_log), DateTime and
+  DateTime64 values with times of day (in UTC, in Asia/Tokyo, before 1970: the lossy Date /
+  Date32).
 
     /tmp/chdb44/bin/python tests/data/clickhouse_typeadvice/make_dates.py
 
@@ -50,7 +54,12 @@ STATEMENTS = [
     price Decimal(18, 2) CODEC(ZSTD(1)),
     small UInt64,
     code String,
-    words String CODEC(ZSTD(1))
+    words String CODEC(ZSTD(1)),
+    seq UInt32 CODEC(Delta, GCD, ZSTD(1)),
+    ts DateTime CODEC(ZSTD(1)),
+    ts_tokyo DateTime('Asia/Tokyo') CODEC(Delta, ZSTD(1)),
+    ts64 DateTime64(3, 'UTC') CODEC(Delta, ZSTD(1)),
+    notes String CODEC(ZSTD(3, 24))
 ) ENGINE = MergeTree ORDER BY id
 SETTINGS index_granularity = 8192, min_bytes_for_wide_part = 0""",
     f"""INSERT INTO ta.dates SELECT
@@ -68,7 +77,13 @@ SETTINGS index_granularity = 8192, min_bytes_for_wide_part = 0""",
     concat('C', leftPad(toString(h % 400), 7, '0')) AS code,
     arrayStringConcat(arrayMap(i -> ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing',
         'elit', 'sed', 'do', 'eiusmod', 'tempor'][bitShiftRight(h, i * 4) % 12 + 1], range(2 + h % 6)), ' ')
-        AS words
+        AS words,
+    toUInt32(7000 + 1000 * number + 1000 * (h % 3)) AS seq,
+    toDateTime(1704067200 + 3600 * intDiv(number, 5) + 60 * (h % 3), 'UTC') AS ts,
+    toDateTime(1704067200 + 900 * number + h % 900, 'Asia/Tokyo') AS ts_tokyo,
+    toDateTime64(toDateTime64('1969-12-25 00:00:00', 3, 'UTC') + toIntervalMillisecond(number * 61237 + h % 1000), 3, 'UTC')
+        AS ts64,
+    concat(['alpha', 'beta', 'gamma', 'delta'][h % 4 + 1], ' #', toString(intDiv(number, 9))) AS notes
 FROM (SELECT number, cityHash64(number, 25) AS h FROM numbers({ROWS}))""",
 ]
 
