@@ -20,7 +20,7 @@ import numpy as np
 
 from dbxray.parsers.model import Cancelled
 
-from .estimate import Estimate, StratumSample, ratio_estimate, stratum_spread
+from .estimate import Estimate, StratumSample, aux_spread, pool_spreads, ratio_estimate
 from .models import Model
 from .registry import Codec
 from .sampling import SampleSpec, Strata, stratify
@@ -266,16 +266,19 @@ def _estimate_all(out: Projection, unitset: UnitSet, pairs, fixed, strata_by_mod
         for order, idx in zip(st.order, st.take(f)):
             xs = unitset.logical[idx].astype(np.float64)
             yv = np.array([ys[int(i)] for i in idx], dtype=np.float64)
-            samples.append(StratumSample(len(order), float(unitset.logical[order].sum()), xs, yv))
-            sp = stratum_spread(samples[-1], m.granularity)
-            if sp is not None:
-                spreads.setdefault(pool_key(m, c.name), []).append(sp)
+            group = int(unitset.group[order[0]]) if unitset.group is not None and len(order) else None
+            aux = (aux_spread(unitset.logical[order], unitset.aux[order], len(idx))
+                   if unitset.aux is not None else None)
+            samples.append(StratumSample(len(order), float(unitset.logical[order].sum()), xs, yv, group, aux))
             if len(idx):
                 part = np.mean((yv > 0) & (yv < full[idx]))
                 partial_est += part * len(order)
         partial_est += float(np.sum((vals > 0) & (vals < full) & fmask))
         rest = np.flatnonzero(~fmask)
         most = m.max_bytes(unitset.logical[rest], codec=c, units=rest)
+        vals_pool = pool_spreads(samples, m.granularity)
+        if vals_pool:
+            spreads.setdefault(pool_key(m, c.name), []).extend(vals_pool)
         est = ratio_estimate(samples, fixed_bytes=fixed_bytes, fixed_units=int(fmask.sum()),
                              granularity=m.granularity,
                              upper_bound=None if most is None else fixed_bytes + float(most.sum()),

@@ -57,6 +57,12 @@ class UnitSet:
     zero: np.ndarray | None = None        # bool: unit known to be all zeros (a hole)
     order_key: np.ndarray | None = None   # position of each unit (page no, offset) for layouts
     free: np.ndarray | None = None        # bool: unit free in the engine's own map (a rebuild drops it)
+    #: int64 kind of each unit's stratum (strata of one kind share their spread: the nodes of one
+    #: height of a TokuDB tree; compress/estimate.py group_spreads), None: each stratum its own
+    group: np.ndarray | None = None
+    #: int64 bytes each unit takes on disk now (the engine's current compression), known for all
+    #: units: how much the units vary, beyond what a sample shows (estimate.aux_spread)
+    aux: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
 
     def __len__(self) -> int:

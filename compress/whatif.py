@@ -165,7 +165,9 @@ def sample_description(spec, seed: int, encoded: int, known: int, total: int) ->
             f"the 95% intervals come from the spread within each stratum, moderated towards the spread pooled over "
             f"the run's strata of the same storage model and codec where at least 10 of them were sampled "
             f"(strata whose sampled units differ in size over 8 times left out of it; never less than half the "
-            f"model's rounding step, a filesystem block for page compression, per unit)")
+            f"model's rounding step, a filesystem block for page compression, per unit); a TokuDB dictionary's "
+            f"nodes of one height share their spread, and no node's interval is narrower than its partitions' "
+            f"stored bytes vary")
 
 
 def _first_fs_block(dataset: Dataset) -> int:

@@ -16,7 +16,7 @@ from ..registry import Codec
 from dbxray.parsers.tokudb.blocktable import HEADER_BYTES
 from dbxray.parsers.tokudb.header import BLOCK_ALLOCATOR_ALIGNMENT
 
-from ..sources import allocated_in, engine_units
+from ..sources import UnitSet, allocated_in, engine_units
 from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results, shift
 from .base import WhatIfEngine
 
@@ -110,9 +110,22 @@ def tokudb_partition_filter(entry: FileEntry, units: np.ndarray) -> np.ndarray:
     return keep
 
 
+def tokudb_units(entry: FileEntry) -> UnitSet:
+    """A dictionary's partitions to sample, stratified by node. The nodes of one height are one
+    kind of partition (``group``: they share their spread), and the partitions' bytes on disk now
+    (``aux``, BP_SIZE) say how they vary beyond what a sample shows (compress/estimate.py)."""
+    base = engine_units(entry, tokudb_partition_filter)
+    idx = base.meta["index"]
+    level = entry.unit_facts.level if entry.unit_facts is not None else None
+    if level is not None and len(level) == len(entry.units):
+        base.group = np.asarray(level, dtype=np.int64)[idx]
+    base.aux = entry.units["stored"][idx].astype(np.int64)
+    return base
+
+
 def tokudb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     sec = entry.sections.get("tokudb", {}) or {}
-    base = engine_units(entry, tokudb_partition_filter)
+    base = tokudb_units(entry)
     idx = base.meta["index"]
     stored = int(entry.units["stored"][idx].astype(np.int64).sum())
     methods = sec.get("node_methods") or {}

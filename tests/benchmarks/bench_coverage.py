@@ -133,6 +133,7 @@ def family(name: str, seeds: int, fraction: str, per_target: bool = False) -> di
     widths: list[float] = []
     misses: dict = {}
     per: dict = {}         # target -> [cases, covered, widths, at bound]
+    per_key: dict = {}     # (target, codec, model) -> [cases, covered]
     t1 = time.perf_counter()
     for seed in range(seeds):
         res = run_whatif(ds, codecs, sample=fraction, seed=seed, **kw)
@@ -152,6 +153,9 @@ def family(name: str, seeds: int, fraction: str, per_target: bool = False) -> di
                 big[1] += ok
             if not ok:
                 misses[key] = misses.get(key, 0) + 1
+            pk = per_key.setdefault(key, [0, 0])
+            pk[0] += 1
+            pk[1] += ok
             p = per.setdefault(key[0], [0, 0, [], 0])
             p[0] += 1
             p[1] += ok
@@ -176,6 +180,10 @@ def family(name: str, seeds: int, fraction: str, per_target: bool = False) -> di
         print("   per target: cases, coverage, median width / figure, at the physical bound")
         for t, (c, ok, w, b) in sorted(per.items(), key=lambda kv: -kv[1][0]):
             print(f"     {c:>6} {ok / c:7.1%} {statistics.median(w) if w else math.nan:8.1%} {b:>6}  {t}")
+            if ok / c < 0.93:      # under the target: which codec and model
+                for (tt, codec, model), (kc, kok) in sorted(per_key.items()):
+                    if tt == t:
+                        print(f"            {kc:>6} {kok / kc:7.1%}  {codec} {model}")
     return {"family": name, "cases": cases, "exact": exact, "coverage": cov,
             "large": big[1] / big[0] if big[0] else None, "large_cases": big[0],
             "median_width": statistics.median(widths) if widths else None, "seconds": t_all + t_runs}
