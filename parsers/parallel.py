@@ -201,20 +201,29 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     _job = (func, entries, keep_detail, ctx.keep_units)
     pool = multiprocessing.get_context("fork").Pool(workers)
     try:
-        for results in pool.imap(_run, _chunks(entries, workers)):
+        for i, entry in _results(pool, _run, _chunks(entries, workers), entries, ctx):
+            yield i, entry
+            if packer is not None:
+                _pack(entry, packer, ctx)
+    finally:
+        _job = None
+
+
+def _results(pool, run: Callable, tasks, entries: list[FileEntry], ctx: ScanContext) -> Iterator[tuple[int, FileEntry]]:
+    """The pool's results of ``run`` over ``tasks`` put on ``entries`` in order, ``ctx.check()``
+    between tasks; the pool is closed at the end, ended at once on an exception (Cancel)."""
+    try:
+        for results in pool.imap(run, tasks):
             ctx.check()
             for i, state in results:
                 _apply(entries[i], state)
                 yield i, entries[i]
-                if packer is not None:
-                    _pack(entries[i], packer, ctx)
         pool.close()
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.join()
-        _job = None
 
 
 _served: tuple[Callable[[FileEntry], None], tuple[str, ...], bool] | None = None
@@ -274,19 +283,8 @@ def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None
     mp.set_forkserver_preload(SERVED_PRELOAD)
     ForkingPickler.register(np.ndarray, _reduce_array)     # the files go out the fast way
     pool = mp.Pool(workers, initializer=_init_served, initargs=(func, keep_detail, ctx.keep_units))
-    try:
-        tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers))
-        for results in pool.imap(_run_served, tasks):
-            ctx.check()
-            for i, state in results:
-                _apply(entries[i], state)
-                yield i, entries[i]
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+    tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers))
+    yield from _results(pool, _run_served, tasks, entries, ctx)
 
 
 def _call(chunk: list[int]) -> list[tuple[int, Any, dict]]:
