@@ -12,6 +12,7 @@ from .aria.engine import ENGINE as ARIA
 from .clickhouse.engine import ENGINE as CLICKHOUSE
 from .csv.engine import ENGINE as CSV
 from .engine import Engine
+from .model import FileEntry, set_unit_map_rule
 from .innodb.engine import ENGINE as INNODB
 from .rocksdb.engine import ENGINE as ROCKSDB
 from .myisam.engine import ENGINE as MYISAM
@@ -57,3 +58,12 @@ def label(name: str | None) -> str:
         return "Other files"
     e = get(name)
     return e.label if e is not None else str(name)
+
+
+def draws_units(entry: FileEntry) -> bool:
+    """Whether the unit map draws ``entry``: its engine gives a unit geometry for it."""
+    engine = get(entry.engine)
+    return engine is not None and engine.unit_geometry(entry) is not None
+
+
+set_unit_map_rule(draws_units)

@@ -352,12 +352,25 @@ def _expected_hole_of(entry: "FileEntry") -> int | None:
     return None
 
 
+#: whether the unit map draws an entry's units (its engine's ``Engine.unit_geometry`` is not
+#: None): set by the engine registry (parsers/engines.py) when it is imported, since the model
+#: imports no engine (the registry imports every engine, and the engines import this module)
+_draws_units: Callable[["FileEntry"], bool] | None = None
+
+
+def set_unit_map_rule(rule: Callable[["FileEntry"], bool]) -> None:
+    """The engine registry's answer to "does the unit map draw this entry" (parsers/engines.py)."""
+    global _draws_units
+    _draws_units = rule
+
+
 def _mapped_of(entry: "FileEntry") -> bool:
     if entry.units is None or not len(entry.units):
         return False
-    from . import engines          # the registry imports every engine, which import this module
-    engine = engines.get(entry.engine)
-    return engine is not None and engine.unit_geometry(entry) is not None
+    if _draws_units is None:
+        raise RuntimeError("dbxray.parsers.engines is not imported: no engine says whether the unit map "
+                           f"draws {entry.path}")
+    return _draws_units(entry)
 
 
 def summarize(entry: "FileEntry") -> FileSummary:
