@@ -1,8 +1,8 @@
 """``dbxray compare PATH``: the same table held in several schemas or engines of a data
-dir, side by side (parsers/compare.py): rows, bytes on disk, allocated bytes, what
+dir (the same name, or the same columns in their .frm), side by side (parsers/compare.py): rows, bytes on disk, allocated bytes, what
 information_schema would report, bytes per row, ratio to the raw row size.
 
-    dbxray compare PATH [--json] [-o FILE]
+    dbxray compare PATH [--json] [-o FILE] [--keyfile FILE]
 
 Exit codes: 0 ok (also when nothing is held twice: the table says so), 1 PATH
 cannot be read, 2 bad usage.
@@ -21,6 +21,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("path", help="data directory (or a saved scan)")
     p.add_argument("--json", action="store_true", help="print the JSON")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
+    p.add_argument("--keyfile", metavar="FILE", help="MariaDB file_key_management key file: encrypted InnoDB "
+                   "and Aria tables' rows and indexes are read")
+    p.add_argument("--keyfile-password-file", metavar="FILE", help="password of an encrypted key file")
     p.set_defaults(func=run_compare)
 
 
@@ -29,7 +32,7 @@ def _num(v, fmt="{:,}") -> str:
 
 
 def compare_table(data: dict) -> str:
-    """The comparison as a text table, one block per table name."""
+    """The comparison as a text table, one block per group (a table name, or the same columns)."""
     if not data["groups"]:
         return f"root: {data['root']}\nno table is held in more than one schema or engine"
     head = ("table", "engine", "rows", "on disk", "allocated", "I_S rows", "I_S data", "I_S index", "B/row",
@@ -51,12 +54,18 @@ def compare_table(data: dict) -> str:
                                           for i, c in enumerate(r)).rstrip())
             if n == 0:
                 lines.append("  " + "  ".join("-" * w for w in widths))
-        raw = next((t for t in g["tables"] if t["raw_source"]), None)
-        if raw is not None:
-            lines.append(f"  raw row: {raw['raw_row_bytes']:,.1f} B ({raw['raw_source']})")
+        raws: dict[str, float] = {}
+        for t in g["tables"]:
+            if t["raw_source"]:
+                raws.setdefault(t["raw_source"], t["raw_row_bytes"])
+        for source, size in raws.items():
+            lines.append(f"  raw row: {size:,.1f} B ({source})")
+        notes: dict[str, list[str]] = {}
         for t in g["tables"]:
             for note in t["notes"]:
-                lines.append(f"  {t['table']}: {note}")
+                notes.setdefault(note, []).append(t["table"])
+        for note, tables in notes.items():
+            lines.append(f"  {', '.join(tables)}: {note}")
         lines.append("")
     lines.append(f"root: {data['root']}")
     lines.append("on disk / allocated: the table's files with its .frm/.par; B/row: allocated bytes per row; "
@@ -71,7 +80,12 @@ def run_compare(args) -> int:
     from dbxray.parsers.compare import compare_json
     from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
     from dbxray.parsers.scan import scan
-    ds = load_saved_scan(args.path) if is_saved_scan(args.path) else scan(args.path)
+    from dbxray.app.keys import load_keys
+    from dbxray.parsers.model import ScanContext
+    keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
+    for m in key_messages:
+        print(f"dbxray: {m}", file=sys.stderr)
+    ds = load_saved_scan(args.path) if is_saved_scan(args.path) else scan(args.path, ScanContext(keys=keys))
     data = compare_json(ds)
     as_json = args.json or (args.output or "").lower().endswith(".json")
     text = json.dumps(data, indent=1) if as_json else compare_table(data)
