@@ -35,7 +35,8 @@ never guessed:
   DATA_LENGTH and INDEX_LENGTH 0 (never set); the rows beside it are the lines of the data
   file.
 
-A table's files are its engine's files plus its ``.frm`` / ``.par`` (the server's).
+A table's files are its engine's files plus its ``.frm`` / ``.par`` (the server's); an InnoDB
+table in the system tablespace counts its indexes' pages there, not the whole ``ibdata1``.
 """
 from __future__ import annotations
 
@@ -164,7 +165,9 @@ def _innodb(ds: Dataset, t: TableEntry, row: TwinRow, frm: bytes | None) -> None
         e = ds.file(path)
         sec = (e.sections.get("innodb") if e is not None else None) or {}
         page = int(sec.get("physical_page_size") or sec.get("page_size") or 0)
-        idx = [i for i in (sec.get("indexes") or []) if _of_table(i.get("table"), key)]
+        shared = e is not None and e.role == "system_tablespace"
+        idx = [i for i in (sec.get("indexes") or [])
+               if (i.get("table") == key if shared else _of_table(i.get("table"), key))]
         if not idx or not page:
             continue
         # one tablespace (or partition) may hold several: take each table's clustered index
@@ -180,6 +183,13 @@ def _innodb(ds: Dataset, t: TableEntry, row: TwinRow, frm: bytes | None) -> None
             data += pages * page
             index += other * page
             row.rows = (row.rows or 0) + int(first.get("records") or 0)
+            if shared:
+                # the file is everyone's: the table's bytes are its indexes' pages
+                own = sum(int(i.get("pages") or 0) for i in part) * page
+                row.disk_bytes += own - int(e.apparent_bytes)
+                row.allocated_bytes += own - int(e.allocated_bytes)
+                row.notes.append(f"InnoDB: in the system tablespace {path}: its bytes are its indexes' pages "
+                                 "(the segments' reserved extents not counted)")
     if clustered is not None:
         row.is_data_length = data
         row.is_index_length = index
@@ -264,6 +274,27 @@ def _definitions(ds: Dataset) -> dict[tuple[str, str], list[str]]:
     return out
 
 
+def _tables(ds: Dataset) -> list[TableEntry]:
+    """The dataset's tables, plus InnoDB tables that live in the system tablespace
+    (``innodb_file_per_table=OFF``): their indexes are in ``ibdata1``, which no table owns."""
+    out = list(ds.tables)
+    have = {(t.engine, t.database, t.name) for t in out}
+    for e in ds.files:
+        if e.engine != "innodb" or e.role != "system_tablespace":
+            continue
+        sec = e.sections.get("innodb") or {}
+        for i in sec.get("indexes") or []:
+            full = i.get("table") or ""
+            db, _, name = full.partition(".")
+            if not db or not name or db.startswith("SYS_") or name.startswith("SYS_") \
+                    or ("innodb", db, name) in have:
+                continue
+            have.add(("innodb", db, name))
+            out.append(TableEntry(engine="innodb", database=db, name=name, files=[e.path],
+                                  info={"system_tablespace": e.path}))
+    return out
+
+
 def _share_raw(rows: list[TwinRow]) -> None:
     """A table that has no raw row size of its own takes it from a twin of the same name,
     else from the first twin that has one (its source named)."""
@@ -286,7 +317,7 @@ def twins(ds: Dataset) -> list[list[TwinRow]]:
     group's rows given the raw row size of the member that knows it."""
     definitions = _definitions(ds)
     by_name: dict[str, list[TableEntry]] = {}
-    for t in ds.tables:
+    for t in _tables(ds):
         by_name.setdefault(t.name, []).append(t)
     groups = []
     for name in sorted(by_name):
@@ -317,7 +348,7 @@ def column_twins(ds: Dataset, name_groups: list[list[TwinRow]] | None = None) ->
         name_groups = twins(ds)
     named = {frozenset(r.table for r in g) for g in name_groups}
     by_sig: dict[tuple, list[tuple[TableEntry, bytes, FrmColumns]]] = {}
-    for t in ds.tables:
+    for t in _tables(ds):
         frm = _frm_bytes(ds, definitions.get((t.database, t.name), []))
         if frm is None:
             continue
