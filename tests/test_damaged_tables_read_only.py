@@ -119,6 +119,11 @@ def test_named_partial_and_nothing_written(damaged, monkeypatch, qapp):
     assert {"arc/lineorder_words.ARZ", "misc/myisam_dyn.MYD", "misc/myisam_fixed.MYD", "misc/aria_page.MAD"} \
         <= targets
     assert not targets & {"arc/cut.ARZ", "arc/corrupt.ARZ", "arc/bomb.ARZ"}
+    # ... and said so
+    assert [n["target"] for n in result["not_projected"]] == ["arc/bomb.ARZ", "arc/corrupt.ARZ", "arc/cut.ARZ"]
+    assert all("not read to its end" in n["why"] for n in result["not_projected"])
+    from dbxray.app.cli_whatif import human_table
+    assert "not projected: arc/cut.ARZ: its row stream was not read to its end" in human_table(result)
     # the comparison: the damaged Aria table beside its MyISAM twin (the same columns), with the
     # state's figures; the ARCHIVE tables are one engine in one schema, no group
     assert [[t["table"] for t in g["tables"]] for g in compared["groups"]] == [["misc.myisam_dyn", "misc.aria_page"]]
