@@ -6,7 +6,7 @@ computes it), bytes per row and the ratio to the raw row size.
 Groups: tables that share a name across schemas or engines (:func:`twins`), then tables
 whose ``.frm`` define the same columns (:func:`column_twins`: the same names, types,
 lengths, nullability and collations in the same order, read by parsers/server/frmfields.py)
-in several schemas or engines, as the field note's ``insert_test`` / ``insert_test_8k`` /
+in several schemas or engines (each group's tables the smallest footprint per row first), as the field note's ``insert_test`` / ``insert_test_8k`` /
 ``sortbuild_test`` are: a columns group that only repeats a name group is left out.
 
 Figures come from what each engine's parser put in the dataset (``TableEntry.info``,
@@ -313,8 +313,9 @@ def _order(rows: list[TwinRow]) -> list[TwinRow]:
 
 
 def twins(ds: Dataset) -> list[list[TwinRow]]:
-    """Groups of tables that share a name across schemas or engines (two or more), each
-    group's rows given the raw row size of the member that knows it."""
+    """Groups of tables that share a name across schemas or engines (two or more), the
+    smallest footprint per row first, each group's rows given the raw row size of the member
+    that knows it."""
     definitions = _definitions(ds)
     by_name: dict[str, list[TableEntry]] = {}
     for t in _tables(ds):
@@ -324,7 +325,7 @@ def twins(ds: Dataset) -> list[list[TwinRow]]:
         ts = by_name[name]
         if len({(t.engine, t.database) for t in ts}) < 2:
             continue
-        rows = [_figures(ds, t, definitions) for t in sorted(ts, key=lambda t: (t.database, t.engine))]
+        rows = _order([_figures(ds, t, definitions) for t in sorted(ts, key=lambda t: (t.database, t.engine))])
         _share_raw(rows)
         groups.append(rows)
     return groups

@@ -41,7 +41,8 @@ class CompareView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=False, alpha=0.25)
         theme.style_plot(self.plot)
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=theme.foreground(),
+        # top right: the tables come smallest first, so the top rows' bars end early
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=theme.foreground(),
                                           brush=theme.qcolor(theme.background(), 220))
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -134,7 +135,8 @@ class CompareView(QWidget):
                            f" ({how}, {n} tables): bytes per row, smallest first"
                            if group.by == "columns" else f"{group.name} ({how}, {n} tables): bytes per row",
                            color=theme.foreground(), size="10pt")
-        xmax = max(float(alloc.max()), float(i_s.max()), max(raws) if raws else 0.0) * 1.35
+        # room right of the longest bar for its label
+        xmax = max(float(alloc.max()), float(i_s.max()), max(raws) if raws else 0.0) * 1.6
         self.plot.setXRange(0, xmax or 1.0, padding=0)
         self.plot.setYRange(-0.7, n - 0.3, padding=0)
         self.table.setRowCount(n)
