@@ -261,8 +261,8 @@ def _figures(ds: Dataset, t: TableEntry, definitions: dict[tuple[str, str], list
                          f"{info['data_size'] / info['rows']:.1f} (all indexes)")
     if row.rows is None:
         why = next((w for p in t.files for w in (ds.file(p).warnings if ds.file(p) else []) if "encrypted" in w), None)
-        row.notes.append("rows not known" + (f": {why} (read with --keyfile)" if why
-                                             else " (see the files' errors and warnings)"))
+        hint = " (read with --keyfile)" if why and "key file" in why else ""
+        row.notes.append("rows not known" + (f": {why}{hint}" if why else " (see the files' errors and warnings)"))
     return row
 
 
