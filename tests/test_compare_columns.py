@@ -11,7 +11,6 @@ them). Then the CLI (``--keyfile``), the view's group choice and ``export --targ
 from __future__ import annotations
 
 import collections
-import json
 import os
 import shutil
 import struct
@@ -24,19 +23,10 @@ from dbxray.parsers.compare import CSV_UNKNOWN_ROWS, all_groups, column_twins, c
 from dbxray.parsers.keyfile import load_key_file
 from dbxray.parsers.model import ScanContext
 from dbxray.parsers.scan import scan
+from test_compare import datadir, manifest  # noqa: F401  (the same module fixtures: the fixture's manifest and data dir)
 
 ORDERS = "same columns (id, customer_id, created, status, ...)"
 LINEORDER = "same columns (LO_OrderKey, LO_LineNumber, LO_CustKey, LO_PartKey, ...)"
-
-
-@pytest.fixture(scope="module")
-def manifest(fixtures_root):
-    return json.loads((fixtures_root / "mariadb" / "manifest.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def datadir(sparse_fixtures):
-    return sparse_fixtures / "mariadb" / "datadir"
 
 
 @pytest.fixture(scope="module")

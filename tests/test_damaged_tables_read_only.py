@@ -8,8 +8,6 @@ no file under the data dir is opened for writing and every file's bytes, size, m
 allocation are the same after."""
 from __future__ import annotations
 
-import builtins
-import os
 import re
 import shutil
 import struct
@@ -17,7 +15,7 @@ import zlib
 
 import pytest
 
-from test_readonly import WRITE_FLAGS, _state
+from test_readonly import _state, spy_writes
 
 
 def _patch(path, offset, data: bytes) -> None:
@@ -66,22 +64,7 @@ def test_named_partial_and_nothing_written(damaged, monkeypatch, qapp):
 
     root = str(damaged)
     before = _state(root)
-    writes = []
-    real_os_open, real_open = os.open, builtins.open
-
-    def spy_os_open(path, flags, *a, **k):
-        if str(os.fspath(path)).startswith(root) and flags & WRITE_FLAGS:
-            writes.append((path, flags))
-        return real_os_open(path, flags, *a, **k)
-
-    def spy_open(file, mode="r", *a, **k):
-        if isinstance(file, (str, bytes, os.PathLike)) and str(os.fspath(file)).startswith(root) \
-                and any(ch in mode for ch in "wax+"):
-            writes.append((file, mode))
-        return real_open(file, mode, *a, **k)
-
-    monkeypatch.setattr(os, "open", spy_os_open)
-    monkeypatch.setattr(builtins, "open", spy_open)
+    writes = spy_writes(monkeypatch, root)
     ds = scan(root)
     result = run_whatif(ds, ["zlib:6", "zstd:3"], sample="0.05", seed=1)
     compared = compare_json(ds)
