@@ -17,7 +17,8 @@ from dbxray.parsers.humanize import human_bytes
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("compare", help="the same table in several schemas/engines, side by side")
+    p = subparsers.add_parser("compare", help="the same table (by name or by columns) in several "
+                                              "schemas/engines, side by side")
     p.add_argument("path", help="data directory (or a saved scan)")
     p.add_argument("--json", action="store_true", help="print the JSON")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
