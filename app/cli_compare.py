@@ -78,15 +78,13 @@ def run_compare(args) -> int:
     if not os.path.lexists(args.path):
         print(f"dbxray: {args.path}: no such file or directory", file=sys.stderr)
         return 1
+    from dbxray.app.cli_export import load_dataset
     from dbxray.parsers.compare import compare_json
-    from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
-    from dbxray.parsers.scan import scan
     from dbxray.app.keys import load_keys
-    from dbxray.parsers.model import ScanContext
     keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
     for m in key_messages:
         print(f"dbxray: {m}", file=sys.stderr)
-    ds = load_saved_scan(args.path) if is_saved_scan(args.path) else scan(args.path, ScanContext(keys=keys))
+    ds = load_dataset(args.path, walk=False, keys=keys)   # sizes and rows: no ClickHouse block is read for them
     data = compare_json(ds)
     as_json = args.json or (args.output or "").lower().endswith(".json")
     text = json.dumps(data, indent=1) if as_json else compare_table(data)

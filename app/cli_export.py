@@ -34,10 +34,23 @@ def add_parser(sub) -> None:
     r.set_defaults(func=run_report)
 
 
-def _load(path: str):
+def load_dataset(path: str, walk: bool = True, keys=None):
+    """The dataset of ``path`` for a headless command: a saved scan as it is, else the
+    window's scan (every core; ClickHouse's blocks not walked) and, when ``walk``, what it
+    left for later read at once (``parsers.scan.complete``: then equal to a full scan).
+    A view that does not draw blocks (``reads_deferred`` False) needs no walk. ``keys``: a
+    key ring (app/keys.py) for encrypted InnoDB/Aria files."""
+    from dbxray.parsers.model import ScanContext
+    from dbxray.parsers.parallel import cpu_workers
     from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
-    from dbxray.parsers.scan import scan
-    return load_saved_scan(path) if is_saved_scan(path) else scan(path)
+    from dbxray.parsers.scan import complete, scan
+    if is_saved_scan(path):
+        return load_saved_scan(path)
+    ctx = ScanContext(block_walk=False, workers=cpu_workers(), keys=keys)
+    ds = scan(path, ctx)
+    if walk:
+        ds = complete(ds, path, ScanContext(workers=ctx.workers, keys=keys)) or ds
+    return ds
 
 
 def run_export(args) -> int:
@@ -59,7 +72,7 @@ def run_export(args) -> int:
         return 2
     from dbxray.parsers.tree import build_tree
     from dbxray.viz.export import export_png, export_svg
-    ds = _load(args.path)
+    ds = load_dataset(args.path, walk=bool(getattr(view_ids()[args.view], "reads_deferred", False)))
     whatif = None
     if args.view == "whatif":
         from dbxray.app.report import run_default_whatif
@@ -114,7 +127,7 @@ def run_report(args) -> int:
             print(f"dbxray report: {e}", file=sys.stderr)
             return 2
     show = getattr(args, "progress", True)
-    ds = _load(args.path)
+    ds = load_dataset(args.path)
     if whatif is not None and os.path.realpath(str(whatif.get("root", ""))) != os.path.realpath(ds.root):
         print(f"dbxray report: note: the what-if result was run on {whatif.get('root')}, not {ds.root}",
               file=sys.stderr)

@@ -293,6 +293,9 @@ class ColumnSizesView(QWidget):
     #: the engine whose files this view draws (None: any dataset)
     engine = "clickhouse"
     node_selected = Signal(object)
+    #: draws what a light first scan leaves for later (ClickHouse blocks, ``Engine.deferred``):
+    #: a headless export completes the scan before drawing it
+    reads_deferred = True
     #: the Types page asks the app to run the type advisor (the sample: "0.05" or "all"; codec chains)
     advise_requested = Signal(str, bool)
 

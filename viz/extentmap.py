@@ -967,6 +967,9 @@ class ExtentMapView(QWidget):
     view_id = "extent-map"
     #: the engine whose files this view draws (None: any dataset)
     engine = None
+    #: draws what a light first scan leaves for later (ClickHouse blocks, ``Engine.deferred``):
+    #: a headless export completes the scan before drawing it
+    reads_deferred = True
 
     @classmethod
     def shows(cls, dataset) -> bool:

@@ -13,6 +13,9 @@ A view is a QWidget class with:
 * ``engine``: the engine whose files it draws (None: any dataset); an engine's
   own views are listed here beside the generic ones, one line each; optionally
   ``shows(dataset)``: whether it has anything to draw (the report leaves it out).
+* optionally ``reads_deferred = True``: it draws what a light first scan leaves for
+  later (``Engine.deferred``: ClickHouse's blocks), so a headless export of it completes
+  the scan first (``parsers.scan.complete``); the other views draw a light scan as it is.
 
 No business logic in views: they draw what the parsers and the compressor
 layer computed.

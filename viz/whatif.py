@@ -51,6 +51,9 @@ class WhatIfView(QWidget):
     view_id = "whatif"
     #: the engine whose files this view draws (None: any dataset)
     engine = None
+    #: draws what a light first scan leaves for later (ClickHouse blocks, ``Engine.deferred``):
+    #: a headless export completes the scan before drawing it
+    reads_deferred = True
     run_requested = Signal(list, str)     # codec names, sample ("0.05" | "all")
 
     def __init__(self, parent=None):
