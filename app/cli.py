@@ -6,7 +6,7 @@
     dbxray whatif PATH ...       (compressor layer)
     dbxray export / report       (headless views and HTML report)
     dbxray advise PATH ...       (narrower ClickHouse column types, compress/typeadvice.py)
-    dbxray compare PATH          (the same table in several schemas/engines)
+    dbxray compare PATH          (the same table, by name or columns, in several schemas/engines)
 
 Exit codes: 0 success, 1 PATH cannot be read, 2 bad usage.
 """
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         gui_parser().print_help()
         print("\nsubcommands:\n  scan PATH [--json] [-o FILE]\n  whatif PATH [--codec ...]\n"
               "  export PATH --view ... -o FILE\n  report PATH -o report.html\n"
-              "  advise PATH [--sample F|all] [--json]\n  compare PATH [--json]")
+              "  advise PATH [--sample F|all] [--json]\n  compare PATH [--json] [--keyfile FILE]")
         return 0
     args = gui_parser().parse_args(argv)
     if args.path is not None and not os.path.lexists(args.path):

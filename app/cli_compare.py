@@ -1,8 +1,8 @@
 """``dbxray compare PATH``: the same table held in several schemas or engines of a data
-dir, side by side (parsers/compare.py): rows, bytes on disk, allocated bytes, what
+dir (the same name, or the same columns in their .frm), side by side (parsers/compare.py): rows, bytes on disk, allocated bytes, what
 information_schema would report, bytes per row, ratio to the raw row size.
 
-    dbxray compare PATH [--json] [-o FILE]
+    dbxray compare PATH [--json] [-o FILE] [--keyfile FILE]
 
 Exit codes: 0 ok (also when nothing is held twice: the table says so), 1 PATH
 cannot be read, 2 bad usage.
@@ -17,10 +17,14 @@ from dbxray.parsers.humanize import human_bytes
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("compare", help="the same table in several schemas/engines, side by side")
+    p = subparsers.add_parser("compare", help="the same table (by name or by columns) in several "
+                                              "schemas/engines, side by side")
     p.add_argument("path", help="data directory (or a saved scan)")
     p.add_argument("--json", action="store_true", help="print the JSON")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
+    p.add_argument("--keyfile", metavar="FILE", help="MariaDB file_key_management key file: encrypted InnoDB "
+                   "and Aria tables' rows and indexes are read")
+    p.add_argument("--keyfile-password-file", metavar="FILE", help="password of an encrypted key file")
     p.set_defaults(func=run_compare)
 
 
@@ -29,7 +33,7 @@ def _num(v, fmt="{:,}") -> str:
 
 
 def compare_table(data: dict) -> str:
-    """The comparison as a text table, one block per table name."""
+    """The comparison as a text table, one block per group (a table name, or the same columns)."""
     if not data["groups"]:
         return f"root: {data['root']}\nno table is held in more than one schema or engine"
     head = ("table", "engine", "rows", "on disk", "allocated", "I_S rows", "I_S data", "I_S index", "B/row",
@@ -51,12 +55,18 @@ def compare_table(data: dict) -> str:
                                           for i, c in enumerate(r)).rstrip())
             if n == 0:
                 lines.append("  " + "  ".join("-" * w for w in widths))
-        raw = next((t for t in g["tables"] if t["raw_source"]), None)
-        if raw is not None:
-            lines.append(f"  raw row: {raw['raw_row_bytes']:,.1f} B ({raw['raw_source']})")
+        raws: dict[str, float] = {}
+        for t in g["tables"]:
+            if t["raw_source"]:
+                raws.setdefault(t["raw_source"], t["raw_row_bytes"])
+        for source, size in raws.items():
+            lines.append(f"  raw row: {size:,.1f} B ({source})")
+        notes: dict[str, list[str]] = {}
         for t in g["tables"]:
             for note in t["notes"]:
-                lines.append(f"  {t['table']}: {note}")
+                notes.setdefault(note, []).append(t["table"])
+        for note, tables in notes.items():
+            lines.append(f"  {', '.join(tables)}: {note}")
         lines.append("")
     lines.append(f"root: {data['root']}")
     lines.append("on disk / allocated: the table's files with its .frm/.par; B/row: allocated bytes per row; "
@@ -70,7 +80,11 @@ def run_compare(args) -> int:
         return 1
     from dbxray.app.cli_export import load_dataset
     from dbxray.parsers.compare import compare_json
-    ds = load_dataset(args.path, walk=False)      # sizes and rows: no ClickHouse block is read for them
+    from dbxray.app.keys import load_keys
+    keys, key_messages = load_keys(getattr(args, "keyfile", None), getattr(args, "keyfile_password_file", None))
+    for m in key_messages:
+        print(f"dbxray: {m}", file=sys.stderr)
+    ds = load_dataset(args.path, walk=False, keys=keys)   # sizes and rows: no ClickHouse block is read for them
     data = compare_json(ds)
     as_json = args.json or (args.output or "").lower().endswith(".json")
     text = json.dumps(data, indent=1) if as_json else compare_table(data)

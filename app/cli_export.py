@@ -34,21 +34,22 @@ def add_parser(sub) -> None:
     r.set_defaults(func=run_report)
 
 
-def load_dataset(path: str, walk: bool = True):
+def load_dataset(path: str, walk: bool = True, keys=None):
     """The dataset of ``path`` for a headless command: a saved scan as it is, else the
     window's scan (every core; ClickHouse's blocks not walked) and, when ``walk``, what it
     left for later read at once (``parsers.scan.complete``: then equal to a full scan).
-    A view that does not draw blocks (``reads_deferred`` False) needs no walk."""
+    A view that does not draw blocks (``reads_deferred`` False) needs no walk. ``keys``: a
+    key ring (app/keys.py) for encrypted InnoDB/Aria files."""
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.parallel import cpu_workers
     from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
     from dbxray.parsers.scan import complete, scan
     if is_saved_scan(path):
         return load_saved_scan(path)
-    ctx = ScanContext(block_walk=False, workers=cpu_workers())
+    ctx = ScanContext(block_walk=False, workers=cpu_workers(), keys=keys)
     ds = scan(path, ctx)
     if walk:
-        ds = complete(ds, path, ScanContext(workers=ctx.workers)) or ds
+        ds = complete(ds, path, ScanContext(workers=ctx.workers, keys=keys)) or ds
     return ds
 
 

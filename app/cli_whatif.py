@@ -163,6 +163,8 @@ def human_table(result: dict) -> str:
             lines.append(f"  {p['column_family']}: now {human_bytes(p['current_bytes'])} -> "
                          f"{human_bytes(p['projected_bytes'])} ({human_bytes(lo)}..{human_bytes(hi)})  [{per}]")
             lines.append(f"      {p['ddl']}")
+    for n in result.get("not_projected", []):
+        lines.append(f"not projected: {n['target']}: {n['why']}")
     for e in result.get("errors", []):
         lines.append(f"error: {e}")
     return "\n".join(lines)

@@ -61,10 +61,14 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
 
         # file targets in the dataset's file order, then dataset-level targets per engine
         work: list[tuple[WhatIfEngine, FileEntry | None]] = []
+        not_projected: list[dict[str, str]] = []
         for e in dataset.files:
             w = whatif_engines.get(e.engine)
-            if w is not None and (engines is None or w.name in engines) and w.wants_file(e):
-                work.append((w, e))
+            if w is not None and (engines is None or w.name in engines):
+                if w.wants_file(e):
+                    work.append((w, e))
+                elif (why := w.declined(e)) is not None:
+                    not_projected.append({"target": e.path, "why": why})
         for w in WHATIF_ENGINES:
             if (engines is None or w.name in engines) and w.wants_dataset(dataset):
                 work.append((w, None))
@@ -98,6 +102,8 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
         "targets": [t.to_json() for t in targets],
         "advice": advisor.advise(targets),
     }
+    if not_projected:
+        out["not_projected"] = not_projected
     if run.errors:
         out["errors"] = run.errors
     return out

@@ -30,14 +30,9 @@ def _state(root):
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
-@pytest.mark.parametrize("folder", FOLDERS)
-def test_scan_whatif_report_never_write(folder, sparse_fixtures, tmp_path, monkeypatch, qapp):
-    from dbxray.app.report import write_report
-    from dbxray.compress.whatif import run_whatif
-    from dbxray.parsers.scan import scan
-
-    root = str(sparse_fixtures / folder)
-    before = _state(root)
+def spy_writes(monkeypatch, root: str) -> list:
+    """Every open of a file under ``root`` for writing (os.open flags, open() modes), listed
+    until ``monkeypatch.undo()``."""
     writes = []
     real_os_open, real_open = os.open, builtins.open
 
@@ -54,6 +49,18 @@ def test_scan_whatif_report_never_write(folder, sparse_fixtures, tmp_path, monke
 
     monkeypatch.setattr(os, "open", spy_os_open)
     monkeypatch.setattr(builtins, "open", spy_open)
+    return writes
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_scan_whatif_report_never_write(folder, sparse_fixtures, tmp_path, monkeypatch, qapp):
+    from dbxray.app.report import write_report
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
+
+    root = str(sparse_fixtures / folder)
+    before = _state(root)
+    writes = spy_writes(monkeypatch, root)
     ds = scan(root)
     run_whatif(ds, ["zlib:6", "lz4"], sample="0.02", seed=1)
     write_report(ds, str(tmp_path / "r.html"), whatif_sample=None)

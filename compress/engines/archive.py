@@ -193,6 +193,14 @@ class ArchiveWhatIf(WhatIfEngine):
     def file_target(self, run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         return archive_target(run, entry, codecs)
 
+    def declined(self, entry: FileEntry) -> str | None:
+        """A table's ``.ARZ`` whose row stream was not read to its end: a projection of part
+        of the table would be a false figure for it."""
+        if entry.role != "table_data" or self.wants_file(entry):
+            return None
+        return ("its row stream was not read to its end (cut short, corrupt or past the bomb cap: the scan's "
+                "errors name where): no projection from part of the table")
+
     def available(self, codec: Codec, layout: str | None = None) -> bool:
         return codec.name == ARCHIVE_CODEC.name
 

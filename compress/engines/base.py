@@ -31,6 +31,11 @@ class WhatIfEngine:
     def file_target(self, run: "Run", entry: "FileEntry", codecs: list["Codec"]) -> "Target":
         raise NotImplementedError
 
+    def declined(self, entry: "FileEntry") -> str | None:
+        """Why a file that holds a table's data is not a target (named in the result's
+        ``not_projected``), or None: the file is not one the engine projects at all."""
+        return None
+
     def wants_dataset(self, dataset: "Dataset") -> bool:
         """Whether the engine has dataset-level targets (ClickHouse tables and columns)."""
         return False
