@@ -1242,8 +1242,9 @@ def demo_prefix() -> str:
 def inspector_html(node: Node, title: str | None = None, listed_only: bool = False) -> str:
     """Facts of the selected node as HTML (sizes, holes, engine facts); ``listed_only``: a
     row of the file listing shown while the scan runs (stat's sizes; holes not known yet)."""
+    from dbxray.parsers.tree import kind_label
     e = html.escape
-    rows = [("Kind", node.kind), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
+    rows = [("Kind", kind_label(node)), ("Apparent", f"{human_bytes(node.apparent)} ({node.apparent:,} B)"),
             ("Allocated", f"{human_bytes(node.allocated)} ({node.allocated:,} B)")]
     if node.unwritten or node.past_eof:
         # each allocated byte once: written + unwritten + past EOF = allocated

@@ -92,6 +92,9 @@ class Engine:
         """Read ``files`` (this engine's files of ``dataset``)."""
 
     # -- tree ------------------------------------------------------------------
+    #: what the three levels of :meth:`place` are, in words (the inspector's "Kind" of a row)
+    place_kinds: tuple[str, str, str] = ("database", "table", "part")
+
     def place(self, entry: "FileEntry") -> tuple[str, str | None, str | None]:
         """(database, table, part) of a file: from its parser, else from its path."""
         return entry.database or "(files)", entry.table, None

@@ -60,6 +60,14 @@ def label(name: str | None) -> str:
     return e.label if e is not None else str(name)
 
 
+def by_label(label: str) -> Engine | None:
+    """The engine whose tree label is ``label``, or None."""
+    for e in ENGINES:
+        if e.label == label:
+            return e
+    return None
+
+
 def draws_units(entry: FileEntry) -> bool:
     """Whether the unit map draws ``entry``: its engine gives a unit geometry for it."""
     engine = get(entry.engine)

@@ -238,3 +238,22 @@ def build_tree(ds: Dataset) -> Node:
                 n.logical = logical
     root.roll_up()
     return root
+
+
+_PLACE_LEVELS = {"database": 0, "table": 1, "part": 2}
+
+
+def kind_label(node: Node) -> str:
+    """A row's kind in words: the engine's name for the level a file is placed at
+    (``Engine.place_kinds``: a MyRocks column family and LSM level, not a database and a
+    table), else the row's kind."""
+    level = _PLACE_LEVELS.get(node.kind)
+    if level is None:
+        return node.kind
+    up = node.parent
+    while up is not None and up.kind not in ("engine", "spread"):
+        up = up.parent
+    if up is None or up.kind != "engine":
+        return node.kind
+    engine = engines.by_label(up.name)
+    return engine.place_kinds[level] if engine is not None else node.kind

@@ -54,6 +54,8 @@ def frm_key_names_of(dataset):
 class RocksDB(Engine):
     name = NAME
     label = "MyRocks / RocksDB"
+    #: SST files are placed by column family and LSM level, not by database and table
+    place_kinds = ("column family", "level", "part")
     roles = ("sst", "manifest", "options", "wal", "info_log", "engine_environment")
     claim_order = 15
     tail_bytes = 8
