@@ -147,8 +147,12 @@ def human_table(result: dict) -> str:
                              f"{human_bytes(a['saving_bytes_ci95'][0])} with the model's error)")
             else:
                 against = " against the rebuilt table" if a.get("compared_with") == "rebuilt" else ""
+                lo, hi = a.get("saving_bytes_ci95") or (a["saving_bytes"], a["saving_bytes"])
                 lines.append(f"  {a['target']}: {a.get('choice', '')} {a['codec']} -> "
-                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}{against})")
+                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}{against}; "
+                             f"95% interval {human_bytes(lo)}..{human_bytes(hi)})")
+            if a.get("verdict"):
+                lines.append(f"      verdict: {a['verdict']}")
             if a.get("ddl"):
                 lines.append(f"      {a['ddl']}")
     if result.get("level_plans"):

@@ -51,6 +51,8 @@ class WhatIfView(QWidget):
     view_id = "whatif"
     #: the engine whose files this view draws (None: any dataset)
     engine = None
+    #: the advice table's verdict and DDL columns
+    ADVICE_VERDICT, ADVICE_DDL = 3, 4
     run_requested = Signal(list, str)     # codec names, sample ("0.05" | "all")
 
     def __init__(self, parent=None):
@@ -132,12 +134,16 @@ class WhatIfView(QWidget):
         self.table.setTextElideMode(Qt.ElideMiddle)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setSortingEnabled(True)
-        self.advice = QTableWidget(0, 4)
-        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving", "DDL"])
+        self.advice = QTableWidget(0, 5)
+        # the verdict ("tie within error with ...", the sample that would separate them) is a
+        # column of its own, not only a tooltip (issue 17 item 2)
+        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving (95% interval)", "verdict", "DDL"])
         ah = self.advice.horizontalHeader()
         for c in range(3):
             ah.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        ah.setSectionResizeMode(3, QHeaderView.Stretch)
+        ah.setSectionResizeMode(self.ADVICE_VERDICT, QHeaderView.Interactive)
+        ah.resizeSection(self.ADVICE_VERDICT, 16 * self.fontMetrics().averageCharWidth() * 2)
+        ah.setSectionResizeMode(self.ADVICE_DDL, QHeaderView.Stretch)
         self.advice.setWordWrap(True)               # the whole SQL, wrapped in its row
         self.advice.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.copy_button = QPushButton("Copy DDL")
@@ -580,8 +586,11 @@ class WhatIfView(QWidget):
             codec = "rebuild (codec stays)" if a.get("kind") == "rebuild" else a.get("codec", "")
             if a.get("kind") == "engine":
                 codec = f"{a.get('engine_clause', '')} ({codec}, estimate)"
-            for j, c in enumerate([a.get("target", ""), codec, human_bytes(a.get("saving_bytes")),
-                                   a.get("ddl", "")]):
+            saving = human_bytes(a.get("saving_bytes"))
+            if a.get("saving_bytes_ci95"):
+                lo, hi = a["saving_bytes_ci95"]
+                saving += f" ({human_bytes(lo)} – {human_bytes(hi)})"
+            for j, c in enumerate([a.get("target", ""), codec, saving, a.get("verdict") or "", a.get("ddl", "")]):
                 item = QTableWidgetItem(str(c))
                 if a.get("verdict"):
                     item.setToolTip(str(a["verdict"]))
@@ -589,7 +598,8 @@ class WhatIfView(QWidget):
 
     def copy_ddl(self) -> str:
         rows = {i.row() for i in self.advice.selectedIndexes()} or set(range(self.advice.rowCount()))
-        text = "\n".join(self.advice.item(r, 3).text() for r in sorted(rows) if self.advice.item(r, 3))
+        col = self.ADVICE_DDL
+        text = "\n".join(self.advice.item(r, col).text() for r in sorted(rows) if self.advice.item(r, col))
         QGuiApplication.clipboard().setText(text)
         return text
 
