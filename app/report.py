@@ -26,19 +26,21 @@ def _img_tag(png: bytes, alt: str) -> str:
             f'src="data:image/png;base64,{base64.b64encode(png).decode()}">')
 
 
-def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760) -> list[tuple[str, bytes]]:
-    """(title, PNG bytes) of every view that has something to show for this dataset."""
+def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760,
+                 progress=None) -> list[tuple[str, bytes]]:
+    """(title, PNG bytes) of every view that has something to show for this dataset;
+    ``progress(done, total, message)`` after each view (the report's last phase)."""
     from dbxray.app.headless import make_view, settle, view_ids
     from dbxray.viz.export import export_png
     root = build_tree(ds)
     out = []
     from dbxray.viz.registry import view_shows
+    todo = [(vid, cls) for vid, cls in view_ids().items()
+            if view_shows(cls, ds) and not (vid == "whatif" and not whatif)]
     with tempfile.TemporaryDirectory() as tmp:
-        for vid, cls in view_ids().items():
-            if not view_shows(cls, ds):
-                continue
-            if vid == "whatif" and not whatif:
-                continue
+        for n, (vid, cls) in enumerate(todo):
+            if progress is not None:
+                progress(n, len(todo), f"drawing the {cls.title} view")
             view = make_view(vid, ds, root, width, height, whatif=whatif)
             shots = view.report_targets() if hasattr(view, "report_targets") else [(cls.title, None)]
             for k, (caption, target) in enumerate(shots):
@@ -51,6 +53,8 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
                     out.append((caption, p.read_bytes()))
             view.close()
             view.deleteLater()
+    if progress is not None:
+        progress(len(todo), len(todo), "views drawn")
     return out
 
 
@@ -206,13 +210,13 @@ def types_sections(advice: dict) -> list[str]:
     return out
 
 
-def advise_for_report(ds: Dataset, sample: float | None = 0.05) -> dict | None:
+def advise_for_report(ds: Dataset, sample: float | None = 0.05, progress=None) -> dict | None:
     """The type advice the report shows: None when the scan holds no MergeTree table."""
     tables = (ds.sections.get("clickhouse") or {}).get("tables") or []
     if not any("MergeTree" in str(t.get("engine", "")) for t in tables):
         return None
     from dbxray.compress.typeadvice import advise
-    return advise(ds, sample)
+    return advise(ds, sample, progress=progress)
 
 
 def _signed(n: int) -> str:
@@ -268,16 +272,19 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
 
 def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05", whatif: dict | None = None,
                  codecs: list[str] | None = None, seed: int = 0, progress=None, advice: dict | None = None,
-                 types_sample: float | None | bool = 0.05) -> None:
+                 types_sample: float | None | bool = 0.05, phase_progress=None) -> None:
     """The report of ``ds``: with ``whatif`` (a what-if result the user ran) as it is, else a
-    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed``; the Types
-    part from ``advice``, else the type advisor run here on ``types_sample`` (False: none)."""
+    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed`` (``progress``
+    its progress); the Types part from ``advice``, else the type advisor run here on
+    ``types_sample`` (False: none). ``phase_progress(phase)`` gives the progress callback of the
+    other phases ("types", "views"), or None."""
+    phase = phase_progress or (lambda name: None)
     if whatif is None and whatif_sample:
         from dbxray.compress.whatif import run_whatif
         whatif = run_whatif(ds, codecs or None, sample=whatif_sample, seed=seed, progress=progress)
     if advice is None and types_sample is not False:
-        advice = advise_for_report(ds, types_sample)
-    images = render_views(ds, whatif)
+        advice = advise_for_report(ds, types_sample, progress=phase("types"))
+    images = render_views(ds, whatif, progress=phase("views"))
     text = report_html(ds, images, whatif, advice)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
