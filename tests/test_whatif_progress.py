@@ -140,6 +140,13 @@ def test_window_done_only_when_the_results_are_drawn(window, qtbot):
         text, _, rows, cancel = seen[i]
         assert rows == drawn and not cancel, seen[i]          # never "done" before the results
     assert any("units re-encoded" in s[0] for s in seen[:done[0]]), seen
+    # the sample in words on the view's line, not only "552 of 753 units"
+    smp = res["sample"]
+    line = v.status.text()
+    assert f"a 5% sample (seed 0): {smp['units_encoded']:,} of {smp['units_total']:,} units" in line, line
+    known = smp["units_sampled"] - smp["units_encoded"]
+    assert f"{known:,} more known without encoding" in line and "drawn per owner" in line, line
+    assert smp["description"] in v.status.toolTip()
     # the advice's verdict is a column of its own
     if res["advice"]:
         verdicts = [v.advice.item(r, v.ADVICE_VERDICT).text() for r in range(v.advice.rowCount())]

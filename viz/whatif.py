@@ -137,12 +137,12 @@ class WhatIfView(QWidget):
         self.advice = QTableWidget(0, 5)
         # the verdict ("tie within error with ...", the sample that would separate them) is a
         # column of its own, not only a tooltip (issue 17 item 2)
-        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving (95% interval)", "verdict", "DDL"])
+        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving\n(95% interval)", "verdict", "DDL"])
         ah = self.advice.horizontalHeader()
         for c in range(3):
             ah.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         ah.setSectionResizeMode(self.ADVICE_VERDICT, QHeaderView.Interactive)
-        ah.resizeSection(self.ADVICE_VERDICT, 16 * self.fontMetrics().averageCharWidth() * 2)
+        ah.resizeSection(self.ADVICE_VERDICT, 22 * self.fontMetrics().averageCharWidth())
         ah.setSectionResizeMode(self.ADVICE_DDL, QHeaderView.Stretch)
         self.advice.setWordWrap(True)               # the whole SQL, wrapped in its row
         self.advice.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -256,10 +256,9 @@ class WhatIfView(QWidget):
         first = default_target(targets)
         self.target.blockSignals(False)
         s = results.get("sample", {})
-        frac = "all units" if s.get("mode") == "all" else f"{100 * float(s.get('fraction', 0)):.0f}% sample"
-        self.status.setText(f"{len(targets)} targets, {frac} ({s.get('units_sampled', '?')} of "
-                            f"{s.get('units_total', '?')} units, seed {s.get('seed')}); filesystem block "
-                            f"{results.get('fs_block')} B. Error bars: 95% confidence intervals.")
+        self.status.setText(f"{len(targets)} targets; {sample_words(s)}. Filesystem block "
+                            f"{results.get('fs_block')} B. Error bars: 95% confidence intervals (hover "
+                            f"for how they are made).")
         self.status.setToolTip(f"The sample: {s['description']}." if s.get("description") else "")
         self._fill_table(targets)
         self._fill_advice(results.get("advice", []))
@@ -589,7 +588,7 @@ class WhatIfView(QWidget):
             saving = human_bytes(a.get("saving_bytes"))
             if a.get("saving_bytes_ci95"):
                 lo, hi = a["saving_bytes_ci95"]
-                saving += f" ({human_bytes(lo)} – {human_bytes(hi)})"
+                saving += f"\n{human_bytes(lo)} – {human_bytes(hi)}"
             for j, c in enumerate([a.get("target", ""), codec, saving, a.get("verdict") or "", a.get("ddl", "")]):
                 item = QTableWidgetItem(str(c))
                 if a.get("verdict"):
@@ -602,6 +601,25 @@ class WhatIfView(QWidget):
         text = "\n".join(self.advice.item(r, col).text() for r in sorted(rows) if self.advice.item(r, col))
         QGuiApplication.clipboard().setText(text)
         return text
+
+
+def sample_words(s: dict) -> str:
+    """The sample in words for the view's status line (issue 17 item 4: "fraction 0.05 (528 of
+    699 units)" was unexplained): what was re-encoded, what was known without encoding, and how
+    the units were drawn; the JSON's whole ``description`` is the line's tooltip."""
+    total = int(s.get("units_total") or 0)
+    sampled = int(s.get("units_sampled") or 0)
+    enc = int(s.get("units_encoded", sampled) or 0)
+    known = max(0, sampled - enc)
+    done = (f"{enc:,} of {total:,} units (pages, blocks, nodes) re-encoded"
+            + (f", {known:,} more known without encoding (free, all-zero or never-compressed) and counted "
+               f"exactly" if known else ""))
+    if s.get("mode") == "all":
+        return f"every unit: {done}; the projections are exact for each model"
+    frac = float(s.get("fraction") or 0)
+    pct = f"{frac:.0%}" if frac >= 0.01 else f"{frac:.2%}"
+    return (f"a {pct} sample (seed {s.get('seed')}): {done}; drawn per owner (index, column, dictionary, "
+            f"level), at least 2 units of each, so small owners are sampled above {pct}")
 
 
 def _saving(v) -> QTableWidgetItem:
