@@ -78,6 +78,13 @@ def whatif_summary(whatif: dict) -> list[dict]:
         for f in a.get("files") or [a.get("target")]:
             advice.setdefault(f, []).append(a)
         advice.setdefault(a.get("target"), []).append(a)
+    def per_column(t: dict) -> list[dict]:
+        """A ClickHouse table's advice: its columns' entries (its codec is set per column)."""
+        if t.get("engine") != "clickhouse":
+            return []
+        head = t["target"] + "."
+        return [a for a in whatif.get("advice", []) if str(a.get("target", "")).startswith(head)]
+
     rows = []
     for t in whatif.get("targets", []):
         model = t.get("primary_model")
@@ -97,6 +104,8 @@ def whatif_summary(whatif: dict) -> list[dict]:
         if adv:
             verdict = "advised (" + adv[0].get("choice", "") + ")" + (
                 f"; {adv[0]['verdict']}" if adv[0].get("verdict") else "")
+        elif per_column(t):
+            verdict = f"advised per column ({len(per_column(t))} entries below)"
         elif base - hi <= 0:
             verdict = "no saving beyond the 95% interval"
         else:
