@@ -158,6 +158,14 @@ def advise(targets: list) -> list[dict[str, Any]]:
                          f"({need / max(tie.estimate.units_total, 1):.0%}) would separate them")
                 entry["separating_units"] = need
             out.append(entry)
+    by_engine: dict[str, list] = {}
+    for group in groups.values():
+        by_engine.setdefault(group[0].engine, []).extend(group)
+    for name, ts in by_engine.items():
+        w = engines.get(name)
+        if w is not None:
+            names = {t.target for t in ts}
+            w.annotate_advice([a for a in out if a["target"] in names], ts)
     return out
 
 

@@ -166,3 +166,38 @@ def test_level_plan_projects_every_column_family(rocks):
         assert all(m.endswith(("lz4", "zstd:9")) for m in p["missing"])
     with pytest.raises(ValueError, match="no lzma"):
         parse_level_plan("none,lzma:6")
+
+
+def test_levels_of_one_family_advised_as_one_plan(rocks):
+    """Issue 17 item 2: the per-level lines of one column family each set its whole
+    compression_per_level (and one compression_opts level), so applied one after the other they
+    undo each other. Every such line says so and carries the one plan of every level's
+    smallest pick; that plan projects (project_level_plan) each advised level with its pick."""
+    from dbxray.compress.engines.rocksdb import parse_level_plan, project_level_plan
+    res = run_whatif(rocks, ["snappy", "zstd:3", "zstd:9", "lz4"], sample="all", seed=1, raw_models=False)
+    fams: dict[str, list[dict]] = {}
+    for a in res["advice"]:
+        cf = a["target"].split("/")[1]
+        fams.setdefault(cf, []).append(a)
+    several = 0
+    for cf, adv in fams.items():
+        smallest = {a["target"]: a for a in adv if "smallest" in a["choice"]}
+        if len(smallest) < 2:
+            assert not any("level_plan" in a for a in adv), adv
+            continue
+        several += 1
+        plans = {a["level_plan"] for a in adv}
+        assert len(plans) == 1, plans
+        assert all("undo each other" in a["verdict"] and "--level-plan" in a["verdict"] for a in adv)
+        plan = parse_level_plan(plans.pop())
+        proj = next(p for p in project_level_plan(res, rocks, plan) if p["column_family"] == cf)
+        assert not proj["missing"], proj
+        got = {f"#rocksdb/{cf}/L{r['level']}": r for r in proj["levels"]}
+        for target, a in smallest.items():
+            assert got[target]["codec"] == a["codec"] and got[target]["projected_bytes"] == a["projected_bytes"], \
+                (target, got[target], a["codec"])
+        # the levels not advised keep their codec: the plan saves what the picks save together
+        saved = proj["current_bytes"] - proj["projected_bytes"]
+        assert saved == pytest.approx(sum(a["current_bytes"] - a["projected_bytes"] for a in smallest.values()),
+                                      abs=64 * len(proj["levels"])), (cf, proj)
+    assert several >= 2          # cf_dyn (L0, L5, L6 bottommost) and cf_tiered (L0, L2-L5)

@@ -62,6 +62,11 @@ class WhatIfEngine:
         """Whether advice (DDL) can be given for ``target`` at all."""
         return True
 
+    def annotate_advice(self, entries: list[dict], targets: list["Target"]) -> None:
+        """Add to the verdicts of this engine's advice ``entries`` what only the engine knows of
+        how they combine (``targets``: the engine's advisable targets); nothing by default."""
+        return None
+
     def engine_change(self, target: "Target", codec: "Codec", model: str) -> tuple[str, str, float, int] | None:
         """For a result that estimates the table in another engine (a cross-engine model):
         the engine clause (``ENGINE=ROCKSDB``), the statement that converts the table, and the

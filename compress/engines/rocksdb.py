@@ -272,6 +272,78 @@ class RocksDBWhatIf(WhatIfEngine):
     def ddl(self, target: Target, codec: Codec, model: str) -> str:
         return cf_options_ddl(target.info or {}, codec)
 
+    def annotate_advice(self, entries: list[dict], targets: list[Target]) -> None:
+        """A column family advised on several levels: each level's line sets the family's whole
+        ``compression_per_level`` (and its one ``compression_opts`` level) with only its own entry
+        changed, so applied one after the other they undo each other. Each such entry's verdict
+        says so and gives the one plan that holds every level's smallest pick, to project with
+        ``--level-plan`` (project_level_plan) and set as one line."""
+        by_name = {t.target: t for t in targets}
+        fams: dict[tuple, list[tuple[Target, dict]]] = {}
+        for a in entries:
+            t = by_name.get(a["target"])
+            if t is None or a.get("kind", "codec") != "codec" or "smallest" not in str(a.get("choice")):
+                continue
+            info = t.info or {}
+            fams.setdefault((info.get("directory"), info.get("column_family")), []).append((t, a))
+        for (_d, cf), picks in fams.items():
+            if len(picks) < 2:
+                continue
+            plan = level_plan_of(picks, [t for t in targets if (t.info or {}).get("column_family") == cf
+                                         and (t.info or {}).get("directory") == _d])
+            levels = ", ".join(f"L{(t.info or {}).get('level')}" for t, _ in picks)
+            note = (f"one of {len(picks)} level entries of column family {cf} ({levels}): each line sets the "
+                    f"family's whole compression_per_level and its one compression_opts level with only its "
+                    f"own level changed, so applied one after the other they undo each other; the levels' "
+                    f"picks as one setting: project them with --level-plan '{plan}'")
+            for a in entries:
+                t = by_name.get(a["target"])
+                if t is not None and ((t.info or {}).get("directory"), (t.info or {}).get("column_family")) == (_d, cf) \
+                        and a.get("kind", "codec") == "codec":
+                    a["verdict"] = f"{a['verdict']}; {note}" if a.get("verdict") else note
+                    a["level_plan"] = plan
+
+
+def level_plan_of(picks: list[tuple[Target, dict]], family: list[Target]) -> str:
+    """The ``--level-plan`` text (parse_level_plan) that writes every level of one column family
+    with its advised smallest codec (``picks``: (level target, advice entry)) and every other
+    level as it is now: compression_per_level entries by level (relative to the base level with
+    dynamic level bytes, as cf_options_ddl places them), ``bottom=`` where bottommost_compression
+    decides the last level."""
+    info = dict((picks[0][0].info or {}))
+    n = int(info.get("num_levels") or 7)
+    per = list(info.get("per_level") or []) or [info.get("compression") or "Snappy"] * n
+    now = [WRITTEN.get(x or "", "snappy") for x in per] + [WRITTEN.get(per[-1] or "", "snappy")] * max(0, n - len(per))
+    plan = [f"{f}:{DEFAULT_LEVEL[f]}" if f in DEFAULT_LEVEL else f for f in now[:n]]
+    bottom = info.get("bottommost_compression")
+    bottom_codec = None
+    if bottom and bottom in WRITTEN:
+        f = WRITTEN[bottom]
+        bottom_codec = f"{f}:{DEFAULT_LEVEL[f]}" if f in DEFAULT_LEVEL else f
+
+    def idx_of(ti: dict) -> int:
+        level = int(ti.get("level") or 0)
+        if ti.get("dynamic") and ti.get("base_level") is not None and level > 0:
+            return level - int(ti["base_level"]) + 1
+        return level
+
+    for t in family:                            # the levels not advised keep their current codec
+        ti = t.info or {}
+        cur = t.current_codec if t.current_codec and "," not in t.current_codec else None
+        if cur is None or ti.get("level") is None:
+            continue
+        if ti.get("bottommost") and bottom_codec is not None:
+            bottom_codec = cur
+        else:
+            plan[min(max(idx_of(ti), 0), n - 1)] = cur
+    for t, a in picks:
+        ti = t.info or {}
+        if ti.get("bottommost") and bottom_codec is not None:
+            bottom_codec = a["codec"]
+        else:
+            plan[min(max(idx_of(ti), 0), n - 1)] = a["codec"]
+    return ",".join(plan) + (f",bottom={bottom_codec}" if bottom_codec else "")
+
 
 #: MariaDB 10.11's RocksDB 6.29 refuses compression_per_level in rocksdb_update_cf_options
 #: ("Option not changeable", checked on a private server); compression, compression_opts,
