@@ -98,7 +98,7 @@ def human_table(result: dict) -> str:
     lines = []
     s = result["sample"]
     lines.append(f"root: {result['root']}   sample: {s['mode']} {s['fraction']:g} seed {s['seed']}  "
-                 f"({s['units_sampled']} of {s['units_total']} units)   fs block {result['fs_block']}")
+                 f"({s['units_sampled']} of {s['units_total']} units sampled)   fs block {result['fs_block']}")
     if s.get("description"):
         lines.append(f"sample: {s['description']}")
     for t in result["targets"]:
@@ -237,7 +237,9 @@ def run(args) -> int:
         result["errors"] = list(key_messages) + list(result.get("errors") or [])
     if wi_progress is not None:
         smp = result["sample"]
-        wi_progress.close(f"{smp['units_sampled']:,} of {smp['units_total']:,} units re-encoded")
+        enc = int(smp.get("units_encoded", smp["units_sampled"]))
+        wi_progress.close(f"{enc:,} of {smp['units_total']:,} units re-encoded, "
+                          f"{max(0, smp['units_sampled'] - enc):,} more known without encoding")
     as_json = args.json or (args.output and args.output.endswith(".json"))
     text = json.dumps(result, indent=1) if as_json else human_table(result)
     if args.output:

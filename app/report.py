@@ -130,8 +130,12 @@ def whatif_sections(whatif: dict) -> list[str]:
     frac = samp.get("fraction")
     how = "every unit" if samp.get("mode") == "all" else f"a {float(frac or 0):.0%} sample"
     sampled, total = samp.get("units_sampled"), samp.get("units_total")
-    counts = f", {sampled:,} of {total:,} units re-encoded" if isinstance(sampled, int) and isinstance(total, int) \
+    counts = f", {sampled:,} of {total:,} units sampled" if isinstance(sampled, int) and isinstance(total, int) \
         else ""
+    if counts and isinstance(samp.get("units_encoded"), int):
+        # the same words as the description: re-encoded, and known without encoding
+        enc = samp["units_encoded"]
+        counts = f", {enc:,} of {total:,} units re-encoded, {max(0, sampled - enc):,} more known without encoding"
     out.append(f"<p class='meta'>As run: {e(how)} (seed {e(str(samp.get('seed')))}{counts}), codecs "
                f"{e(', '.join(codecs))}; filesystem block {whatif.get('fs_block', '?')} B; 95% confidence "
                f"intervals.</p>")

@@ -61,13 +61,20 @@ def _steps(err: str, what: str) -> list[int]:
 def test_cli_whatif_progress_counts_every_phase(sparse_fixtures, capsys):
     d = sparse_fixtures / "innodb" / "datadir16k"
     assert main(["whatif", str(d), "--codec", "zlib:1", "--codec", "lz4", "--no-raw"]) == 0
-    err = capsys.readouterr().err
+    cap = capsys.readouterr()
+    err = cap.err
     for what in ("scan", "what-if"):
         steps = _steps(err, what)
         # strictly increasing 10% steps from 0 to 100, with steps between (not 0 -> 99)
         assert steps == sorted(set(steps)) and steps[0] == 0 and steps[-1] == 100, (what, steps)
         assert all(s % 10 == 0 for s in steps) and len(steps) >= 5, (what, steps)
-    assert re.search(r"^what-if: [\d,]+ of [\d,]+ units re-encoded$", err, re.M)
+    # the last line says what the sample's description says: re-encoded, and known without encoding
+    m = re.search(r"^what-if: ([\d,]+) of ([\d,]+) units re-encoded, ([\d,]+) more known without encoding$",
+                  err, re.M)
+    assert m, err[-500:]
+    enc, total, known = m.groups()
+    assert int(known.replace(",", "")) > 0
+    assert f"\nsample: {enc} of {total} units (pages, blocks, nodes) re-encoded, {known} more are known" in cap.out
 
 
 def test_cli_report_shows_every_phase(sparse_fixtures, tmp_path, capsys, qapp):
@@ -84,6 +91,13 @@ def test_cli_report_shows_every_phase(sparse_fixtures, tmp_path, capsys, qapp):
         steps = _steps(err, what)
         assert steps == sorted(set(steps)) and steps[-1] == 100, (what, steps)
     assert err.rstrip().endswith("report views: views drawn, report written")
+    # "As run" counts units as the sample's description does (it said "109 of 846 units
+    # re-encoded" where 102 were re-encoded and 7 known without encoding)
+    html_text = out.read_text()
+    m = re.search(r"As run: a 20% sample \(seed 0, ([\d,]+) of ([\d,]+) units re-encoded, ([\d,]+) more known "
+                  r"without encoding\)", html_text)
+    assert m, re.search(r"As run: [^<]*", html_text).group(0)
+    assert f"The sample: {m.group(1)} of {m.group(2)} units (pages, blocks, nodes) re-encoded" in html_text
     # with the what-if the user ran: no what-if phase, the scan and the views still shown
     assert main(["report", str(d), "-o", str(out), "--whatif-json", str(wi)]) == 0
     err = capsys.readouterr().err
