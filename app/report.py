@@ -101,7 +101,13 @@ def whatif_summary(whatif: dict) -> list[dict]:
         lo, hi = (best.get("ci95") or [best["projected_bytes"]] * 2)[:2]
         adv = [a for a in advice.get(t["target"], []) if a.get("codec") == best["codec"]
                and a.get("kind", "codec") == "codec"]
-        if adv:
+        # a MyRocks level set by its column family's one entry (every advised level's pick at once)
+        fam = [a for a in advice.get(t["target"], []) if t["target"] in (a.get("levels") or {})]
+        if fam and not adv:
+            picked = fam[0]["levels"][t["target"]]
+            verdict = (f"advised with its column family's one setting ({fam[0]['target']}: {picked})"
+                       + ("" if picked == best["codec"] else f"; {best['codec']} is this level's smallest alone"))
+        elif adv:
             verdict = "advised (" + adv[0].get("choice", "") + ")" + (
                 f"; {adv[0]['verdict']}" if adv[0].get("verdict") else "")
         elif per_column(t):

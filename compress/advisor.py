@@ -163,9 +163,16 @@ def advise(targets: list) -> list[dict[str, Any]]:
         by_engine.setdefault(group[0].engine, []).extend(group)
     for name, ts in by_engine.items():
         w = engines.get(name)
-        if w is not None:
-            names = {t.target for t in ts}
-            w.annotate_advice([a for a in out if a["target"] in names], ts)
+        if w is None:
+            continue
+        names = {t.target for t in ts}
+        mine = [a for a in out if a["target"] in names]
+        if not mine:
+            continue
+        combined = iter(w.combine_advice(mine, ts))
+        at = next(i for i, a in enumerate(out) if a["target"] in names)
+        rest = [a for a in out if a["target"] not in names]
+        out = rest[:at] + list(combined) + rest[at:]
     return out
 
 

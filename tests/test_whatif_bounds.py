@@ -23,6 +23,8 @@ from dbxray.compress.targets import combine, shift
 from dbxray.compress.whatif import run_whatif
 from dbxray.parsers.scan import scan
 
+from rocks_advice import assert_one_setting_per_family
+
 SIZES = [0, 1, 7, 100, 4096, 16384, 65536, 65547, 200000]
 
 
@@ -184,5 +186,9 @@ def test_fixture_advice_only_where_right(family, fixtures_root):
         assert tables and not [a for a in adv if a["target"] in tables], [a["target"] for a in adv]
         assert adv and all(a["ddl"].startswith("ALTER TABLE ") and " MODIFY COLUMN " in a["ddl"] for a in adv)
     if family == "mariadb":
+        # MyRocks: one setting per column family (its levels' picks in one entry), never two
+        # entries of one family that set the same option (issue 17 item 2)
+        fams = assert_one_setting_per_family(adv)
+        assert "cf_tiered" in fams and [a["target"] for a in fams["cf_tiered"]] == ["#rocksdb/cf_tiered"]
         parts = [a for a in adv if "#P#" in a["target"]]
         assert not parts and any(a["target"] == "inno.part_list" for a in adv), [a["target"] for a in adv]
