@@ -106,14 +106,18 @@ def human_table(result: dict) -> str:
         lines.append(f"{t['target']}  [{t['engine']}]  now {human_bytes(t['current_bytes'])}, "
                      f"logical {human_bytes(t['logical_bytes'])}")
         for note in t.get("notes") or []:
-            if note.startswith("encrypted"):
+            if note.startswith(("encrypted", "sparse now")):
                 lines.append(f"  {note}")
         if t.get("split"):
             sp = t["split"]
-            lines.append(f"  made of: compressible {human_bytes(sp['compressible_bytes'])}, overhead "
-                         f"{human_bytes(sp['overhead_bytes'])}, reclaimable {human_bytes(sp['reclaimable_bytes'])} "
-                         f"(free pages, unwritten space: a rebuild's, not a codec's); rebuilt "
-                         f"{human_bytes(sp['rebuilt_bytes'])}")
+            made = (f"  made of: compressible {human_bytes(sp['compressible_bytes'])}, overhead "
+                    f"{human_bytes(sp['overhead_bytes'])}, ")
+            if sp.get("shrinks", True):
+                lines.append(made + f"reclaimable {human_bytes(sp['reclaimable_bytes'])} (free pages, unwritten "
+                             f"space: a rebuild's, not a codec's); rebuilt {human_bytes(sp['rebuilt_bytes'])}")
+            else:
+                lines.append(made + f"free inside {human_bytes(sp['reclaimable_bytes'])}, not reclaimable: "
+                             f"{sp.get('shrink_note') or 'no statement shrinks this file'}")
         rows = [("codec", "model", "projected", "95% CI", "vs now", "compression saving", "comp MB/s",
                  "dec MB/s")]
         for r in sorted(t["results"], key=lambda r: (r["model"], r["projected_bytes"])):

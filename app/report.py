@@ -121,7 +121,8 @@ def whatif_summary(whatif: dict) -> list[dict]:
         rows.append({"target": t["target"], "engine": t.get("engine"), "current": cur, "codec": best["codec"],
                      "model": best.get("model", ""), "projected": int(best["projected_bytes"]),
                      "saving": base - int(best["projected_bytes"]), "saving_ci95": [base - int(hi), base - int(lo)],
-                     "reclaimable": int(split.get("reclaimable_bytes", 0)), "verdict": verdict})
+                     "reclaimable": int(split.get("reclaimable_bytes", 0)),
+                     "shrinks": bool(split.get("shrinks", True)), "verdict": verdict})
     return rows
 
 
@@ -155,7 +156,8 @@ def whatif_sections(whatif: dict) -> list[str]:
     out.append(_table(["target", "engine", "current", "reclaimable (rebuild)", "smallest codec", "projected",
                        "compression saving", "saving 95% CI", "verdict"],
                       [[r["target"], r["engine"], human_bytes(r["current"]),
-                        human_bytes(r["reclaimable"]) if r["reclaimable"] else "-", r["codec"],
+                        "-" if not r["reclaimable"] else human_bytes(r["reclaimable"]) if r["shrinks"] else
+                        f"none (never shrinks; {human_bytes(r['reclaimable'])} free inside)", r["codec"],
                         human_bytes(r["projected"]),
                         human_bytes(r["saving"]) if r["saving"] >= 0 else "-" + human_bytes(-r["saving"]),
                         f"{_signed(r['saving_ci95'][0])} – {_signed(r['saving_ci95'][1])}", r["verdict"]]

@@ -336,13 +336,18 @@ class WhatIfView(QWidget):
             top = pg.BarGraphItem(x=[0.0], y0=[(cur - reclaim) / scale], height=[reclaim / scale], width=0.7,
                                   brushes=[rc], pens=[pg.mkPen(rc.darker(150))])
             top.setToolTip(f"{human_bytes(reclaim)} of free pages and unwritten space: what a rebuild "
-                           f"(OPTIMIZE TABLE) alone reclaims, not counted in any codec's saving")
+                           f"(OPTIMIZE TABLE) alone reclaims, not counted in any codec's saving"
+                           if sp_.get("shrinks", True) else
+                           f"{human_bytes(reclaim)} of free pages inside the file, not reclaimable: "
+                           f"{sp_.get('shrink_note') or 'no statement shrinks this file'}; not counted in any "
+                           f"codec's saving")
             bp.addItem(top)
             if any("compression_saving_bytes" in r for r in res):
                 line = pg.InfiniteLine(pos=(cur - reclaim) / scale, angle=0,
                                        pen=pg.mkPen(theme.qcolor(theme.APPARENT).darker(160), width=1,
                                                     style=Qt.DashLine))
-                line.setToolTip("rebuilt as it is: the codecs' savings are counted from here")
+                line.setToolTip("rebuilt as it is: the codecs' savings are counted from here" if sp_.get("shrinks", True)
+                                else "the pages in use: the codecs' savings are counted from here")
                 bp.addItem(line)
         err = pg.ErrorBarItem(x=x[1:], y=vals / scale, top=(hi - vals) / scale, bottom=(vals - lo) / scale,
                               beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
