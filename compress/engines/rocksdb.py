@@ -457,11 +457,8 @@ def family_entry(key: tuple, picks: list[tuple[Target, dict]], family: list[Targ
         text_per.append(f"{fam}:{lv if lv is not None else DEFAULT_LEVEL[fam]}" if _leveled(fam) else fam)
     bottom_row = next(((t, c) for t, c, _ in rows if c is not None and _decided_by_bottom(t.info)), None)
     plan_text = ",".join(text_per) + (f",bottom={bottom_row[1].name}" if bottom_row else "")
-    notes = [f"one setting for the {len(changed_levels)} levels of column family {cf} whose codec changes "
-             f"({where}; the levels not named stay as they are): each level's own line would set the family's "
-             f"whole compression_per_level with only its level changed, so applied one after the other they "
-             f"would undo each other; the saving is the levels' savings summed, their intervals combined as "
-             f"independent strata"]
+    notes = [f"one setting for {cf}'s {where} (its other levels as they are; one line per level would "
+             f"undo the others); saving: the levels' summed, intervals combined"]
     final = {t.target: (c, r) for t, c, r in rows}
     moved = [f"L{t.info['level']} {pick[t.target]['codec']} -> "
              + (f"{final[t.target][0].name}" if final[t.target][1] is not None else f"stays {t.current_codec}")
@@ -469,9 +466,9 @@ def family_entry(key: tuple, picks: list[tuple[Target, dict]], family: list[Targ
                                                       or final[t.target][0].name != pick[t.target]["codec"])]
     kept = [f"L{t.info['level']} {t.current_codec} -> {c.name}" for t, c in changed_levels if t.target not in pick]
     if moved or kept:
-        notes.append(f"compression_opts holds one level for every level whose codec takes one: with "
-                     + (f"level {opt_level}" if opt_level is not None else "it left as it is")
-                     + f" the plan is smallest ({'; '.join(moved + kept)}; each level's own line picked alone)")
+        notes.append(f"compression_opts holds one level for all levels: "
+                     + (f"level {opt_level}" if opt_level is not None else "left as it is")
+                     + f" gives the smallest plan ({'; '.join(moved + kept)}; a level alone would pick otherwise)")
     for t, _ in changed_levels:
         v = pick.get(t.target, {}).get("verdict")
         if v:
