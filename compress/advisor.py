@@ -14,7 +14,10 @@ interval (``saving_bytes_ci95`` [low, high] > 0).  A table whose engine estimate
 in another engine (ARCHIVE's cross-engine figures) also gets at most one
 ``ALTER TABLE ... ENGINE=...`` entry (kind ``engine``): the smallest such estimate whose
 saving stays positive beyond its interval widened by the model's own checked error.  When the second-smallest codec's
-interval overlaps the smallest's, the entry says it is a tie within error.
+interval overlaps the smallest's, the entry says it is a tie within error.  Last, each engine
+may combine its entries where only it knows they set one option of one object together
+(``combine_advice``): MyRocks gives a column family advised on several LSM levels one entry with
+one option string, in place of one line per level that would undo the others.
 
 Savings are compression only (issue 17 item 1): where the engine splits a target's bytes
 (``Target.split``), a codec's saving is counted against the table rebuilt as it is (its
