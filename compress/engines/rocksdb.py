@@ -417,11 +417,10 @@ def family_entry(key: tuple, picks: list[tuple[Target, dict]], family: list[Targ
     plan_kinds = list(per_kinds)
     bottom_codec: Codec | None = None
     for t, c, r in rows:
-        if c is None:
-            continue
+        if c is None or r is None:
+            continue                    # a level kept keeps its configured entry too
         if _decided_by_bottom(t.info):
-            if r is not None:
-                bottom_codec = c
+            bottom_codec = c
         else:
             plan_kinds[min(max(_level_index(t.info), 0), n - 1)] = ROCKSDB_TYPES[c.family]
     opts = []
