@@ -34,23 +34,43 @@ def add_parser(sub) -> None:
     r.set_defaults(func=run_report)
 
 
-def load_dataset(path: str, walk: bool = True, keys=None):
-    """The dataset of ``path`` for a headless command: a saved scan as it is, else the
-    window's scan (every core; ClickHouse's blocks not walked) and, when ``walk``, what it
-    left for later read at once (``parsers.scan.complete``: then equal to a full scan).
-    A view that does not draw blocks (``reads_deferred`` False) needs no walk. ``keys``: a
-    key ring (app/keys.py) for encrypted InnoDB/Aria files."""
+def load_dataset(path: str, walk: bool = True, keys=None, progress=None):
+    """The dataset of ``path`` for a headless command: a saved scan as it is, else a scan on
+    every core; ``walk`` False: the window's light first scan (ClickHouse's blocks not
+    walked), for a view that does not draw blocks (``reads_deferred`` False); True: a full
+    scan (equal to the light one completed, ``parsers.scan.complete``, in one pass, so that
+    ``progress`` only goes forward).  ``keys``: a key ring (app/keys.py) for encrypted
+    InnoDB/Aria files."""
     from dbxray.parsers.model import ScanContext
     from dbxray.parsers.parallel import cpu_workers
     from dbxray.parsers.savedscan import is_saved_scan, load_saved_scan
-    from dbxray.parsers.scan import complete, scan
+    from dbxray.parsers.scan import scan
     if is_saved_scan(path):
         return load_saved_scan(path)
-    ctx = ScanContext(block_walk=False, workers=cpu_workers(), keys=keys)
-    ds = scan(path, ctx)
-    if walk:
-        ds = complete(ds, path, ScanContext(workers=ctx.workers, keys=keys)) or ds
-    return ds
+    return scan(path, ScanContext(block_walk=walk, workers=cpu_workers(), keys=keys, progress=progress))
+
+
+class _Phases:
+    """The report's progress on stderr, one phase after the other (scan, what-if, types,
+    views), each with its own monotonic bar or 10% lines (app/cliprogress.py); a phase ends
+    with its line when the next one starts."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.current = None
+
+    def __call__(self, name: str):
+        self.end()
+        if not self.show:
+            return None
+        from dbxray.app.cli_whatif import progress_printer
+        self.current = progress_printer(True, f"report {name}")
+        return self.current
+
+    def end(self, message: str = "done") -> None:
+        if self.current is not None:
+            self.current.close(message)
+        self.current = None
 
 
 def run_export(args) -> int:
@@ -102,7 +122,7 @@ def run_report(args) -> int:
         return 1
     from dbxray.app.headless import ensure_app
     ensure_app()
-    from dbxray.app.cli_whatif import progress_printer, split_codecs
+    from dbxray.app.cli_whatif import split_codecs
     from dbxray.app.report import write_report
     whatif = None
     if getattr(args, "whatif_json", None):
@@ -126,19 +146,20 @@ def run_report(args) -> int:
         except UnknownCodec as e:
             print(f"dbxray report: {e}", file=sys.stderr)
             return 2
-    show = getattr(args, "progress", True)
-    ds = load_dataset(args.path)
+    phases = _Phases(getattr(args, "progress", True))
+    ds = load_dataset(args.path, progress=phases("scan"))
+    phases.end(f"{len(ds.files):,} files")
     if whatif is not None and os.path.realpath(str(whatif.get("root", ""))) != os.path.realpath(ds.root):
         print(f"dbxray report: note: the what-if result was run on {whatif.get('root')}, not {ds.root}",
               file=sys.stderr)
-    prog = progress_printer(show and args.whatif and whatif is None, "report what-if")
+    prog = phases("what-if") if args.whatif and whatif is None else None
     try:
         write_report(ds, args.output, whatif_sample=args.sample if args.whatif else None, whatif=whatif,
-                     codecs=codecs or None, seed=args.seed, progress=prog)
+                     codecs=codecs or None, seed=args.seed, progress=prog, phase_progress=phases)
     except OSError as e:
+        phases.end("failed")
         print(f"dbxray: {args.output}: cannot write: {e.strerror}", file=sys.stderr)
         return 1
-    if prog is not None:
-        prog.close("views rendered, report written")
+    phases.end("views drawn, report written")
     print(args.output)
     return 0

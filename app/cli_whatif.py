@@ -98,7 +98,7 @@ def human_table(result: dict) -> str:
     lines = []
     s = result["sample"]
     lines.append(f"root: {result['root']}   sample: {s['mode']} {s['fraction']:g} seed {s['seed']}  "
-                 f"({s['units_sampled']} of {s['units_total']} units)   fs block {result['fs_block']}")
+                 f"({s['units_sampled']} of {s['units_total']} units sampled)   fs block {result['fs_block']}")
     if s.get("description"):
         lines.append(f"sample: {s['description']}")
     for t in result["targets"]:
@@ -106,14 +106,18 @@ def human_table(result: dict) -> str:
         lines.append(f"{t['target']}  [{t['engine']}]  now {human_bytes(t['current_bytes'])}, "
                      f"logical {human_bytes(t['logical_bytes'])}")
         for note in t.get("notes") or []:
-            if note.startswith("encrypted"):
+            if note.startswith(("encrypted", "sparse now")):
                 lines.append(f"  {note}")
         if t.get("split"):
             sp = t["split"]
-            lines.append(f"  made of: compressible {human_bytes(sp['compressible_bytes'])}, overhead "
-                         f"{human_bytes(sp['overhead_bytes'])}, reclaimable {human_bytes(sp['reclaimable_bytes'])} "
-                         f"(free pages, unwritten space: a rebuild's, not a codec's); rebuilt "
-                         f"{human_bytes(sp['rebuilt_bytes'])}")
+            made = (f"  made of: compressible {human_bytes(sp['compressible_bytes'])}, overhead "
+                    f"{human_bytes(sp['overhead_bytes'])}, ")
+            if sp.get("shrinks", True):
+                lines.append(made + f"reclaimable {human_bytes(sp['reclaimable_bytes'])} (free pages, unwritten "
+                             f"space: a rebuild's, not a codec's); rebuilt {human_bytes(sp['rebuilt_bytes'])}")
+            else:
+                lines.append(made + f"free inside {human_bytes(sp['reclaimable_bytes'])}, not reclaimable: "
+                             f"{sp.get('shrink_note') or 'no statement shrinks this file'}")
         rows = [("codec", "model", "projected", "95% CI", "vs now", "compression saving", "comp MB/s",
                  "dec MB/s")]
         for r in sorted(t["results"], key=lambda r: (r["model"], r["projected_bytes"])):
@@ -147,8 +151,12 @@ def human_table(result: dict) -> str:
                              f"{human_bytes(a['saving_bytes_ci95'][0])} with the model's error)")
             else:
                 against = " against the rebuilt table" if a.get("compared_with") == "rebuilt" else ""
+                lo, hi = a.get("saving_bytes_ci95") or (a["saving_bytes"], a["saving_bytes"])
                 lines.append(f"  {a['target']}: {a.get('choice', '')} {a['codec']} -> "
-                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}{against})")
+                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}{against}; "
+                             f"95% interval {human_bytes(lo)}..{human_bytes(hi)})")
+            if a.get("verdict"):
+                lines.append(f"      verdict: {a['verdict']}")
             if a.get("ddl"):
                 lines.append(f"      {a['ddl']}")
     if result.get("level_plans"):
@@ -235,7 +243,9 @@ def run(args) -> int:
         result["errors"] = list(key_messages) + list(result.get("errors") or [])
     if wi_progress is not None:
         smp = result["sample"]
-        wi_progress.close(f"{smp['units_sampled']:,} of {smp['units_total']:,} units re-encoded")
+        enc = int(smp.get("units_encoded", smp["units_sampled"]))
+        wi_progress.close(f"{enc:,} of {smp['units_total']:,} units re-encoded, "
+                          f"{max(0, smp['units_sampled'] - enc):,} more known without encoding")
     as_json = args.json or (args.output and args.output.endswith(".json"))
     text = json.dumps(result, indent=1) if as_json else human_table(result)
     if args.output:

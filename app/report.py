@@ -26,19 +26,21 @@ def _img_tag(png: bytes, alt: str) -> str:
             f'src="data:image/png;base64,{base64.b64encode(png).decode()}">')
 
 
-def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760) -> list[tuple[str, bytes]]:
-    """(title, PNG bytes) of every view that has something to show for this dataset."""
+def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: int = 760,
+                 progress=None) -> list[tuple[str, bytes]]:
+    """(title, PNG bytes) of every view that has something to show for this dataset;
+    ``progress(done, total, message)`` after each view (the report's last phase)."""
     from dbxray.app.headless import make_view, settle, view_ids
     from dbxray.viz.export import export_png
     root = build_tree(ds)
     out = []
     from dbxray.viz.registry import view_shows
+    todo = [(vid, cls) for vid, cls in view_ids().items()
+            if view_shows(cls, ds) and not (vid == "whatif" and not whatif)]
     with tempfile.TemporaryDirectory() as tmp:
-        for vid, cls in view_ids().items():
-            if not view_shows(cls, ds):
-                continue
-            if vid == "whatif" and not whatif:
-                continue
+        for n, (vid, cls) in enumerate(todo):
+            if progress is not None:
+                progress(n, len(todo), f"drawing the {cls.title} view")
             view = make_view(vid, ds, root, width, height, whatif=whatif)
             shots = view.report_targets() if hasattr(view, "report_targets") else [(cls.title, None)]
             for k, (caption, target) in enumerate(shots):
@@ -51,6 +53,8 @@ def render_views(ds: Dataset, whatif: dict | None, width: int = 1300, height: in
                     out.append((caption, p.read_bytes()))
             view.close()
             view.deleteLater()
+    if progress is not None:
+        progress(len(todo), len(todo), "views drawn")
     return out
 
 
@@ -74,6 +78,13 @@ def whatif_summary(whatif: dict) -> list[dict]:
         for f in a.get("files") or [a.get("target")]:
             advice.setdefault(f, []).append(a)
         advice.setdefault(a.get("target"), []).append(a)
+    def per_column(t: dict) -> list[dict]:
+        """A ClickHouse table's advice: its columns' entries (its codec is set per column)."""
+        if t.get("engine") != "clickhouse":
+            return []
+        head = t["target"] + "."
+        return [a for a in whatif.get("advice", []) if str(a.get("target", "")).startswith(head)]
+
     rows = []
     for t in whatif.get("targets", []):
         model = t.get("primary_model")
@@ -90,9 +101,17 @@ def whatif_summary(whatif: dict) -> list[dict]:
         lo, hi = (best.get("ci95") or [best["projected_bytes"]] * 2)[:2]
         adv = [a for a in advice.get(t["target"], []) if a.get("codec") == best["codec"]
                and a.get("kind", "codec") == "codec"]
-        if adv:
+        # a MyRocks level set by its column family's one entry (every advised level's pick at once)
+        fam = [a for a in advice.get(t["target"], []) if t["target"] in (a.get("levels") or {})]
+        if fam and not adv:
+            picked = fam[0]["levels"][t["target"]]
+            verdict = (f"advised with its column family's one setting ({fam[0]['target']}: {picked})"
+                       + ("" if picked == best["codec"] else f"; {best['codec']} is this level's smallest alone"))
+        elif adv:
             verdict = "advised (" + adv[0].get("choice", "") + ")" + (
                 f"; {adv[0]['verdict']}" if adv[0].get("verdict") else "")
+        elif per_column(t):
+            verdict = f"advised per column ({len(per_column(t))} entries below)"
         elif base - hi <= 0:
             verdict = "no saving beyond the 95% interval"
         else:
@@ -102,7 +121,8 @@ def whatif_summary(whatif: dict) -> list[dict]:
         rows.append({"target": t["target"], "engine": t.get("engine"), "current": cur, "codec": best["codec"],
                      "model": best.get("model", ""), "projected": int(best["projected_bytes"]),
                      "saving": base - int(best["projected_bytes"]), "saving_ci95": [base - int(hi), base - int(lo)],
-                     "reclaimable": int(split.get("reclaimable_bytes", 0)), "verdict": verdict})
+                     "reclaimable": int(split.get("reclaimable_bytes", 0)),
+                     "shrinks": bool(split.get("shrinks", True)), "verdict": verdict})
     return rows
 
 
@@ -117,8 +137,12 @@ def whatif_sections(whatif: dict) -> list[str]:
     frac = samp.get("fraction")
     how = "every unit" if samp.get("mode") == "all" else f"a {float(frac or 0):.0%} sample"
     sampled, total = samp.get("units_sampled"), samp.get("units_total")
-    counts = f", {sampled:,} of {total:,} units re-encoded" if isinstance(sampled, int) and isinstance(total, int) \
+    counts = f", {sampled:,} of {total:,} units sampled" if isinstance(sampled, int) and isinstance(total, int) \
         else ""
+    if counts and isinstance(samp.get("units_encoded"), int):
+        # the same words as the description: re-encoded, and known without encoding
+        enc = samp["units_encoded"]
+        counts = f", {enc:,} of {total:,} units re-encoded, {max(0, sampled - enc):,} more known without encoding"
     out.append(f"<p class='meta'>As run: {e(how)} (seed {e(str(samp.get('seed')))}{counts}), codecs "
                f"{e(', '.join(codecs))}; filesystem block {whatif.get('fs_block', '?')} B; 95% confidence "
                f"intervals.</p>")
@@ -132,7 +156,8 @@ def whatif_sections(whatif: dict) -> list[str]:
     out.append(_table(["target", "engine", "current", "reclaimable (rebuild)", "smallest codec", "projected",
                        "compression saving", "saving 95% CI", "verdict"],
                       [[r["target"], r["engine"], human_bytes(r["current"]),
-                        human_bytes(r["reclaimable"]) if r["reclaimable"] else "-", r["codec"],
+                        "-" if not r["reclaimable"] else human_bytes(r["reclaimable"]) if r["shrinks"] else
+                        f"none (never shrinks; {human_bytes(r['reclaimable'])} free inside)", r["codec"],
                         human_bytes(r["projected"]),
                         human_bytes(r["saving"]) if r["saving"] >= 0 else "-" + human_bytes(-r["saving"]),
                         f"{_signed(r['saving_ci95'][0])} – {_signed(r['saving_ci95'][1])}", r["verdict"]]
@@ -206,13 +231,13 @@ def types_sections(advice: dict) -> list[str]:
     return out
 
 
-def advise_for_report(ds: Dataset, sample: float | None = 0.05) -> dict | None:
+def advise_for_report(ds: Dataset, sample: float | None = 0.05, progress=None) -> dict | None:
     """The type advice the report shows: None when the scan holds no MergeTree table."""
     tables = (ds.sections.get("clickhouse") or {}).get("tables") or []
     if not any("MergeTree" in str(t.get("engine", "")) for t in tables):
         return None
     from dbxray.compress.typeadvice import advise
-    return advise(ds, sample)
+    return advise(ds, sample, progress=progress)
 
 
 def _signed(n: int) -> str:
@@ -268,16 +293,19 @@ def report_html(ds: Dataset, images: list[tuple[str, bytes]], whatif: dict | Non
 
 def write_report(ds: Dataset, path: str, whatif_sample: str | None = "0.05", whatif: dict | None = None,
                  codecs: list[str] | None = None, seed: int = 0, progress=None, advice: dict | None = None,
-                 types_sample: float | None | bool = 0.05) -> None:
+                 types_sample: float | None | bool = 0.05, phase_progress=None) -> None:
     """The report of ``ds``: with ``whatif`` (a what-if result the user ran) as it is, else a
-    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed``; the Types
-    part from ``advice``, else the type advisor run here on ``types_sample`` (False: none)."""
+    what-if run here on ``whatif_sample`` (None: none) with ``codecs`` and ``seed`` (``progress``
+    its progress); the Types part from ``advice``, else the type advisor run here on
+    ``types_sample`` (False: none). ``phase_progress(phase)`` gives the progress callback of the
+    other phases ("types", "views"), or None."""
+    phase = phase_progress or (lambda name: None)
     if whatif is None and whatif_sample:
         from dbxray.compress.whatif import run_whatif
         whatif = run_whatif(ds, codecs or None, sample=whatif_sample, seed=seed, progress=progress)
     if advice is None and types_sample is not False:
-        advice = advise_for_report(ds, types_sample)
-    images = render_views(ds, whatif)
+        advice = advise_for_report(ds, types_sample, progress=phase("types"))
+    images = render_views(ds, whatif, progress=phase("views"))
     text = report_html(ds, images, whatif, advice)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)

@@ -704,11 +704,11 @@ class MainWindow(QMainWindow):
         job = Job(lambda progress, cancelled: run_default_whatif(ds, whatif_sample, progress=progress,
                                                                  is_cancelled=cancelled)
                   if whatif_sample else None, name="report")
-        job.progress.connect(self._on_whatif_progress)
+        job.progress.connect(self._on_report_progress)
         # bound methods of this window: delivered in the GUI thread (queued), never in the worker
         job.finished.connect(self._on_report_whatif)
         job.failed.connect(self._on_failed)
-        job.cancelled.connect(self._on_cancelled)
+        job.cancelled.connect(self._on_report_cancelled)
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
@@ -717,13 +717,34 @@ class MainWindow(QMainWindow):
         self.job = job
         job.start()
 
+    def _on_report_progress(self, done: int, total: int, message: str) -> None:
+        """The report's what-if: monotonic as the what-if's own, its lines named for the report."""
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(max(done, self.progress.value()) if self.progress.maximum() == total else done)
+            if done >= total:
+                message = "units re-encoded; writing the advice"
+        if message:
+            self.status_label.setText(f"Report: what-if {message}")
+
+    def _on_report_cancelled(self) -> None:
+        """Cancel of the report's what-if: the user's choice, not an error, and nothing written."""
+        self._end_job()
+        self.status_label.setText(f"Report cancelled: {self._report_path} not written")
+
     def _on_report_whatif(self, whatif) -> None:
         self._end_job()
         self._write_report(whatif)
 
+    def _report_view_progress(self, done: int, total: int, message: str) -> None:
+        """The views being drawn into the report (in this thread): the status line repainted."""
+        self.status_label.setText(f"Report: {message} ({done} of {total} views)" if done < total
+                                  else "Report: views drawn; writing the file")
+        self.status_label.repaint()
+
     def _write_report(self, whatif) -> None:
         from dbxray.app.report import report_html, render_views
-        images = render_views(self.dataset, whatif)
+        images = render_views(self.dataset, whatif, progress=self._report_view_progress)
         view = getattr(self, "_advise_view", None)         # the type advice the Columns view was given
         advice = getattr(getattr(view, "advice_page", None), "advice", None)
         with open(self._report_path, "w", encoding="utf-8") as fh:

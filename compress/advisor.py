@@ -14,7 +14,10 @@ interval (``saving_bytes_ci95`` [low, high] > 0).  A table whose engine estimate
 in another engine (ARCHIVE's cross-engine figures) also gets at most one
 ``ALTER TABLE ... ENGINE=...`` entry (kind ``engine``): the smallest such estimate whose
 saving stays positive beyond its interval widened by the model's own checked error.  When the second-smallest codec's
-interval overlaps the smallest's, the entry says it is a tie within error.
+interval overlaps the smallest's, the entry says it is a tie within error.  Last, each engine
+may combine its entries where only it knows they set one option of one object together
+(``combine_advice``): MyRocks gives a column family advised on several LSM levels one entry with
+one option string, in place of one line per level that would undo the others.
 
 Savings are compression only (issue 17 item 1): where the engine splits a target's bytes
 (``Target.split``), a codec's saving is counted against the table rebuilt as it is (its
@@ -158,6 +161,21 @@ def advise(targets: list) -> list[dict[str, Any]]:
                          f"({need / max(tie.estimate.units_total, 1):.0%}) would separate them")
                 entry["separating_units"] = need
             out.append(entry)
+    by_engine: dict[str, list] = {}
+    for group in groups.values():
+        by_engine.setdefault(group[0].engine, []).extend(group)
+    for name, ts in by_engine.items():
+        w = engines.get(name)
+        if w is None:
+            continue
+        names = {t.target for t in ts}
+        mine = [a for a in out if a["target"] in names]
+        if not mine:
+            continue
+        combined = iter(w.combine_advice(mine, ts))
+        at = next(i for i, a in enumerate(out) if a["target"] in names)
+        rest = [a for a in out if a["target"] not in names]
+        out = rest[:at] + list(combined) + rest[at:]
     return out
 
 

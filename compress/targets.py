@@ -44,14 +44,17 @@ class Result:
     #: the model's DDL rebuilds the table (:attr:`Model.rebuilds`): free space is not carried over
     rebuilds: bool = False
 
-    def to_json(self, split: "Split | None" = None) -> dict[str, Any]:
+    def to_json(self, split: "Split | None" = None, current: bool = False) -> dict[str, Any]:
+        """``current``: the target's own codec under its primary model, whose difference from the
+        target (pages written whole that are sparse now, what a rebuild changes) is no
+        compression saving: none is given."""
         out = {"codec": self.codec, "model": self.model,
                "projected_bytes": int(round(self.estimate.projected)),
                "ci95": self.estimate.ci95(),
                **({"max_bytes": int(math.ceil(self.estimate.bound))} if self.estimate.bound is not None else {}),
                "compress_mb_s": _mb_s(self.compress_mb_s),
                "decompress_mb_s": _mb_s(self.decompress_mb_s)}
-        if split is not None and self.rebuilds:
+        if split is not None and self.rebuilds and not current:
             lo, hi = self.estimate.ci95()
             base = split.rebuilt_bytes
             out["compression_saving_bytes"] = base - int(round(self.estimate.projected))
@@ -74,6 +77,14 @@ class Split:
     rebuild_ddl: str | None = None
     #: what the reclaimable bytes are (free pages, unwritten extents...)
     detail: dict[str, int] = field(default_factory=dict)
+    #: False: no statement gives the free space back to the filesystem (InnoDB's system
+    #: tablespace: the server reuses its free pages, OPTIMIZE / ALTER ... FORCE never shrink it);
+    #: its reclaimable bytes are then free inside the file, not a rebuild's, and there is no
+    #: rebuilt size (``rebuilt_bytes`` stays what the codecs' savings are counted against: the
+    #: pages in use)
+    shrinks: bool = True
+    #: why it does not shrink, in words (with ``shrinks`` False)
+    shrink_note: str | None = None
 
     @property
     def rebuilt_bytes(self) -> int:
@@ -89,6 +100,10 @@ class Split:
             out["reclaimable"] = {k: int(v) for k, v in self.detail.items()}
         if self.rebuild_ddl:
             out["rebuild_ddl"] = self.rebuild_ddl
+        if not self.shrinks:
+            out["shrinks"] = False
+            if self.shrink_note:
+                out["shrink_note"] = self.shrink_note
         return out
 
 
@@ -116,7 +131,8 @@ class Target:
         out = {"target": self.target, "engine": self.engine,
                "current_bytes": int(self.current_bytes), "logical_bytes": int(self.logical_bytes),
                "current_codec": self.current_codec, "primary_model": self.primary_model,
-               "results": [r.to_json(self.split) for r in self.results]}
+               "results": [r.to_json(self.split, current=r.codec == self.current_codec
+                                     and r.model == self.primary_model) for r in self.results]}
         if self.split is not None:
             out["split"] = self.split.to_json()
         if self.notes:

@@ -19,14 +19,15 @@ from dbxray.viz.export import export_png
 
 @pytest.fixture
 def walks(monkeypatch):
-    """Every call of ``parsers.scan.complete`` (the block walk a light scan left) recorded."""
+    """Every scan that walks ClickHouse's blocks (``ScanContext.block_walk``), by path."""
     calls = []
-    real = scan_mod.complete
+    real = scan_mod.scan
 
-    def counted(ds, path, ctx=None):
-        calls.append(path)
-        return real(ds, path, ctx)
-    monkeypatch.setattr(scan_mod, "complete", counted)
+    def counted(path, ctx=None, *a, **k):
+        if ctx is None or ctx.block_walk:
+            calls.append(path)
+        return real(path, ctx, *a, **k)
+    monkeypatch.setattr(scan_mod, "scan", counted)
     return calls
 
 
@@ -72,6 +73,7 @@ def test_exported_views_equal_a_full_scans(folder, sparse_fixtures, tmp_path, qa
     path = str(sparse_fixtures / folder)
     full = scan(path)
     light, walked = load_dataset(path, walk=False), load_dataset(path)
+    assert walked.to_json() == full.to_json()
     for view_id in ("sizes", "holes", "columns", "extent-map", "compare"):
         cls = view_ids()[view_id]
         mine = walked if getattr(cls, "reads_deferred", False) else light

@@ -115,3 +115,22 @@ def test_the_sample_in_words(result, folder, tmp_path, qapp):
     assert "20% of its units are drawn at random (seed 7)" in d and "at least 2" in d
     from dbxray.app.cli_whatif import human_table
     assert f"sample: {d}" in human_table(result)
+
+
+def test_clickhouse_table_row_points_at_its_columns(fixtures_root, tmp_path):
+    """A ClickHouse codec is set per column: the table's summary row says its advice is its
+    columns' entries (it is never advised as a whole, issue 17 item 2)."""
+    import shutil
+    d = tmp_path / "clickhouse"
+    shutil.copytree(fixtures_root / "clickhouse", d, symlinks=True)
+    res = run_whatif(scan(str(d / "datadir")), ["ZSTD(1)", "LZ4"], sample="0.1", seed=2, raw_models=False)
+    rows = {r["target"]: r for r in whatif_summary(res)}
+    tables = [t["target"] for t in res["targets"] if t["engine"] == "clickhouse" and t["target"].count(".") == 1]
+    advised = 0
+    for name in tables:
+        cols = [a for a in res["advice"] if a["target"].startswith(name + ".")]
+        assert not [a for a in res["advice"] if a["target"] == name]
+        if cols and name in rows:
+            assert rows[name]["verdict"] == f"advised per column ({len(cols)} entries below)", rows[name]
+            advised += 1
+    assert advised

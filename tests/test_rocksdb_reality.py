@@ -73,3 +73,58 @@ def test_advised_level_plan_is_what_myrocks_writes(tmp_path, codec):
     print(f"cf_t {codec}: before {proj['current_bytes']}, projected {proj['projected_bytes']} "
           f"[{lo}, {hi}], MyRocks wrote {real}")
     assert abs(real - proj["projected_bytes"]) <= 0.03 * real
+
+
+MORE = """
+USE r;
+INSERT INTO r.t SELECT 100000 + seq, seq % 977, 'open', CONCAT('late order ', seq, ' ', REPEAT('teal ', 1 + seq % 9))
+  FROM seq_1_to_8000;
+SET GLOBAL rocksdb_force_flush_memtable_now = 1;
+"""
+
+
+def test_family_entry_is_one_line_myrocks_takes(tmp_path):
+    """Issue 17 item 2: a column family advised on two levels (the compacted data and a fresh L0
+    file, both uncompressed) gets one entry; MyRocks, restarted with its one my.cnf line, opens the
+    family with exactly those options (its own OPTIONS file) and writes each level with its codec:
+    a flush writes L0 with L0's pick, a compaction the compacted level with its own."""
+    server = PrivateServer(tmp_path / "srv", OPTIONS)
+    with server:
+        server.sql(LOAD)
+        server.sql(MORE)
+    before = _snapshot(server, tmp_path, "before")
+    res = run_whatif(before, ["lz4", "zstd:3", "zstd:9"], sample="all", raw_models=False)
+    fam = [a for a in res["advice"] if a["target"].endswith("/cf_t") or "/cf_t/" in a["target"]]
+    assert [a["target"] for a in fam] == ["#rocksdb/cf_t"], [(a["target"], a["codec"]) for a in fam]
+    entry = fam[0]
+    assert len(entry["levels"]) == 2 and entry["ddl"].startswith("-- my.cnf: rocksdb_override_cf_options='cf_t={")
+    line = entry["ddl"].split("'")[1]
+    server.options = OPTIONS + [f"--rocksdb-override-cf-options={line}"]
+    with server:
+        server.sql(MORE.replace("100000 + seq", "200000 + seq"))
+        flushed = _snapshot(server, tmp_path, "flushed")
+        server.sql("SET GLOBAL rocksdb_compact_cf = 'cf_t';")
+    after = _snapshot(server, tmp_path, "after")
+    # the options MyRocks opened the family with are the line's
+    from dbxray.parsers.rocksdb.options import read_options
+    opts = sorted((server.datadir / "#rocksdb").glob("OPTIONS-*"))[-1]
+    cf = read_options(opts.read_text()).cfs["cf_t"].cf
+    for item in line.split("{", 1)[1].rsplit("}", 1)[0].split(";"):
+        k, v = item.split("=", 1)
+        if k == "compression_opts":
+            assert f"level={v.strip('{}').split('=')[1]}" in cf[k], (k, v, cf[k])
+        elif not k.startswith("bottommost_compression_opts"):
+            assert cf[k] == v, (k, v, cf[k])
+    from dbxray.compress.engines.rocksdb import current_codec
+
+    def written(ds, level):             # the codec (with its level) each live file of the level was written with
+        return {current_codec(sec.get("compression"), sec.get("compression_options")).name
+                for f in ds.files if f.role == "sst" and (sec := f.sections["rocksdb"]).get("column_family") == "cf_t"
+                and sec.get("live") and sec.get("level") == level}
+    levels = {int(t.rsplit("/L", 1)[1]): c for t, c in entry["levels"].items()}
+    assert 0 in levels and len(levels) == 2
+    new_l0 = written(flushed, 0) - written(before, 0)
+    assert new_l0 == {levels[0]}, (levels, new_l0)
+    deep = max(levels)
+    assert written(after, deep) == {levels[deep]}, (levels, written(after, deep))
+    print(f"cf_t: {entry['codec']}; {line}; L0 flushed {new_l0}, L{deep} compacted {written(after, deep)}")

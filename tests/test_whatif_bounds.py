@@ -4,6 +4,8 @@ engine source, with the engine's framing), the estimator clips to it, and on eve
 family no interval leaves [0, max_bytes]."""
 from __future__ import annotations
 
+import re
+
 import os
 
 import numpy as np
@@ -20,6 +22,8 @@ from dbxray.compress.registry import ch_block_body, parse_codec
 from dbxray.compress.targets import combine, shift
 from dbxray.compress.whatif import run_whatif
 from dbxray.parsers.scan import scan
+
+from rocks_advice import assert_one_setting_per_family
 
 SIZES = [0, 1, 7, 100, 4096, 16384, 65536, 65547, 200000]
 
@@ -113,10 +117,21 @@ FAMILIES = {"innodb": ("innodb/datadir16k", ["zlib:6", "lz4"]),
 FS_MODELS = ("zfs", "btrfs")
 
 
+_RUNS: dict[str, dict] = {}
+
+
+def _family_run(family: str, fixtures_root) -> dict:
+    """The family's 5% what-if (seed 3), run once for the tests of this module."""
+    if family not in _RUNS:
+        folder, codecs = FAMILIES[family]
+        _RUNS[family] = run_whatif(scan(str(fixtures_root / folder)), codecs, sample="0.05", seed=3,
+                                   raw_models=False)
+    return _RUNS[family]
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_fixture_intervals_inside_the_physical_range(family, fixtures_root):
-    folder, codecs = FAMILIES[family]
-    res = run_whatif(scan(str(fixtures_root / folder)), codecs, sample="0.05", seed=3, raw_models=False)
+    res = _family_run(family, fixtures_root)
     checked = bounded = 0
     for t in res["targets"]:
         for r in t["results"]:
@@ -131,3 +146,49 @@ def test_fixture_intervals_inside_the_physical_range(family, fixtures_root):
                 assert hi <= r["max_bytes"], (t["target"], r)
                 bounded += 1
     assert checked > 20 and bounded > 10, (checked, bounded)
+
+
+#: the files issue 17 item 2 names: system tablespaces, redo/undo, doublewrite, the server's own
+#: schemas, FULLTEXT auxiliary tables, engine-internal dictionaries (TokuDB's, MyRocks' __system__)
+NOT_ADVISED = re.compile(r"(^|/)(ibdata\d*|undo\d+|ib_logfile\d+|ib_redo\d+|ibtmp\d*|#ib_16384_\d+\.dblwr|"
+                         r"mysql|sys|performance_schema|information_schema)(/|\.|$)|(^|/)FTS_[0-9a-f]{16}_|"
+                         r"tokudb\.(directory|environment|rollback)|__system__|(^|/)(mysql|sys)\.", re.I)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_fixture_advice_only_where_right(family, fixtures_root):
+    """Issue 17, checks against reality, on the fixtures themselves: no advice for any file of
+    item 2's list, no saving that is not positive beyond its interval, one line per distinct
+    recommendation, and every file of a table in one entry."""
+    res = _family_run(family, fixtures_root)
+    adv = res["advice"]
+    system = [t["target"] for t in res["targets"] if NOT_ADVISED.search(t["target"])]
+    if family in ("innodb", "mariadb"):
+        assert any("ibdata1" in s for s in system) and any(s.startswith("mysql/") for s in system)
+    if family == "mariadb":
+        assert any("/FTS_" in s for s in system)
+    for a in adv:
+        names = [a["target"], *a.get("files", [])]
+        assert not any(NOT_ADVISED.search(n) for n in names), a
+        lo, hi = a["saving_bytes_ci95"]
+        assert a["saving_bytes"] > 0 and (lo > 0 or a["kind"] == "rebuild") and lo <= a["saving_bytes"] <= hi, a
+    lines = [(a["target"], a.get("ddl")) for a in adv]
+    assert len(lines) == len(set(lines)), lines
+    # a file is advised under one entry (partitions and a TokuDB table's dictionaries summed)
+    owner: dict[str, str] = {}
+    for a in adv:
+        for f in a.get("files", []):
+            assert owner.setdefault(f, a["target"]) == a["target"], (f, owner[f], a["target"])
+    if family == "clickhouse":
+        # a codec per column: the columns' entries are the table's advice, never the table's
+        # own figure again with a codec that contradicts them
+        tables = {t["target"] for t in res["targets"] if t["engine"] == "clickhouse" and t["target"].count(".") == 1}
+        assert tables and not [a for a in adv if a["target"] in tables], [a["target"] for a in adv]
+        assert adv and all(a["ddl"].startswith("ALTER TABLE ") and " MODIFY COLUMN " in a["ddl"] for a in adv)
+    if family == "mariadb":
+        # MyRocks: one setting per column family (its levels' picks in one entry), never two
+        # entries of one family that set the same option (issue 17 item 2)
+        fams = assert_one_setting_per_family(adv)
+        assert "cf_tiered" in fams and [a["target"] for a in fams["cf_tiered"]] == ["#rocksdb/cf_tiered"]
+        parts = [a for a in adv if "#P#" in a["target"]]
+        assert not parts and any(a["target"] == "inno.part_list" for a in adv), [a["target"] for a in adv]

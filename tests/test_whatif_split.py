@@ -184,3 +184,52 @@ def test_view_draws_the_reclaimable_part_and_compares_with_the_rebuilt_table(qtb
     labels = " ".join(t.textItem.toHtml() for _x, _top, t in v.bar_label_items)
     assert "-50%" in labels and "-80%" not in labels                # 2 MiB against the rebuilt 4 MiB, not the 10
     assert v.table.item(0, 6).text().replace("\u00a0", " ").startswith("2.0 MiB")     # the compression saving column
+
+
+def test_system_tablespace_never_shrinks_and_none_is_no_saving(fixtures_root, tmp_path):
+    """ibdata1 of the InnoDB fixture (issue 17 item 1): the system tablespace never shrinks (MariaDB
+    10.11: OPTIMIZE / ALTER ... FORCE rebuild tables, not ibdata1), so its free pages are free
+    inside the file, not a rebuilt size; and its own codec (none) projects every page in use written
+    whole, 784 KiB more than the file holds because those pages are sparse now (zero blocks left
+    unallocated): that difference is no compression saving, and is named as what it is."""
+    import subprocess
+
+    from dbxray.app.cli_whatif import human_table
+    from dbxray.compress.engines.innodb import free_units, sparse_in_pages
+    from dbxray.compress.sources import engine_units
+    from dbxray.compress.whatif import result_for, run_whatif
+    from dbxray.parsers.scan import scan
+    # a copy that keeps the fixture's holes (shutil.copytree fills them)
+    subprocess.run(["cp", "-r", "--sparse=always", str(fixtures_root / "innodb" / "datadir16k"), str(tmp_path / "d")],
+                   check=True)
+    ds = scan(str(tmp_path / "d"))
+    assert next(f for f in ds.files if f.path == "ibdata1").holes
+    res = run_whatif(ds, ["none", "zlib:6"], sample="all", seed=1, raw_models=False)
+    ib = next(t for t in res["targets"] if t["target"] == "ibdata1")
+    sp = ib["split"]
+    assert sp["shrinks"] is False and "never shrinks" in sp["shrink_note"] and sp["reclaimable_bytes"] > 0
+    none = result_for(ib, "none", "innodb_page_compressed")
+    assert ib["current_codec"] == "none" and "compression_saving_bytes" not in none
+    # what the 'none' projection differs by: the pages in use that are holes now, to the byte
+    e = next(f for f in ds.files if f.path == "ibdata1")
+    base = engine_units(e)
+    sparse = sparse_in_pages(e, base, free_units(e, base.meta["index"], base.zero))
+    assert sparse == none["projected_bytes"] - sp["rebuilt_bytes"] > 700 << 10, (sparse, none, sp)
+    assert any(n.startswith("sparse now: 784.0 KiB") for n in ib["notes"]), ib["notes"]
+    # another codec's saving is still compression against the pages in use
+    z = result_for(ib, "zlib:6", "innodb_page_compressed")
+    assert z["compression_saving_bytes"] == sp["rebuilt_bytes"] - z["projected_bytes"]
+    # a table's own codec gets no saving either; a table still shrinks, with its rebuilt size
+    for t in res["targets"]:
+        for r in t["results"]:
+            if r["codec"] == t["current_codec"] and r["model"] == t["primary_model"]:
+                assert "compression_saving_bytes" not in r, (t["target"], r)
+    table = next(t for t in res["targets"] if t["target"].endswith("t_metrics.ibd"))
+    assert table["split"].get("shrinks", True)
+    text = human_table(res)
+    block = text.split("\nibdata1  [innodb]", 1)[1].split("\n\n", 1)[0]
+    made = next(line for line in block.splitlines() if "made of:" in line)
+    assert "never shrinks" in made and "rebuilt" not in made.split("never shrinks")[0], made
+    assert "reclaimable" not in made.split("not reclaimable")[0], made
+    tblock = text.split("\nfx/t_metrics.ibd  [innodb]", 1)[1].split("\n\n", 1)[0]
+    assert "rebuilt " in tblock and "never shrinks" not in tblock

@@ -54,6 +54,8 @@ class WhatIfView(QWidget):
     #: draws what a light first scan leaves for later (ClickHouse blocks, ``Engine.deferred``):
     #: a headless export completes the scan before drawing it
     reads_deferred = True
+    #: the advice table's verdict and DDL columns
+    ADVICE_VERDICT, ADVICE_DDL = 3, 4
     run_requested = Signal(list, str)     # codec names, sample ("0.05" | "all")
 
     def __init__(self, parent=None):
@@ -135,12 +137,16 @@ class WhatIfView(QWidget):
         self.table.setTextElideMode(Qt.ElideMiddle)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setSortingEnabled(True)
-        self.advice = QTableWidget(0, 4)
-        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving", "DDL"])
+        self.advice = QTableWidget(0, 5)
+        # the verdict ("tie within error with ...", the sample that would separate them) is a
+        # column of its own, not only a tooltip (issue 17 item 2)
+        self.advice.setHorizontalHeaderLabels(["target", "codec", "saving\n(95% interval)", "verdict", "DDL"])
         ah = self.advice.horizontalHeader()
         for c in range(3):
             ah.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        ah.setSectionResizeMode(3, QHeaderView.Stretch)
+        ah.setSectionResizeMode(self.ADVICE_VERDICT, QHeaderView.Interactive)
+        ah.resizeSection(self.ADVICE_VERDICT, 22 * self.fontMetrics().averageCharWidth())
+        ah.setSectionResizeMode(self.ADVICE_DDL, QHeaderView.Stretch)
         self.advice.setWordWrap(True)               # the whole SQL, wrapped in its row
         self.advice.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.copy_button = QPushButton("Copy DDL")
@@ -253,10 +259,9 @@ class WhatIfView(QWidget):
         first = default_target(targets)
         self.target.blockSignals(False)
         s = results.get("sample", {})
-        frac = "all units" if s.get("mode") == "all" else f"{100 * float(s.get('fraction', 0)):.0f}% sample"
-        self.status.setText(f"{len(targets)} targets, {frac} ({s.get('units_sampled', '?')} of "
-                            f"{s.get('units_total', '?')} units, seed {s.get('seed')}); filesystem block "
-                            f"{results.get('fs_block')} B. Error bars: 95% confidence intervals.")
+        self.status.setText(f"{len(targets)} targets; {sample_words(s)}. Filesystem block "
+                            f"{results.get('fs_block')} B. Error bars: 95% confidence intervals (hover "
+                            f"for how they are made).")
         self.status.setToolTip(f"The sample: {s['description']}." if s.get("description") else "")
         self._fill_table(targets)
         self._fill_advice(results.get("advice", []))
@@ -334,13 +339,18 @@ class WhatIfView(QWidget):
             top = pg.BarGraphItem(x=[0.0], y0=[(cur - reclaim) / scale], height=[reclaim / scale], width=0.7,
                                   brushes=[rc], pens=[pg.mkPen(rc.darker(150))])
             top.setToolTip(f"{human_bytes(reclaim)} of free pages and unwritten space: what a rebuild "
-                           f"(OPTIMIZE TABLE) alone reclaims, not counted in any codec's saving")
+                           f"(OPTIMIZE TABLE) alone reclaims, not counted in any codec's saving"
+                           if sp_.get("shrinks", True) else
+                           f"{human_bytes(reclaim)} of free pages inside the file, not reclaimable: "
+                           f"{sp_.get('shrink_note') or 'no statement shrinks this file'}; not counted in any "
+                           f"codec's saving")
             bp.addItem(top)
             if any("compression_saving_bytes" in r for r in res):
                 line = pg.InfiniteLine(pos=(cur - reclaim) / scale, angle=0,
                                        pen=pg.mkPen(theme.qcolor(theme.APPARENT).darker(160), width=1,
                                                     style=Qt.DashLine))
-                line.setToolTip("rebuilt as it is: the codecs' savings are counted from here")
+                line.setToolTip("rebuilt as it is: the codecs' savings are counted from here" if sp_.get("shrinks", True)
+                                else "the pages in use: the codecs' savings are counted from here")
                 bp.addItem(line)
         err = pg.ErrorBarItem(x=x[1:], y=vals / scale, top=(hi - vals) / scale, bottom=(vals - lo) / scale,
                               beam=0.25, pen=pg.mkPen(theme.foreground(), width=1.5))
@@ -583,8 +593,11 @@ class WhatIfView(QWidget):
             codec = "rebuild (codec stays)" if a.get("kind") == "rebuild" else a.get("codec", "")
             if a.get("kind") == "engine":
                 codec = f"{a.get('engine_clause', '')} ({codec}, estimate)"
-            for j, c in enumerate([a.get("target", ""), codec, human_bytes(a.get("saving_bytes")),
-                                   a.get("ddl", "")]):
+            saving = human_bytes(a.get("saving_bytes"))
+            if a.get("saving_bytes_ci95"):
+                lo, hi = a["saving_bytes_ci95"]
+                saving += f"\n{human_bytes(lo)} – {human_bytes(hi)}"
+            for j, c in enumerate([a.get("target", ""), codec, saving, a.get("verdict") or "", a.get("ddl", "")]):
                 item = QTableWidgetItem(str(c))
                 if a.get("verdict"):
                     item.setToolTip(str(a["verdict"]))
@@ -592,9 +605,29 @@ class WhatIfView(QWidget):
 
     def copy_ddl(self) -> str:
         rows = {i.row() for i in self.advice.selectedIndexes()} or set(range(self.advice.rowCount()))
-        text = "\n".join(self.advice.item(r, 3).text() for r in sorted(rows) if self.advice.item(r, 3))
+        col = self.ADVICE_DDL
+        text = "\n".join(self.advice.item(r, col).text() for r in sorted(rows) if self.advice.item(r, col))
         QGuiApplication.clipboard().setText(text)
         return text
+
+
+def sample_words(s: dict) -> str:
+    """The sample in words for the view's status line (issue 17 item 4: "fraction 0.05 (528 of
+    699 units)" was unexplained): what was re-encoded, what was known without encoding, and how
+    the units were drawn; the JSON's whole ``description`` is the line's tooltip."""
+    total = int(s.get("units_total") or 0)
+    sampled = int(s.get("units_sampled") or 0)
+    enc = int(s.get("units_encoded", sampled) or 0)
+    known = max(0, sampled - enc)
+    done = (f"{enc:,} of {total:,} units (pages, blocks, nodes) re-encoded"
+            + (f", {known:,} more known without encoding (free, all-zero or never-compressed) and counted "
+               f"exactly" if known else ""))
+    if s.get("mode") == "all":
+        return f"every unit: {done}; the projections are exact for each model"
+    frac = float(s.get("fraction") or 0)
+    pct = f"{frac:.0%}" if frac >= 0.01 else f"{frac:.2%}"
+    return (f"a {pct} sample (seed {s.get('seed')}): {done}; drawn per owner (index, column, dictionary, "
+            f"level), at least 2 units of each, so small owners are sampled above {pct}")
 
 
 def _saving(v) -> QTableWidgetItem:

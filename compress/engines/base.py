@@ -67,6 +67,12 @@ class WhatIfEngine:
         """Whether advice (DDL) can be given for ``target`` at all."""
         return True
 
+    def combine_advice(self, entries: list[dict], targets: list["Target"]) -> list[dict]:
+        """This engine's advice ``entries`` as a DBA should get them, where only the engine knows
+        how they combine (``targets``: the engine's advisable targets): entries that set one
+        option of one object together become one; as they are by default."""
+        return entries
+
     def engine_change(self, target: "Target", codec: "Codec", model: str) -> tuple[str, str, float, int] | None:
         """For a result that estimates the table in another engine (a cross-engine model):
         the engine clause (``ENGINE=ROCKSDB``), the statement that converts the table, and the

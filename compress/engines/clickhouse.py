@@ -432,6 +432,13 @@ class ClickHouseWhatIf(WhatIfEngine):
     def available(self, codec: Codec, layout: str | None = None) -> bool:
         return codec.ch_chain is not None
 
+    def advisable(self, target: Target) -> bool:
+        """Columns only (issue 17 item 2): ClickHouse sets a codec per column (``MODIFY COLUMN
+        ... CODEC``), so a table's advice is its columns' entries; the table's own figure (every
+        column under one codec) would be those columns' bytes advised again, with a DDL that is
+        no statement ("per column: ...") and a codec that contradicts the columns' own picks."""
+        return (target.info or {}).get("column") is not None
+
     def ddl(self, target: Target, codec: Codec, model: str) -> str:
         info = target.info or {}
         chain = codec.ch_chain or codec.name

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dbxray.parsers.humanize import human_bytes
 from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_RTREE, FIL_PAGE_TYPE,
                                        FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
 from dbxray.parsers.innodb.fsp import extent_size_pages
@@ -461,6 +462,14 @@ OVERHEAD_KINDS = frozenset({"FIL_PAGE_TYPE_FSP_HDR", "FIL_PAGE_TYPE_XDES", "FIL_
                             "FIL_PAGE_IBUF_BITMAP", "FIL_PAGE_TYPE_TRX_SYS", "FIL_PAGE_TYPE_SYS"})
 
 
+#: MariaDB 10.11 (and MySQL 8.0): the system tablespace grows and never shrinks; OPTIMIZE TABLE /
+#: ALTER TABLE ... FORCE rebuild a table (into its own file with innodb_file_per_table), never
+#: ibdata1, whose free pages the server reuses (MariaDB 11.2 first shrinks it at startup)
+SYSTEM_TABLESPACE_NOTE = ("the system tablespace never shrinks (MariaDB 10.11: OPTIMIZE TABLE and ALTER TABLE "
+                          "... FORCE rebuild tables, not ibdata1); its free pages are reused by the server "
+                          "inside the file, never given back")
+
+
 def free_units(entry: FileEntry, idx: np.ndarray, zero: np.ndarray | None) -> np.ndarray:
     """Pages a rebuild does not carry over: free in the extent descriptors (XDES bitmaps, the
     free extents, pages past FSP_FREE_LIMIT: the page map's ``free``) or never written (wholly
@@ -503,6 +512,14 @@ def innodb_split(entry: FileEntry, base, free: np.ndarray, current_bytes: int) -
     return Split(compressible, overhead + fs_meta, reclaimable, detail=detail)
 
 
+def sparse_in_pages(entry: FileEntry, base, free: np.ndarray) -> int:
+    """Bytes of the pages in use (not free) that the filesystem holds as holes now."""
+    units = entry.units[base.meta["index"]]
+    lengths = units["logical"].astype(np.int64)
+    alloc = allocated_in(entry, units["offset"].astype(np.int64), lengths)
+    return int((lengths - alloc)[~free].sum())
+
+
 def clustered_index(base) -> int | None:
     """The clustered index of a file-per-table tablespace: the first one created, the lowest
     index id among its index pages (dict0crea.cc creates it before the secondary ones)."""
@@ -540,6 +557,17 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
         all_codecs.append(current)
     base.free = free_units(entry, base.meta["index"], base.zero)
     t.split = innodb_split(entry, base, base.free, t.current_bytes)
+    if entry.role == "system_tablespace":
+        t.split.shrinks = False
+        t.split.shrink_note = SYSTEM_TABLESPACE_NOTE
+    if current is None:
+        sparse = sparse_in_pages(entry, base, base.free)
+        if sparse:
+            t.notes.append(f"sparse now: {human_bytes(sparse)} of the pages in use are holes (zero blocks left "
+                           f"unallocated, as a sparse copy leaves them); the engine writes a page that is not "
+                           f"page-compressed whole, so the 'none' projection counts them and is larger than "
+                           f"the file by that much: not a compression effect (no compression saving is given "
+                           f"for the file's own codec)")
     enc = sec.get("encryption") or {}
     hidden = int(enc.get("encrypted_pages") or 0) - int(enc.get("decrypted_pages") or 0)
     if hidden > 0:

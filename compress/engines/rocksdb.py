@@ -272,6 +272,216 @@ class RocksDBWhatIf(WhatIfEngine):
     def ddl(self, target: Target, codec: Codec, model: str) -> str:
         return cf_options_ddl(target.info or {}, codec)
 
+    def combine_advice(self, entries: list[dict], targets: list[Target]) -> list[dict]:
+        """One entry per column family advised on several levels (issue 17 item 2): each level's
+        own line would set the family's whole ``compression_per_level`` (and its one
+        ``compression_opts`` level) with only its own level changed, so applied one after the
+        other they undo each other. Such a family's level lines become one entry
+        (family_entry): every level's smallest pick in one option string. A family with one
+        advised level keeps its line(s)."""
+        by_name = {t.target: t for t in targets}
+
+        def fam_of(a: dict) -> tuple | None:
+            t = by_name.get(a["target"])
+            if t is None or a.get("kind", "codec") != "codec":
+                return None
+            info = t.info or {}
+            return (info.get("directory"), info.get("column_family"))
+
+        fams: dict[tuple, list[tuple[Target, dict]]] = {}
+        for a in entries:
+            key = fam_of(a)
+            if key is not None and "smallest" in str(a.get("choice")):
+                fams.setdefault(key, []).append((by_name[a["target"]], a))
+        out: list[dict] = []
+        done: set[tuple] = set()
+        for a in entries:
+            key = fam_of(a)
+            if key is None or len(fams.get(key, [])) < 2:
+                out.append(a)
+                continue
+            if key in done:
+                continue                    # the family's entry stands for its level lines
+            done.add(key)
+            family = [t for t in targets if ((t.info or {}).get("directory"),
+                                             (t.info or {}).get("column_family")) == key]
+            entry = family_entry(key, fams[key], family)
+            if entry is not None:
+                out.append(entry)
+        return out
+
+
+def _leveled(fam: str) -> bool:
+    """Whether compression_opts' level applies to a codec family (zlib, zstd, lz4hc, bzip2)."""
+    return fam in DEFAULT_LEVEL
+
+
+def _level_index(ti: dict) -> int:
+    """A level's entry in compression_per_level (relative to the base level with dynamic level bytes)."""
+    level = int(ti.get("level") or 0)
+    if ti.get("dynamic") and ti.get("base_level") is not None and level > 0:
+        return level - int(ti["base_level"]) + 1
+    return level
+
+
+def _decided_by_bottom(ti: dict) -> bool:
+    bottom = ti.get("bottommost_compression")
+    return bool(ti.get("bottommost") and bottom and bottom in WRITTEN)
+
+
+def family_entry(key: tuple, picks: list[tuple[Target, dict]], family: list[Target]) -> dict | None:
+    """The one advice entry of a column family advised on several levels (``picks``: (level
+    target, its own smallest line)): every advised level written with the smallest codec its
+    projections give, every other level as it is, in one option string; its saving the levels'
+    savings summed, their estimates combined as independent strata (targets.combine: variances
+    add, as for a partitioned table's files and the level plan); None when that saving is not
+    positive beyond its interval.
+
+    compression_opts holds one level for every level whose codec takes one (zlib, zstd, lz4hc,
+    bzip2; bottommost_compression_opts its own where bottommost_compression decides): the plan
+    is made for each level the run projected (and none set: then the advised levels choose
+    among codecs without a level), each advised level taking its smallest codec of that level,
+    each level kept re-written at it where its codec takes one; the smallest such plan whose
+    every changed level was projected is the entry."""
+    from ..registry import parse_codec
+    from ..targets import combine
+    d, cf = key
+    pick = {t.target: a for t, a in picks}
+    info = dict(picks[0][0].info or {})
+    n = int(info.get("num_levels") or 7)
+    per = list(info.get("per_level") or []) or [info.get("compression") or "Snappy"] * n
+    per_kinds = [_option_name(x) for x in per] + [_option_name(per[-1])] * max(0, n - len(per))
+    levels = sorted((t for t in family if (t.info or {}).get("level") is not None),
+                    key=lambda t: int(t.info["level"]))
+
+    def now(t: Target) -> Codec | None:
+        cur = t.current_codec if t.current_codec and "," not in t.current_codec else None
+        return parse_codec(cur) if cur else None
+
+    def choices(t: Target) -> list[tuple[Codec, Result]]:
+        out = []
+        for r in t.results:
+            if r.model == MODEL and r.codec != t.current_codec:
+                c = parse_codec(r.codec)
+                if c.family in ROCKSDB_TYPES and c.family not in NOT_IN_MYROCKS_BUILDS:
+                    out.append((c, r))
+        return out
+
+    opt_levels = {c.level for t in levels if t.target in pick and not _decided_by_bottom(t.info)
+                  for c, _ in choices(t) if _leveled(c.family)}
+    opt_levels |= {c.level for t in levels if t.target not in pick and not _decided_by_bottom(t.info)
+                   and (c := now(t)) is not None and _leveled(c.family)} if opt_levels else set()
+    best = None
+    for opt_level in [None] + sorted(opt_levels):
+        rows, ok = [], True
+        for t in levels:
+            bottom = _decided_by_bottom(t.info)
+            cur = now(t)
+            options: list[tuple[Codec, Result | None, float]] = []
+            if cur is not None:
+                kept = Codec(cur.family, opt_level) if opt_level is not None and not bottom and \
+                    _leveled(cur.family) else cur
+                if kept.name == cur.name:
+                    options.append((cur, None, float(t.current_bytes)))
+                else:                   # the shared level re-writes a kept level too
+                    r = next((r for r in t.results if r.codec == kept.name and r.model == MODEL), None)
+                    if r is not None:
+                        options.append((kept, r, r.estimate.projected))
+            elif t.target not in pick:
+                rows.append((t, None, None))        # files of several codecs, not advised: as they are
+                continue
+            if t.target in pick:
+                for c, r in choices(t):
+                    if bottom or not _leveled(c.family) or (opt_level is not None and c.level == opt_level):
+                        options.append((c, r, r.estimate.projected))
+            if not options:
+                ok = False              # this level cannot be written (or kept) under this plan
+                break
+            c, r, _ = min(options, key=lambda o: o[2])
+            rows.append((t, c, r))
+        changed = [(t, c, r) for t, c, r in rows if r is not None] if ok else []
+        if not changed:
+            continue
+        est = combine([r.estimate for _, _, r in changed]) if len(changed) > 1 else changed[0][2].estimate
+        base = sum(int(t.current_bytes) for t, _, _ in changed)
+        if best is None or est.projected - base < best[2].projected - best[3]:
+            best = (opt_level, rows, est, base)
+    if best is None:
+        return None
+    opt_level, rows, est, base = best
+    lo_save, hi_save = base - int(round(est.hi)), base - int(round(est.lo))
+    if lo_save <= 0:
+        return None                     # the levels together: not a saving beyond the interval
+    current = sum(int(t.current_bytes) for t in levels)
+    saving = base - int(round(est.projected))
+    plan_kinds = list(per_kinds)
+    bottom_codec: Codec | None = None
+    for t, c, r in rows:
+        if c is None or r is None:
+            continue                    # a level kept keeps its configured entry too
+        if _decided_by_bottom(t.info):
+            bottom_codec = c
+        else:
+            plan_kinds[min(max(_level_index(t.info), 0), n - 1)] = ROCKSDB_TYPES[c.family]
+    opts = []
+    if plan_kinds != per_kinds:
+        if not info.get("per_level") and len(set(plan_kinds)) == 1:
+            opts.append(f"compression={plan_kinds[0]}")
+        else:
+            opts.append("compression_per_level=" + ":".join(plan_kinds))
+    if opt_level is not None:
+        opts.append(f"compression_opts={{level={opt_level}}}")
+    if bottom_codec is not None:
+        opts.append(f"bottommost_compression={ROCKSDB_TYPES[bottom_codec.family]}")
+        if bottom_codec.level is not None and bottom_codec.family != "none":
+            opts.append(f"bottommost_compression_opts={{level={bottom_codec.level};enabled=true}}")
+    live = not any(o.startswith("compression_per_level=") for o in opts)
+    changed_levels = [(t, c) for t, c, r in rows if r is not None]
+    where = ", ".join(f"L{t.info['level']}" for t, _ in changed_levels)
+    if live:
+        ddl = f"{live_statement(cf, opts)}  -- existing files change as compactions rewrite {where}"
+    else:
+        ddl = (f"-- my.cnf: {mycnf_line(cf, opts)}  -- "
+               + ("dynamic level bytes: entries relative to the base level "
+                  f"L{info['base_level']}; " if info.get("dynamic") and info.get("base_level") is not None else "")
+               + f"{NOT_CHANGEABLE_NOTE}; existing files change as compactions rewrite {where}")
+    # the plan as project_level_plan reads it: every level's codec, bottom= where that option decides
+    text_per = []
+    for i, kind in enumerate(plan_kinds):
+        fam = next(f for f, k in ROCKSDB_TYPES.items() if k == kind)
+        lv = opt_level if opt_level is not None and _leveled(fam) else None
+        for t, c, _ in rows:
+            if c is not None and not _decided_by_bottom(t.info) and min(max(_level_index(t.info), 0), n - 1) == i:
+                lv = c.level
+        text_per.append(f"{fam}:{lv if lv is not None else DEFAULT_LEVEL[fam]}" if _leveled(fam) else fam)
+    bottom_row = next(((t, c) for t, c, _ in rows if c is not None and _decided_by_bottom(t.info)), None)
+    plan_text = ",".join(text_per) + (f",bottom={bottom_row[1].name}" if bottom_row else "")
+    notes = [f"one setting for {cf}'s {where} (its other levels as they are; one line per level would "
+             f"undo the others); saving: the levels' summed, intervals combined"]
+    final = {t.target: (c, r) for t, c, r in rows}
+    moved = [f"L{t.info['level']} {pick[t.target]['codec']} -> "
+             + (f"{final[t.target][0].name}" if final[t.target][1] is not None else f"stays {t.current_codec}")
+             for t in levels if t.target in pick and (final[t.target][1] is None
+                                                      or final[t.target][0].name != pick[t.target]["codec"])]
+    kept = [f"L{t.info['level']} {t.current_codec} -> {c.name}" for t, c in changed_levels if t.target not in pick]
+    if moved or kept:
+        notes.append(f"compression_opts holds one level for all levels: "
+                     + (f"level {opt_level}" if opt_level is not None else "left as it is")
+                     + f" gives the smallest plan ({'; '.join(moved + kept)}; a level alone would pick otherwise)")
+    for t, _ in changed_levels:
+        v = pick.get(t.target, {}).get("verdict")
+        if v:
+            notes.append(f"L{t.info['level']}: {v}")
+    return {"target": f"{d}/{cf}", "kind": "codec",
+            "codec": ", ".join(f"L{t.info['level']} {c.name}" for t, c in changed_levels),
+            "projected_bytes": current - saving, "current_bytes": current,
+            "saving_bytes": saving, "saving_bytes_ci95": [lo_save, hi_save], "compared_with": "current",
+            "ddl": ddl, "choice": "smallest", "model": MODEL,
+            "ci95": [current - hi_save, current - lo_save],
+            "decompress_mb_s": None, "files": [t.target for t, _ in changed_levels],
+            "levels": {t.target: c.name for t, c in changed_levels}, "level_plan": plan_text,
+            "column_family": cf, "verdict": "; ".join(notes)}
+
 
 #: MariaDB 10.11's RocksDB 6.29 refuses compression_per_level in rocksdb_update_cf_options
 #: ("Option not changeable", checked on a private server); compression, compression_opts,
