@@ -157,3 +157,19 @@ def test_cancel_stops_the_workers(fixture_ds):
     assert res["cancelled"] and len(res["columns"]) == 5
     import multiprocessing
     assert not multiprocessing.active_children()
+
+
+def test_specs_that_write_the_same_bytes_share_an_entry():
+    """LZ4HC(0) and LZ4HC are LZ4HC(9), ZSTD is ZSTD(1): one entry each; other levels are not."""
+    memo = encodememo.Memo()
+    raw = _blocks()[0]
+    a = ch_encode.encode_chain(raw, "LZ4HC(9)", memo=memo)
+    assert ch_encode.encode_chain(raw, "LZ4HC(0)", memo=memo) == a == ch_encode.encode_chain(raw, "LZ4HC(0)")
+    assert ch_encode.encode_chain(raw, "LZ4HC", memo=memo) == a
+    assert memo.hits == 2 and len(memo) == 1
+    z = ch_encode.encode_chain(raw, "ZSTD", memo=memo)
+    assert ch_encode.encode_chain(raw, "ZSTD(1)", memo=memo) == z == ch_encode.encode_chain(raw, "ZSTD(1)")
+    assert memo.hits == 3 and len(memo) == 2
+    ch_encode.encode_chain(raw, "LZ4HC(10)", memo=memo)
+    ch_encode.encode_chain(raw, "ZSTD(2)", memo=memo)
+    assert memo.hits == 3 and len(memo) == 4

@@ -22,6 +22,8 @@ from .ch_cityhash import cityhash128
 from .general import lz4_block_compress
 
 BLOCK_HEADER_SIZE = M.COMPRESSED_BLOCK_HEADER_SIZE
+#: lz4hc.h: the level LZ4_compress_HC takes for 0 (general.lz4_block_compress: ``level or 9``)
+LZ4HC_CLEVEL_DEFAULT = 9
 _HDR = struct.Struct("<BII")
 
 
@@ -146,12 +148,25 @@ def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type
     return _HDR.pack(method, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
 
 
+def _same_bytes_as(spec: CodecSpec) -> tuple[str, tuple[str, ...]]:
+    """(name, arguments) of ``spec`` with the defaults _encode_layer fills spelled out, so
+    specs that write the same bytes share a memo entry: ``LZ4HC`` and ``LZ4HC(0)`` are
+    LZ4HC(9) (CompressionCodecLZ4HC: level 0 is the library default), ``ZSTD`` is ZSTD(1)."""
+    name = spec.name.upper()
+    if name == "LZ4HC" and len(spec.args) <= 1:
+        level = int(spec.args[0]) if spec.args else 0
+        return name, (str(level or LZ4HC_CLEVEL_DEFAULT),)
+    if name == "ZSTD" and not spec.args:
+        return name, (str(M.ZSTD_DEFAULT_LEVEL),)
+    return name, tuple(spec.args)
+
+
 def _remembered_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type: str | None,
                       memo) -> bytes:
     """_encode_layer, its output looked up in ``memo`` first (keyed by the input's 128-bit
     xxh3 digest and length, the codec and its arguments, the value size and type: every
     encoder here is deterministic, so the same key gives the same bytes) and put there after."""
-    key = (xxhash.xxh3_128_digest(raw), len(raw), spec.name.upper(), tuple(spec.args), type_size, value_type)
+    key = (xxhash.xxh3_128_digest(raw), len(raw), *_same_bytes_as(spec), type_size, value_type)
     got = memo.get(key)
     if got is None:
         got = _encode_layer(raw, spec, type_size, value_type)
