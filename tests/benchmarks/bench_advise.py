@@ -2,7 +2,7 @@
 on a 5% sample against ``--sample all``, fresh processes, same data dir, same run.
 
     .venv/bin/python tests/benchmarks/bench_advise.py [--datadir DIR] [--rounds N] [--jobs J]
-                                                      [--no-all] [--codecs-only]
+                                                      [--no-all] [--codecs-only] [--before TREE]
 
 The issue's set is made by ``../shared/fixtures/clickhouse/make_fixtures.py --scale 50``
 (chdb, about 1.2 GB: build it under /tmp); without it the fixture data dir is used.  Each
@@ -11,8 +11,14 @@ round runs ``dbxray advise DIR --sample 0.05 --codecs -j J --json`` (and the sam
 per mode (it reads every block).  Printed: min / median wall time and CPU (user + sys of the
 process and its workers), the advisor's own ``seconds`` (after the scan), the load average
 before each run, the 10 s target, the ratio of ``--sample all`` to the 5% median, and how many
-of the every-value projections fall inside the 5% run's 95% intervals.  Nothing is written
-outside a temporary folder; speed is never asserted in unit tests.
+of the every-value projections fall inside the 5% run's 95% intervals.  ``--before TREE``
+(another commit's tree laid out as ``TREE/dbxray``, e.g. ``git archive COMMIT | tar -x -C
+TREE/dbxray``) runs that code too, each round interleaved with this tree's, and prints both.
+
+Python caches the imports' bytecode in a temporary folder (PYTHONPYCACHEPREFIX, warmed by one
+run first), as an installed dbxray has it; ``--compile-each-start`` keeps the environment's
+PYTHONDONTWRITEBYTECODE instead (every start then compiles the imports: ~0.3 s more).  Nothing
+is written outside a temporary folder; speed is never asserted in unit tests.
 """
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_once(datadir: Path, sample: str, codecs: bool, jobs: int | None, out: Path) -> dict:
+def run_once(datadir: Path, sample: str, codecs: bool, jobs: int | None, out: Path, env: dict) -> dict:
     """One fresh ``dbxray advise`` process: wall, CPU, load average before, its JSON."""
     cmd = [sys.executable, "-m", "dbxray.app", "advise", str(datadir), "--sample", sample, "--json", "-o", str(out)]
     if codecs:
@@ -48,7 +54,8 @@ def run_once(datadir: Path, sample: str, codecs: bool, jobs: int | None, out: Pa
     load = os.getloadavg()[0]
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(cmd, cwd=env.get("PYTHONPATH") or REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, env=env)
     wall = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if p.returncode:
@@ -90,6 +97,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="-j for dbxray advise (default: its own, every core)")
     ap.add_argument("--no-all", action="store_true", help="skip the --sample all runs")
     ap.add_argument("--codecs-only", action="store_true", help="only the --codecs mode (types and codecs)")
+    ap.add_argument("--before", help="another tree (TREE/dbxray) to time against, interleaved")
+    ap.add_argument("--compile-each-start", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE from the environment (no bytecode cache)")
     args = ap.parse_args(argv)
     datadir = Path(args.datadir) if args.datadir else next(
         (p for p in (Path("/tmp/ch_bench50/datadir"), FIXTURES / "clickhouse" / "datadir") if p.exists()), None)
@@ -97,36 +107,54 @@ def main(argv=None) -> int:
         print("skipped: no ClickHouse data dir (--datadir; make_fixtures.py --scale 50 builds the issue's)")
         return 0
     size = sum(f.stat().st_size for f in datadir.rglob("*") if f.is_file() and not f.is_symlink())
-    print(f"data dir {datadir} ({size / 1e9:.2f} GB), {os.cpu_count()} cores, -j {args.jobs or 'default'}, "
-          f"{args.rounds} rounds; PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!s} "
-          f"(set: every start compiles the imports, ~0.3 s)")
-    modes = [("types and codecs", True)] + ([] if args.codecs_only else [("types only", False)])
-    status = 0
     with tempfile.TemporaryDirectory(prefix="bench_advise_") as tmp:
+        base_env = dict(os.environ)
+        if not args.compile_each_start:
+            base_env.pop("PYTHONDONTWRITEBYTECODE", None)
+            base_env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        trees = [("this tree", base_env)]
+        if args.before:
+            trees = [("before", dict(base_env, PYTHONPATH=str(Path(args.before).resolve()))), ("after", base_env)]
+        print(f"data dir {datadir} ({size / 1e9:.2f} GB), {os.cpu_count()} cores, -j {args.jobs or 'default'}, "
+              f"{args.rounds} rounds; bytecode {'compiled at every start' if args.compile_each_start else 'cached'}")
+        for name, env in trees:         # warm: the bytecode cache and the data dir's pages
+            run_once(datadir, "0.05", False, None if name == "before" else args.jobs, Path(tmp) / "warm.json", env)
+        modes = [("types and codecs", True)] + ([] if args.codecs_only else [("types only", False)])
         for label, codecs in modes:
-            runs = []
+            runs: dict[str, list] = {name: [] for name, _ in trees}
             for r in range(args.rounds):
-                x = run_once(datadir, "0.05", codecs, args.jobs, Path(tmp) / f"s{r}.json")
-                runs.append(x)
-                print(f"  {label}, 5%: {x['wall']:.2f} s wall, {x['cpu']:.2f} s CPU, advising {x['advise']:.2f} s "
-                      f"(load average {x['load']:.1f})", flush=True)
-            walls = [x["wall"] for x in runs]
-            cpus = [x["cpu"] for x in runs]
-            med = statistics.median(walls)
-            met = "met" if med <= TARGET_S else "not met"
-            n_sugg = sum(len(a["candidates"]) + len(a.get("codec_candidates") or []) for a in runs[0]["result"]["columns"])
-            print(f"== advise --sample 0.05{' --codecs' if codecs else ''}: {_fmt(walls)} wall; CPU {_fmt(cpus)}; "
-                  f"{n_sugg} suggestions; target <= {TARGET_S:.0f} s (median): {met}")
+                for name, env in trees:
+                    jobs = None if name == "before" else args.jobs      # an older tree may not know -j
+                    x = run_once(datadir, "0.05", codecs, jobs, Path(tmp) / f"{name[0]}{r}.json", env)
+                    runs[name].append(x)
+                    print(f"  {name}, {label}, 5%: {x['wall']:.2f} s wall, {x['cpu']:.2f} s CPU, advising "
+                          f"{x['advise']:.2f} s (load average {x['load']:.1f})", flush=True)
+            flag = " --codecs" if codecs else ""
+            for name, _ in trees:
+                walls = [x["wall"] for x in runs[name]]
+                cpus = [x["cpu"] for x in runs[name]]
+                met = "met" if statistics.median(walls) <= TARGET_S else "not met"
+                res = runs[name][0]["result"]
+                n_sugg = sum(len(a["candidates"]) + len(a.get("codec_candidates") or []) for a in res["columns"])
+                print(f"== {name}: advise --sample 0.05{flag}: {_fmt(walls)} wall; CPU {_fmt(cpus)}; "
+                      f"{n_sugg} suggestions; target <= {TARGET_S:.0f} s (median): {met}")
+            if args.before:
+                b, a = (statistics.median([x["wall"] for x in runs[n]]) for n in ("before", "after"))
+                bc, ac = (statistics.median([x["cpu"] for x in runs[n]]) for n in ("before", "after"))
+                print(f"== advise --sample 0.05{flag}: before / after {b / a:.2f}x wall, {bc / ac:.2f}x CPU (medians)")
             if args.no_all:
                 continue
-            full = run_once(datadir, "all", codecs, args.jobs, Path(tmp) / "all.json")
-            k, n = inside(runs[0]["result"], full["result"])
-            print(f"  {label}, every value: {full['wall']:.2f} s wall, {full['cpu']:.2f} s CPU, advising "
+            name, env = trees[-1]
+            full = run_once(datadir, "all", codecs, args.jobs, Path(tmp) / "all.json", env)
+            k, n = inside(runs[name][0]["result"], full["result"])
+            med = statistics.median([x["wall"] for x in runs[name]])
+            medc = statistics.median([x["cpu"] for x in runs[name]])
+            print(f"  {name}, {label}, every value: {full['wall']:.2f} s wall, {full['cpu']:.2f} s CPU, advising "
                   f"{full['advise']:.2f} s (load average {full['load']:.1f})")
-            print(f"== advise --sample all{' --codecs' if codecs else ''} / --sample 0.05: {full['wall'] / med:.1f}x "
-                  f"wall ({full['cpu'] / statistics.median(cpus):.1f}x CPU); every-value projections inside the 5% "
-                  f"run's 95% interval: {k} of {n}")
-    return status
+            print(f"== advise --sample all{flag} / --sample 0.05: {full['wall'] / med:.1f}x wall "
+                  f"({full['cpu'] / medc:.1f}x CPU); every-value projections inside the 5% run's 95% interval: "
+                  f"{k} of {n}")
+    return 0
 
 
 if __name__ == "__main__":
