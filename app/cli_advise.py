@@ -32,7 +32,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--codecs", action="store_true", help="also the codec chains each column would take least "
                                                           "room with (slower: every chain is encoded)")
     p.add_argument("-j", "--jobs", type=int, default=None,
-                   help="processes that read the parts and advise the columns (default: one per core)")
+                   help="processes that advise the columns (default: one per core)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout (*.json implies --json)")
     p.set_defaults(func=run)
@@ -94,9 +94,11 @@ def run(args) -> int:
     t0 = time.perf_counter()
     try:
         # the advice decodes the blocks it samples (a bad one is named), it needs each block's
-        # place and sizes, not every block's checksum: the scan skips checksum verification;
-        # the parts are read, and the columns advised, on every core (-j)
-        ds = scan(args.path, ScanContext(verify_checksums=False, workers=jobs))
+        # place and sizes, not every block's checksum: the scan skips checksum verification.
+        # The parts are read here (in worker processes the parts' blocks, sent back pickled, made
+        # the scan of the 1.48 GB set slower: 1.5-2.0 s against 1.1-1.4 s), the columns advised
+        # on every core (-j)
+        ds = scan(args.path, ScanContext(verify_checksums=False))
     except OSError as e:
         print(f"dbxray: {args.path}: {e.strerror or e}", file=sys.stderr)
         return 1
