@@ -40,6 +40,7 @@ from dbxray.parsers.clickhouse import payloads
 from dbxray.parsers.clickhouse.marks import marks_flavour, read_marks
 from dbxray.parsers.codecs import ch_encode
 
+from .encodememo import encoded_size
 from .engines.clickhouse import CH_CHECKSUM, CH_MAX_COMPRESS_BLOCK, CH_MIN_COMPRESS_BLOCK, clickhouse_block_sizes
 
 #: SerializationLowCardinality.cpp / Settings: low_cardinality_max_dictionary_size
@@ -78,8 +79,7 @@ def project_blocks(chunks: list[bytes], chain: str, type_size: int | None = None
     out = pos = 0
     for size in clickhouse_block_sizes(len(raw), [len(c) for c in chunks], CH_MIN_COMPRESS_BLOCK,
                                        CH_MAX_COMPRESS_BLOCK):
-        out += CH_CHECKSUM + len(ch_encode.encode_chain(raw[pos:pos + size], chain, type_size=type_size,
-                                                        value_type=value_type))
+        out += CH_CHECKSUM + encoded_size(raw[pos:pos + size], chain, type_size=type_size, value_type=value_type)
         pos += size
     return out
 

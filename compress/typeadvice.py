@@ -42,6 +42,7 @@ from dbxray.parsers.clickhouse import payloads
 from dbxray.parsers.clickhouse.streams import escape_for_file_name
 from dbxray.parsers.codecs import ch_encode
 
+from .encodememo import encoded_size, remembering
 from .engines.clickhouse import CH_CHECKSUM, CH_MAX_COMPRESS_BLOCK, CH_MIN_COMPRESS_BLOCK, clickhouse_block_sizes
 
 #: the integer types, narrowest first: name, width, min, max (src/DataTypes/DataTypesNumber.h)
@@ -81,6 +82,8 @@ LOG_ENGINES = ("Log", "TinyLog", "StripeLog")
 MIN_INSERT_BLOCK_SIZE_ROWS = 1048449
 #: Settings.cpp max_block_size (DEFAULT_BLOCK_SIZE): the rows a Log / TinyLog table is read in
 MAX_BLOCK_SIZE = 65409
+#: columns a worker process advises per round trip when the columns are advised on several cores
+COLUMNS_PER_TASK = 2
 
 
 @dataclass
@@ -508,7 +511,7 @@ def project_raw(raw: bytes, t: str, chain: str, granule_rows: int) -> int:
     out = pos = 0
     vt_arg = None if vt.startswith("Float") else vt
     for size in clickhouse_block_sizes(len(raw), granules, CH_MIN_COMPRESS_BLOCK, CH_MAX_COMPRESS_BLOCK):
-        out += CH_CHECKSUM + len(ch_encode.encode_chain(raw[pos:pos + size], chain, type_size=w, value_type=vt_arg))
+        out += CH_CHECKSUM + encoded_size(raw[pos:pos + size], chain, type_size=w, value_type=vt_arg)
         pos += size
     return out
 
@@ -594,7 +597,14 @@ def _kind(t: str) -> str | None:
 
 def advise_column(dataset, table: dict, col: dict, fraction: float | None, seed: int = 0,
                   codecs: bool = False) -> ColumnAdvice:
-    """The advice for one column (``fraction`` None: every run; ``codecs``: codec chains too)."""
+    """The advice for one column (``fraction`` None: every run; ``codecs``: codec chains too);
+    each block encoded once per codec however many projections ask for it (compress/encodememo.py)."""
+    with remembering():
+        return _advise_column(dataset, table, col, fraction, seed, codecs)
+
+
+def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed: int = 0,
+                   codecs: bool = False) -> ColumnAdvice:
     db, name = table["database"], table["table"]
     ctype = col.get("type", "")
     adv = ColumnAdvice(db, name, col["name"], ctype)
@@ -929,7 +939,7 @@ def _zstd_level_of(dataset, table: dict, column: str, named: str, entry=None) ->
         except payloads.PayloadError:
             continue
         want = int(e.units["stored"][i])
-        fit = [lv for lv in levels if CH_CHECKSUM + len(ch_encode.encode_chain(raw, f"ZSTD({lv})")) == want]
+        fit = [lv for lv in levels if CH_CHECKSUM + encoded_size(raw, f"ZSTD({lv})") == want]
         if fit:
             levels = fit
         if len(levels) == 1:
@@ -1019,8 +1029,8 @@ def project_log(pieces: list[bytes], chain: str, type_size: int | None = None, v
     out = 0
     for g in pieces:
         for a in range(0, len(g), CH_MAX_COMPRESS_BLOCK):
-            out += CH_CHECKSUM + len(ch_encode.encode_chain(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=type_size,
-                                                             value_type=value_type))
+            out += CH_CHECKSUM + encoded_size(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=type_size,
+                                              value_type=value_type)
     return out
 
 
@@ -1408,8 +1418,8 @@ def project_granules_nullable(nulls: bytes, raw: bytes, t: str, chain: str, gran
         else:
             out += project_log([nm], g)
             for a in range(0, len(vals), CH_MAX_COMPRESS_BLOCK):
-                out += CH_CHECKSUM + len(ch_encode.encode_chain(vals[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
-                                                                 value_type=vt_arg))
+                out += CH_CHECKSUM + encoded_size(vals[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
+                                                  value_type=vt_arg)
     return out
 
 
@@ -1423,8 +1433,8 @@ def project_granules(raw: bytes, t: str, chain: str, granule_rows: list[int]) ->
         g = raw[pos:pos + r * w]
         pos += r * w
         for a in range(0, len(g), CH_MAX_COMPRESS_BLOCK):
-            out += CH_CHECKSUM + len(ch_encode.encode_chain(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
-                                                             value_type=vt_arg))
+            out += CH_CHECKSUM + encoded_size(g[a:a + CH_MAX_COMPRESS_BLOCK], chain, type_size=w,
+                                              value_type=vt_arg)
     return out
 
 
@@ -2599,25 +2609,40 @@ def _codec_search_strings(adv, S, ctype, fixed, n, chain, granule, runs, got, fs
 
 
 def advise(dataset, fraction: float | None = 0.05, seed: int = 0, check=None, progress=None,
-           is_cancelled=None, codecs: bool = False) -> dict:
+           is_cancelled=None, codecs: bool = False, workers: int = 1) -> dict:
     """Type advice for every column of every MergeTree table of the scan.  ``progress(done,
     total, message)`` is called after each column; ``is_cancelled()`` true stops between
-    columns (the result then says ``"cancelled": true`` and holds the columns done)."""
+    columns (the result then says ``"cancelled": true`` and holds the columns done).
+
+    ``workers`` > 1 (the command line: its cores): the columns are advised in that many
+    forked processes (parsers/parallel.map_calls: a column's advice depends on its own
+    blocks and the seed only, so the result is the one process's, measured speeds aside),
+    when this process may fork (not the window's: parallel.fork_safe)."""
+    from dbxray.parsers import parallel
+    from dbxray.parsers.model import ScanContext
     t0 = time.perf_counter()
     out = []
     todo = [(table, col) for table in (dataset.sections.get("clickhouse") or {}).get("tables", [])
             if "MergeTree" in str(table.get("engine", "")) or str(table.get("engine", "")) in LOG_ENGINES
             for col in table.get("columns") or []]
+    if todo:
+        table_files(dataset, todo[0][0]["database"], todo[0][0]["table"])     # indexed once, before a fork
     cancelled = False
-    for k, (table, col) in enumerate(todo):
-        if check is not None:
-            check()
-        if is_cancelled is not None and is_cancelled():
-            cancelled = True
-            break
-        out.append(advise_column(dataset, table, col, fraction, seed, codecs))
-        if progress is not None:
-            progress(k + 1, len(todo), f"{table['table']}.{col['name']}")
+    # a task is COLUMNS_PER_TASK columns: their costs differ up to 50x, so the cores take small ones
+    calls = parallel.map_calls(advise_column, [(dataset, table, col, fraction, seed, codecs) for table, col in todo],
+                               ScanContext(workers=max(1, workers)), task_calls=COLUMNS_PER_TASK)
+    try:
+        for k, (table, col) in enumerate(todo):
+            if check is not None:
+                check()
+            if is_cancelled is not None and is_cancelled():
+                cancelled = True
+                break
+            out.append(next(calls))
+            if progress is not None:
+                progress(k + 1, len(todo), f"{table['table']}.{col['name']}")
+    finally:
+        calls.close()           # cancelled (or an error): the workers are stopped
     return {"sample": "all" if fraction is None else fraction, "seed": seed, "warning": MODIFY_WARNING,
             "codecs": codecs, "seconds": round(time.perf_counter() - t0, 3), "cancelled": cancelled,
             "columns": [a.to_json() for a in out]}

@@ -299,12 +299,13 @@ _calls: tuple[Callable[..., Any], list[tuple]] | None = None
 
 
 def map_calls(func: Callable[..., Any], args: list[tuple], ctx: ScanContext,
-              weights: list[int] | None = None) -> Iterator[Any]:
+              weights: list[int] | None = None, task_calls: int = CHUNK_FILES) -> Iterator[Any]:
     """``func(*a)`` for every ``a`` of ``args``, yielded in order: in forked worker
     processes when ``ctx.workers`` > 1 and there are at least two calls whose
     ``weights`` (bytes each reads) sum to :data:`MIN_BYTES` or that number
-    :data:`MIN_FILES` (the results are pickled back), else here.  An exception in a
-    call is raised here, as it would be in one process."""
+    :data:`MIN_FILES` (the results are pickled back), else here; a task (one round
+    trip) holds at most ``task_calls`` calls.  An exception in a call is raised here,
+    as it would be in one process."""
     global _calls
     weights = weights if weights is not None else [1] * len(args)
     if (ctx.workers <= 1 or len(args) < 2 or (len(args) < MIN_FILES and sum(weights) < MIN_BYTES)
@@ -321,7 +322,7 @@ def map_calls(func: Callable[..., Any], args: list[tuple], ctx: ScanContext,
     for i, w in enumerate(weights):
         cur.append(i)
         size += max(w, 1)
-        if size >= per_task or len(cur) >= CHUNK_FILES:
+        if size >= per_task or len(cur) >= task_calls:
             chunks.append(cur)
             cur, size = [], 0
     if cur:

@@ -199,3 +199,33 @@ def test_exact_chain_finds_the_levels():
     assert exact_chain(compress_block(raw, "DoubleDelta", type_size=4)) == "DoubleDelta"
     # a long-range ZSTD frame is not among the candidates
     assert exact_chain(compress_block(raw, "ZSTD(3, 27)")) in (None, "ZSTD(3)")
+
+
+def test_t64_every_bit_width_both_variants():
+    """T64 byte planes and bit masks (a view of the values' bytes, transposed, and the bits
+    of the planes above them unpacked): every width of valuable bits of every integer type,
+    'byte' and 'bit' variants, decode back to the values; a 'bit' mask j holds bit j of each
+    of its 64 values."""
+    from dbxray.parsers.codecs import ch_t64
+    rng = np.random.default_rng(5)
+    for t in ("UInt8", "Int8", "UInt16", "Int16", "UInt32", "Int32", "UInt64", "Int64", "DateTime", "Decimal64"):
+        w, signed = ch_t64.base_type_info(t)
+        for bits in range(8 * w + 1):
+            top = (1 << bits) - 1
+            v = [int(x) % (top + 1) if top else 0 for x in rng.integers(0, 2**62, 200)]
+            if signed and bits:
+                v = [x - (1 << (bits - 1)) for x in v]
+            raw = np.array(v, dtype=f"<{'i' if signed else 'u'}{w}").tobytes() + bytes(int(rng.integers(0, w)))
+            for variant in (ch_t64.VARIANT_BYTE, ch_t64.VARIANT_BIT):
+                enc = ch_t64.encode(raw, t, variant)
+                assert ch_t64.decode(enc, len(raw)) == raw, (t, bits, variant)
+    # unsigned, the 'bit' variant, 64 values 0..63 shifted up 8 bits and bit 14 set in all:
+    # 14 valuable bits (bit 14 comes from min), each a plane of its bit in the 64 values
+    vals = (np.arange(64, dtype=np.uint64) << np.uint64(8)) | np.uint64(1 << 14)
+    enc = ch_t64.encode(vals.astype("<u4").tobytes(), "UInt32", ch_t64.VARIANT_BIT)
+    assert ch_t64.valuable_bits(int(vals.min()), int(vals.max()), False) == 14
+    masks = np.frombuffer(enc[1 + 16:], dtype="<u8")
+    assert len(masks) == 14
+    for j in range(14):
+        want = sum(1 << i for i in range(64) if int(vals[i]) >> j & 1)
+        assert int(masks[j]) == want, j

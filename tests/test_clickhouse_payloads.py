@@ -63,3 +63,37 @@ def test_bad_block_index(ds):
     f = next(f for f in ds.files if f.engine == "clickhouse" and f.units is not None)
     with pytest.raises(PayloadError):
         unit_payload(f, len(f.units))
+
+
+def test_a_file_is_opened_once_for_its_blocks(fixtures_root, tmp_path, monkeypatch):
+    """read_unit_bytes keeps its files open (payloads._HANDLES): the blocks of one file read
+    one after another open it once; a file cut after the scan gives a named short read, and a
+    file changed meanwhile is opened again and read as it is now."""
+    import shutil
+
+    from dbxray.parsers.clickhouse import payloads
+    from dbxray.parsers.fileio import ReadOnlyFile
+    src = fixtures_root / "clickhouse" / "datadir"
+    dst = tmp_path / "datadir"
+    shutil.copytree(src, dst, symlinks=True)
+    ds = scan(str(dst))
+    f = max((e for e in ds.files if e.engine == "clickhouse" and e.units is not None
+             and e.role == "part_column_data"), key=lambda e: len(e.units))
+    assert len(f.units) >= 4
+    opened = []
+    monkeypatch.setattr(payloads, "_HANDLES", payloads.HandleCache(
+        payloads.MAX_OPEN_FILES, opener=lambda p: opened.append(p) or ReadOnlyFile(p)))
+    want = [unit_payload(f, i) for i in range(len(f.units))]
+    assert opened == [f.abspath]
+    assert [unit_payload(f, i) for i in range(len(f.units))] == want and len(opened) == 1
+    stored0 = payloads.read_unit_bytes(f, 0)
+    # cut after the scan: the last block is short, named with its file and offset
+    last = len(f.units) - 1
+    off = int(f.units["offset"][last])
+    with open(f.abspath, "r+b") as fh:
+        fh.truncate(off + 5)
+    with pytest.raises(PayloadError, match=rf"{f.path} @ offset {off}: truncated"):
+        payloads.read_unit_bytes(f, last)
+    assert len(opened) == 2         # another size: opened again
+    assert payloads.read_unit_bytes(f, 0) == stored0 and len(opened) == 2
+    payloads.close_handles()

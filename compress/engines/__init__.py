@@ -1,32 +1,41 @@
 """The what-if engines: each engine's targets, storage models and DDL
-(one module per engine, one line each here; see base.py)."""
+(one module per engine, one line each here; see base.py).
+
+The engine modules are imported when first asked for (``WHATIF_ENGINES``, ``get``, or a
+name below): a command that needs one of them (``dbxray advise``: clickhouse.py) does not
+import the others (their row models and parsers, ~0.1 s of every start)."""
 from __future__ import annotations
 
-from .archive import WHATIF as ARCHIVE
+import importlib
+
 from .base import WhatIfEngine
-from .aria import WHATIF as ARIA
-from .clickhouse import WHATIF as CLICKHOUSE
-from .innodb import WHATIF as INNODB
-from .rocksdb import WHATIF as ROCKSDB
-from .myisam import WHATIF as MYISAM
-from .tokudb import WHATIF as TOKUDB
 
-#: in the parser registry's order (parsers/engines.py)
-WHATIF_ENGINES: tuple[WhatIfEngine, ...] = (
-    INNODB,
-    CLICKHOUSE,
-    TOKUDB,
-    ROCKSDB,
-    ARCHIVE,
-    MYISAM,
-    ARIA,
-)
+#: in the parser registry's order (parsers/engines.py): (module, its name here)
+_ORDER = (("innodb", "INNODB"), ("clickhouse", "CLICKHOUSE"), ("tokudb", "TOKUDB"), ("rocksdb", "ROCKSDB"),
+          ("archive", "ARCHIVE"), ("myisam", "MYISAM"), ("aria", "ARIA"))
+_NAMES = {name: module for module, name in _ORDER}
 
-_BY_NAME = {w.name: w for w in WHATIF_ENGINES}
+
+def _engines() -> tuple[WhatIfEngine, ...]:
+    return tuple(importlib.import_module(f".{m}", __name__).WHATIF for m, _ in _ORDER)
+
+
+def __getattr__(attr: str):
+    if attr == "WHATIF_ENGINES":
+        value = _engines()
+    elif attr in _NAMES:
+        value = importlib.import_module(f".{_NAMES[attr]}", __name__).WHATIF
+    elif attr == "_BY_NAME":
+        value = {w.name: w for w in _engines()}
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+    globals()[attr] = value
+    return value
 
 
 def get(name: str | None) -> WhatIfEngine | None:
-    return _BY_NAME.get(name) if name else None
+    by_name = globals().get("_BY_NAME") or __getattr__("_BY_NAME")
+    return by_name.get(name) if name else None
 
 
 __all__ = ["WHATIF_ENGINES", "WhatIfEngine", "get"]

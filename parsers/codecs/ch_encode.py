@@ -7,11 +7,13 @@ ch_block re-exports ``compress_block`` and ``encode_chain``.
 """
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
 
 import cramjam
+import xxhash
 import zstandard
 
 from . import ch_delta, ch_doubledelta, ch_fpc, ch_gcd, ch_gorilla, ch_t64
@@ -20,6 +22,8 @@ from .ch_cityhash import cityhash128
 from .general import lz4_block_compress
 
 BLOCK_HEADER_SIZE = M.COMPRESSED_BLOCK_HEADER_SIZE
+#: lz4hc.h: the level LZ4_compress_HC takes for 0 (general.lz4_block_compress: ``level or 9``)
+LZ4HC_CLEVEL_DEFAULT = 9
 _HDR = struct.Struct("<BII")
 
 
@@ -67,6 +71,12 @@ def split_chain(text: str) -> list[str]:
 
 def parse_chain(chain: str) -> list[CodecSpec]:
     """Split ``"Delta(4), ZSTD(1)"`` (optionally wrapped in ``CODEC(...)``) into codec specs."""
+    return list(_parsed(chain))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(chain: str) -> tuple[CodecSpec, ...]:
+    """parse_chain's specs, parsed once a chain text (encode_chain reads them, never changes them)."""
     s = chain.strip()
     m = re.fullmatch(r"(?i)CODEC\s*\((.*)\)", s)
     if m:
@@ -81,7 +91,7 @@ def parse_chain(chain: str) -> list[CodecSpec]:
         specs.append(CodecSpec(m.group(1), [a for a in args if a != ""]))
     if not specs:
         raise ValueError(f"empty codec chain {chain!r}")
-    return specs
+    return tuple(specs)
 
 
 def _need_width(spec: CodecSpec, type_size: int | None) -> int:
@@ -138,23 +148,58 @@ def _encode_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type
     return _HDR.pack(method, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload
 
 
+def _same_bytes_as(spec: CodecSpec) -> tuple[str, tuple[str, ...]]:
+    """(name, arguments) of ``spec`` with the defaults _encode_layer fills spelled out, so
+    specs that write the same bytes share a memo entry: ``LZ4HC`` and ``LZ4HC(0)`` are
+    LZ4HC(9) (CompressionCodecLZ4HC: level 0 is the library default), ``ZSTD`` is ZSTD(1)."""
+    name = spec.name.upper()
+    if name == "LZ4HC" and len(spec.args) <= 1:
+        level = int(spec.args[0]) if spec.args else 0
+        return name, (str(level or LZ4HC_CLEVEL_DEFAULT),)
+    if name == "ZSTD" and not spec.args:
+        return name, (str(M.ZSTD_DEFAULT_LEVEL),)
+    return name, tuple(spec.args)
+
+
+def _remembered_layer(raw: bytes, spec: CodecSpec, type_size: int | None, value_type: str | None,
+                      memo) -> bytes:
+    """_encode_layer, its output looked up in ``memo`` first (keyed by the input's 128-bit
+    xxh3 digest and length, the codec and its arguments, the value size and type: every
+    encoder here is deterministic, so the same key gives the same bytes) and put there after."""
+    key = (xxhash.xxh3_128_digest(raw), len(raw), *_same_bytes_as(spec), type_size, value_type)
+    got = memo.get(key)
+    if got is None:
+        got = _encode_layer(raw, spec, type_size, value_type)
+        memo[key] = got
+    return got
+
+
 def encode_chain(raw: bytes, chain: str, type_size: int | None = None,
-                 value_type: str | None = None) -> bytes:
+                 value_type: str | None = None, memo=None) -> bytes:
     """A block without its checksum: 9-byte header + payload (see compress_block).
 
     For size projections: the block takes ``CHECKSUM_SIZE + len(result)``
-    bytes on disk, and the pure-Python CityHash is skipped.
+    bytes on disk, and the pure-Python CityHash is skipped.  ``memo`` (a dict-like
+    the caller keeps, or None): each codec's output on an input already encoded the
+    same way is taken from it, so chains that share their first codecs (``T64, LZ4``
+    and ``T64, ZSTD(1)``) or a block projected twice encode it once.
     """
     raw = bytes(raw)
     if len(raw) > M.DBMS_MAX_COMPRESSED_SIZE:
         raise ValueError(f"block of {len(raw)} bytes is over DBMS_MAX_COMPRESSED_SIZE")
-    specs = parse_chain(chain)
+    specs = _parsed(chain)
+    if memo is None:
+        def layer(data: bytes, spec: CodecSpec) -> bytes:
+            return _encode_layer(data, spec, type_size, value_type)
+    else:
+        def layer(data: bytes, spec: CodecSpec) -> bytes:
+            return _remembered_layer(data, spec, type_size, value_type, memo)
     if len(specs) == 1:
-        return _encode_layer(raw, specs[0], type_size, value_type)
+        return layer(raw, specs[0])
     data = raw
     methods = []
     for spec in specs:
-        data = _encode_layer(data, spec, type_size, value_type)
+        data = layer(data, spec)
         methods.append(data[0])
     payload = bytes([len(specs)] + methods) + data
     return _HDR.pack(M.Multiple, BLOCK_HEADER_SIZE + len(payload), len(raw)) + payload

@@ -88,14 +88,16 @@ def encode(raw: bytes, type_name: str, variant: int = VARIANT_BYTE) -> bytes:
     m = m.reshape(blocks, MATRIX_SIZE)
     full_bytes, part_bits = (nb // 8, nb % 8) if variant == VARIANT_BYTE else (0, nb)
     parts = []
+    # byte k of every value: the little-endian words' bytes, transposed (blocks, 8, 64)
+    planes = m.astype("<u8", copy=False).view(np.uint8).reshape(blocks, MATRIX_SIZE, 8).transpose(0, 2, 1)
     if full_bytes:
-        planes = np.stack([((m >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8)
-                           for k in range(full_bytes)], axis=1)          # (blocks, full_bytes, 64)
-        parts.append(planes.reshape(blocks, full_bytes * MATRIX_SIZE))
+        parts.append(planes[:, :full_bytes, :].reshape(blocks, full_bytes * MATRIX_SIZE))
     if part_bits:
-        base_bit = 8 * full_bytes
-        bitp = np.stack([((m >> np.uint64(base_bit + j)) & np.uint64(1)).astype(np.uint8)
-                         for j in range(part_bits)], axis=1)             # (blocks, part_bits, 64)
+        # bits 8 * full_bytes ... of every value (the byte planes that hold them unpacked), each
+        # plane a UInt64 mask (bit i = value i)
+        b1 = -(-(8 * full_bytes + part_bits) // 8)
+        bitp = np.unpackbits(planes[:, full_bytes:b1, :], axis=1, count=part_bits,
+                             bitorder="little")                          # (blocks, part_bits, 64)
         masks = np.packbits(bitp, axis=-1, bitorder="little")            # (blocks, part_bits, 8)
         parts.append(masks.reshape(blocks, part_bits * 8))
     out.append(np.concatenate(parts, axis=1).tobytes() if len(parts) > 1 else parts[0].tobytes())

@@ -76,6 +76,7 @@ def plan(args) -> list[tuple[str, list[str] | None, str]]:
         ("bench_myisam_aria", rep, ""),
         ("bench_extentmap", (["--ibd", args.ibd] if args.ibd else []) + rep + ["1000000", "10000000"], ""),
         ("bench_whatif", (["--innodb", str(inno)] if inno else []) + (["--clickhouse", str(ch)] if ch else []), ""),
+        ("bench_advise", ["--datadir", str(ch)] + rep if ch else None, "no ClickHouse data dir"),
     ]
     if args.only:
         want = {x.strip() for x in args.only.split(",")}
