@@ -6,8 +6,6 @@ name below): a command that needs one of them (``dbxray advise``: clickhouse.py)
 import the others (their row models and parsers, ~0.1 s of every start)."""
 from __future__ import annotations
 
-import importlib
-
 from .base import WhatIfEngine
 
 #: in the parser registry's order (parsers/engines.py): (module, its name here)
@@ -16,15 +14,36 @@ _ORDER = (("innodb", "INNODB"), ("clickhouse", "CLICKHOUSE"), ("tokudb", "TOKUDB
 _NAMES = {name: module for module, name in _ORDER}
 
 
+def _load(module: str) -> WhatIfEngine:
+    """One engine module's ``WHATIF``, imported now (each named here, none looked up by string)."""
+    if module == "innodb":
+        from . import innodb as mod
+    elif module == "clickhouse":
+        from . import clickhouse as mod
+    elif module == "tokudb":
+        from . import tokudb as mod
+    elif module == "rocksdb":
+        from . import rocksdb as mod
+    elif module == "archive":
+        from . import archive as mod
+    elif module == "myisam":
+        from . import myisam as mod
+    elif module == "aria":
+        from . import aria as mod
+    else:
+        raise ValueError(f"no what-if engine module {module!r}")
+    return mod.WHATIF
+
+
 def _engines() -> tuple[WhatIfEngine, ...]:
-    return tuple(importlib.import_module(f".{m}", __name__).WHATIF for m, _ in _ORDER)
+    return tuple(_load(m) for m, _ in _ORDER)
 
 
 def __getattr__(attr: str):
     if attr == "WHATIF_ENGINES":
         value = _engines()
     elif attr in _NAMES:
-        value = importlib.import_module(f".{_NAMES[attr]}", __name__).WHATIF
+        value = _load(_NAMES[attr])
     elif attr == "_BY_NAME":
         value = {w.name: w for w in _engines()}
     else:
