@@ -169,7 +169,7 @@ def packer_result(t: Target, entry: FileEntry, engine: str) -> None:
     p, read, lo, hi = got
     proj = float(p.file_bytes)
     half = (hi - lo) / 2
-    est = Estimate(proj, lo, hi, (half / 1.96) ** 2, math.inf, read, p.rows)
+    est = Estimate(proj, lo, hi, (half / 1.96) ** 2, math.inf, read, p.rows, bound=float(p.bound_bytes))
     t.results.append(Result(PACKER_CODEC, tool, est, rebuilds=True))
     info = t.info or {}
     t.facts["packer"] = {

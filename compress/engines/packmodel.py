@@ -546,6 +546,31 @@ class PackedSize:
     trees: int
     #: a sample's distinct values the table has beyond the sample's (their bytes in the header, estimated)
     unseen_bytes: int = 0
+    #: the most the file can take: every row at the longest the columns' codes make it
+    #: (:func:`max_row_bytes`; a sample's longest VARCHAR / BLOB the longest)
+    bound_bytes: int = 0
+
+
+def max_row_bytes(cols: list[Column], null_bytes: int, max_blob_length: int, has_blobs: bool, version: int) -> int:
+    """The longest row the columns' codes can make (compress_isam_file's ``max_calc_length``,
+    with the flag bits it leaves out: a space field's, a SKIP_ZERO column's, a selected space
+    count's), its length bytes included."""
+    bits = 0
+    for c in cols:
+        if c.field_type in (FIELD_CONSTANT, FIELD_ZERO, FIELD_CHECK):
+            continue
+        h = c.tree.height
+        mzf = c.max_zero_fill if c.pack_type & PACK_TYPE_ZERO_FILL else 0
+        bits += 1 if c.pack_type & PACK_TYPE_SPACE_FIELDS else 0
+        if c.field_type == FIELD_INTERVALL:
+            bits += h
+        elif c.field_type in (FIELD_BLOB, FIELD_VARCHAR):
+            bits += h * c.max_length + c.length_bits + 1
+        else:
+            bits += (c.length - mzf) * h + c.length_bits + (1 if c.field_type == FIELD_SKIP_ZERO else 0) + \
+                (1 if c.pack_type & PACK_TYPE_SELECTED else 0)
+    n = null_bytes + (bits + 7) // 8
+    return n + calc_pack_length(n, version) + (calc_pack_length(max_blob_length, version) if has_blobs else 0)
 
 
 def _scale_distinct(c: Column, f: float) -> int:
@@ -606,7 +631,9 @@ def packed_size(stats: PackStats, rows_total: int | None = None) -> PackedSize:
     return PackedSize(file_bytes=header + rows_bytes + MEMMAP_EXTRA_MARGIN, header_bytes=header,
                       rows_bytes=rows_bytes, rows=total, row_bytes=sizes,
                       field_types=[c.field_type for c in cols], pack_types=[c.pack_type for c in cols],
-                      trees=len(trees), unseen_bytes=int(unseen))
+                      trees=len(trees), unseen_bytes=int(unseen),
+                      bound_bytes=header + total * max_row_bytes(cols, nb, stats.max_blob_length, has_blobs,
+                                                                 stats.version) + MEMMAP_EXTRA_MARGIN)
 
 
 def interval(p: PackedSize, sampled: int) -> tuple[float, float]:
@@ -625,4 +652,4 @@ def interval(p: PackedSize, sampled: int) -> tuple[float, float]:
         # the unseen values' bytes (an estimate, taken whole) and the sample's counts coding
         # the rows a little otherwise than the table's would (SAMPLE_CODE_ERROR)
         half += p.unseen_bytes + SAMPLE_CODE_ERROR * p.rows_bytes
-    return p.file_bytes - half, p.file_bytes + half
+    return max(0.0, p.file_bytes - half), min(float(p.bound_bytes or math.inf), p.file_bytes + half)
