@@ -2,9 +2,9 @@
 field types, Huffman trees and rows worked out from the rows) against the real packers: tables
 a private MariaDB makes with many column types (NULLs, CHAR in latin1 and utf8mb4, VARCHAR,
 TEXT and BLOB, ENUM, DATE, DATETIME, DECIMAL, DOUBLE, integers, a constant column, an always-zero
-one, a mostly-empty one), as MyISAM Fixed and Dynamic and Aria Page and Dynamic, one of them
-larger than the rows read whole (fixedrows.EXACT_ROWS: the model then reads every k-th row and
-scales), FLUSH TABLES, copied, packed on the copies with ``myisampack`` / ``aria_pack``; the
+one, a mostly-empty one), as MyISAM Fixed and Dynamic and Aria Page, Dynamic and Fixed, one of
+them larger than the rows read whole (fixedrows.EXACT_ROWS: the model then reads one row in k,
+drawn at random, and scales), FLUSH TABLES, copied, packed on the copies with ``myisampack`` / ``aria_pack``; the
 what-if of the unpacked files (``--sample all``) must give the ``myisampack`` / ``aria_pack``
 result within 5% of the packed data file, the real size inside its 95% interval, and for the
 tables read whole the field type of every column the packer chose (read back from the packed
@@ -53,6 +53,7 @@ TABLES = {"mfix": ("MyISAM", "FIXED", COLS_FIXED, VALUES_FIXED, 3000),
           "mdyn": ("MyISAM", "DYNAMIC", COLS_DYN, VALUES_DYN, 3000),
           "apage": ("Aria", "PAGE", COLS_DYN, VALUES_DYN, 3000),
           "adyn": ("Aria", "DYNAMIC", COLS_DYN, VALUES_DYN, 3000),
+          "afix": ("Aria", "FIXED", COLS_FIXED, VALUES_FIXED, 3000),
           "mbig": ("MyISAM", "FIXED", COLS_FIXED, VALUES_FIXED, BIG)}
 EXT = {"MyISAM": (".MYD", ".MYI", "myisampack", "myisampack"), "Aria": (".MAD", ".MAI", "aria_pack", "aria_pack")}
 
@@ -108,7 +109,7 @@ def _target(result, name):
 
 def test_the_tables_have_the_row_formats_asked(tables):
     assert tables["formats"] == {"mfix": "Fixed", "mdyn": "Dynamic", "apage": "Page", "adyn": "Dynamic",
-                                 "mbig": "Fixed"}
+                                 "afix": "Fixed", "mbig": "Fixed"}
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
@@ -147,4 +148,5 @@ def test_the_advice_is_the_packer_command_and_says_read_only(tables):
         assert a["command"] == f"{tool} --backup p/{name}{index} && {chk} -rq p/{name}{index}"
         assert a["read_only"] is True and "read-only" in a["verdict"] and "read-only" in a["ddl"]
         assert a["saving_bytes_ci95"][0] > 0
+
 
