@@ -9,11 +9,12 @@ re-encoded with each codec, as two labelled estimates of where the same rows cou
   same bytes as the data file: InnoDB's own row headers (5-6 bytes and a 13-byte
   transaction id / roll pointer per row), page directory and a 15/16 page fill are not
   modelled, nor are the indexes (only the data file is projected);
-* ``myisampack_estimate`` (Aria: ``aria_pack_estimate``): a read-only compressed copy
-  made with myisampack (storage/myisam/myisampack.c) or aria_pack: the data file
-  compressed in 64 KiB pieces, no rounding.  myisampack's own coding (a Huffman tree
-  per column, field-level tricks such as dropping trailing spaces and zero-filled
-  columns) is not reproduced; the codecs stand in for it.
+* ``myisampack_estimate`` (Aria: ``aria_pack_estimate``): the data file compressed in 64 KiB
+  pieces with each codec, no rounding: a stand-in for a read-only packed copy;
+* ``myisampack`` (Aria: ``aria_pack``), codec ``huffman``: the packer's own figure, its
+  per-column field types and Huffman trees worked out from the rows as
+  storage/myisam/myisampack.c does (packmodel.py, the rows: packrows.py), with the command
+  as advice (compress/advisor.py, kind ``pack``).
 
 A Dynamic data file's rows (datarows.py) and a Fixed or Aria Page one's, decoded with the
 table's .frm (fixedrows.py), and a myisampack'ed one's, unpacked with its Huffman trees
@@ -22,8 +23,8 @@ InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
 row-based InnoDB figure (``innodb_from_rows_estimate``) is then the primary model.
 
 All are labelled estimates in the JSON and the report.  The engine writes none of
-these codecs itself, so advice (DDL) is given for the InnoDB conversion only, with the
-algorithms MariaDB page compression has.
+these codecs itself, so codec advice (DDL) is given for the InnoDB conversion only, with the
+algorithms MariaDB page compression has; the packer's is a command.
 """
 from __future__ import annotations
 
