@@ -162,6 +162,8 @@ class Tree:
     header_bits: int              # what ``write_huff_tree`` writes of it, before its distinct values
     values_bytes: int = 0
     height: int = 0
+    #: a byte tree's code lengths as a translate table (a byte the tree lacks: its longest + 1)
+    table: bytes | None = None
 
 
 def _init(types_lengths, records: int) -> list[Column]:
@@ -474,14 +476,12 @@ def _space_run(v: bytes, end: bool) -> int:
     return len(v) - len(v.rstrip(b" ") if end else v.lstrip(b" "))
 
 
-def _code_bits(code: dict, data: bytes) -> int:
+def _code_bits(tree: Tree, data: bytes) -> int:
     """The Huffman bits of ``data``'s bytes (a byte the sampled rows did not have: the tree's
     longest code and one more)."""
-    table = code.get("_table")
-    if table is None:
-        longest = max((v for k, v in code.items() if isinstance(k, int)), default=0) + 1
-        table = code["_table"] = bytes(min(255, code.get(b, longest)) for b in range(256))
-    return sum(data.translate(table))
+    if tree.table is None:
+        tree.table = bytes(min(255, tree.code_len.get(b, tree.height + 1)) for b in range(256))
+    return sum(data.translate(tree.table))
 
 
 def row_bits(cols: list[Column], record: bytes, blobs: dict, start: int) -> tuple[int, int]:
@@ -507,7 +507,7 @@ def row_bits(cols: list[Column], record: bytes, blobs: dict, start: int) -> tupl
                 continue
             ft = FIELD_NORMAL
         if ft == FIELD_NORMAL:
-            bits += _code_bits(code, body)
+            bits += _code_bits(c.tree, body)
         elif ft in (FIELD_SKIP_ENDSPACE, FIELD_SKIP_PRESPACE):
             n = _space_run(body, ft == FIELD_SKIP_ENDSPACE)
             if c.pack_type & PACK_TYPE_SELECTED:
@@ -519,14 +519,14 @@ def row_bits(cols: list[Column], record: bytes, blobs: dict, start: int) -> tupl
             else:
                 bits += c.length_bits
             keep = body[:len(body) - n] if ft == FIELD_SKIP_ENDSPACE else body[n:]
-            bits += _code_bits(code, keep)
+            bits += _code_bits(c.tree, keep)
         elif ft == FIELD_INTERVALL:
             bits += code.get(v, c.tree.height + 1)
         elif ft in (FIELD_BLOB, FIELD_VARCHAR):
             s = _significant(c, v, a, blobs)
             bits += 1
             if s:
-                bits += c.length_bits + _code_bits(code, s)
+                bits += c.length_bits + _code_bits(c.tree, s)
                 if ft == FIELD_BLOB:
                     tot_blob += len(s)
     return bits, tot_blob
