@@ -150,3 +150,31 @@ def test_the_advice_is_the_packer_command_and_says_read_only(tables):
         assert a["saving_bytes_ci95"][0] > 0
 
 
+
+
+def test_the_cli_prints_the_packer_entry(tables):
+    from dbxray.app.cli_whatif import human_table
+    text = human_table(tables["result"])
+    assert "p/mfix.MYD: myisampack (a command; the table becomes read-only)" in text
+    assert "myisampack --backup p/mfix.MYI && myisamchk -rq p/mfix.MYI" in text
+    assert "aria_pack --backup p/apage.MAI && aria_chk -rq p/apage.MAI" in text
+
+
+def test_model_pieces_as_myisampack_computes_them():
+    import numpy as np
+    from dbxray.compress.engines.packmodel import calc_pack_length, calc_packed_length, max_bit
+    from dbxray.parsers.myisam.dynrec import unpack_record
+    assert [max_bit(v) for v in (0, 1, 2, 3, 255, 256)] == [1, 1, 2, 2, 8, 9]
+    counts = np.zeros(256, dtype=np.int64)
+    counts[[10, 11, 12, 13]] = [1, 1, 2, 4]        # codes of 3, 3, 2, 1 bits: 14 bits, 2 bytes
+    assert calc_packed_length(counts) == 2
+    assert [calc_pack_length(n) for n in (253, 254, 65535, 65536)] == [1, 3, 3, 5]
+    assert calc_pack_length(65536, version=1) == 4
+    # a Dynamic row: the flag byte (bit 0: CHAR(5) SKIP_ENDSPACE stripped, bit 1: SKIP_ZERO zero),
+    # a 1-byte NORMAL column, the CHAR's length and bytes, a VARCHAR(3) behind its length byte
+    cols = [(0, 1), (1, 5), (3, 4), (8, 4)]
+    row = bytes([0b11, 0x2A, 2]) + b"ab" + bytes([1]) + b"z"
+    rec, blobs = unpack_record(row, cols)
+    assert rec == b"\x2a" + b"ab   " + bytes(4) + b"\x01z\0\0" and blobs == {}
+    assert unpack_record(row[:-1], cols) is None                    # cut: the VARCHAR runs out
+    assert unpack_record(row + b"xy", cols) is None                 # bytes left over
