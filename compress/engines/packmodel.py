@@ -23,13 +23,11 @@ infos (5 + 6 + 5 bits and the tree number each, to a whole byte), each tree
 an offset ``offset_bits + 1``, to a whole byte, then the distinct values), the rows, and
 MEMMAP_EXTRA_MARGIN zero bytes (myisamdef.h).
 
-Huffman trees are built with a heap: codes of the same total length as the engine's queue
-builds (any two Huffman trees of the same counts cost the same bits), though a tie may put
-a byte one level apart, so a row's rounding to bytes may differ by a byte now and then.
+Huffman trees are built with the engine's own priority queue (mysys/queues.c, as
+``make_huff_tree`` drives it), so ties are broken as the packer breaks them.
 """
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -73,27 +71,74 @@ def calc_pack_length(length: int, version: int = 2) -> int:
 
 def _huffman(counts: list[int]) -> tuple[int, list[int], int]:
     """(bytes_packed as ``make_huff_tree`` / ``calc_packed_length`` sum them, each element's code
-    length, ``max_offset`` as ``make_offset_code_tree`` finds it) of ``counts`` (at least 2)."""
+    length, ``max_offset`` as ``make_offset_code_tree`` finds it) of ``counts`` (at least 2, in
+    the order the packer puts them in its queue: byte value, or distinct value).  The queue is
+    mysys/queues.c's (least count at the top): ``queue_fix``, then per step
+    ``queue_remove_top`` (``queue_remove``: the last element to the top, ``queue_replace``),
+    ``queue_top`` and the new element in its place (``queue_replace_top``: ``_downheap``), so ties
+    go as the engine's go and the codes are its codes."""
     n = len(counts)
-    heap = [(c, i) for i, c in enumerate(counts)]
-    heapq.heapify(heap)
-    left, right, internal = {}, {}, {}
-    nxt = n
+    cnt = list(counts)
+    root = [0] + list(range(n))              # 1-based: root[1] the top
+    left: dict[int, int] = {}
+    right: dict[int, int] = {}
+    internal: dict[int, int] = {}
+
+    def downheap(idx: int, size: int) -> None:             # queues.c _downheap
+        element = root[idx]
+        half = size >> 1
+        while idx <= half:
+            nxt = idx + idx
+            if nxt < size and cnt[root[nxt]] > cnt[root[nxt + 1]]:
+                nxt += 1
+            if cnt[root[nxt]] >= cnt[element]:
+                break
+            root[idx] = root[nxt]
+            idx = nxt
+        root[idx] = element
+
+    def replace(idx: int, size: int) -> None:              # queues.c queue_replace, insert_at
+        element = root[idx]
+        half = size >> 1
+        first = True
+        while idx <= half:
+            nxt = idx + idx
+            if nxt < size and cnt[root[nxt]] > cnt[root[nxt + 1]]:
+                nxt += 1
+            if first and cnt[root[nxt]] >= cnt[element]:
+                root[idx] = element
+                break
+            first = False
+            root[idx] = root[nxt]
+            idx = nxt
+        while idx >> 1 > 0 and cnt[element] < cnt[root[idx >> 1]]:
+            root[idx] = root[idx >> 1]
+            idx >>= 1
+        root[idx] = element
+
+    size = n
+    for i in range(n >> 1, 0, -1):                          # queue_fix
+        downheap(i, size)
     bytes_packed = bits_packed = 0
-    while len(heap) > 1:
-        ca, a = heapq.heappop(heap)
-        cb, b = heapq.heappop(heap)
-        s = ca + cb
-        bits_packed += s & 7
-        bytes_packed += s >> 3
-        left[nxt], right[nxt] = a, b
-        internal[nxt] = internal.get(a, 0) + internal.get(b, 0) + 1
-        heapq.heappush(heap, (s, nxt))
-        nxt += 1
-    root = heap[0][1]
+    for _ in range(n - 1):
+        a = root[1]                                         # queue_remove_top
+        root[1] = root[size]
+        root.pop()
+        size -= 1
+        replace(1, size)
+        b = root[1]                                         # queue_top
+        new = len(cnt)
+        cnt.append(cnt[a] + cnt[b])
+        bits_packed += cnt[new] & 7
+        bytes_packed += cnt[new] >> 3
+        left[new], right[new] = a, b
+        internal[new] = internal.get(a, 0) + internal.get(b, 0) + 1
+        root[1] = new                                       # queue_replace_top
+        downheap(1, size)
+    top = root[1]
     lengths = [0] * n
     max_offset = 2
-    stack = [(root, 0)]
+    stack = [(top, 0)]
     while stack:
         node, d = stack.pop()
         if node < n:
@@ -315,7 +360,10 @@ def _test_space_compress(c: Column, records: int, max_space_length: int, space_c
 
 
 def _distinct_tree(c: Column) -> Tree:
-    vals = list(c.distinct.values())
+    # tree_walk(left_root_right) of int_tree: the values in compare_tree's (memcmp) order, the
+    # unseen ones of a sample after them
+    keys = sorted(c.distinct, key=lambda k: (isinstance(k, tuple), k))
+    vals = [c.distinct[k] for k in keys]
     found = len(vals)
     char_bits = max_bit(found - 1)
     offset_bits = max_bit(found - 1) + 1
@@ -327,7 +375,6 @@ def _distinct_tree(c: Column) -> Tree:
         return Tree(code_len={v: 0 for v in c.distinct}, elements=found, tree_pack_length=tpl, bytes_packed=0,
                     header_bits=42, values_bytes=values_bytes)
     packed, lengths, max_offset = _huffman(vals)
-    keys = list(c.distinct)
     bits = 42 + found * (char_bits + 1) + (found - 2) * (max_bit(max_offset) + 1)
     return Tree(code_len=dict(zip(keys, lengths)), elements=found, tree_pack_length=tpl, bytes_packed=packed,
                 header_bits=bits, values_bytes=values_bytes, height=max(lengths))
@@ -637,19 +684,14 @@ def packed_size(stats: PackStats, rows_total: int | None = None) -> PackedSize:
 
 
 def interval(p: PackedSize, sampled: int) -> tuple[float, float]:
-    """A 95% interval of the file's bytes: the rows' rounding to whole bytes (where the engine's
-    queue breaks a tie otherwise than the heap, a byte's code is a level apart and a row may end
-    a byte longer or shorter: +-sqrt(rows) bytes, the spread of as many such independent
-    shifts), and for a sample of ``sampled`` of ``p.rows`` rows the rows' mean's (1.96 standard
-    errors, finite population corrected), the two added in quadrature."""
-    half2 = float(p.rows)
-    if 2 <= sampled < p.rows:
-        sd = float(np.std(p.row_bytes, ddof=1))
-        fpc = math.sqrt(max(0.0, 1 - sampled / p.rows))
-        half2 += (1.96 * sd / math.sqrt(sampled) * p.rows * fpc) ** 2
-    half = math.sqrt(half2)
-    if sampled < p.rows:
-        # the unseen values' bytes (an estimate, taken whole) and the sample's counts coding
-        # the rows a little otherwise than the table's would (SAMPLE_CODE_ERROR)
-        half += p.unseen_bytes + SAMPLE_CODE_ERROR * p.rows_bytes
+    """A 95% interval of the file's bytes: none when every row was read (the figure is the
+    packer's: the same statistics, trees and ties); for a sample of ``sampled`` of ``p.rows``
+    rows the rows' mean's (1.96 standard errors, finite population corrected), plus the unseen
+    distinct values' bytes (an estimate, taken whole) and SAMPLE_CODE_ERROR of the rows' bytes
+    (the sample's counts code the rows a little otherwise than the table's would)."""
+    if sampled >= p.rows or sampled < 2:
+        return float(p.file_bytes), float(p.file_bytes)
+    sd = float(np.std(p.row_bytes, ddof=1))
+    fpc = math.sqrt(max(0.0, 1 - sampled / p.rows))
+    half = 1.96 * sd / math.sqrt(sampled) * p.rows * fpc + p.unseen_bytes + SAMPLE_CODE_ERROR * p.rows_bytes
     return max(0.0, p.file_bytes - half), min(float(p.bound_bytes or math.inf), p.file_bytes + half)
