@@ -385,15 +385,14 @@ def _byte_tree(counts: np.ndarray) -> Tree:
     syms = [int(i) for i in np.flatnonzero(counts)]
     vals = [int(counts[i]) for i in syms]
     first, last = (syms[0], syms[-1]) if syms else (0, 0)
-    while len(syms) < 2:                 # a second element of no count (make_huff_tree)
+    while len(syms) < 2:                 # a second element of no count, last in the queue (make_huff_tree)
         if last:
             first = last - 1
-            syms.insert(0, first)
-            vals.insert(0, 0)
+            syms.append(first)
         else:
             last = last + 1
             syms.append(last)
-            vals.append(0)
+        vals.append(0)
     found = len(syms)
     char_bits = max_bit(last - first)
     offset_bits = max_bit(found - 1) + 1
