@@ -36,7 +36,7 @@ import numpy as np
 from dbxray.parsers.myisam.packrec import (FIELD_BLOB, FIELD_CHECK, FIELD_CONSTANT, FIELD_INTERVALL, FIELD_NORMAL,
                                            FIELD_SKIP_ENDSPACE, FIELD_SKIP_PRESPACE, FIELD_SKIP_ZERO, FIELD_VARCHAR,
                                            FIELD_ZERO, HEAD_LENGTH, PACK_TYPE_SELECTED, PACK_TYPE_SPACE_FIELDS,
-                                           PACK_TYPE_ZERO_FILL, PORTABLE_SIZEOF_CHAR_PTR)
+                                           PACK_TYPE_ZERO_FILL)
 
 #: my_global.h MALLOC_OVERHEAD; myisampack.c ``tree_buff_length= 65536 - MALLOC_OVERHEAD``
 MALLOC_OVERHEAD = 8

@@ -155,7 +155,6 @@ def packer_size(entry: FileEntry, engine: str) -> tuple[PackedSize, int, float, 
             else:
                 if getattr(h, "encrypted", False):
                     return "encrypted pages"
-                layout_head = None
                 index = os.path.splitext(entry.abspath)[0] + ".MAI"
                 with ReadOnlyFile(index) as ix:
                     layout_head = ix.pread(0, min(ix.size, MAX_INDEX_HEADER))
