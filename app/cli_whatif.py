@@ -149,6 +149,10 @@ def human_table(result: dict) -> str:
                 lines.append(f"  {a['target']}: {a['engine_clause']} ({a['codec']}; an estimate) -> "
                              f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}, at least "
                              f"{human_bytes(a['saving_bytes_ci95'][0])} with the model's error)")
+            elif a.get("kind") == "pack":
+                lines.append(f"  {a['target']}: {a['tool']} (a command; the table becomes read-only) -> "
+                             f"{human_bytes(a['projected_bytes'])} (saves {human_bytes(a['saving_bytes'])}, at least "
+                             f"{human_bytes(a['saving_bytes_ci95'][0])} with the model's error)")
             else:
                 against = " against the rebuilt table" if a.get("compared_with") == "rebuilt" else ""
                 lo, hi = a.get("saving_bytes_ci95") or (a["saving_bytes"], a["saving_bytes"])

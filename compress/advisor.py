@@ -13,7 +13,10 @@ space, not compression); and only where the saving is positive beyond the 95%
 interval (``saving_bytes_ci95`` [low, high] > 0).  A table whose engine estimates the same rows
 in another engine (ARCHIVE's cross-engine figures) also gets at most one
 ``ALTER TABLE ... ENGINE=...`` entry (kind ``engine``): the smallest such estimate whose
-saving stays positive beyond its interval widened by the model's own checked error.  When the second-smallest codec's
+saving stays positive beyond its interval widened by the model's own checked error.  A MyISAM or
+Aria table gets at most one packer entry (kind ``pack``): myisampack / aria_pack (a command,
+not SQL; the table becomes read-only) where the packer model's figure (compress/engines/
+packmodel.py) saves beyond its interval widened by PACKER_ERROR.  When the second-smallest codec's
 interval overlaps the smallest's, the entry says it is a tie within error.  Last, each engine
 may combine its entries where only it knows they set one option of one object together
 (``combine_advice``): MyRocks gives a column family advised on several LSM levels one entry with
@@ -38,6 +41,13 @@ WITHIN = 0.05
 #: rebuilt InnoDB file reserves free pages of its own: smaller gains are not reliably had)
 REBUILD_MIN_BYTES = 1 << 20
 REBUILD_MIN_FRACTION = 0.10
+#: the packer model's error allowed for besides its interval: checked against what myisampack /
+#: aria_pack write, it is exact on the tables read whole and 0.07% off on a sampled one
+#: (tests/test_myisampack_real_size.py, tests/test_myisampack_model.py); a point of margin for
+#: tables unlike those
+PACKER_ERROR = 0.01
+#: the packer models (compress/engines/myisam.py PACKER_MODEL)
+PACKER_MODELS = ("myisampack", "aria_pack")
 
 
 def ddl_for(target, codec_name: str, model: str) -> str:
@@ -115,6 +125,9 @@ def advise(targets: list) -> list[dict[str, Any]]:
         if rebuild is not None:
             out.append(rebuild)
         engine_entry = _engine_entry(group, name, names, current_bytes)
+        pack = _packer_entry(group, name, names, current_bytes)
+        if pack is not None:
+            out.append(pack)
         if engine_entry is not None:
             out.append(engine_entry)
         currents = {t.current_codec for t in group}
@@ -261,6 +274,36 @@ def _engine_entry(group: list, name: str, names: list[str], current_bytes: int) 
             "verdict": (f"an estimate of the same rows in another engine ({r.model}); the saving's interval "
                         f"includes the model's checked error ({frac:.0%}"
                         + (f" and {extra:,} bytes the figure leaves out" if extra else "") + ")"),
+            "files": names}
+
+
+def _packer_entry(group: list, name: str, names: list[str], current_bytes: int) -> dict[str, Any] | None:
+    """myisampack / aria_pack (kind ``pack``): the packer model's figure where it saves beyond its
+    95% interval widened by PACKER_ERROR; the command, run in the data directory, and that the
+    table becomes read-only (one data file a table: MyISAM and Aria)."""
+    if len(group) != 1:
+        return None
+    t = group[0]
+    r = next((r for r in t.results if r.model in PACKER_MODELS), None)
+    facts = (t.facts or {}).get("packer") or {}
+    if r is None or not facts:
+        return None
+    # the packer drops deleted rows and free space too: its saving is against the file as it is
+    hi = float(r.estimate.hi) * (1 + PACKER_ERROR)
+    lo = max(0.0, float(r.estimate.lo) * (1 - PACKER_ERROR))
+    if current_bytes - hi <= 0:
+        return None
+    proj = int(round(r.estimate.projected))
+    return {"target": name, "kind": "pack", "codec": f"{r.codec} ({r.model})", "tool": r.model,
+            "projected_bytes": proj, "current_bytes": current_bytes, "saving_bytes": current_bytes - proj,
+            "saving_bytes_ci95": [current_bytes - int(round(hi)), current_bytes - int(round(lo))],
+            "compared_with": "current", "command": facts.get("command"), "read_only": True,
+            "ddl": engines.get(t.engine).ddl(t, None, r.model),
+            "choice": "packer", "model": r.model, "ci95": r.estimate.ci95(),
+            "verdict": (f"{r.model}'s own coding worked out from the rows (compress/engines/packmodel.py); the "
+                        f"table becomes read-only (INSERT, UPDATE and DELETE refused) until it is unpacked "
+                        f"({'myisamchk' if r.model == 'myisampack' else 'aria_chk'} --unpack); the data file only, "
+                        f"the index is rebuilt by -rq"),
             "files": names}
 
 

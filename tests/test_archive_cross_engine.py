@@ -133,6 +133,8 @@ def measured(tmp_path_factory, fixtures_root):
         # the advised DDL of each MyISAM / Aria table, as written, converts it (last: it changes them)
         advised = {}
         for a in rows_estimate["advice"]:
+            if a.get("kind") == "pack":     # a shell command, not SQL (tests/test_myisampack_model.py)
+                continue
             try:
                 srv.sql(a["ddl"])
                 advised[a["target"]] = srv.sql(f"SELECT ENGINE, ROW_FORMAT, CREATE_OPTIONS FROM information_schema.TABLES "
@@ -289,7 +291,7 @@ def test_advised_ddl_runs(measured):
     leaves an InnoDB page-compressed table (Fixed and Page ones with ROW_FORMAT=DEFAULT: InnoDB
     refuses their own row formats)."""
     _estimate, real = measured
-    advice = real["rows_estimate"]["advice"]
+    advice = [a for a in real["rows_estimate"]["advice"] if a.get("kind") != "pack"]
     assert {a["target"] for a in advice} == {f"{t}.{'MYD' if t.startswith('myisam') else 'MAD'}"
                                              for t in DATA_TABLES}
     for a in advice:

@@ -52,3 +52,22 @@ def test_estimates_against_the_packers_output(packed):
         assert off == pytest.approx(want, abs=0.01), (stem, real[stem], got)
         assert got["lz4"] > real[stem]                                # lz4 is always above the packer here
         assert any("Huffman" in n for n in t.get("notes", [])), stem  # and the estimate says what it leaves out
+
+
+def test_packer_model_against_the_packers_output(packed):
+    """The packer model (compress/engines/packmodel.py) of the same four tables: the 'myisampack'
+    / 'aria_pack' result equal to what the packer writes (every row read: the same statistics, trees
+    and ties) and so inside its interval; zlib's stand-in is further off on each."""
+    from dbxray.compress.whatif import run_whatif
+    from dbxray.parsers.scan import scan
+    plain, real = packed
+    result = run_whatif(scan(str(plain.parent)), ["zlib:6"], sample="all")
+    by_target = {t["target"]: t for t in result["targets"]}
+    for stem, (tool, data, _) in TABLES.items():
+        t = by_target[f"misc/{stem}{data}"]
+        r = next(r for r in t["results"] if r["model"] == tool)
+        stand_in = next(r for r in t["results"] if r["model"] == f"{tool}_estimate" and r["codec"] == "zlib:6")
+        off = r["projected_bytes"] / real[stem] - 1
+        assert r["projected_bytes"] == real[stem], (stem, r, real[stem])
+        assert r["ci95"][0] <= real[stem] <= r["ci95"][1], (stem, r, real[stem])
+        assert abs(stand_in["projected_bytes"] / real[stem] - 1) > abs(off)

@@ -9,11 +9,12 @@ re-encoded with each codec, as two labelled estimates of where the same rows cou
   same bytes as the data file: InnoDB's own row headers (5-6 bytes and a 13-byte
   transaction id / roll pointer per row), page directory and a 15/16 page fill are not
   modelled, nor are the indexes (only the data file is projected);
-* ``myisampack_estimate`` (Aria: ``aria_pack_estimate``): a read-only compressed copy
-  made with myisampack (storage/myisam/myisampack.c) or aria_pack: the data file
-  compressed in 64 KiB pieces, no rounding.  myisampack's own coding (a Huffman tree
-  per column, field-level tricks such as dropping trailing spaces and zero-filled
-  columns) is not reproduced; the codecs stand in for it.
+* ``myisampack_estimate`` (Aria: ``aria_pack_estimate``): the data file compressed in 64 KiB
+  pieces with each codec, no rounding: a stand-in for a read-only packed copy;
+* ``myisampack`` (Aria: ``aria_pack``), codec ``huffman``: the packer's own figure, its
+  per-column field types and Huffman trees worked out from the rows as
+  storage/myisam/myisampack.c does (packmodel.py, the rows: packrows.py), with the command
+  as advice (compress/advisor.py, kind ``pack``).
 
 A Dynamic data file's rows (datarows.py) and a Fixed or Aria Page one's, decoded with the
 table's .frm (fixedrows.py), and a myisampack'ed one's, unpacked with its Huffman trees
@@ -22,11 +23,12 @@ InnoDB from the rows, ROW_FORMAT=COMPRESSED, MyRocks, TokuDB); the
 row-based InnoDB figure (``innodb_from_rows_estimate``) is then the primary model.
 
 All are labelled estimates in the JSON and the report.  The engine writes none of
-these codecs itself, so advice (DDL) is given for the InnoDB conversion only, with the
-algorithms MariaDB page compression has.
+these codecs itself, so codec advice (DDL) is given for the InnoDB conversion only, with the
+algorithms MariaDB page compression has; the packer's is a command.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -34,19 +36,22 @@ import numpy as np
 
 from dbxray.parsers.fileio import FileReadError, ReadOnlyFile
 from dbxray.parsers.model import FileEntry
+from dbxray.parsers.myisam.packrec import FIELD_TYPE_NAMES
 from dbxray.parsers.server.frm import FrmError
 from dbxray.parsers.server.frmkeys import read_frm_keys
 
 from ..bounds import compress_bound
+from ..estimate import Estimate
 from ..models import Model, is_zero
 from ..registry import Codec
 from ..sources import raw_records
-from ..targets import Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results
+from ..targets import Result, Run, Split, Target, add_results, measure_speeds, model_pairs, raw_results
 from .base import WhatIfEngine
 from .datarows import row_units
 from .fixedrows import EXACT_ROWS, MAX_FRM, fixed_row_units, page_row_units, table_columns
 from .innodbkeys import key_pages
 from .packedrows import packed_row_units
+from .packrows import pack_command, packer_size
 from .innodb import MARIADB_ALGOS, SYSTEM_SCHEMAS, InnoDBPageCompressed, provider_note
 from .rowmodels import row_model_results
 
@@ -59,6 +64,9 @@ INNODB_PAGE = 16384
 #: SHOW TABLE STATUS row formats of MyISAM / Aria that InnoDB has no ROW_FORMAT for
 INNODB_FOREIGN_ROW_FORMATS = ("Fixed", "Page", "Compressed")
 PACK_PIECE = 65536
+#: the packer's own figure (packer_result): its model by engine, and its codec's name
+PACKER_MODEL = {"myisam": "myisampack", "aria": "aria_pack"}
+PACKER_CODEC = "huffman"
 
 
 @dataclass
@@ -112,7 +120,8 @@ def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: st
                info={"database": entry.database, "table": entry.table, "layout": "full_crc32",
                      "row_format": (entry.sections.get(engine) or {}).get("row_format")})
     t.notes.append("estimates: the data file's bytes re-encoded; InnoDB row headers, page fill and the "
-                   "indexes are not modelled, nor is the packer's per-column Huffman coding")
+                   f"indexes are not modelled; {pack_label} is the data file under each codec, not the packer's "
+                   f"per-column Huffman coding (that is the '{PACKER_MODEL[engine]}' result)")
     sec = entry.sections.get(engine) or {}
     deleted = sec.get("deleted_bytes")
     detail = {"deleted_bytes": int(deleted or 0), "deleted_blocks": int(sec.get("deleted_blocks") or 0)}
@@ -138,10 +147,44 @@ def data_file_target(run: Run, entry: FileEntry, codecs: list[Codec], engine: st
     packed = PackedCopyEstimate(label=pack_label)
     proj2 = run.project(raw_records(entry, PACK_PIECE), model_pairs(codecs, [packed], t.notes), count=False)
     add_results(t, proj2, speeds)
+    packer_result(t, entry, engine)
     rows_results(run, t, entry, engine, codecs, speeds)
     if run.raw_models:
         raw_results(run, t, entry, codecs)
     return t
+
+
+def packer_result(t: Target, entry: FileEntry, engine: str) -> None:
+    """The packer's own figure (packrows.py / packmodel.py: myisampack.c's statistics, field
+    types, Huffman trees and rows): a result of the ``myisampack`` / ``aria_pack`` model with the
+    codec ``huffman`` (no codec of the registry: the packer has its own), and ``facts["packer"]``
+    (what each column would be packed as, the command).  Made once per scanned file."""
+    tool = PACKER_MODEL[engine]
+    cached = entry.detail.get("packer_size")
+    got = cached if cached is not None else packer_size(entry, engine)
+    entry.detail["packer_size"] = got
+    if isinstance(got, str):
+        t.notes.append(f"{tool}: not modelled ({got}); the {tool}_estimate figures are the data file under "
+                       f"general codecs")
+        return
+    p, read, lo, hi = got
+    proj = float(p.file_bytes)
+    half = (hi - lo) / 2
+    est = Estimate(proj, lo, hi, (half / 1.96) ** 2, math.inf, read, p.rows, bound=float(p.bound_bytes))
+    t.results.append(Result(PACKER_CODEC, tool, est, rebuilds=True))
+    info = t.info or {}
+    t.facts["packer"] = {
+        "tool": tool, "projected_bytes": int(p.file_bytes), "ci95": est.ci95(), "rows": p.rows, "rows_read": read,
+        "header_bytes": p.header_bytes, "rows_bytes": p.rows_bytes, "trees": p.trees,
+        "columns": [{"field_type": FIELD_TYPE_NAMES.get(ft, str(ft)), "pack_type": pt}
+                    for ft, pt in zip(p.field_types, p.pack_types)],
+        "command": pack_command(engine, str(info.get("database") or "?"), str(info.get("table") or "?")),
+        "read_only": True}
+    t.notes.append(f"{tool} (the model '{tool}', codec '{PACKER_CODEC}'): the packer's own coding worked out from "
+                   f"the rows as myisampack.c does (per column its field type, Huffman tree, the trees joined, "
+                   f"each row's bits and length bytes, the header and trees: packmodel.py), "
+                   + ("every row read" if read >= p.rows else f"{read:,} of {p.rows:,} rows read, scaled")
+                   + f"; the packed table is read-only ({p.header_bytes:,} bytes of header and trees)")
 
 
 def rows_results(run: Run, t: Target, entry: FileEntry, engine: str, codecs: list[Codec], speeds: dict) -> None:
@@ -268,6 +311,11 @@ class MyisamWhatIf(WhatIfEngine):
             fmt = " ROW_FORMAT=DEFAULT" if info.get("row_format") in INNODB_FOREIGN_ROW_FORMATS else ""
             return provider_note(codec.family) + (f"SET GLOBAL innodb_compression_algorithm='{codec.family}'; "
                                                   f"ALTER TABLE {table} ENGINE=InnoDB{fmt} PAGE_COMPRESSED=1{level};")
+        if model == PACKER_MODEL.get(self.name):
+            cmd = ((target.facts or {}).get("packer") or {}).get("command") or \
+                pack_command(self.name, str(info.get("database") or "?"), str(info.get("table") or "?"))
+            return (f"-- a command, not SQL: FLUSH TABLES {table}; then in the data directory, with the table "
+                    f"not in use: {cmd} (the table becomes read-only; {model}'s own Huffman coding)")
         return (f"-- {self.pack_label}: a read-only copy with the engine's packer (its own Huffman coding, "
                 f"not {codec.name}); estimate only")
 

@@ -175,3 +175,110 @@ def walk(buf, end: int, max_blocks: int = MAX_BLOCKS, check=lambda: None) -> Dyn
         units[-1]["flags"] = UNIT_CORRUPT if w.error else 0
     w.units = units
     return w
+
+
+# myisampack.h / myisam.h enum en_fieldtype, as a Dynamic row's columns are stored (_mi_rec_pack)
+_FIELD_NORMAL, _FIELD_SKIP_ENDSPACE, _FIELD_SKIP_PRESPACE, _FIELD_SKIP_ZERO, _FIELD_BLOB = 0, 1, 2, 3, 4
+_FIELD_VARCHAR = 8
+PORTABLE_SIZEOF_CHAR_PTR = 8
+
+
+def unpack_record(row: bytes, columns: list[tuple[int, int]], null_bytes: int = 0
+                  ) -> tuple[bytes, dict[int, bytes]] | None:
+    """A Dynamic row's packed image (the row :func:`read_block_header`'s blocks gather) back
+    into the server's record, as mi_dynrec.c ``_mi_rec_unpack`` does: a flag bit for each
+    BLOB, SKIP_ZERO, SKIP_ENDSPACE and SKIP_PRESPACE column first, in whole bytes (a set bit: an empty BLOB, a zero SKIP_ZERO column, a space-stripped CHAR behind its
+    length, one byte or two when the column is over 255 bytes and the value over 127), then
+    each column (``columns``: the ``.MYI``'s (type, length); Aria's record starts with its
+    ``null_bytes``, which the image has after the flags: ma_dynrec.c ``_ma_rec_pack``); VARCHAR behind its length (one byte, or for a
+    column over 256 bytes one under 255 or 255 and two big-endian ones: store_key_length_inc).
+    The record and each BLOB's bytes by its column's offset; None when the image does not
+    make the record (its bytes are left over or run out; a checksum byte may end it)."""
+    pack_bits = sum(1 for t, _ in columns if t in (_FIELD_SKIP_ENDSPACE, _FIELD_SKIP_PRESPACE, _FIELD_SKIP_ZERO,
+                                                  _FIELD_BLOB))
+    flags_len = (pack_bits + 7) // 8
+    if len(row) < flags_len:
+        return None
+    flags = row[:flags_len]
+    pos = flags_len + null_bytes
+    bit = 0
+    out = bytearray(row[flags_len:pos])
+    start = 0
+    blobs: dict[int, bytes] = {}
+    n = len(row)
+    try:
+        for typ, length in columns:
+            at = start + len(out)
+            if typ == _FIELD_VARCHAR:
+                if length <= 256:
+                    k = row[pos]
+                    pos += 1
+                    out += bytes((k,))
+                else:
+                    k = row[pos]
+                    pos += 1
+                    if k == 255:
+                        k = row[pos] << 8 | row[pos + 1]
+                        pos += 2
+                    out += k.to_bytes(2, "little")
+                nb = 1 if length <= 256 else 2
+                if k > length - nb or pos + k > n:
+                    return None
+                out += row[pos:pos + k] + bytes(length - nb - k)
+                pos += k
+                continue
+            if typ not in (_FIELD_SKIP_ENDSPACE, _FIELD_SKIP_PRESPACE, _FIELD_SKIP_ZERO, _FIELD_BLOB):
+                if pos + length > n:
+                    return None
+                out += row[pos:pos + length]
+                pos += length
+                continue
+            flag = flags[bit >> 3] >> (bit & 7) & 1
+            bit += 1
+            if typ in (_FIELD_SKIP_ENDSPACE, _FIELD_SKIP_PRESPACE):
+                if flag:
+                    k = row[pos]
+                    if length > 255 and k & 128:
+                        k = (k & 127) + (row[pos + 1] << 7)
+                        pos += 2
+                    else:
+                        pos += 1
+                    if k > length or pos + k > n:
+                        return None
+                    v = row[pos:pos + k]
+                    pos += k
+                    pad = b" " * (length - k)
+                    out += v + pad if typ == _FIELD_SKIP_ENDSPACE else pad + v
+                else:
+                    if pos + length > n:
+                        return None
+                    out += row[pos:pos + length]
+                    pos += length
+            elif typ == _FIELD_SKIP_ZERO:
+                if flag:
+                    out += bytes(length)
+                else:
+                    if pos + length > n:
+                        return None
+                    out += row[pos:pos + length]
+                    pos += length
+            else:                                         # BLOB: its length, then its bytes
+                size = length - PORTABLE_SIZEOF_CHAR_PTR
+                if flag:
+                    out += bytes(length)
+                    blobs[at] = b""
+                    continue
+                if pos + size > n:
+                    return None
+                k = int.from_bytes(row[pos:pos + size], "little")
+                out += row[pos:pos + size] + bytes(PORTABLE_SIZEOF_CHAR_PTR)
+                pos += size
+                if pos + k > n:
+                    return None
+                blobs[at] = row[pos:pos + k]
+                pos += k
+    except IndexError:
+        return None
+    if bit != pack_bits or n - pos > 1:
+        return None
+    return bytes(out), blobs
