@@ -559,13 +559,19 @@ class MainWindow(QMainWindow):
     def _on_whatif_progress(self, done: int, total: int, message: str) -> None:
         """The what-if's progress: monotonic, and never "done" before the results are shown
         (after the last unit is re-encoded come the advice and the drawing)."""
-        if total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(max(done, self.progress.value()) if self.progress.maximum() == total else done)
-            if done >= total:
-                message = "What-if: units re-encoded; writing the advice and drawing the results…"
+        if self._advance(done, total):
+            message = "What-if: units re-encoded; writing the advice and drawing the results…"
         if message:
             self.status_label.setText(message)
+
+    def _advance(self, done: int, total: int) -> bool:
+        """The progress bar at ``done`` of ``total``, never back within one total; True
+        once every unit is done (what comes after is not counted: not "done" yet)."""
+        if total <= 0:
+            return False
+        self.progress.setRange(0, total)
+        self.progress.setValue(max(done, self.progress.value()) if self.progress.maximum() == total else done)
+        return done >= total
 
     def _on_whatif_failed(self, message: str) -> None:
         self._whatif_view.set_running(False, f"What-if failed: {message.splitlines()[0]}")
@@ -719,11 +725,8 @@ class MainWindow(QMainWindow):
 
     def _on_report_progress(self, done: int, total: int, message: str) -> None:
         """The report's what-if: monotonic as the what-if's own, its lines named for the report."""
-        if total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(max(done, self.progress.value()) if self.progress.maximum() == total else done)
-            if done >= total:
-                message = "units re-encoded; writing the advice"
+        if self._advance(done, total):
+            message = "units re-encoded; writing the advice"
         if message:
             self.status_label.setText(f"Report: what-if {message}")
 
