@@ -109,6 +109,8 @@ class ReadOnlyFile:
         self._holes: list[tuple[int, int]] | None = None
         self._hole_starts: np.ndarray | None = None
         self._hole_start_list: list[int] | None = None
+        self._unwritten: list[tuple[int, int]] | None = None
+        self._fadvised_random = False
         #: True when reading the map anywhere touches no hole: the file has none, or
         #: every hole is blanked with zero pages (set by ``mmap()``)
         self.hole_safe_map = False
@@ -213,10 +215,12 @@ class ReadOnlyFile:
         unw = self.unwritten()
         if not unw:
             return
-        try:
-            os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
-        except (OSError, AttributeError):
-            pass
+        if not self._fadvised_random:          # once per descriptor: it marks the open file
+            self._fadvised_random = True
+            try:
+                os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
+            except (OSError, AttributeError):
+                pass
         mm = self._mm if mm is None else mm
         if mm is None or not hasattr(mm, "madvise") or len(unw) > _MAX_BLANKED_HOLES:
             return
@@ -375,6 +379,7 @@ class ReadOnlyFile:
                         [(e.offset, e.length) for e in extents if e.kind == "unwritten"])):
                 return merge_ranges((e.offset, e.length) for e in extents if e.kind != "data")
             self._fiemap = None
+            self._unwritten = None           # FIEMAP is not trusted for this file from here on
         return list_holes(self.fd, self.size)
 
     def _written_over(self, ranges: list[tuple[int, int]]) -> bool:
@@ -425,9 +430,12 @@ class ReadOnlyFile:
         return False
 
     def unwritten(self) -> list[tuple[int, int]]:
-        """Allocated but never written extents (FIEMAP), empty when unknown."""
-        extents = self.fiemap()
-        return [(e.offset, e.length) for e in extents or () if e.kind == "unwritten"]
+        """Allocated but never written extents (FIEMAP), empty when unknown (listed once
+        per open file, like the extents: a copy is returned)."""
+        if self._unwritten is None:
+            extents = self.fiemap()
+            self._unwritten = [(e.offset, e.length) for e in extents or () if e.kind == "unwritten"]
+        return list(self._unwritten)
 
     def fs_facts(self):
         """The filesystem's facts of this file (:class:`parsers.fsfacts.FsFacts`):

@@ -110,14 +110,16 @@ def free_space_of_empty(logical_page_size: int, compact) -> np.ndarray | int:
     return logical_page_size - sup - PAGE_DIR - 2 * PAGE_DIR_SLOT_SIZE
 
 
-def data_size(heap_top: np.ndarray, n_heap: np.ndarray, garbage: np.ndarray) -> np.ndarray:
+def data_size(heap_top: np.ndarray, n_heap: np.ndarray, garbage: np.ndarray,
+              compact: np.ndarray | None = None) -> np.ndarray:
     """Vectorised page_get_data_size (int32, may be negative for garbage headers):
-    each constant as REDUNDANT's plus the COMPACT difference times the format bit."""
-    compact = (n_heap & PAGE_HEAP_NO_COMPACT) != 0
+    heap top - garbage - the supremum's end of the page's format (``compact``: the
+    PAGE_HEAP_NO_COMPACT bit of the u16 ``n_heap``, when the caller has it)."""
+    if compact is None:
+        compact = n_heap >= PAGE_HEAP_NO_COMPACT       # the top bit of a u16
     ds = heap_top.astype(np.int32)
     ds -= garbage
-    ds -= PAGE_OLD_SUPREMUM_END
-    ds += compact * np.int32(PAGE_OLD_SUPREMUM_END - PAGE_NEW_SUPREMUM_END)
+    ds -= np.where(compact, np.int32(PAGE_NEW_SUPREMUM_END), np.int32(PAGE_OLD_SUPREMUM_END))
     return ds
 
 
@@ -129,19 +131,22 @@ def empty_free_space(logical_page_size: int) -> tuple[float, float]:
 
 
 def fill_ratio(heap_top: np.ndarray, n_heap: np.ndarray, garbage: np.ndarray, logical_page_size: int,
-               ds: np.ndarray | None = None) -> np.ndarray:
-    """Used fraction of each page: data size / free space of an empty page, 0..1
-    (``ds``: data_size() of the same pages when the caller has it)."""
-    compact = (n_heap & PAGE_HEAP_NO_COMPACT) != 0
+               ds: np.ndarray | None = None, compact: np.ndarray | None = None) -> np.ndarray:
+    """Used fraction of each page: data size / free space of an empty page, 0..1, as
+    float32 (``ds``: data_size() of the same pages, ``compact`` their format bits, when
+    the caller has them).  Divided in float32: both operands are integers below 2^24,
+    exact there, and the float32 quotient is the float64 one rounded to float32 (a
+    double quotient's rounding to float is innocuous), so the figures are the same."""
+    if compact is None:
+        compact = n_heap >= PAGE_HEAP_NO_COMPACT
     if ds is None:
-        ds = data_size(heap_top, n_heap, garbage)
+        ds = data_size(heap_top, n_heap, garbage, compact)
     cap_old, cap_new = empty_free_space(logical_page_size)
-    cap = compact * (cap_new - cap_old)
-    cap += cap_old
-    fill = ds / cap
-    np.maximum(fill, 0.0, out=fill)          # np.clip, without its per-call overhead
-    np.minimum(fill, 1.0, out=fill)
-    return fill.astype(np.float32)
+    fill = ds.astype(np.float32)
+    fill /= np.where(compact, np.float32(cap_new), np.float32(cap_old))
+    np.maximum(fill, np.float32(0.0), out=fill)          # np.clip, without its per-call overhead
+    np.minimum(fill, np.float32(1.0), out=fill)
+    return fill
 
 
 def page_regions(hdr: IndexHeader, logical_page_size: int) -> list[tuple[int, int, str]]:

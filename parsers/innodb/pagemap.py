@@ -28,7 +28,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_ORIGINAL_TYPE_V1, FilHeader, header_dtype, page_type_names, parse_fil_header)
 from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from ..units import hole_bytes_per_unit
-from .index import PAGE_HEADER, data_size, fill_ratio
+from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
 from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
                        parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
@@ -643,10 +643,32 @@ def _heads_through(gather, f: ReadOnlyFile, in_hole: np.ndarray, holes, n: int, 
                     runs, True, in_hole)
     finally:
         gather.close()
-    for a, b in near:
-        for i in (a + np.flatnonzero(~in_hole[a:b])).tolist():
-            heads[i] = np.frombuffer(f.pread_nomap(i * physical, head_bytes).ljust(head_bytes, b"\0"), np.uint8)
+    for i in _pages_outside(near, _hole_pages(holes, n, physical)):
+        heads[i] = np.frombuffer(f.pread_nomap(i * physical, head_bytes).ljust(head_bytes, b"\0"), np.uint8)
     return heads
+
+
+def _pages_outside(ranges: list[tuple[int, int]], hole_ranges: list[tuple[int, int]]) -> list[int]:
+    """The pages of the sorted, disjoint [first, last) ``ranges`` that lie in none of
+    ``hole_ranges`` (the pages wholly in a hole, ``_hole_pages``): by range arithmetic,
+    O(ranges + holes), no pass over pages (near a page-aligned hole there are none)."""
+    out: list[int] = []
+    hr = sorted(hole_ranges)
+    k = 0
+    for a, b in ranges:
+        pos = a
+        while k < len(hr) and hr[k][1] <= pos:
+            k += 1
+        j = k
+        while pos < b and j < len(hr) and hr[j][0] < b:
+            ha, hb = hr[j]
+            if ha > pos:
+                out.extend(range(pos, ha))
+            pos = max(pos, hb)
+            j += 1
+        if pos < b:
+            out.extend(range(pos, b))
+    return out
 
 
 def _header_blocks(w: _Walk, n: int, physical: int, holes, in_hole: np.ndarray, prefetch: bool,
@@ -750,6 +772,7 @@ def _new_page_map(w: _Walk, path: str, flags: FspFlags, physical: int, n: int, t
     # all-zero FIL header: candidates by type first, the other fields on those only
     zc = (ptype == 0).nonzero()[0]
     if len(zc):
+        zc = zc[~in_hole[zc]]             # pages in holes are zero already: the others only
         zc = zc[(lsn[zc] == 0) & (page_no[zc] == 0) & (w.hdr["checksum"][zc] == 0) & (space_id[zc] == 0) & (zc != 0)]
     zero = in_hole.copy()
     zero[zc] = True
@@ -1206,9 +1229,10 @@ def _fill(pm: PageMap, w: _Walk) -> None:
     """page_get_data_size and fill_ratio's figure (data size / free space of an empty
     page) of the B-tree pages."""
     is_index = w.is_index
-    ds = data_size(pm.heap_top, pm.n_heap, pm.garbage)
+    compact = pm.n_heap >= PAGE_HEAP_NO_COMPACT
+    ds = data_size(pm.heap_top, pm.n_heap, pm.garbage, compact)
     pm.data_size = ds * is_index
-    fill = fill_ratio(pm.heap_top, pm.n_heap, pm.garbage, pm.logical, ds=ds)
+    fill = fill_ratio(pm.heap_top, pm.n_heap, pm.garbage, pm.logical, ds=ds, compact=compact)
     fill[~is_index] = np.nan
     pm.fill = fill
 
