@@ -17,7 +17,7 @@ import struct
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -67,9 +67,9 @@ class FileReadError(Exception):
         super().__init__(f"{where}: {message}")
 
 
-@dataclass(frozen=True)
-class Extent:
-    """One FIEMAP range: kind is 'data', 'unwritten' or 'hole'."""
+class Extent(NamedTuple):
+    """One FIEMAP range: kind is 'data', 'unwritten' or 'hole' (a tuple: made for every
+    range of every file a scan opens)."""
 
     offset: int
     length: int
@@ -579,26 +579,25 @@ def extents_within(raw: list[tuple[int, int, int]], size: int) -> list[Extent]:
     """FIEMAP extents (logical, length, flags) as data / unwritten / hole ranges covering
     [0, size), adjacent ranges of the same kind merged."""
     out: list[Extent] = []
-
-    def add(offset: int, length: int, kind: str) -> None:
-        if length <= 0:
-            return
-        if out and out[-1].kind == kind and out[-1].offset + out[-1].length == offset:
-            out[-1] = Extent(out[-1].offset, out[-1].length + length, kind)
-        else:
-            out.append(Extent(offset, length, kind))
-
     pos = 0
     for logical, length, flags in raw:
         if logical >= size:
             break
-        if logical > pos:
-            add(pos, logical - pos, "hole")
         end = min(logical + length, size)
-        add(logical, end - logical, "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data")
+        for offset, stop, kind in ((pos, logical, "hole"),
+                                   (logical, end, "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data")):
+            if stop <= offset:
+                continue
+            if out and out[-1].kind == kind and out[-1].offset + out[-1].length == offset:
+                out[-1] = Extent(out[-1].offset, stop - out[-1].offset, kind)
+            else:
+                out.append(Extent(offset, stop - offset, kind))
         pos = max(pos, end)
     if pos < size:
-        add(pos, size - pos, "hole")
+        if out and out[-1].kind == "hole" and out[-1].offset + out[-1].length == pos:
+            out[-1] = Extent(out[-1].offset, size - out[-1].offset, "hole")
+        else:
+            out.append(Extent(pos, size - pos, "hole"))
     return out
 
 

@@ -239,3 +239,32 @@ def test_holes_fall_back_when_fiemap_misses_data(tmp_path, monkeypatch):
     with ReadOnlyFile(str(q)) as f:
         holes = f.holes()
     assert holes == [(4096, (1 << 20) - 4096)]
+
+
+def test_extents_within_against_a_byte_by_byte_reading():
+    """extents_within: [0, size) covered once, in order, no two neighbours of one kind, and
+    every byte of the kind the raw FIEMAP list gives it (unwritten flag, data, or no extent:
+    hole), on random lists with gaps, touching extents and extents past the end."""
+    import random
+    from dbxray.parsers.fileio import FIEMAP_EXTENT_UNWRITTEN, extents_within
+    rng = random.Random(11)
+    for _ in range(3000):
+        raw, pos = [], 0
+        for _ in range(rng.randint(0, 8)):
+            pos += rng.choice([0, 0, rng.randint(1, 40)])
+            ln = rng.randint(1, 50)
+            raw.append((pos, ln, rng.choice([0, 1, FIEMAP_EXTENT_UNWRITTEN])))
+            pos += ln
+        size = rng.randint(0, pos + 50)
+        want = ["hole"] * size
+        for logical, ln, flags in raw:
+            for b in range(logical, min(logical + ln, size)):
+                want[b] = "unwritten" if flags & FIEMAP_EXTENT_UNWRITTEN else "data"
+        got = extents_within(raw, size)
+        at = 0
+        for i, e in enumerate(got):
+            assert e.offset == at and e.length > 0
+            assert i == 0 or got[i - 1].kind != e.kind
+            assert want[e.offset:e.offset + e.length] == [e.kind] * e.length
+            at += e.length
+        assert at == size
