@@ -625,36 +625,62 @@ class HandleCache:
         self._open = opener or ReadOnlyFile
         self._handles: OrderedDict[str, ReadOnlyFile] = OrderedDict()
         self._lock = threading.Lock()
+        #: reads under way per handle (id), and handles evicted or replaced while read: each is
+        #: closed by its last reader, so the lock is held for the look-up only, never the read
+        self._reading: dict[int, int] = {}
+        self._retired: dict[int, ReadOnlyFile] = {}
 
     @staticmethod
     def _same_file(f: ReadOnlyFile, st: os.stat_result) -> bool:
         o = f.stat
         return (o.st_dev, o.st_ino, o.st_size, o.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def _retire(self, f: ReadOnlyFile) -> None:
+        """Close ``f`` now, or when its last read ends (the lock is held)."""
+        if self._reading.get(id(f)):
+            self._retired[id(f)] = f
+        else:
+            f.close()
+
     def pread(self, path: str, offset: int, length: int) -> bytes:
         """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
         st = os.stat(path)
-        with self._lock:               # held across the read: eviction never closes an fd in use
+        with self._lock:
             f = self._handles.get(path)
             if f is not None and not self._same_file(f, st):
                 self._handles.pop(path)
-                f.close()
+                self._retire(f)
                 f = None
             if f is None:
                 f = self._open(path)
+                f.holes()              # listed once here, before reads of two threads share it
                 self._handles[path] = f
                 while len(self._handles) > self.capacity:
                     _, old = self._handles.popitem(last=False)
-                    old.close()
+                    if old is not f:
+                        self._retire(old)
             else:
                 self._handles.move_to_end(path)
+            self._reading[id(f)] = self._reading.get(id(f), 0) + 1
+        try:
             return f.pread_nomap(offset, length)
+        finally:
+            with self._lock:
+                k = id(f)
+                left = self._reading[k] - 1
+                if left:
+                    self._reading[k] = left
+                else:
+                    del self._reading[k]
+                    done = self._retired.pop(k, None)
+                    if done is not None:
+                        done.close()
 
     def close(self) -> None:
         with self._lock:
             while self._handles:
                 _, f = self._handles.popitem()
-                f.close()
+                self._retire(f)
 
     def open_paths(self) -> list[str]:
         with self._lock:
