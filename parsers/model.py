@@ -658,6 +658,11 @@ class ScanContext:
     #: done with it (FileEntry.pack_sections; parsers/parallel.py ``each_file``): a
     #: 100,000-tablespace scan in bounded memory, a few microseconds a file.  None: never
     pack_sections_over: int | None = None
+    #: InnoDB page-compressed pages: False decodes only their headers where the codec can stop
+    #: early (zlib, bzip2; lzma always) and takes each payload's length from the zero fill behind
+    #: its stream (exact unless the stream ends in zero bytes): what the what-if reads of a page
+    #: (its type, index, level, fill), not its section's ``compressed_payload_bytes``
+    exact_payload: bool = True
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

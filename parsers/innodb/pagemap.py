@@ -890,7 +890,9 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
     # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
-    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo == "zlib")
+    # bzip2 without exact payload lengths: a block is decoded whole before its first byte
+    # comes out, but the inverse transform stops at the headers (a quarter of the decode)
+    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo in ("zlib", "bzip2"))
 
     def one(raw: bytes):
         try:
@@ -904,7 +906,8 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
         except PageDecodeError as e:
             return e
 
-    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], algo in _THREADED and not fast, w.check)):
+    threaded = algo in _THREADED and (not fast or algo == "bzip2")
+    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], threaded, w.check)):
         if isinstance(d, PageDecodeError):
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             if str(d).endswith("not decoded"):
