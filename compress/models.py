@@ -55,6 +55,12 @@ class Model:
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         raise NotImplementedError
 
+    def known_size(self, codec: Codec, payload: bytes, unit: int | None = None) -> int | None:
+        """What :meth:`project` would give, when it is known without encoding: the unit is
+        stored with this very codec and its stored size is on disk (InnoDB page compression:
+        the page's own header).  None: encode.  The projector does not time these."""
+        return None
+
     def max_bytes(self, logical: np.ndarray, codec: Codec | None = None,
                   units: np.ndarray | None = None) -> np.ndarray | None:
         """The most each unit of these logical sizes can take under this model with ``codec``
