@@ -358,6 +358,22 @@ class ReadOnlyFile:
                 self._no_readahead_near_unwritten()
         return self._holes
 
+    def adopt_holes(self, holes, stamp, unwritten=()) -> bool:
+        """Take ``holes`` as this open's list (:meth:`holes`) when another open of the very
+        same file listed them: ``stamp`` is that open's (size, mtime_ns, st_dev, st_ino)
+        (``FileEntry.seen``, the scan's), and this open must see the same four, so the file
+        was not written, cut or replaced between the two.  False (nothing taken: the holes
+        are listed on first use) otherwise.  ``unwritten``: that open's unwritten extents
+        (read-ahead is kept away from them as :meth:`holes` does)."""
+        st = self.stat
+        if self._holes is not None or stamp is None or len(stamp) != 4 \
+                or tuple(stamp) != (st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino):
+            return False
+        self._holes = [(int(o), int(n)) for o, n in holes]
+        if unwritten:
+            self._no_readahead_near_unwritten()
+        return True
+
     def _list_holes(self) -> list[tuple[int, int]]:
         extents = self.fiemap()
         if extents is not None:
@@ -642,8 +658,10 @@ class HandleCache:
         else:
             f.close()
 
-    def pread(self, path: str, offset: int, length: int) -> bytes:
-        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
+    def pread(self, path: str, offset: int, length: int, known_holes=None) -> bytes:
+        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file).
+        ``known_holes``: (holes, stamp, unwritten) of the file as a scan listed them, taken
+        by a new handle when the file is the same (:meth:`ReadOnlyFile.adopt_holes`)."""
         st = os.stat(path)
         with self._lock:
             f = self._handles.get(path)
@@ -653,7 +671,9 @@ class HandleCache:
                 f = None
             if f is None:
                 f = self._open(path)
-                f.holes()              # listed once here, before reads of two threads share it
+                # listed once here, before reads of two threads share them
+                if known_holes is None or not f.adopt_holes(*known_holes):
+                    f.holes()
                 self._handles[path] = f
                 while len(self._handles) > self.capacity:
                     _, old = self._handles.popitem(last=False)

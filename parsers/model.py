@@ -177,8 +177,9 @@ class FileEntry:
     is_symlink: bool = False
     #: the filesystem's facts (type, block sizes, allocation split: parsers/fsfacts.py); None when not read
     fs: Any = None
-    #: (size, mtime_ns) when its facts were read: the end of the scan compares them (scan.py ``recheck``)
-    seen: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    #: (size, mtime_ns, st_dev, st_ino) when its facts were read: the end of the scan compares them
+    #: (scan.py ``recheck``); a later open of the same file takes its holes (ReadOnlyFile.adopt_holes)
+    seen: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
     #: the packed blob of the values packed by ``pack`` (their slots then hold PACKED)
     packed: Any = field(default=None, repr=False, compare=False)
 
