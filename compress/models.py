@@ -24,8 +24,22 @@ def roundup(n: int, block: int) -> int:
     return -(-n // block) * block
 
 
+#: all-zero bytes of each length asked (bounded): is_zero compares with them
+_ZEROS: dict[int, bytes] = {}
+
+
 def is_zero(data: bytes) -> bool:
-    return not any(data) if len(data) < 64 else data.count(0) == len(data)
+    """Whether every byte is zero: a comparison with zeros of the same length (memcmp, which
+    stops at the first byte that is not, where counting the zeros reads every byte)."""
+    n = len(data)
+    if n < 64:
+        return not any(data)
+    z = _ZEROS.get(n)
+    if z is None:
+        if len(_ZEROS) > 64:
+            _ZEROS.clear()
+        z = _ZEROS[n] = bytes(n)
+    return data == z
 
 
 @dataclass
@@ -54,6 +68,12 @@ class Model:
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         raise NotImplementedError
+
+    def known_size(self, codec: Codec, payload: bytes, unit: int | None = None) -> int | None:
+        """What :meth:`project` would give, when it is known without encoding: the unit is
+        stored with this very codec and its stored size is on disk (InnoDB page compression:
+        the page's own header).  None: encode.  The projector does not time these."""
+        return None
 
     def max_bytes(self, logical: np.ndarray, codec: Codec | None = None,
                   units: np.ndarray | None = None) -> np.ndarray | None:

@@ -193,6 +193,10 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                     key = (c.name, m.name)
                     if fixed[id(m)][i] >= 0 or key in failed:
                         continue
+                    known = m.known_size(c, data, i)
+                    if known is not None:       # the stored size: nothing to encode, nothing timed
+                        res[key] = known
+                        continue
                     t0 = time.thread_time()
                     try:
                         res[key] = m.project(c, data, i)
@@ -214,7 +218,9 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                         progress(counter[0], total_todo, f"{unitset.label}: encoding units")
                 return i, res
 
-            for i, res in ex.map(work, todo):
+            # the second pass of a run looks its units' encodings up (memory): on this thread, no
+            # task per unit handed to the pool (a unit the first pass did not encode is encoded here)
+            for i, res in (map if memory is not None else ex.map)(work, todo):
                 done_units.add(i)
                 for key, v in res.items():
                     y[key][i] = v

@@ -148,11 +148,14 @@ def measure(codec: Codec, payloads: list[bytes], max_bytes: int = MAX_BYTES,
             dec(blob, size)
         return time.thread_time() - c0
 
-    own = pool is None
-    ex = pool or ThreadPoolExecutor(max_workers=n)
+    # one thread without a pool: this one (no thread started and handed every pass)
+    own = pool is None and n > 1
+    ex = pool or (ThreadPoolExecutor(max_workers=n) if own else None)
     idx = list(range(len(shares)))
 
     def spread(fn):            # every share on its own thread
+        if ex is None:
+            return lambda: sum(fn(i) for i in idx)
         return lambda: sum(ex.map(fn, idx))
 
     def serial(fn):            # every share one after the other, on this thread

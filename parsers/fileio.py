@@ -362,6 +362,25 @@ class ReadOnlyFile:
                 self._no_readahead_near_unwritten()
         return self._holes
 
+    def adopt_holes(self, holes, stamp, unwritten=()) -> bool:
+        """Take ``holes`` as this open's list (:meth:`holes`) when another open of the very
+        same file listed them: ``stamp`` is that open's (size, mtime_ns, st_dev, st_ino)
+        (``FileEntry.seen``, the scan's), and this open must see the same four, so the file
+        was not written, cut or replaced between the two.  False (nothing taken: the holes
+        are listed on first use) otherwise.  ``unwritten``: that open's unwritten extents
+        (read-ahead is kept away from them as :meth:`holes` does)."""
+        st = self.stat
+        if self._holes is not None or stamp is None or len(stamp) != 4 \
+                or tuple(stamp) != (st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino):
+            return False
+        self._holes = [(int(o), int(n)) for o, n in holes]
+        if unwritten is not None:
+            # that open's unwritten extents too: no FIEMAP asked for them again
+            self._unwritten = [(int(o), int(n)) for o, n in unwritten]
+        if unwritten:
+            self._no_readahead_near_unwritten()
+        return True
+
     def _list_holes(self) -> list[tuple[int, int]]:
         extents = self.fiemap()
         if extents is not None:
@@ -632,36 +651,66 @@ class HandleCache:
         self._open = opener or ReadOnlyFile
         self._handles: OrderedDict[str, ReadOnlyFile] = OrderedDict()
         self._lock = threading.Lock()
+        #: reads under way per handle (id), and handles evicted or replaced while read: each is
+        #: closed by its last reader, so the lock is held for the look-up only, never the read
+        self._reading: dict[int, int] = {}
+        self._retired: dict[int, ReadOnlyFile] = {}
 
     @staticmethod
     def _same_file(f: ReadOnlyFile, st: os.stat_result) -> bool:
         o = f.stat
         return (o.st_dev, o.st_ino, o.st_size, o.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def pread(self, path: str, offset: int, length: int) -> bytes:
-        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file)."""
+    def _retire(self, f: ReadOnlyFile) -> None:
+        """Close ``f`` now, or when its last read ends (the lock is held)."""
+        if self._reading.get(id(f)):
+            self._retired[id(f)] = f
+        else:
+            f.close()
+
+    def pread(self, path: str, offset: int, length: int, known_holes=None) -> bytes:
+        """``length`` bytes at ``offset`` of ``path`` (fewer at the end of the file).
+        ``known_holes``: (holes, stamp, unwritten) of the file as a scan listed them, taken
+        by a new handle when the file is the same (:meth:`ReadOnlyFile.adopt_holes`)."""
         st = os.stat(path)
-        with self._lock:               # held across the read: eviction never closes an fd in use
+        with self._lock:
             f = self._handles.get(path)
             if f is not None and not self._same_file(f, st):
                 self._handles.pop(path)
-                f.close()
+                self._retire(f)
                 f = None
             if f is None:
                 f = self._open(path)
+                # listed once here, before reads of two threads share them
+                if known_holes is None or not f.adopt_holes(*known_holes):
+                    f.holes()
                 self._handles[path] = f
                 while len(self._handles) > self.capacity:
                     _, old = self._handles.popitem(last=False)
-                    old.close()
+                    if old is not f:
+                        self._retire(old)
             else:
                 self._handles.move_to_end(path)
+            self._reading[id(f)] = self._reading.get(id(f), 0) + 1
+        try:
             return f.pread_nomap(offset, length)
+        finally:
+            with self._lock:
+                k = id(f)
+                left = self._reading[k] - 1
+                if left:
+                    self._reading[k] = left
+                else:
+                    del self._reading[k]
+                    done = self._retired.pop(k, None)
+                    if done is not None:
+                        done.close()
 
     def close(self) -> None:
         with self._lock:
             while self._handles:
                 _, f = self._handles.popitem()
-                f.close()
+                self._retire(f)
 
     def open_paths(self) -> list[str]:
         with self._lock:

@@ -177,8 +177,9 @@ class FileEntry:
     is_symlink: bool = False
     #: the filesystem's facts (type, block sizes, allocation split: parsers/fsfacts.py); None when not read
     fs: Any = None
-    #: (size, mtime_ns) when its facts were read: the end of the scan compares them (scan.py ``recheck``)
-    seen: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    #: (size, mtime_ns, st_dev, st_ino) when its facts were read: the end of the scan compares them
+    #: (scan.py ``recheck``); a later open of the same file takes its holes (ReadOnlyFile.adopt_holes)
+    seen: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
     #: the packed blob of the values packed by ``pack`` (their slots then hold PACKED)
     packed: Any = field(default=None, repr=False, compare=False)
 
@@ -658,6 +659,11 @@ class ScanContext:
     #: done with it (FileEntry.pack_sections; parsers/parallel.py ``each_file``): a
     #: 100,000-tablespace scan in bounded memory, a few microseconds a file.  None: never
     pack_sections_over: int | None = None
+    #: InnoDB page-compressed pages: False decodes only their headers where the codec can stop
+    #: early (zlib, bzip2; lzma always) and takes each payload's length from the zero fill behind
+    #: its stream (exact unless the stream ends in zero bytes): what the what-if reads of a page
+    #: (its type, index, level, fill), not its section's ``compressed_payload_bytes``
+    exact_payload: bool = True
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

@@ -32,7 +32,7 @@ def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
             entry.holes = f.holes()
             entry.unwritten = f.unwritten()
             entry.fs = f.fs_facts()
-            entry.seen = (f.size, f.stat.st_mtime_ns)
+            entry.seen = (f.size, f.stat.st_mtime_ns, f.stat.st_dev, f.stat.st_ino)
             msg = f.changed()
             if msg:
                 entry.warnings.append(msg)

@@ -268,3 +268,25 @@ def test_extents_within_against_a_byte_by_byte_reading():
             assert want[e.offset:e.offset + e.length] == [e.kind] * e.length
             at += e.length
         assert at == size
+
+
+def test_adopt_holes_only_from_the_same_file(tmp_path, sparse_fixtures):
+    """A second open of a file takes the holes a first one listed (the scan's, FileEntry.seen)
+    only while size, mtime, device and inode are those the first saw; otherwise it lists them."""
+    import shutil
+    src = sparse_fixtures / "innodb" / "16k" / "fx" / "t_pc_zlib.ibd"
+    with ReadOnlyFile(str(src)) as f:
+        holes, st = f.holes(), f.stat
+        stamp = (st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino)
+    assert holes
+    with ReadOnlyFile(str(src)) as g:
+        assert g.adopt_holes(holes, stamp) and g.holes() == holes
+        assert not g.adopt_holes(holes, stamp)        # already listed: kept
+    with ReadOnlyFile(str(src)) as g:
+        assert not g.adopt_holes([(0, 1)], (st.st_size, st.st_mtime_ns + 1, st.st_dev, st.st_ino))
+        assert not g.adopt_holes([(0, 1)], (st.st_size, st.st_mtime_ns))     # an old two-field stamp
+        assert g.holes() == holes
+    other = tmp_path / "copy.ibd"
+    shutil.copy2(src, other)                           # same size and mtime, another inode
+    with ReadOnlyFile(str(other)) as g:
+        assert not g.adopt_holes([(0, 1)], stamp) and g.holes() != [(0, 1)]

@@ -423,3 +423,30 @@ def test_header_decode_mode_equals_full_decode(manifest, fixtures_root):
             assert MARIADB_PAGE_TYPES[int(pm.kind[p["page_no"]])] == p["original_page_type"]
             n += 1
     assert n == 88
+
+
+def test_header_decode_mode_keeps_every_page_fact(manifest, fixtures_root):
+    """exact_payload=False (the what-if's scan: zlib and bzip2 pages decoded only as far as
+    their headers) gives every page the same type, kind, owner, level, fill and stored bytes
+    as the full decode on every page-compressed fixture file; only the payload length may
+    come from the zero fill (bzip2: at most the stream's last bytes when they are zero)."""
+    from dbxray.parsers.fileio import ReadOnlyFile
+    from dbxray.parsers.innodb.pagemap import build_page_map
+    algos = set()
+    for mf in paged_files(manifest):
+        if not mf["pages"].get("page_compressed_pages"):
+            continue
+        with ReadOnlyFile(str(fixtures_root / "innodb" / mf["path"])) as f:
+            full = build_page_map(f, mf["path"], verify_checksums=False)
+            light = build_page_map(f, mf["path"], verify_checksums=False, exact_payload=False)
+        for name in ("type", "kind", "original_type", "index_id", "level", "n_recs", "n_heap", "heap_top",
+                     "garbage", "data_size", "fill", "stored", "compressed", "encrypted", "corrupt", "zero",
+                     "free", "seg_id", "owner_index", "owned"):
+            a, b = getattr(full, name, None), getattr(light, name, None)
+            assert (a is None) == (b is None), (mf["path"], name)
+            if a is not None:
+                assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), (mf["path"], name)
+        diff = full.payload_len.astype(np.int64) - light.payload_len.astype(np.int64)
+        assert diff.min() >= 0 and diff.max() <= 8, mf["path"]
+        algos.add(full.compression_algorithm)
+    assert {"zlib", "bzip2", "lzma"} <= algos

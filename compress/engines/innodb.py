@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from dbxray.parsers.innodb.fil import (FIL_PAGE_DATA, FIL_PAGE_INDEX, FIL_PAGE_R
                                        FIL_PAGE_TYPE_ALLOCATED, FIL_PAGE_TYPE_FSP_HDR, FIL_PAGE_TYPE_XDES)
 from dbxray.parsers.innodb.fsp import extent_size_pages
 from dbxray.parsers.innodb.punch import kept_granularity
-from dbxray.parsers.model import UNIT_FREE, FileEntry
+from dbxray.parsers.model import UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, FileEntry
 
 from ..bounds import zlib_bound
 from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
@@ -145,6 +145,12 @@ class InnoDBPageCompressed(Model):
     page_size: int = 16384
     fs_block: int = 4096
     layout: str = "full_crc32"      # MariaDB full_crc32, MariaDB "legacy", or "mysql"
+    #: the codec the pages are stored with now, where its stored sizes are exact
+    #: (:func:`stored_sizes_exact`), and each unit's stored bytes (the engine's write size before
+    #: the punch, from the page's header; -1 where not stored compressed): that codec's
+    #: projection of such a page is its stored size, nothing re-encoded
+    stored_codec: str | None = field(default=None, compare=False, repr=False)
+    stored_sizes: np.ndarray | None = field(default=None, compare=False, repr=False)
     #: ALTER TABLE ... PAGE_COMPRESSED / COMPRESSION= + OPTIMIZE rebuilds the table
     rebuilds = True
 
@@ -204,6 +210,18 @@ class InnoDBPageCompressed(Model):
         """A page takes at most the page: the engine writes it uncompressed when compression
         does not save a block (fil0pagecompress.cc; os0file.cc for MySQL)."""
         return np.full(len(logical), self.page_size, dtype=np.int64)
+
+    def known_size(self, codec: Codec, payload: bytes, unit: int | None = None) -> int | None:
+        """A page stored compressed with ``codec`` itself takes what it takes now: the engine's
+        write size in its header (full_crc32: FIL_PAGE_TYPE's stored length, a multiple of 256
+        with the checksum and the length byte), rounded up to the block as :meth:`write_size`
+        rounds an encoded page's."""
+        if self.stored_sizes is None or unit is None or codec.name != self.stored_codec:
+            return None
+        stored = int(self.stored_sizes[unit])
+        if stored < 0 or self.fixed_by_payload(payload) is not None:
+            return None
+        return min(self.page_size, roundup(stored, self.fs_block))
 
     def project(self, codec: Codec, payload: bytes, unit: int | None = None) -> int:
         fixed = self.fixed_by_payload(payload)
@@ -386,6 +404,35 @@ class InnoDBLargerPagesApprox(InnoDBPageCompressed):
 
 # ---------------------------------------------------------------------------
 # targets
+#: MariaDB's page-compression calls that take no level (fil0pagecompress.cc fil_page_compress_low:
+#: LZ4_compress_default, BZ2_bzBuffToBuffCompress with blockSize100k 1, snappy_compress): the
+#: stored pages are what the current codec makes of them.  zlib and lzma take
+#: innodb_compression_level / PAGE_COMPRESSION_LEVEL, which no page records (the current codec's
+#: level is a guess, 6): their pages are re-encoded
+STORED_EXACT_FAMILIES = ("lz4", "bzip2", "snappy")
+
+
+def stored_sizes_exact(entry: FileEntry, base, current: Codec | None, layout: str, page_size: int) -> np.ndarray | None:
+    """Each unit's stored bytes where they are exactly what ``current`` makes of the page
+    (-1 elsewhere), None where none is: MariaDB full_crc32 tablespaces (one algorithm for the
+    whole file, in its FSP flags; the legacy layout and MySQL's keep one per page, which may be
+    another than the file's first) of a level-free codec, not encrypted; pages stored compressed
+    (not corrupt, shorter than the page)."""
+    if current is None or layout != "full_crc32" or current.family not in STORED_EXACT_FAMILIES:
+        return None
+    sec = entry.sections.get("innodb", {}) or {}
+    if sec.get("encryption") or sec.get("physical_page_size", page_size) != page_size:
+        return None
+    units = entry.units[base.meta["index"]]
+    flags = units["flags"]
+    stored = units["stored"].astype(np.int64)
+    ok = ((flags & UNIT_COMPRESSED) != 0) & ((flags & (UNIT_ENCRYPTED | UNIT_CORRUPT)) == 0) & (stored < page_size) \
+        & (stored > 0)
+    if not ok.any():
+        return None
+    return np.where(ok, stored, -1)
+
+
 def innodb_current_codec(entry: FileEntry) -> tuple[Codec | None, str]:
     """The codec a tablespace is written with now, and the layout of its pages."""
     sec = entry.sections.get("innodb", {}) or {}
@@ -580,6 +627,9 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
             raw_results(run, t, entry, codecs, fallocated=layout != "mysql" and current is None)
         return t
     pc = InnoDBPageCompressed(page_size=page_size, fs_block=fs_block, layout=layout)
+    pc.stored_sizes = stored_sizes_exact(entry, base, current, layout, page_size)
+    if pc.stored_sizes is not None:
+        pc.stored_codec = current.name
     models: list[Model] = [pc]
     if 4096 <= page_size <= 16384:      # ROW_FORMAT=COMPRESSED exists for pages up to 16 KiB only
         models.append(InnoDBRowCompressedEstimate(page_size=page_size, key_block_size=page_size // 2,

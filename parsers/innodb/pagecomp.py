@@ -204,23 +204,28 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
     ``exact_len`` is the payload length when the page states it; otherwise the
     codec finds the stream end.  Returns (decoded bytes, payload length).
     Never produces more than ``out_size`` bytes.  With ``prefix`` (only
-    honoured where the payload length is known and the codec can stop early:
-    the pure-Python lzo), just the first ``prefix`` bytes are decoded.
+    honoured where the codec can stop early: zlib, lzma, bzip2 without a stated length,
+    and the pure-Python lzo where the payload length is known), just the first ``prefix``
+    bytes are decoded.
     """
     if exact_len is not None:
         if exact_len > len(data):
             raise PageDecodeError(f"payload length {exact_len} runs past the page ({len(data)} bytes left)")
         data = data[:exact_len]
-    if prefix is not None and algorithm in ("zlib", "lzma"):
+    if prefix is not None and (algorithm in ("zlib", "lzma") or (algorithm == "bzip2" and exact_len is None)):
         # headers only: stop after ``prefix`` bytes; the stream length is then
-        # taken from the zero fill the engine writes behind it (see zero_trimmed_length)
+        # taken from the zero fill the engine writes behind it (see zero_trimmed_length).
+        # bzip2 only where the caller asks for it without a stated length (a full_crc32 page
+        # read by a scan that does not need exact payload lengths: build_page_map)
         try:
             if algorithm == "zlib":
                 out = zlib.decompressobj().decompress(data, prefix)
+            elif algorithm == "bzip2":
+                out = bz2.BZ2Decompressor().decompress(data, max_length=prefix)
             else:
                 out = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO, memlimit=LZMA_MEMLIMIT).decompress(
                     data, max_length=prefix)
-        except (zlib.error, lzma.LZMAError, MemoryError) as e:
+        except (zlib.error, lzma.LZMAError, MemoryError, OSError, ValueError) as e:
             raise PageDecodeError(f"{algorithm}: {e}") from None
         if len(out) < prefix:
             raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")

@@ -430,6 +430,16 @@ class _Walk:
         p = self.plain.get(i)
         return p if p is not None else bytes(self.row(i))
 
+    def stored_prefix(self, i: int, length: int) -> bytes:
+        """The first ``length`` bytes of page ``i`` (not a decrypted one) as :meth:`raw` gives
+        them: a page-compressed page's stored bytes, without the punched tail behind them."""
+        physical = self.physical
+        if self.mapped is None:
+            return self.f.pread_nomap(i * physical, length).ljust(length, b"\0")
+        if self.partial is not None and self.partial[i]:
+            return self.f.pread(i * physical, length).ljust(length, b"\0")
+        return bytes(self.mapped[i, :length])
+
     def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
         """Pages ``sel`` as an (len(sel), physical) array read around holes; decrypted
         pages as decrypted unless ``decrypted`` is False (checksums are of what is stored)."""
@@ -892,10 +902,17 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
         cand = cand[:0]
     pm.compression_algorithm = algo if flags.page_compressed else None
     todo: list[tuple[int, bytes]] = []
+    plain = w.plain
     for i in cand:
         i = int(i)
         compressed[i] = True
-        raw = w.raw(i)
+        # the stored length is in the page type (parse_fcrc32_comp_header): only those bytes
+        # are read, not the punched rest of the page; a decrypted page or a length out of
+        # range as before (the page whole)
+        t = int(ptype[i])
+        size = (t & 0xFF) << 8
+        raw = w.stored_prefix(i, size) if i not in plain and not t & 0x7F00 and 0 < size < physical \
+            else w.raw(i)
         try:
             h = parse_fcrc32_comp_header(raw, 0, physical, algo)
         except PageDecodeError as e:
@@ -913,7 +930,9 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
     # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
-    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo == "zlib")
+    # bzip2 without exact payload lengths: a block is decoded whole before its first byte
+    # comes out, but the inverse transform stops at the headers (a quarter of the decode)
+    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo in ("zlib", "bzip2"))
 
     def one(raw: bytes):
         try:
@@ -927,7 +946,8 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
         except PageDecodeError as e:
             return e
 
-    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], algo in _THREADED and not fast, w.check)):
+    threaded = algo in _THREADED and (not fast or algo == "bzip2")
+    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], threaded, w.check)):
         if isinstance(d, PageDecodeError):
             kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
             if str(d).endswith("not decoded"):

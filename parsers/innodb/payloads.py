@@ -60,7 +60,8 @@ def page_bytes(entry: FileEntry, page_no: int) -> bytes:
     if not 0 <= page_no < pm.n_pages:
         raise PayloadError(f"{entry.path}: page {page_no} out of range (0..{pm.n_pages - 1})")
     try:
-        data = _HANDLES.pread(entry.abspath, page_no * physical, physical)
+        data = _HANDLES.pread(entry.abspath, page_no * physical, physical,
+                              known_holes=(entry.holes, entry.seen, entry.unwritten))
     except FileReadError as e:
         raise PayloadError(f"{entry.path}: page {page_no}: {str(e).split(': ', 1)[-1]}") from None
     except OSError as e:

@@ -422,9 +422,12 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         if f.size == 0:
             entry.add_error("empty file: no pages")
             return None
+        # the holes the scan listed a moment ago (read_facts), when the file is the same
+        f.adopt_holes(entry.holes, entry.seen, entry.unwritten)
         full = getattr(ctx, "depth", "full") == "full"
         pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums and full, check=ctx.check,
-                            holes=entry.holes, keys=getattr(ctx, "keys", None))
+                            holes=entry.holes, keys=getattr(ctx, "keys", None),
+                            exact_payload=getattr(ctx, "exact_payload", True))
         changed = f.changed()
         if changed:
             entry.errors.append(changed)
