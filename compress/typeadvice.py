@@ -623,7 +623,7 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
         adv.not_advised = f"{_base_type(inner)} columns are not advised: their values have no fixed layout to narrow"
         return adv
     kind = _kind(inner)
-    if kind is None:
+    if kind is None and base not in ("LowCardinality", "Array"):
         adv.not_advised = (f"{ctype}: not advised (the advisor takes integer, Float32/Float64, Date, Date32, DateTime, "
                            f"DateTime64, Decimal, String and FixedString columns, and Nullable of them)")
         return adv
@@ -641,6 +641,16 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
             default = _zstd_level_of(dataset, table, col["name"], default)
     chain = _ddl_chain(col, default)
     adv.current_codec = chain
+    if base in ("LowCardinality", "Array"):
+        try:
+            _advise_composite(adv, dataset, table, col, chain, _granule(table), codecs)
+        except _NotAdvised as e:
+            adv.not_advised = str(e)
+            return adv
+        _set_ddls(adv, table, col, chain, adv.candidates + adv.codec_candidates, log_engine, "")
+        adv.candidates.sort(key=lambda c: c.projected_bytes)
+        adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
+        return adv
     if log_engine and nullable and _generic(chain) != chain:
         # LogSink codes every file of a column with the chain made for the column's type (StorageLog.cpp:
         # getCodecOrDefault): on Nullable(T) Delta takes 1-byte values and T64 is refused at INSERT
@@ -736,13 +746,23 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
         for c in adv.codec_candidates:
             c.reason += f"; {pre[0].reason}"
     _compact_warnings(adv, table, col["name"], nullable, cands + adv.codec_candidates)
-    key_column = col["name"] in key_columns(table)
     # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
     # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
     # running the advice through chdb 4.4.0 / 26.9), even when the column holds no NULL
     dflt = ("" if not nullable or keep_nulls else " DEFAULT ''" if kind in ("string", "fixedstring")
             else " DEFAULT 0")
-    for c in cands + adv.codec_candidates:
+    _set_ddls(adv, table, col, chain, cands + adv.codec_candidates, log_engine, dflt)
+    adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
+    adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
+    return adv
+
+
+def _set_ddls(adv: ColumnAdvice, table: dict, col: dict, chain: str, cands: list, log_engine: bool,
+              dflt: str) -> None:
+    """Each candidate's saving and DDL (MODIFY COLUMN; a key column or a Log table: made anew)."""
+    db, name, ctype = table["database"], table["table"], adv.type
+    key_column = col["name"] in key_columns(table)
+    for c in cands:
         c.saving_bytes = adv.current_bytes - c.projected_bytes
         codec_sql = f" {col['codec']}" if (col.get("codec") or "").strip() else ""
         if c.codec != chain:
@@ -764,9 +784,6 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
                 # the same type with another codec is a metadata change: parts keep their codec until
                 # merged (found by running the advice through chdb 4.4.0: the column's bytes unchanged)
                 c.ddl += f" OPTIMIZE TABLE `{db}`.`{name}` FINAL;"
-    adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
-    adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
-    return adv
 
 
 class _NotAdvised(Exception):
@@ -1002,11 +1019,11 @@ def _new_insert_rows(total: int) -> list[int]:
     return _squashed([MAX_BLOCK_SIZE] * full + ([last] if last else []))
 
 
-def _log_inserts(dataset, table: dict, column: str) -> tuple[list[bytes], int]:
-    """A Log / TinyLog column's ``<column>.bin`` decoded, one piece per INSERT (a block under
-    max_compress_block_size ends an insert: LogSink::writeData calls ``next()`` after each
+def _log_inserts(dataset, table: dict, column: str, substream: str = "") -> tuple[list[bytes], int]:
+    """A Log / TinyLog column's ``<column><substream>.bin`` decoded, one piece per INSERT (a block
+    under max_compress_block_size ends an insert: LogSink::writeData calls ``next()`` after each
     block, StorageLog.cpp), and its stored bytes."""
-    stem = escape_for_file_name(column)
+    stem = escape_for_file_name(column) + substream
     got = [(e, i) for e, i in column_blocks(dataset, table["database"], table["table"], column)
            if e.role == "table_data" and e.sections.get("clickhouse", {}).get("stream") == stem]
     got.sort(key=lambda x: x[1])
@@ -2717,3 +2734,388 @@ def _dictionary_estimate(S, writers: dict, lc_runs: list, runs: list[_Run], chai
         est += max(per_key * k, 0.0)
         var += (per_key * rhalf * unread) ** 2
     return est, math.sqrt(var)
+
+
+# --- existing LowCardinality and Array columns: their streams decoded -----------------------------------
+
+#: codecs whose value width an Array's elements do not get: the engine builds the column's codecs for
+#: the Array type, so Delta / DoubleDelta / Gorilla take 1-byte values (the block header chdb 4.4.0
+#: wrote for an Array(UInt32) CODEC(Delta, ZSTD(1)) says Delta(1)); FPC and GCD not checked: not tried
+_ARRAY_SKIP = ("DELTA", "DOUBLEDELTA", "GORILLA", "FPC", "GCD")
+
+
+def _array_chain(chain: str) -> str:
+    """An Array's elements chain: Delta / DoubleDelta / Gorilla with 1-byte values (_ARRAY_SKIP)."""
+    items = [i.strip() for i in re.split(r",(?![^(]*\))", chain) if i.strip()]
+    return ", ".join(f"{i.split('(')[0].strip()}(1)" if i.split("(")[0].strip().upper() in _WIDTH_ARG else i
+                     for i in items)
+
+
+def _lc_parts(ctype: str) -> tuple[bool, str, str, int]:
+    """(Nullable, the dictionary's type, its kind: string / fixedstring / int / float, its key width:
+    0 for String) of a LowCardinality type, or _NotAdvised."""
+    inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+    nullable = _base_type(inner) == "Nullable"
+    if nullable:
+        inner = inner[inner.index("(") + 1:inner.rindex(")")].strip()
+    kind = _kind(inner)
+    if kind == "string":
+        return nullable, inner, kind, 0
+    if kind == "fixedstring":
+        return nullable, inner, kind, int(_args(inner)[0])
+    if kind in ("int", "float"):
+        return nullable, inner, kind, WIDTH[inner]
+    raise _NotAdvised(f"{ctype}: not advised (a LowCardinality column is decoded when it holds String, "
+                      f"FixedString(N) or a number, Nullable or not)")
+
+
+def _array_element(ctype: str) -> str:
+    inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+    if _kind(inner) not in ("int", "float"):
+        raise _NotAdvised(f"{ctype}: not advised (an Array column is decoded when its elements are integers or "
+                          f"Float32/Float64; {inner} elements are not)")
+    return inner
+
+
+def _stream_bytes(e, idx: list[int]) -> tuple[bytes, int]:
+    idx = sorted(idx)
+    raw = b"".join(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i])) for i in idx)
+    return raw, int(sum(int(e.units["stored"][i]) for i in idx))
+
+
+def _column_streams(dataset, table: dict, column: str) -> tuple[list[dict], list[str]]:
+    """The column's streams in each active Wide part (or a Log table's files: one 'part'):
+    [{"part", "entry", "raw": {substream: bytes}, "stored": {substream: bytes}}], and the names of
+    the active Compact parts that hold it."""
+    stem = escape_for_file_name(column)
+    by_dir: dict[str, dict] = {}
+    compact: set[str] = set()
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        stream = str(sec.get("stream", ""))
+        if e.role == "part_column_data" and sec.get("part_type") == "Compact":
+            if sec.get("part_state", "active") == "active":
+                compact.add(str(sec.get("part")))
+            continue
+        if e.role not in ("part_column_data", "table_data") or not stream.startswith(stem) or \
+                sec.get("part_state", "active") != "active":
+            continue
+        sub = stream[len(stem):]
+        if sub and not sub.startswith("."):
+            continue
+        d = by_dir.setdefault(os.path.dirname(e.abspath), {"part": sec.get("part", table["table"]), "idx": {}})
+        d["idx"].setdefault(sub, (e, []))[1].append(i)
+    out = []
+    for d in by_dir.values():
+        raw, stored = {}, {}
+        for sub, (e, idx) in d["idx"].items():
+            raw[sub], stored[sub] = _stream_bytes(e, idx)
+        main = d["idx"].get("", (None, []))[0]
+        out.append({"part": d["part"], "entry": main, "raw": raw, "stored": stored})
+    return out, sorted(compact)
+
+
+def _part_granule_rows(entry, rows: int, granule: int) -> list[int]:
+    """The rows of each granule of a Wide part, from the column's marks (``rows``: the part's rows
+    the streams hold; marks without rows: index_granularity each)."""
+    from dbxray.parsers.clickhouse.marks import marks_flavour, read_marks
+    mfile = entry.sections.get("clickhouse", {}).get("marks_file")
+    fl = marks_flavour(mfile or "")
+    got = None
+    if fl is not None:
+        try:
+            with open(os.path.join(os.path.dirname(entry.abspath), mfile), "rb") as f:
+                marks = read_marks(f.read(), fl)
+            if marks.rows is not None:
+                got = [int(r) for r in marks.rows if int(r)]
+        except Exception:       # noqa: BLE001 -- a marks file that does not read: index_granularity
+            got = None
+    if got is None or sum(got) != rows:
+        full, last = divmod(rows, granule)
+        got = [granule] * full + ([last] if last else [])
+    return got
+
+
+def _slices(rows: list[int]) -> list[tuple[int, int]]:
+    out, a = [], 0
+    for r in rows:
+        out.append((a, a + r))
+        a += r
+    return out
+
+
+def _lc_granules(codes: np.ndarray, keys: list, rows: list[int], nullable: bool, fixed: int) -> tuple[list, list]:
+    """(keys-stream chunks, dictionary-stream chunks) of one Wide part's LowCardinality column written
+    granule by granule (compress/chstrings.LowCardinalityWriter: the shared dictionary, its overflow
+    into additional keys, the keys version first in the dictionary stream, the last dictionary at the
+    part's end)."""
+    from . import chstrings as S
+    w = S.LowCardinalityWriter(nullable=nullable, fixed=fixed)
+    chunks = [w.granule(codes[a:b], keys) for a, b in _slices(rows)]
+    dchunks = list(w.dict_chunks)
+    dchunks[-1] = dchunks[-1] + w.finish()
+    if len(dchunks) > 1:
+        dchunks = [dchunks[0] + dchunks[1]] + dchunks[2:]
+    return chunks, dchunks
+
+
+def _value_bytes(sizes: np.ndarray, chars: bytes, rows: list[int]) -> list[tuple[np.ndarray, bytes]]:
+    """Each granule's values as (sizes, bytes)."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    out = []
+    for a, b in _slices(rows):
+        ch = chars[int(starts[a]):int(ends[b - 1])] if b > a else b""
+        out.append((sizes[a:b], ch))
+    return out
+
+
+def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain: str, granule: int,
+                      codecs: bool) -> None:
+    """An existing LowCardinality or Array column of a MergeTree table's Wide parts or of a Log /
+    TinyLog table: every block of its streams decoded (parsers/clickhouse/lowcardinality.py), the
+    current type re-encoded (the model's own error), the other types and the codec chains projected
+    as the engine writes them (Wide: granule by granule, the part's shared dictionary; Log: the table
+    made anew, a block per INSERT block).  Compact parts: not decoded, named in a note."""
+    from dbxray.parsers.clickhouse import lowcardinality as L
+    ctype = adv.type
+    base = _base_type(ctype)
+    log_engine = str(table.get("engine", "")) in LOG_ENGINES
+    pieces, compact = _column_streams(dataset, table, col["name"])
+    pieces = [p for p in pieces if p["entry"] is not None]
+    if compact:
+        if not pieces:
+            raise _NotAdvised(f"{base} columns of Compact parts are not decoded (parts "
+                              f"{', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): not advised")
+        adv.notes.append(f"{len(compact)} Compact part{'s' if len(compact) > 1 else ''} not counted "
+                         f"({', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): their {base} granules "
+                         f"are not decoded; the bytes and savings are the Wide parts' only")
+    if not pieces:
+        raise _NotAdvised(f"no blocks of this column's streams in active Wide parts: not advised")
+    try:
+        if base == "LowCardinality":
+            _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L)
+        else:
+            _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L)
+    except (L.LowCardinalityError, payloads.PayloadError) as e:
+        raise _NotAdvised(f"its streams could not be decoded: {e}") from None
+
+
+def _log_split(rows_total: int) -> list[tuple[int, int]]:
+    return _slices(_new_insert_rows(rows_total))
+
+
+def _search_chains(adv: ColumnAdvice, proj, kind: str, t: str, ctype: str, chain: str, beat: int, why: str,
+                   skip=()) -> None:
+    """Every chain of ``kind`` on type ``t`` (every value read: exact projections), KEEP of them that
+    beat ``beat`` kept."""
+    from . import codecadvice as K
+    chains = [c for c in K.chains_for(kind, t, None)
+              if not any(x.split("(")[0].strip().upper() in skip for x in c.split(","))]
+    found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(proj(ch)), chains)
+    _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+
+
+def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L) -> None:
+    """LowCardinality(String / FixedString(N) / a number, Nullable or not): see _advise_composite."""
+    from . import chstrings as S
+    ctype = adv.type
+    nullable, inner, kind, width = _lc_parts(ctype)
+    fixed = width if kind != "string" else 0
+    dec = []
+    for p in pieces:
+        if "" not in p["raw"]:
+            raise _NotAdvised(f"part {p['part']}: no keys stream {escape_for_file_name(col['name'])}.bin")
+        v = L.decode_lowcardinality(p["raw"][""], p["raw"].get(".dict", b""), fixed, nullable)
+        rows = len(v.codes)
+        g = v.block_rows if log_engine else _part_granule_rows(p["entry"], rows, granule)
+        sizes, chars = v.sizes_chars()
+        dec.append((p, v, g, sizes, chars, v.nulls()))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".dict")) for p in pieces)
+    adv.rows = adv.sampled_rows = sum(len(d[1].codes) for d in dec)
+    adv.runs = adv.sampled_runs = len(dec)
+    adv.range_source = "every block of the column's streams read"
+    if nullable:
+        adv.nulls = int(sum(int(d[5].sum()) for d in dec))
+    used = set()
+    for _, v, _, _, _, nl in dec:
+        used.update(v.keys[c] for c in np.unique(v.codes[~nl]).tolist())
+    adv.distinct_sampled = len(used)
+    allsz = np.concatenate([d[3] for d in dec]) if dec else np.zeros(0, dtype=np.uint64)
+    if len(allsz) and kind in ("string", "fixedstring"):
+        live = allsz[~np.concatenate([d[5] for d in dec])] if nullable else allsz
+        if len(live):
+            adv.length_min, adv.length_max, adv.length_mean = int(live.min()), int(live.max()), float(live.mean())
+    if kind in ("int", "float") and len(used):
+        vals = np.frombuffer(b"".join(sorted(k for k in used if k is not None)), dtype=NUMPY_TYPE[inner])
+        adv.value_min, adv.value_max = vals.min().item(), vals.max().item()
+    vt = None if kind != "int" else inner
+
+    if log_engine:
+        sizes = np.concatenate([d[3] for d in dec])
+        chars = b"".join(d[4] for d in dec)
+        nulls = np.concatenate([d[5] for d in dec])
+        blocks = _log_split(len(sizes))
+        ends = np.cumsum(sizes, dtype=np.int64)
+        starts = ends - sizes.astype(np.int64)
+
+        def part(a, b):
+            return chars[int(starts[a]):int(ends[b - 1])] if b > a else b""
+        cur_pieces = {}
+        for sub in ("", ".dict"):
+            cur_pieces[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        adv.current_projected_bytes = project_log(cur_pieces[""], chain) + project_log(cur_pieces[".dict"], chain)
+
+        def lc_proj(ch: str, memo=[]) -> int:       # noqa: B006 -- the blocks, made once
+            if not memo:
+                memo.extend(lc_block(sizes[a:b], part(a, b), nulls[a:b].astype(np.uint8).tobytes() if nullable
+                                     else None, fixed, update=k == 0) for k, (a, b) in enumerate(blocks))
+            return project_log(memo, ch) + project_log([S.LC_KEYS_VERSION.to_bytes(8, "little")], ch)
+
+        def plain_proj(ch: str) -> int:
+            if kind == "string":
+                out = project_log([S.inline_bytes(sizes[a:b], part(a, b)) for a, b in blocks if b > a], ch)
+            else:
+                out = project_log([S.pad_fixed(sizes[a:b], part(a, b), width) for a, b in blocks], ch,
+                                  type_size=width if kind != "fixedstring" else None, value_type=vt)
+            if nullable:
+                out += project_log([nulls[a:b].astype(np.uint8).tobytes() for a, b in blocks], ch)
+            return out
+    else:
+        adv.current_projected_bytes = 0
+        for p, v, g, *_ in dec:
+            ck, cd = _lc_granules(v.codes, v.keys, v.block_rows, nullable, fixed)
+            adv.current_projected_bytes += S.project_blocks(ck, _generic(chain)) + S.project_blocks(cd, chain)
+
+        def lc_proj(ch: str, memo={}) -> int:       # noqa: B006 -- the chunks, made once
+            if not memo:
+                memo["c"] = [_lc_granules(v.codes, v.keys, g, nullable, fixed) for _, v, g, *_ in dec]
+            return sum(S.project_blocks(ck, _generic(ch)) + S.project_blocks(cd, ch) for ck, cd in memo["c"])
+
+        def plain_proj(ch: str) -> int:
+            out = 0
+            for p, v, g, sizes, chars, nl in dec:
+                gr = _value_bytes(sizes, chars, g)
+                if kind == "string":
+                    part = (p["entry"].detail.get("clickhouse") or {}).get("part")
+                    ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
+                    if ssv:
+                        out += S.project_blocks([c for _, c in gr], ch) + S.project_blocks(
+                            [s.astype("<u8").tobytes() for s, _ in gr], ch, 8, "UInt64")
+                    else:
+                        out += S.project_blocks([S.inline_bytes(s, c) for s, c in gr], ch)
+                else:
+                    out += S.project_blocks([S.pad_fixed(s, c, width) for s, c in gr], ch,
+                                            width if kind != "fixedstring" else None, vt)
+                if nullable:
+                    nb = nl.astype(np.uint8)
+                    out += S.project_blocks([nb[a:b].tobytes() for a, b in _slices(g)], _generic(ch))
+            return out
+    plain = f"Nullable({inner})" if nullable else inner
+    cands = []
+    c = Candidate(plain, chain, f"{adv.distinct_sampled:,} distinct values in {adv.rows:,} rows (every value "
+                                f"read): without LowCardinality each row holds its value"
+                                + (f"; {adv.nulls:,} NULL rows: Nullable, a null map stream" if nullable else ""))
+    c.projected_bytes = plain_proj(chain)
+    c.ci95 = (c.projected_bytes, c.projected_bytes)
+    if c.projected_bytes < adv.current_bytes:
+        cands.append(c)
+    else:
+        adv.notes.append(f"{plain} projected {c.projected_bytes:,} bytes, not smaller than now "
+                         f"({adv.current_bytes:,}): LowCardinality pays at {adv.distinct_sampled:,} distinct values")
+    if codecs:
+        lk = "lowcardinality" if kind in ("string", "fixedstring") else kind
+        _search_chains(adv, lc_proj, lk, ctype, ctype, chain, adv.current_bytes, "")
+        for c in cands:
+            _search_chains(adv, plain_proj, "string" if kind in ("string", "fixedstring") else kind, c.type, ctype,
+                           chain, c.projected_bytes, f" (the {c.type} suggestion with this codec)",
+                           skip=_ARRAY_SKIP if kind in ("int", "float") else ())
+    adv.candidates = cands
+
+
+def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L) -> None:
+    """Array(integer / Float32 / Float64): see _advise_composite.  Its sizes stream (``.size0``,
+    UInt64 a row, src/DataTypes/Serializations/SerializationArray.cpp) takes the chain's generic codecs
+    only in a Wide part (mergeTreeCodecBlockCounts of an Array(UInt32) CODEC(Delta, ZSTD(1)) column:
+    ZSTD(1) on ``.size0``), the whole chain in a Log table (LogSink codes each file of a column with
+    it); the elements the chain, Delta and the like with 1-byte values (_ARRAY_SKIP: not tried)."""
+    ctype = adv.type
+    et = _array_element(ctype)
+    w = WIDTH[et]
+    vt = None if et.startswith("Float") else et
+    dec = []
+    for p in pieces:
+        if "" not in p["raw"] or ".size0" not in p["raw"]:
+            raise _NotAdvised(f"part {p['part']}: its elements or sizes stream (.size0) is missing")
+        sizes = L.read_array_sizes(p["raw"][".size0"])
+        elems = np.frombuffer(p["raw"][""], dtype=NUMPY_TYPE[et])
+        if int(sizes.sum()) != len(elems):
+            raise L.LowCardinalityError(f"part {p['part']}: the sizes add up to {int(sizes.sum()):,} elements, "
+                                        f"the elements stream holds {len(elems):,}")
+        g = None if log_engine else _part_granule_rows(p["entry"], len(sizes), granule)
+        dec.append((p, sizes, elems, g))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".size0")) for p in pieces)
+    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec)
+    adv.runs = adv.sampled_runs = len(dec)
+    allv = np.concatenate([d[2] for d in dec]) if dec else np.zeros(0)
+    adv.range_source = "every element read"
+    if len(allv):
+        adv.value_min, adv.value_max = allv.min().item(), allv.max().item()
+    if et.startswith("Float") and len(allv):
+        adv.integral = bool(np.all(np.mod(allv, 1) == 0))
+    if log_engine:
+        sizes = np.concatenate([d[1] for d in dec])
+        blocks = _log_split(len(sizes))
+        off = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        cur = {}
+        for sub in ("", ".size0"):
+            cur[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        adv.current_projected_bytes = project_log(cur[""], _array_chain(chain), w, vt) + project_log(cur[".size0"], chain, 8,
+                                                                                          "UInt64")
+
+        def proj(t: str, ch: str) -> int:
+            tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
+            vals = allv.astype(NUMPY_TYPE[t])
+            return (project_log([sizes[a:b].astype("<u8").tobytes() for a, b in blocks], ch, 8, "UInt64")
+                    + project_log([vals[off[a]:off[b]].tobytes() for a, b in blocks], _array_chain(ch), tw, tv))
+    else:
+        def proj(t: str, ch: str, rows_of=None) -> int:
+            from . import chstrings as S
+            tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
+            out = 0
+            for p, sizes, elems, g in dec:
+                off = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+                vals = elems.astype(NUMPY_TYPE[t])
+                sl = _slices(g)
+                out += S.project_blocks([sizes[a:b].astype("<u8").tobytes() for a, b in sl], _generic(ch), 8,
+                                        "UInt64")
+                out += S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], _array_chain(ch), tw, tv)
+            return out
+        adv.current_projected_bytes = proj(et, chain)
+    cands = []
+    if vt is not None and len(allv):
+        for t in _fitting_ints(int(allv.min()), int(allv.max()), w):
+            c = Candidate(f"Array({t})", _chain_for(chain, t, chain),
+                          f"every element is in {int(allv.min()):,}..{int(allv.max()):,} (all {len(allv):,} read): "
+                          f"{t} holds them (lossless)")
+            c.projected_bytes = proj(t, c.codec)
+            c.ci95 = (c.projected_bytes, c.projected_bytes)
+            if c.projected_bytes < adv.current_bytes:
+                cands.append(c)
+            break                   # the narrowest that fits
+    elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
+        c = Candidate("Array(Float32)", chain, f"every element of the {len(allv):,} converts to Float32 and back "
+                                               f"unchanged (lossless)")
+        c.projected_bytes = proj("Float32", chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        if c.projected_bytes < adv.current_bytes:
+            cands.append(c)
+    if codecs:
+        best = min(cands, key=lambda c: c.projected_bytes, default=None)
+        for t, beat, why in ([(best.type, best.projected_bytes, f" (the {best.type} suggestion with this codec)")]
+                             if best else []) + [(ctype, adv.current_bytes, "")]:
+            e = _array_element(t)
+            _search_chains(adv, lambda ch, e=e: proj(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
+                           chain, beat, why + "; Delta, DoubleDelta and Gorilla not tried (on an Array's elements "
+                                                  "the engine gives them 1-byte values)", skip=_ARRAY_SKIP)
+    adv.candidates = cands
