@@ -2738,17 +2738,9 @@ def _dictionary_estimate(S, writers: dict, lc_runs: list, runs: list[_Run], chai
 
 # --- existing LowCardinality and Array columns: their streams decoded -----------------------------------
 
-#: codecs whose value width an Array's elements do not get: the engine builds the column's codecs for
-#: the Array type, so Delta / DoubleDelta / Gorilla take 1-byte values (the block header chdb 4.4.0
-#: wrote for an Array(UInt32) CODEC(Delta, ZSTD(1)) says Delta(1)); FPC and GCD not checked: not tried
-_ARRAY_SKIP = ("DELTA", "DOUBLEDELTA", "GORILLA", "FPC", "GCD")
-
-
-def _array_chain(chain: str) -> str:
-    """An Array's elements chain: Delta / DoubleDelta / Gorilla with 1-byte values (_ARRAY_SKIP)."""
-    items = [i.strip() for i in re.split(r",(?![^(]*\))", chain) if i.strip()]
-    return ", ".join(f"{i.split('(')[0].strip()}(1)" if i.split("(")[0].strip().upper() in _WIDTH_ARG else i
-                     for i in items)
+#: codecs not tried on an Array's elements: the engine gives Delta / T64 the element type (an Array(UInt32)
+#: CODEC(Delta, LZ4) column chdb 4.4.0 wrote re-encodes to the byte with Delta(4)), FPC and GCD not checked
+_ARRAY_SKIP = ("FPC", "GCD")
 
 
 def _lc_parts(ctype: str) -> tuple[bool, str, str, int]:
@@ -3038,7 +3030,8 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
     UInt64 a row, src/DataTypes/Serializations/SerializationArray.cpp) takes the chain's generic codecs
     only in a Wide part (mergeTreeCodecBlockCounts of an Array(UInt32) CODEC(Delta, ZSTD(1)) column:
     ZSTD(1) on ``.size0``), the whole chain in a Log table (LogSink codes each file of a column with
-    it); the elements the chain, Delta and the like with 1-byte values (_ARRAY_SKIP: not tried)."""
+    it, Delta / T64 taking the element type on both files); the elements the chain with the element
+    type's width (FPC and GCD not tried: _ARRAY_SKIP)."""
     ctype = adv.type
     et = _array_element(ctype)
     w = WIDTH[et]
@@ -3070,14 +3063,16 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
         cur = {}
         for sub in ("", ".size0"):
             cur[sub], _ = _log_inserts(dataset, table, col["name"], sub)
-        adv.current_projected_bytes = project_log(cur[""], _array_chain(chain), w, vt) + project_log(cur[".size0"], chain, 8,
-                                                                                          "UInt64")
+        # LogSink codes both files with the codec made for the column: Delta / T64 take the element
+        # type on the sizes file too (chdb 4.4.0: Array(UInt16) CODEC(Delta, ZSTD(1)) made anew equals
+        # the projection with Delta(2) on both files, to the byte)
+        adv.current_projected_bytes = project_log(cur[""], chain, w, vt) + project_log(cur[".size0"], chain, w, vt)
 
         def proj(t: str, ch: str) -> int:
             tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
             vals = allv.astype(NUMPY_TYPE[t])
-            return (project_log([sizes[a:b].astype("<u8").tobytes() for a, b in blocks], ch, 8, "UInt64")
-                    + project_log([vals[off[a]:off[b]].tobytes() for a, b in blocks], _array_chain(ch), tw, tv))
+            return (project_log([sizes[a:b].astype("<u8").tobytes() for a, b in blocks], ch, tw, tv)
+                    + project_log([vals[off[a]:off[b]].tobytes() for a, b in blocks], ch, tw, tv))
     else:
         def proj(t: str, ch: str, rows_of=None) -> int:
             from . import chstrings as S
@@ -3089,7 +3084,7 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
                 sl = _slices(g)
                 out += S.project_blocks([sizes[a:b].astype("<u8").tobytes() for a, b in sl], _generic(ch), 8,
                                         "UInt64")
-                out += S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], _array_chain(ch), tw, tv)
+                out += S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], ch, tw, tv)
             return out
         adv.current_projected_bytes = proj(et, chain)
     cands = []
@@ -3116,6 +3111,5 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
                              if best else []) + [(ctype, adv.current_bytes, "")]:
             e = _array_element(t)
             _search_chains(adv, lambda ch, e=e: proj(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
-                           chain, beat, why + "; Delta, DoubleDelta and Gorilla not tried (on an Array's elements "
-                                                  "the engine gives them 1-byte values)", skip=_ARRAY_SKIP)
+                           chain, beat, why, skip=_ARRAY_SKIP)
     adv.candidates = cands

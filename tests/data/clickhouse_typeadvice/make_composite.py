@@ -7,7 +7,9 @@ their streams), written by the engine itself (chdb 4.4.0):
 * ``ta.comp_wide``: MergeTree, every part Wide (min_bytes_for_wide_part = 0), 40,000 rows in one
   INSERT: LowCardinality(String) of 30 values and of ~22,000 (past the 8,192-key dictionary:
   several shared dictionaries and additional keys), LowCardinality(Nullable(String)) with NULLs,
-  LowCardinality(FixedString(8)), Array(UInt64) of small values, Array(Float64), Array(String);
+  LowCardinality(FixedString(8)), Array(UInt64) of small values, Array(Float64), Array(String),
+  LowCardinality(Nullable(String)) of nearly all distinct values with NULLs (String pays) and
+  Array(UInt32) CODEC(Delta, LZ4) (the elements' Delta takes 1-byte values);
 * ``ta.comp_compact``: the same columns, Compact parts (the defaults), 6,000 rows;
 * ``ta.comp_log`` (Log, two INSERTs) and ``ta.comp_tiny`` (TinyLog, one INSERT).
 
@@ -36,14 +38,18 @@ COLUMNS = """(
     lc_fs LowCardinality(FixedString(8)) CODEC(ZSTD(1)),
     arr_u64 Array(UInt64),
     arr_f64 Array(Float64) CODEC(ZSTD(1)),
-    arr_str Array(String)
+    arr_str Array(String),
+    lc_uniq LowCardinality(Nullable(String)),
+    arr_u32 Array(UInt32) CODEC(Delta, LZ4)
 )"""
 ROWS = ("SELECT toUInt32(number), concat('host-', toString(h % 30)), concat('u', toString(cityHash64(number, 7) % 30000)), "
         "multiIf(h % 5 = 0, NULL, h % 7 = 0, '', concat('site-', toString(h % 20))), "
         "toFixedString(concat('f', toString(h % 60)), 8), "
         "arrayMap(i -> toUInt64((h + i * 7919) % 1000), range(h % 6)), "
         "arrayMap(i -> toFloat64((h + i) % 100) / 4, range(h % 4)), "
-        "arrayMap(i -> concat('t', toString((h + i) % 50)), range(h % 3)) "
+        "arrayMap(i -> concat('t', toString((h + i) % 50)), range(h % 3)), "
+        "if(h % 10 = 0, NULL, lower(hex(cityHash64(number, 11) % 1000000000))), "
+        "arrayMap(i -> toUInt32(number * 10 + i), range(h % 4)) "
         "FROM (SELECT number, cityHash64(number, 43) AS h FROM numbers({start}, {n}))")
 
 
@@ -66,7 +72,7 @@ def main():
                   "TSV").bytes().decode())
     values = {}
     for t in ("comp_wide", "comp_compact", "comp_log", "comp_tiny"):
-        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str"):
+        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32"):
             got = json.loads(s.query(f"SELECT {c} FROM ta.{t} ORDER BY id", "JSONCompact").bytes())["data"]
             vals = [r[0] for r in got]
             values[f"{t}.{c}"] = {"rows": len(vals), "sha256": value_hash(vals), "head": vals[:5]}
