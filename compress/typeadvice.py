@@ -3039,6 +3039,9 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
     dec = []
     for p in pieces:
         if "" not in p["raw"] or ".size0" not in p["raw"]:
+            if "." in col["name"] and "" in p["raw"]:
+                raise _NotAdvised(f"a Nested column's sizes are the shared `{col['name'].split('.')[0]}.size0` "
+                                  f"stream (not read here): not advised")
             raise _NotAdvised(f"part {p['part']}: its elements or sizes stream (.size0) is missing")
         sizes = L.read_array_sizes(p["raw"][".size0"])
         elems = np.frombuffer(p["raw"][""], dtype=NUMPY_TYPE[et])
