@@ -643,7 +643,7 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
     adv.current_codec = chain
     if base in ("LowCardinality", "Array"):
         try:
-            _advise_composite(adv, dataset, table, col, chain, _granule(table), codecs)
+            _advise_composite(adv, dataset, table, col, chain, _granule(table), codecs, fraction, seed)
         except _NotAdvised as e:
             adv.not_advised = str(e)
             return adv
@@ -2863,52 +2863,150 @@ def _value_bytes(sizes: np.ndarray, chars: bytes, rows: list[int]) -> list[tuple
 
 
 def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain: str, granule: int,
-                      codecs: bool) -> None:
+                      codecs: bool, fraction=None, seed: int = 0) -> None:
     """An existing LowCardinality or Array column of a MergeTree table's Wide parts or of a Log /
     TinyLog table: every block of its streams decoded (parsers/clickhouse/lowcardinality.py), the
     current type re-encoded (the model's own error), the other types and the codec chains projected
     as the engine writes them (Wide: granule by granule, the part's shared dictionary; Log: the table
-    made anew, a block per INSERT block).  Compact parts: not decoded, named in a note."""
+    made anew, a block per INSERT block; Compact parts: each granule read whole, written again as the
+    Compact writer writes it, a fresh LowCardinality state a granule: _compact_layouts).  ``fraction``:
+    the Wide parts' projections are estimated from runs of granules (_RunSampler); every block is
+    decoded whatever it is (the ranges and distinct counts are every value's)."""
     from dbxray.parsers.clickhouse import lowcardinality as L
     ctype = adv.type
     base = _base_type(ctype)
     log_engine = str(table.get("engine", "")) in LOG_ENGINES
     pieces, compact = _column_streams(dataset, table, col["name"])
     pieces = [p for p in pieces if p["entry"] is not None]
+    cparts = []
     if compact:
-        if not pieces:
-            raise _NotAdvised(f"{base} columns of Compact parts are not decoded (parts "
-                              f"{', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): not advised")
-        adv.notes.append(f"{len(compact)} Compact part{'s' if len(compact) > 1 else ''} not counted "
-                         f"({', '.join(compact[:3])}{', ...' if len(compact) > 3 else ''}): their {base} granules "
-                         f"are not decoded; the bytes and savings are the Wide parts' only")
-    if not pieces:
-        raise _NotAdvised(f"no blocks of this column's streams in active Wide parts: not advised")
+        got, cnotes = _compact_granules(dataset, table, col["name"])
+        adv.notes.extend(cnotes)
+        cparts = [(e.sections["clickhouse"].get("part"), part, g_rows, pays, stored)
+                  for e, part, g_rows, pays, stored in got]
+    if not pieces and not cparts:
+        raise _NotAdvised(f"no blocks of this column's streams in active Wide or Compact parts: not advised")
     try:
         if base == "LowCardinality":
-            _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L)
+            _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction, seed)
         else:
-            _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L)
+            _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction,
+                          seed)
     except (L.LowCardinalityError, payloads.PayloadError) as e:
         raise _NotAdvised(f"its streams could not be decoded: {e}") from None
+
+
+def _compact_split(pays: list[bytes], g_rows: list[int], chain: str, first: int, rest_type: str | None = None) -> int:
+    """A Compact part's granules written with ``chain``: each granule's first ``first(r)`` bytes (the
+    substream that takes the generic codecs only: an Array's sizes) and the rest, in one block when the
+    chain is generic (the Compact writer shares a stream between substreams of one codec), else each
+    in its own block, the first with the chain's generic codecs (as a Nullable's null map)."""
+    g = _generic(chain)
+    if g == chain:
+        return project_log(pays, chain)
+    w, vt = (WIDTH[rest_type], None if rest_type.startswith("Float") else rest_type) if rest_type else (None, None)
+    out = 0
+    for pay, r in zip(pays, g_rows):
+        out += project_log([pay[:first * r]], g) + project_log([pay[first * r:]], chain, w, vt)
+    return out
 
 
 def _log_split(rows_total: int) -> list[tuple[int, int]]:
     return _slices(_new_insert_rows(rows_total))
 
 
-def _search_chains(adv: ColumnAdvice, proj, kind: str, t: str, ctype: str, chain: str, beat: int, why: str,
+def _search_chains(adv: ColumnAdvice, total, kind: str, t: str, ctype: str, chain: str, beat: int, why: str,
                    skip=()) -> None:
-    """Every chain of ``kind`` on type ``t`` (every value read: exact projections), KEEP of them that
-    beat ``beat`` kept."""
+    """Every chain of ``kind`` on type ``t`` (``total(chain)``: its bytes and interval), KEEP of them
+    that beat ``beat`` kept."""
     from . import codecadvice as K
     chains = [c for c in K.chains_for(kind, t, None)
               if not any(x.split("(")[0].strip().upper() in skip for x in c.split(","))]
-    found = K.search_totals(lambda ch: (lambda b: (b, (b, b)))(proj(ch)), chains)
+    found = K.search_totals(total, chains)
     _keep_chains(adv, found, t, ctype, chain, True, beat, why)
 
 
-def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L) -> None:
+def _granule_runs(g_bytes: list[int]) -> list[tuple[int, int]]:
+    """A part's granules cut into runs (first granule, end): a run ends once it holds RUN_BYTES and
+    a multiple of ALIGN_GRANULES granules (or at the part's end), as _main_stream_runs cuts them."""
+    out, a, acc = [], 0, 0
+    for k, b in enumerate(g_bytes):
+        acc += b
+        if acc >= RUN_BYTES and (k + 1 - a) % ALIGN_GRANULES == 0:
+            out.append((a, k + 1))
+            a, acc = k + 1, 0
+    if a < len(g_bytes):
+        out.append((a, len(g_bytes)))
+    return out
+
+
+class _RunSampler:
+    """The Wide parts' granule runs of a decoded column, sampled (``fraction``): a projection is the
+    ratio estimate over the runs picked (each projected on its own: its blocks cut from its start),
+    with its 95% interval; every run picked (or ``fraction`` None): each part projected whole, exact."""
+
+    def __init__(self, adv: ColumnAdvice, parts_g: list[list[int]], parts_bytes: list[list[int]], fraction, seed):
+        self.parts_g = parts_g
+        self.parts_bytes = parts_bytes
+        self._heads: dict = {}
+        self._whole: dict = {}
+        self.runs = [(k, a, b, sum(g[a:b])) for k, (g, gb) in enumerate(zip(parts_g, parts_bytes))
+                     for a, b in _granule_runs(gb)]
+        self.pick = _pick(len(self.runs), fraction, seed) if self.runs else np.zeros(0, dtype=int)
+        self.sampled = len(self.pick) < len(self.runs)
+        self.rows = sum(r[3] for r in self.runs)
+        adv.runs = len(self.runs)
+        adv.sampled_runs = len(self.pick)
+        adv.sampled_rows = sum(self.runs[i][3] for i in self.pick)
+
+    def total(self, proj, ch: str, extra: int = 0, key: str = "") -> tuple[int, tuple[int, int]]:
+        """``proj(part, first granule, end granule, chain)``: (bytes, interval) over the Wide parts,
+        plus ``extra`` (the Compact parts', every granule).  Sampled, a chain's bytes are its ratio to
+        ZSTD(1) on the runs picked times ZSTD(1)'s bytes on every part (exact, as LZ4's: the fast
+        codecs are projected on every value), so a run's own block cuts at its ends largely cancel;
+        ``key`` names ``proj`` (its type) for those every-value projections."""
+        from . import codecadvice as K
+        if not self.sampled or ch in _EXACT_CHAINS:
+            if (key, ch) not in self._whole:
+                self._whole[(key, ch)] = sum(proj(k, 0, len(g), ch) for k, g in enumerate(self.parts_g))
+            b = self._whole[(key, ch)] + extra
+            return b, (b, b)
+        base = K.slow_base(ch)
+        if base is not None:
+            # a slow chain (ZSTD(12), ZSTD(19), LZ4HC(9)), sampled: projected on the first granules
+            # (SLOW_BYTES) of each run picked, ratio-estimated to its fast base there (the base's
+            # bytes on the whole), the interval from the heads' spread and the base's
+            pairs = []
+            for i in self.pick:
+                k, g0, g1, _ = self.runs[int(i)]
+                g_end, acc = g0, 0
+                while g_end < g1 and acc < SLOW_BYTES:
+                    acc += self.parts_bytes[k][g_end]
+                    g_end += 1
+                heads = self._heads.setdefault((key, k, g0, g_end), {})
+                for h in (ch, base):
+                    if h not in heads:
+                        heads[h] = proj(k, g0, g_end, h)
+                pairs.append((heads[base], heads[ch]))
+            est_b, (lo_b, hi_b) = self.total(proj, base, 0, key)
+            est, (lo, hi) = _estimate(pairs, est_b, len(self.runs))
+            r = est / max(1, est_b)
+            lo, hi = min(lo, round(lo_b * r)), max(hi, round(hi_b * r))
+            return est + extra, (lo + extra, hi + extra)
+        whole = self.total(proj, _SAMPLE_BASE, 0, key)[0]
+        per = [(proj(*self.runs[i][:3], _SAMPLE_BASE), proj(*self.runs[i][:3], ch)) for i in self.pick]
+        est, (lo, hi) = _estimate(per, whole, len(self.runs))
+        return est + extra, (lo + extra, hi + extra)
+
+
+#: chains projected on every value of a sampled LowCardinality / Array column (fast), and the one the
+#: others are ratio-estimated to
+_EXACT_CHAINS = ("LZ4", "ZSTD(1)")
+_SAMPLE_BASE = "ZSTD(1)"
+
+
+def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts=(), fraction=None,
+               seed: int = 0) -> None:
     """LowCardinality(String / FixedString(N) / a number, Nullable or not): see _advise_composite."""
     from . import chstrings as S
     ctype = adv.type
@@ -2923,19 +3021,33 @@ def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_eng
         g = v.block_rows if log_engine else _part_granule_rows(p["entry"], rows, granule)
         sizes, chars = v.sizes_chars()
         dec.append((p, v, g, sizes, chars, v.nulls()))
-    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".dict")) for p in pieces)
-    adv.rows = adv.sampled_rows = sum(len(d[1].codes) for d in dec)
-    adv.runs = adv.sampled_runs = len(dec)
+    # Compact parts: each granule a fresh state (the keys version, then one index block with its own keys)
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            v = L.decode_lowcardinality(pay[8:], pay[:8], fixed, nullable)
+            if len(v.codes) != r:
+                raise L.LowCardinalityError(f"Compact part {name}: a granule of {r} rows decodes to {len(v.codes)}")
+            sz, ch = v.sizes_chars()
+            grans.append((v, sz, ch, v.nulls()))
+        cdec.append((name, part, g_rows, grans, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".dict")) for p in pieces) + \
+        sum(c[4] for c in cdec)
+    adv.compact_rows = sum(sum(c[2]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1].codes) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
     adv.range_source = "every block of the column's streams read"
+    allv = [(d[1], d[3], d[5]) for d in dec] + [(v, sz, nl) for c in cdec for v, sz, _, nl in c[3]]
     if nullable:
-        adv.nulls = int(sum(int(d[5].sum()) for d in dec))
+        adv.nulls = int(sum(int(nl.sum()) for _, _, nl in allv))
     used = set()
-    for _, v, _, _, _, nl in dec:
+    for v, _, nl in allv:
         used.update(v.keys[c] for c in np.unique(v.codes[~nl]).tolist())
     adv.distinct_sampled = len(used)
-    allsz = np.concatenate([d[3] for d in dec]) if dec else np.zeros(0, dtype=np.uint64)
+    allsz = np.concatenate([sz for _, sz, _ in allv]) if allv else np.zeros(0, dtype=np.uint64)
     if len(allsz) and kind in ("string", "fixedstring"):
-        live = allsz[~np.concatenate([d[5] for d in dec])] if nullable else allsz
+        live = allsz[~np.concatenate([nl for _, _, nl in allv])] if nullable else allsz
         if len(live):
             adv.length_min, adv.length_max, adv.length_mean = int(live.min()), int(live.max()), float(live.mean())
     if kind in ("int", "float") and len(used):
@@ -2973,59 +3085,142 @@ def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_eng
             if nullable:
                 out += project_log([nulls[a:b].astype(np.uint8).tobytes() for a, b in blocks], ch)
             return out
+
+        def lc_tot(ch: str):
+            b = lc_proj(ch)
+            return b, (b, b)
+
+        def plain_tot(ch: str):
+            b = plain_proj(ch)
+            return b, (b, b)
     else:
-        adv.current_projected_bytes = 0
-        for p, v, g, *_ in dec:
-            ck, cd = _lc_granules(v.codes, v.keys, v.block_rows, nullable, fixed)
-            adv.current_projected_bytes += S.project_blocks(ck, _generic(chain)) + S.project_blocks(cd, chain)
+        def compact_lc(ch: str, memo={}) -> int:    # noqa: B006 -- the granules, made once
+            if "g" not in memo:
+                memo["g"] = [[S.LC_KEYS_VERSION.to_bytes(8, "little") + lc_block(
+                    sz, chs, nl.astype(np.uint8).tobytes() if nullable else None, fixed) for _, sz, chs, nl in grans]
+                    for _, _, _, grans, _ in cdec]
+            return sum(project_compact(g, ch) for g in memo["g"])
 
-        def lc_proj(ch: str, memo={}) -> int:       # noqa: B006 -- the chunks, made once
-            if not memo:
-                memo["c"] = [_lc_granules(v.codes, v.keys, g, nullable, fixed) for _, v, g, *_ in dec]
-            return sum(S.project_blocks(ck, _generic(ch)) + S.project_blocks(cd, ch) for ck, cd in memo["c"])
-
-        def plain_proj(ch: str) -> int:
+        def compact_plain(ch: str) -> int:
             out = 0
-            for p, v, g, sizes, chars, nl in dec:
-                gr = _value_bytes(sizes, chars, g)
-                if kind == "string":
-                    part = (p["entry"].detail.get("clickhouse") or {}).get("part")
-                    ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
-                    if ssv:
-                        out += S.project_blocks([c for _, c in gr], ch) + S.project_blocks(
-                            [s.astype("<u8").tobytes() for s, _ in gr], ch, 8, "UInt64")
+            for name, part, g_rows, grans, _ in cdec:
+                ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
+                pays = []
+                for _, sz, chs, nl in grans:
+                    head = nl.astype(np.uint8).tobytes() if nullable else b""
+                    if kind == "string":
+                        body = sz.astype("<u8").tobytes() + chs if ssv else S.inline_bytes(sz, chs)
                     else:
-                        out += S.project_blocks([S.inline_bytes(s, c) for s, c in gr], ch)
-                else:
-                    out += S.project_blocks([S.pad_fixed(s, c, width) for s, c in gr], ch,
-                                            width if kind != "fixedstring" else None, vt)
-                if nullable:
-                    nb = nl.astype(np.uint8)
-                    out += S.project_blocks([nb[a:b].tobytes() for a, b in _slices(g)], _generic(ch))
+                        body = S.pad_fixed(sz, chs, width)
+                    pays.append(head + body)
+                out += _compact_split(pays, g_rows, ch, 1 if nullable else 0,
+                                      inner if kind in ("int", "float") else None)
             return out
+        ssv = []
+        for p, *_ in dec:
+            part = (p["entry"].detail.get("clickhouse") or {}).get("part")
+            ssv.append(bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True)))
+        starts = [np.concatenate([[0], np.cumsum(d[2], dtype=np.int64)]) for d in dec]
+        lc_memo: dict = {}
+
+        def lc_chunks(k: int) -> tuple[list, list]:
+            """Part ``k`` written as LowCardinality granule by granule: (keys-stream chunks, dictionary chunks)."""
+            if k not in lc_memo:
+                v, g = dec[k][1], dec[k][2]
+                lc_memo[k] = _lc_granules(v.codes, v.keys, g, nullable, fixed)
+            return lc_memo[k]
+
+        def keys_range(k: int, g0: int, g1: int, ch: str) -> int:
+            """Part ``k``'s granules g0..g1 of the keys stream (positions and additional keys, as the
+            part's writer writes them), with the chain's generic codecs."""
+            return S.project_blocks(lc_chunks(k)[0][g0:g1], _generic(ch))
+
+        dict_memo: dict = {}
+
+        def dict_total(ch: str) -> int:
+            """Every part's dictionary stream (every key: its bytes are the part's distinct values); a slow
+            chain, sampled, scaled from its fast base by its ratio on the first SLOW_BYTES of it."""
+            from . import codecadvice as K
+            if ch not in dict_memo:
+                base = K.slow_base(ch)
+                raw = b"".join(b"".join(lc_chunks(k)[1]) for k in range(len(dec)))
+                if sampler.sampled and base is not None and len(raw) > 4 * SLOW_BYTES:
+                    head = [raw[:SLOW_BYTES]]
+                    dict_memo[ch] = round(dict_total(base) * S.project_blocks(head, ch)
+                                          / max(1, S.project_blocks(head, base)))
+                else:
+                    dict_memo[ch] = sum(S.project_blocks(lc_chunks(k)[1], ch) for k in range(len(dec)))
+            return dict_memo[ch]
+
+        def plain_range(k: int, g0: int, g1: int, ch: str) -> int:
+            p, v, g, sizes, chars, nl = dec[k]
+            r0, r1 = int(starts[k][g0]), int(starts[k][g1])
+            ends = np.cumsum(sizes[:r1], dtype=np.int64)
+            c0 = int(ends[r0 - 1]) if r0 else 0
+            gr = _value_bytes(sizes[r0:r1], chars[c0:int(ends[-1]) if r1 else 0], g[g0:g1])
+            out = 0
+            if kind == "string":
+                if ssv[k]:
+                    out += S.project_blocks([c for _, c in gr], ch) + S.project_blocks(
+                        [x.astype("<u8").tobytes() for x, _ in gr], ch, 8, "UInt64")
+                else:
+                    out += S.project_blocks([S.inline_bytes(x, c) for x, c in gr], ch)
+            else:
+                out += S.project_blocks([S.pad_fixed(x, c, width) for x, c in gr], ch,
+                                        width if kind != "fixedstring" else None, vt)
+            if nullable:
+                nb = nl[r0:r1].astype(np.uint8)
+                out += S.project_blocks([nb[a:b].tobytes() for a, b in _slices(g[g0:g1])], _generic(ch))
+            return out
+        sampler = _RunSampler(adv, [d[2] for d in dec],
+                              [[int(x) for x in np.add.reduceat(d[3], starts[k][:-1]).tolist()] if len(d[3]) else []
+                               for k, d in enumerate(dec)], fraction, seed)
+        adv.sampled_rows += adv.compact_rows
+        adv.runs += len(cdec)
+        adv.sampled_runs += len(cdec)
+        # the current type re-encoded: its own index blocks when every value is projected (exact: the
+        # part's write calls), else the sampled runs' ratio estimate
+        if not sampler.sampled:
+            adv.current_projected_bytes = compact_lc(chain)
+            for p, v, g, *_ in dec:
+                ck, cd = _lc_granules(v.codes, v.keys, v.block_rows, nullable, fixed)
+                adv.current_projected_bytes += S.project_blocks(ck, _generic(chain)) + S.project_blocks(cd, chain)
+        else:
+            adv.current_projected_bytes = sampler.total(keys_range, chain, key="keys")[0] + dict_total(chain) + \
+                compact_lc(chain)
+
+        def lc_tot(ch: str):
+            """The keys stream's sampled runs (each part written whole as the writer writes it: its
+            positions and overflow keys in place), every dictionary, the Compact parts' granules."""
+            est, (lo, hi) = sampler.total(keys_range, ch, key="keys")
+            x = compact_lc(ch) + dict_total(ch)
+            return est + x, (lo + x, hi + x)
+
+        def plain_tot(ch: str):
+            return sampler.total(plain_range, ch, compact_plain(ch), key="plain")
     plain = f"Nullable({inner})" if nullable else inner
     cands = []
     c = Candidate(plain, chain, f"{adv.distinct_sampled:,} distinct values in {adv.rows:,} rows (every value "
                                 f"read): without LowCardinality each row holds its value"
                                 + (f"; {adv.nulls:,} NULL rows: Nullable, a null map stream" if nullable else ""))
-    c.projected_bytes = plain_proj(chain)
-    c.ci95 = (c.projected_bytes, c.projected_bytes)
+    c.projected_bytes, c.ci95 = plain_tot(chain)
     if c.projected_bytes < adv.current_bytes:
         cands.append(c)
     else:
         adv.notes.append(f"{plain} projected {c.projected_bytes:,} bytes, not smaller than now "
                          f"({adv.current_bytes:,}): LowCardinality pays at {adv.distinct_sampled:,} distinct values")
     if codecs:
-        lk = "lowcardinality" if kind in ("string", "fixedstring") else kind
-        _search_chains(adv, lc_proj, lk, ctype, ctype, chain, adv.current_bytes, "")
+        # the generic codecs only on a LowCardinality column (its positions take no other)
+        _search_chains(adv, lc_tot, "lowcardinality", ctype, ctype, chain, adv.current_bytes, "")
         for c in cands:
-            _search_chains(adv, plain_proj, "string" if kind in ("string", "fixedstring") else kind, c.type, ctype,
+            _search_chains(adv, plain_tot, "string" if kind in ("string", "fixedstring") else kind, c.type, ctype,
                            chain, c.projected_bytes, f" (the {c.type} suggestion with this codec)",
                            skip=_ARRAY_SKIP if kind in ("int", "float") else ())
     adv.candidates = cands
 
 
-def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L) -> None:
+def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts=(),
+                  fraction=None, seed: int = 0) -> None:
     """Array(integer / Float32 / Float64): see _advise_composite.  Its sizes stream (``.size0``,
     UInt64 a row, src/DataTypes/Serializations/SerializationArray.cpp) takes the chain's generic codecs
     only in a Wide part (mergeTreeCodecBlockCounts of an Array(UInt32) CODEC(Delta, ZSTD(1)) column:
@@ -3050,10 +3245,24 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
                                         f"the elements stream holds {len(elems):,}")
         g = None if log_engine else _part_granule_rows(p["entry"], len(sizes), granule)
         dec.append((p, sizes, elems, g))
-    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".size0")) for p in pieces)
-    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec)
-    adv.runs = adv.sampled_runs = len(dec)
-    allv = np.concatenate([d[2] for d in dec]) if dec else np.zeros(0)
+    # Compact parts: a granule is its sizes (UInt64 a row) then its elements
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            sz = L.read_array_sizes(pay, 0, r)
+            el = np.frombuffer(pay[8 * r:], dtype=NUMPY_TYPE[et])
+            if int(sz.sum()) != len(el):
+                raise L.LowCardinalityError(f"Compact part {name}: a granule's sizes add up to {int(sz.sum()):,} "
+                                            f"elements, it holds {len(el):,}")
+            grans.append((sz, el))
+        cdec.append((name, g_rows, grans, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".size0")) for p in pieces) + \
+        sum(c[3] for c in cdec)
+    adv.compact_rows = sum(sum(c[1]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
+    allv = np.concatenate([d[2] for d in dec] + [el for c in cdec for _, el in c[2]]) if dec or cdec else np.zeros(0)
     adv.range_source = "every element read"
     if len(allv):
         adv.value_min, adv.value_max = allv.min().item(), allv.max().item()
@@ -3076,19 +3285,54 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
             vals = allv.astype(NUMPY_TYPE[t])
             return (project_log([sizes[a:b].astype("<u8").tobytes() for a, b in blocks], ch, tw, tv)
                     + project_log([vals[off[a]:off[b]].tobytes() for a, b in blocks], ch, tw, tv))
+
+        def tot(t: str, ch: str):
+            b = proj(t, ch)
+            return b, (b, b)
     else:
-        def proj(t: str, ch: str, rows_of=None) -> int:
-            from . import chstrings as S
+        from . import chstrings as S
+        row_at = [np.concatenate([[0], np.cumsum(g, dtype=np.int64)]) for _, _, _, g in dec]
+        el_at = [np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]) for _, sizes, _, _ in dec]
+        conv: dict = {}
+
+        def values_as(k: int, t: str) -> np.ndarray:
+            if (k, t) not in conv:
+                conv[(k, t)] = dec[k][2].astype(NUMPY_TYPE[t])
+            return conv[(k, t)]
+
+        def arr_range(t: str):
             tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
+
+            def project(k: int, g0: int, g1: int, ch: str) -> int:
+                _, sizes, _, g = dec[k]
+                vals, off, rows0 = values_as(k, t), el_at[k], int(row_at[k][g0])
+                sl = [(a + rows0, b + rows0) for a, b in _slices(g[g0:g1])]
+                return (S.project_blocks([sizes[a:b].astype("<u8").tobytes() for a, b in sl], _generic(ch), 8,
+                                         "UInt64")
+                        + S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], ch, tw, tv))
+            return project
+
+        def compact(t: str, ch: str) -> int:
             out = 0
-            for p, sizes, elems, g in dec:
-                off = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
-                vals = elems.astype(NUMPY_TYPE[t])
-                sl = _slices(g)
-                out += S.project_blocks([sizes[a:b].astype("<u8").tobytes() for a, b in sl], _generic(ch), 8,
-                                        "UInt64")
-                out += S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], ch, tw, tv)
+            for name, g_rows, grans, _ in cdec:
+                pays = [sz.astype("<u8").tobytes() + el.astype(NUMPY_TYPE[t]).tobytes() for sz, el in grans]
+                out += _compact_split(pays, g_rows, ch, 8, t)
             return out
+        gbytes = []
+        for k, (_, sizes, _, g) in enumerate(dec):
+            ra = row_at[k]
+            gbytes.append([int(8 * (ra[i + 1] - ra[i]) + w * (el_at[k][ra[i + 1]] - el_at[k][ra[i]]))
+                           for i in range(len(g))])
+        sampler = _RunSampler(adv, [d[3] for d in dec], gbytes, fraction, seed)
+        adv.sampled_rows += adv.compact_rows
+        adv.runs += len(cdec)
+        adv.sampled_runs += len(cdec)
+
+        def tot(t: str, ch: str):
+            return sampler.total(arr_range(t), ch, compact(t, ch), key=t)
+
+        def proj(t: str, ch: str) -> int:
+            return tot(t, ch)[0]
         adv.current_projected_bytes = proj(et, chain)
     cands = []
     if vt is not None and len(allv):
@@ -3096,16 +3340,14 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
             c = Candidate(f"Array({t})", _chain_for(chain, t, chain),
                           f"every element is in {int(allv.min()):,}..{int(allv.max()):,} (all {len(allv):,} read): "
                           f"{t} holds them (lossless)")
-            c.projected_bytes = proj(t, c.codec)
-            c.ci95 = (c.projected_bytes, c.projected_bytes)
+            c.projected_bytes, c.ci95 = tot(t, c.codec)
             if c.projected_bytes < adv.current_bytes:
                 cands.append(c)
             break                   # the narrowest that fits
     elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
         c = Candidate("Array(Float32)", chain, f"every element of the {len(allv):,} converts to Float32 and back "
                                                f"unchanged (lossless)")
-        c.projected_bytes = proj("Float32", chain)
-        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        c.projected_bytes, c.ci95 = tot("Float32", chain)
         if c.projected_bytes < adv.current_bytes:
             cands.append(c)
     if codecs:
@@ -3113,6 +3355,6 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
         for t, beat, why in ([(best.type, best.projected_bytes, f" (the {best.type} suggestion with this codec)")]
                              if best else []) + [(ctype, adv.current_bytes, "")]:
             e = _array_element(t)
-            _search_chains(adv, lambda ch, e=e: proj(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
+            _search_chains(adv, lambda ch, e=e: tot(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
                            chain, beat, why, skip=_ARRAY_SKIP)
     adv.candidates = cands

@@ -10,11 +10,12 @@ make_composite.py's data dir through the engine itself (chdb 4.4.0) and records 
 
 On a copy of the data dir, for each suggestion:
 
-* MergeTree (``comp_wide``): the table copied (``CREATE TABLE ta.adv_tmp AS ta.comp_wide``, ``INSERT ...
-  SELECT``: one Wide part, as the original), the column's bytes before the change recorded, then the
-  advisor's own DDL run on the copy (``ALTER TABLE ... MODIFY COLUMN``, ``mutations_sync = 2``; a codec
-  change with its ``OPTIMIZE TABLE ... FINAL``) and ``system.parts_columns.column_data_compressed_bytes``
-  summed over the active parts;
+* MergeTree (``comp_wide``, ``comp_compact``): the table copied (``CREATE TABLE ta.adv_tmp AS ...``,
+  ``INSERT ... SELECT``: one part, Wide / Compact as the original), the column's bytes before the change
+  recorded, then the advisor's own DDL run on the copy (``ALTER TABLE ... MODIFY COLUMN``,
+  ``mutations_sync = 2``; a codec change with its ``OPTIMIZE TABLE ... FINAL``) and
+  ``system.parts_columns.column_data_compressed_bytes`` summed over the active parts (a Compact part: the
+  change of its ``system.parts.data_compressed_bytes`` is the saving, ``real_saving``);
 * Log / TinyLog: the table made anew as the DDL says (its CREATE with the column's new definition,
   ``INSERT ... SELECT * ... SETTINGS max_threads = 1``) and ``system.columns.data_compressed_bytes``.
 """
@@ -35,10 +36,15 @@ DB = "ta"
 
 
 def part_bytes(s, table, column):
+    """(the column's bytes, parts, part types): a Wide part's column_data_compressed_bytes, plus a Compact
+    part's data_compressed_bytes (the engine reports 0 for a column of a Compact part; the other columns'
+    granules are written again the same, so a change of it changes the part by what it saved)."""
     r = rows(s, f"SELECT sum(column_data_compressed_bytes) AS b, count() AS parts, groupArray(part_type) AS t "
                 f"FROM system.parts_columns WHERE database = '{DB}' AND table = '{table}' AND active "
                 f"AND column = '{column}'")[0]
-    return int(r["b"]), int(r["parts"]), r["t"]
+    c = rows(s, f"SELECT sum(data_compressed_bytes) AS b FROM system.parts WHERE database = '{DB}' AND table = "
+                f"'{table}' AND active AND part_type = 'Compact'")[0]
+    return int(r["b"]) + int(c["b"] or 0), int(r["parts"]), r["t"]
 
 
 def main(advice_path, datadir, truth="truth_composite.json"):
@@ -84,7 +90,9 @@ def main(advice_path, datadir, truth="truth_composite.json"):
                     got = rows(s, f"SELECT type FROM system.columns WHERE database = '{DB}' AND table = 'adv_tmp' "
                                   f"AND name = '{col}'")[0]
                     row.update(written_type=got["type"], copy_bytes_before=before, real_bytes=after,
-                               part_types_before=types_before, part_types_after=types)
+                               real_saving=before - after, part_types_before=types_before, part_types_after=types)
+                    if "Compact" in types_before:       # what the column takes now: its bytes less the saving
+                        row["real_bytes"] = a["current_bytes"] - (before - after)
             except Exception as e:      # noqa: BLE001 -- the engine refused the advice: recorded
                 row["error"] = str(e)[:300]
             out.append(row)
