@@ -3339,14 +3339,14 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
         for t in _fitting_ints(int(allv.min()), int(allv.max()), w):
             c = Candidate(f"Array({t})", _chain_for(chain, t, chain),
                           f"every element is in {int(allv.min()):,}..{int(allv.max()):,} (all {len(allv):,} read): "
-                          f"{t} holds them (lossless)")
+                          f"{t} holds them")
             c.projected_bytes, c.ci95 = tot(t, c.codec)
             if c.projected_bytes < adv.current_bytes:
                 cands.append(c)
             break                   # the narrowest that fits
     elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
         c = Candidate("Array(Float32)", chain, f"every element of the {len(allv):,} converts to Float32 and back "
-                                               f"unchanged (lossless)")
+                                               f"unchanged")
         c.projected_bytes, c.ci95 = tot("Float32", chain)
         if c.projected_bytes < adv.current_bytes:
             cands.append(c)
