@@ -648,6 +648,13 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
             adv.not_advised = str(e)
             return adv
         _set_ddls(adv, table, col, chain, adv.candidates + adv.codec_candidates, log_engine, "")
+        for c in adv.candidates + adv.codec_candidates:
+            inner_lc = c.type[len("LowCardinality("):-1] if c.type.startswith("LowCardinality(") else ""
+            if _kind(inner_lc.removeprefix("Nullable(").removesuffix(")") if inner_lc.startswith("Nullable(")
+                     else inner_lc) in ("int", "float"):
+                # the engine refuses LowCardinality of a number without it (SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY)
+                c.ddl = ("SET allow_suspicious_low_cardinality_types = 1; " + c.ddl if not c.ddl.startswith("--")
+                         else c.ddl + " (with SET allow_suspicious_low_cardinality_types = 1 first)")
         adv.candidates.sort(key=lambda c: c.projected_bytes)
         adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
         return adv
@@ -3005,6 +3012,15 @@ _EXACT_CHAINS = ("LZ4", "ZSTD(1)")
 _SAMPLE_BASE = "ZSTD(1)"
 
 
+def _lc_default_keys(v, fixed: int):
+    """A FixedString(N) / number dictionary's default value (N zero bytes) as the writer's default key
+    (b"": LowCardinalityWriter holds it at position 0), so the column re-encodes as it was written."""
+    if fixed:
+        zero = bytes(fixed)
+        v.keys = [b"" if k == zero else k for k in v.keys]
+    return v
+
+
 def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts=(), fraction=None,
                seed: int = 0) -> None:
     """LowCardinality(String / FixedString(N) / a number, Nullable or not): see _advise_composite."""
@@ -3016,7 +3032,7 @@ def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_eng
     for p in pieces:
         if "" not in p["raw"]:
             raise _NotAdvised(f"part {p['part']}: no keys stream {escape_for_file_name(col['name'])}.bin")
-        v = L.decode_lowcardinality(p["raw"][""], p["raw"].get(".dict", b""), fixed, nullable)
+        v = _lc_default_keys(L.decode_lowcardinality(p["raw"][""], p["raw"].get(".dict", b""), fixed, nullable), fixed)
         rows = len(v.codes)
         g = v.block_rows if log_engine else _part_granule_rows(p["entry"], rows, granule)
         sizes, chars = v.sizes_chars()
@@ -3026,7 +3042,7 @@ def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_eng
     for name, part, g_rows, pays, stored in cparts:
         grans = []
         for pay, r in zip(pays, g_rows):
-            v = L.decode_lowcardinality(pay[8:], pay[:8], fixed, nullable)
+            v = _lc_default_keys(L.decode_lowcardinality(pay[8:], pay[:8], fixed, nullable), fixed)
             if len(v.codes) != r:
                 raise L.LowCardinalityError(f"Compact part {name}: a granule of {r} rows decodes to {len(v.codes)}")
             sz, ch = v.sizes_chars()
@@ -3051,7 +3067,8 @@ def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_eng
         if len(live):
             adv.length_min, adv.length_max, adv.length_mean = int(live.min()), int(live.max()), float(live.mean())
     if kind in ("int", "float") and len(used):
-        vals = np.frombuffer(b"".join(sorted(k for k in used if k is not None)), dtype=NUMPY_TYPE[inner])
+        vals = np.frombuffer(b"".join(sorted(k.ljust(width, b"\0") for k in used if k is not None)),
+                             dtype=NUMPY_TYPE[inner])
         adv.value_min, adv.value_max = vals.min().item(), vals.max().item()
     vt = None if kind != "int" else inner
 

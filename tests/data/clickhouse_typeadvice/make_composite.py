@@ -9,7 +9,8 @@ their streams), written by the engine itself (chdb 4.4.0):
   several shared dictionaries and additional keys), LowCardinality(Nullable(String)) with NULLs,
   LowCardinality(FixedString(8)), Array(UInt64) of small values, Array(Float64), Array(String),
   LowCardinality(Nullable(String)) of nearly all distinct values with NULLs (String pays) and
-  Array(UInt32) CODEC(Delta, LZ4) (the elements' Delta takes 1-byte values);
+  Array(UInt32) CODEC(Delta, LZ4), LowCardinality(UInt32) (allow_suspicious_low_cardinality_types = 1)
+  and Array(Int64) of -100..101;
 * ``ta.comp_compact``: the same columns, Compact parts (the defaults), 6,000 rows;
 * ``ta.comp_log`` (Log, two INSERTs) and ``ta.comp_tiny`` (TinyLog, one INSERT).
 
@@ -40,7 +41,9 @@ COLUMNS = """(
     arr_f64 Array(Float64) CODEC(ZSTD(1)),
     arr_str Array(String),
     lc_uniq LowCardinality(Nullable(String)),
-    arr_u32 Array(UInt32) CODEC(Delta, LZ4)
+    arr_u32 Array(UInt32) CODEC(Delta, LZ4),
+    lc_num LowCardinality(UInt32),
+    arr_i64 Array(Int64)
 )"""
 ROWS = ("SELECT toUInt32(number), concat('host-', toString(h % 30)), concat('u', toString(cityHash64(number, 7) % 30000)), "
         "multiIf(h % 5 = 0, NULL, h % 7 = 0, '', concat('site-', toString(h % 20))), "
@@ -49,7 +52,8 @@ ROWS = ("SELECT toUInt32(number), concat('host-', toString(h % 30)), concat('u',
         "arrayMap(i -> toFloat64((h + i) % 100) / 4, range(h % 4)), "
         "arrayMap(i -> concat('t', toString((h + i) % 50)), range(h % 3)), "
         "if(h % 10 = 0, NULL, lower(hex(cityHash64(number, 11) % 1000000000))), "
-        "arrayMap(i -> toUInt32(number * 10 + i), range(h % 4)) "
+        "arrayMap(i -> toUInt32(number * 10 + i), range(h % 4)), "
+        "toUInt32(h % 50), arrayMap(i -> toInt64(h % 200) - 100 + i, range(h % 3)) "
         "FROM (SELECT number, cityHash64(number, 43) AS h FROM numbers({start}, {n}))")
 
 
@@ -58,6 +62,7 @@ def main():
         shutil.rmtree(OUT)
     s = chdb.session.Session(OUT)
     s.query("CREATE DATABASE IF NOT EXISTS ta")
+    s.query("SET allow_suspicious_low_cardinality_types = 1")
     for t, engine, inserts in (
             ("comp_wide", "MergeTree ORDER BY id SETTINGS min_bytes_for_wide_part = 0", ((0, 40000),)),
             ("comp_compact", "MergeTree ORDER BY id", ((0, 6000),)),
@@ -72,7 +77,7 @@ def main():
                   "TSV").bytes().decode())
     values = {}
     for t in ("comp_wide", "comp_compact", "comp_log", "comp_tiny"):
-        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32"):
+        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32", "lc_num", "arr_i64"):
             got = json.loads(s.query(f"SELECT {c} FROM ta.{t} ORDER BY id", "JSONCompact").bytes())["data"]
             vals = [r[0] for r in got]
             values[f"{t}.{c}"] = {"rows": len(vals), "sha256": value_hash(vals), "head": vals[:5]}
