@@ -2883,7 +2883,10 @@ def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain:
     ctype = adv.type
     base = _base_type(ctype)
     log_engine = str(table.get("engine", "")) in LOG_ENGINES
-    pieces, compact = _column_streams(dataset, table, col["name"])
+    try:
+        pieces, compact = _column_streams(dataset, table, col["name"])
+    except payloads.PayloadError as e:
+        raise _NotAdvised(f"its streams could not be decoded: {e}") from None
     pieces = [p for p in pieces if p["entry"] is not None]
     cparts = []
     if compact:
@@ -2899,7 +2902,8 @@ def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain:
         else:
             _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction,
                           seed)
-    except (L.LowCardinalityError, payloads.PayloadError) as e:
+    except (L.LowCardinalityError, payloads.PayloadError, ValueError) as e:
+        # ValueError: a stream whose bytes are not whole values of its type (numpy.frombuffer)
         raise _NotAdvised(f"its streams could not be decoded: {e}") from None
 
 

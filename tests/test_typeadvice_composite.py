@@ -249,3 +249,24 @@ def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
                 total += 1
     print(f"interval holds the engine's bytes in {hits}/{total}, worst estimate {worst:.2%}")
     assert total >= 80 and worst <= 0.05 and hits >= 0.8 * total
+
+
+def test_damaged_streams_say_why(tmp_path):
+    """A LowCardinality dictionary and an Array sizes stream whose bytes are damaged: those columns are
+    not advised, with the reason; the other columns of the table still are."""
+    import shutil
+    dst = tmp_path / "datadir"
+    shutil.copytree(DATADIR, dst, symlinks=True)
+    wide = next(p for p in dst.glob("store/*/*") if (p / "all_1_1_0" / "lc_many.dict.bin").exists())
+    for name in ("lc_many.dict.bin", "arr_u64.size0.bin"):
+        f = wide / "all_1_1_0" / name
+        f.chmod(0o644)
+        data = bytearray(f.read_bytes())
+        data[30:60] = b"\xff" * 30
+        f.write_bytes(bytes(data))
+    out = advise(scan(str(dst)), None)
+    for col in ("lc_many", "arr_u64"):
+        a = _col(out, "comp_wide", col)
+        assert a["not_advised"] and "could not be decoded" in a["not_advised"], a["not_advised"]
+    assert _col(out, "comp_wide", "lc_few")["not_advised"] is None
+    assert _col(out, "comp_wide", "arr_f64")["not_advised"] is None
