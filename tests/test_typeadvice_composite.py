@@ -223,10 +223,10 @@ def test_what_is_advised_and_why_not(advice):
 
 def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
     """Sampled (``--sample 0.05``: runs of granules, here 2 granules a run, 2 of the Wide part's 3 runs
-    read, over 4 seeds): every suggestion the engine wrote is estimated within 5% (each chain as its
+    read, over 2 seeds): every suggestion the engine wrote is estimated within 5% (each chain as its
     ratio to ZSTD(1) on the runs read times ZSTD(1) on every value; LZ4 and ZSTD(1) projected on every
     value; the LowCardinality dictionaries every key); the interval holds the engine's bytes in at
-    least 80% of the cases, not the 95% it is named for (128 of 148, 86%, over these 4 seeds, 2026-12-02:
+    least 80% of the cases, not the 95% it is named for (86% over 4 seeds, 2026-12-02:
     runs of 2 granules cut blocks where the part does not, and 2 of 3 runs give a thin spread)."""
     monkeypatch.setattr(T, "RUN_BYTES", 1)
     monkeypatch.setattr(T, "MIN_RUNS", 2)
@@ -235,7 +235,7 @@ def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
     rows = [r for r in TRUTH["rows"] if r["table"] == "comp_wide"]
     hits = total = 0
     worst = 0.0
-    for seed in range(4):
+    for seed in range(2):
         for name in sorted({r["column"] for r in rows}):
             a = T.advise_column(ds, t, next(c for c in t["columns"] if c["name"] == name), 0.05, seed, codecs=True)
             assert a.sampled_runs < a.runs
@@ -248,7 +248,7 @@ def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
                 worst = max(worst, abs(c.projected_bytes - r["real_bytes"]) / r["real_bytes"])
                 total += 1
     print(f"interval holds the engine's bytes in {hits}/{total}, worst estimate {worst:.2%}")
-    assert total >= 80 and worst <= 0.05 and hits >= 0.8 * total
+    assert total >= 40 and worst <= 0.05 and hits >= 0.8 * total
 
 
 def test_damaged_streams_say_why(tmp_path):
