@@ -2771,9 +2771,18 @@ def _lc_parts(ctype: str) -> tuple[bool, str, str, int]:
 def _array_element(ctype: str) -> str:
     inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
     if _kind(inner) not in ("int", "float"):
-        raise _NotAdvised(f"{ctype}: not advised (an Array column is decoded when its elements are integers or "
-                          f"Float32/Float64; {inner} elements are not)")
+        raise _NotAdvised(f"{ctype}: not advised (an Array column is decoded when its elements are integers, "
+                          f"Float32/Float64 or String; {inner} elements are not)")
     return inner
+
+
+def _array_streams_there(p: dict, col: dict) -> None:
+    """An Array column's part holds its elements and its own ``.size0`` stream, or _NotAdvised."""
+    if "" not in p["raw"] or ".size0" not in p["raw"]:
+        if "." in col["name"] and "" in p["raw"]:
+            raise _NotAdvised(f"a Nested column's sizes are the shared `{col['name'].split('.')[0]}.size0` "
+                              f"stream (not read here): not advised")
+        raise _NotAdvised(f"part {p['part']}: its elements or sizes stream (.size0) is missing")
 
 
 def _stream_bytes(e, idx: list[int]) -> tuple[bytes, int]:
@@ -2899,6 +2908,9 @@ def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain:
     try:
         if base == "LowCardinality":
             _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction, seed)
+        elif ctype.replace(" ", "") == "Array(String)":
+            _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts,
+                                  fraction)
         else:
             _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction,
                           seed)
@@ -3254,11 +3266,7 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
     vt = None if et.startswith("Float") else et
     dec = []
     for p in pieces:
-        if "" not in p["raw"] or ".size0" not in p["raw"]:
-            if "." in col["name"] and "" in p["raw"]:
-                raise _NotAdvised(f"a Nested column's sizes are the shared `{col['name'].split('.')[0]}.size0` "
-                                  f"stream (not read here): not advised")
-            raise _NotAdvised(f"part {p['part']}: its elements or sizes stream (.size0) is missing")
+        _array_streams_there(p, col)
         sizes = L.read_array_sizes(p["raw"][".size0"])
         elems = np.frombuffer(p["raw"][""], dtype=NUMPY_TYPE[et])
         if int(sizes.sum()) != len(elems):
@@ -3378,4 +3386,171 @@ def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_
             e = _array_element(t)
             _search_chains(adv, lambda ch, e=e: tot(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
                            chain, beat, why, skip=_ARRAY_SKIP)
+    adv.candidates = cands
+
+
+#: an Array(String) column is projected on every value; sampled (``--sample``), one of more element bytes
+#: than this gets the general codecs only (no level search: ZSTD(19) on all of it would take seconds)
+ARRAY_STRINGS_FULL_BYTES = 4 << 20
+
+
+def _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts,
+                          fraction=None) -> None:
+    """Array(String), every value read (not sampled): its ``.size0`` (UInt64 elements a row), then the
+    elements as a String column (``.size`` UInt64 sizes and the bytes in a Wide part written with the
+    sizes stream, else the sizes inline; a Compact granule its row sizes, element sizes and bytes; a
+    Log table's file inline).  Suggestion: Array(LowCardinality(String)) when the distinct elements are
+    few (the elements through the LowCardinality writer, a granule's elements an index block), and the
+    general codecs on each."""
+    from . import chstrings as S
+    ctype = adv.type
+    dec = []            # (part entry or None, row sizes, element sizes, element bytes, granule rows, size stream)
+    for p in pieces:
+        _array_streams_there(p, col)
+        rs = L.read_array_sizes(p["raw"][".size0"])
+        n_el = int(rs.sum())
+        if ".size" in p["raw"]:
+            es = L.read_array_sizes(p["raw"][".size"], 0, n_el)
+            ch = p["raw"][""]
+            ssv = True
+        else:
+            es, ch = S.parse_inline(p["raw"][""], count=n_el)
+            ssv = False
+        if int(es.sum()) != len(ch):
+            raise L.LowCardinalityError(f"part {p['part']}: the element sizes add up to {int(es.sum()):,} bytes, "
+                                        f"the stream holds {len(ch):,}")
+        g = None if log_engine else _part_granule_rows(p["entry"], len(rs), granule)
+        dec.append((p, rs, es, ch, g, ssv))
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            rs = L.read_array_sizes(pay, 0, r)
+            n_el = int(rs.sum())
+            if ssv:
+                es = L.read_array_sizes(pay, 8 * r, n_el)
+                ch = pay[8 * r + 8 * n_el:]
+            else:
+                es, ch = S.parse_inline(pay, count=n_el, start=8 * r)
+            if int(es.sum()) != len(ch):
+                raise L.LowCardinalityError(f"Compact part {name}: a granule's element sizes add up to "
+                                            f"{int(es.sum()):,} bytes, it holds {len(ch):,}")
+            grans.append((rs, es, ch))
+        cdec.append((name, g_rows, grans, ssv, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(x, 0) for x in ("", ".size0", ".size")) for p in pieces) + \
+        sum(c[4] for c in cdec)
+    adv.compact_rows = sum(sum(c[1]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
+    adv.range_source = "every element read"
+    all_es = [d[2] for d in dec] + [es for c in cdec for _, es, _ in c[2]]
+    all_ch = [d[3] for d in dec] + [ch for c in cdec for _, _, ch in c[2]]
+    sizes = np.concatenate(all_es) if all_es else np.zeros(0, dtype=np.uint64)
+    chars = b"".join(all_ch)
+    codes, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
+    if len(sizes):
+        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+    adv.distinct_sampled = len(keys) if keys is not None else None
+
+    def el_slices(rs, g):
+        """Each granule's element range."""
+        off = np.concatenate([[0], np.cumsum(rs, dtype=np.int64)])
+        return [(int(off[a]), int(off[b])) for a, b in _slices(g)]
+
+    def str_chunks(es, ch, sl, ssv):
+        ends = np.concatenate([[0], np.cumsum(es, dtype=np.int64)])
+        if ssv:
+            return ([ch[int(ends[a]):int(ends[b])] for a, b in sl], [es[a:b].astype("<u8").tobytes() for a, b in sl])
+        return [S.inline_bytes(es[a:b], ch[int(ends[a]):int(ends[b])]) for a, b in sl], None
+    code_at = np.concatenate([[0], np.cumsum([len(x) for x in all_es], dtype=np.int64)])
+
+    if log_engine:
+        rs = np.concatenate([d[1] for d in dec])
+        blocks = _log_split(len(rs))
+        sl = el_slices(rs, [b - a for a, b in blocks])
+        cur = {}
+        for sub in ("", ".size0"):
+            cur[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        adv.current_projected_bytes = project_log(cur[""], chain) + project_log(cur[".size0"], chain)
+        size0 = [rs[a:b].astype("<u8").tobytes() for a, b in blocks]
+
+        def plain(ch_: str) -> int:
+            body, _ = str_chunks(sizes, chars, sl, False)
+            return project_log(size0, ch_) + project_log([b for b in body if b], ch_)
+
+        def lc(ch_: str) -> int:
+            ends = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+            pieces_ = [lc_block(sizes[a:b], chars[int(ends[a]):int(ends[b])], None, 0, update=k == 0)
+                       for k, (a, b) in enumerate(sl)]
+            return (project_log(size0, ch_) + project_log(pieces_, ch_)
+                    + project_log([S.LC_KEYS_VERSION.to_bytes(8, "little")], ch_))
+    else:
+        def plain(ch_: str) -> int:
+            out = 0
+            for p, rs, es, ch, g, ssv in dec:
+                sl = el_slices(rs, g)
+                body, szs = str_chunks(es, ch, sl, ssv)
+                out += S.project_blocks([rs[a:b].astype("<u8").tobytes() for a, b in _slices(g)], _generic(ch_), 8,
+                                        "UInt64")
+                out += S.project_blocks(body, ch_) + (S.project_blocks(szs, ch_, 8, "UInt64") if szs else 0)
+            for name, g_rows, grans, ssv, _ in cdec:
+                out += project_compact([rs.astype("<u8").tobytes() + (es.astype("<u8").tobytes() + ch if ssv else
+                                                                      S.inline_bytes(es, ch)) for rs, es, ch in grans],
+                                       ch_)
+            return out
+
+        def lc(ch_: str, memo={}) -> int:        # noqa: B006 -- the chunks, made once
+            if not memo:
+                k0 = 0
+                for k, (p, rs, es, ch, g, ssv) in enumerate(dec):
+                    sl = [(a, b) for a, b in el_slices(rs, g)]
+                    cs = codes[int(code_at[k]):int(code_at[k + 1])]
+                    ck, cd = _lc_granules(cs, keys, [b - a for a, b in sl], False, 0)
+                    memo[("w", k)] = ([rs[a:b].astype("<u8").tobytes() for a, b in _slices(g)], ck, cd)
+                    k0 = k + 1
+                for j, (name, g_rows, grans, ssv, _) in enumerate(cdec):
+                    out = []
+                    for rs, es, ch in grans:
+                        out.append(S.LC_KEYS_VERSION.to_bytes(8, "little") + rs.astype("<u8").tobytes()
+                                   + lc_block(es, ch, None, 0))
+                    memo[("c", j)] = out
+                    k0 += 1
+            out = 0
+            for key, val in memo.items():
+                if key[0] == "w":
+                    s0, ck, cd = val
+                    out += (S.project_blocks(s0, _generic(ch_), 8, "UInt64") + S.project_blocks(ck, _generic(ch_))
+                            + S.project_blocks(cd, ch_))
+                else:
+                    out += project_compact(val, ch_)
+            return out
+        adv.current_projected_bytes = plain(chain)
+    cands = []
+    if keys is not None and len(sizes):
+        c = Candidate("Array(LowCardinality(String))", chain,
+                      f"{len(keys):,} distinct elements in {len(sizes):,} (every element read): a dictionary per part "
+                      f"and a 1-8 byte position an element (lossless)")
+        c.projected_bytes = lc(chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        if c.projected_bytes < adv.current_bytes:
+            cands.append(c)
+        else:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+    if codecs:
+        from . import codecadvice as K
+        exact = (lambda f: (lambda ch_: (lambda b: (b, (b, b)))(f(ch_))))
+        if fraction is not None and len(chars) > ARRAY_STRINGS_FULL_BYTES:
+            adv.notes.append(f"{len(chars):,} bytes of elements, sampled: the general codecs only "
+                             f"({', '.join(K.GENERAL)}; --sample all searches the levels)")
+            for t, f, beat, why in [(ctype, plain, adv.current_bytes, "")] + [
+                    (c.type, lc, c.projected_bytes, f" (the {c.type} suggestion with this codec)") for c in cands]:
+                found = sorted(((ch_, *exact(f)(ch_)) for ch_ in K.GENERAL), key=lambda x: x[1])
+                _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+        else:
+            _search_chains(adv, exact(plain), "string", ctype, ctype, chain, adv.current_bytes, "")
+            for c in cands:
+                _search_chains(adv, exact(lc), "lowcardinality", c.type, ctype, chain, c.projected_bytes,
+                               f" (the {c.type} suggestion with this codec)")
     adv.candidates = cands

@@ -109,7 +109,8 @@ def test_key_columns_get_no_alter(advice_all):
 def test_not_advised_with_reasons(advice_all, ds):
     kinds = {a["column"]: a["not_advised"] for a in advice_all["columns"] if a["table"] == "codecs"}
     assert "Sparse" in kinds["sparse_u64"]
-    assert "not advised" in kinds["arr_str"]
+    assert "not advised" in kinds["m"] and "not advised" in kinds["tup"]      # Map, Tuple
+    assert kinds["arr_str"] is None and kinds["lc"] is None         # decoded since 2026-12-02
     n = _col(advice_all, "codecs", "n_u32")       # NULLs, values up to 99,999: no narrower Nullable type
     assert kinds["n_u32"] is None and n["nulls"] > 0 and not n["candidates"]
     # its chains keep Nullable, the null map written with each chain's generic codecs
