@@ -119,7 +119,7 @@ TYPES = {"lc_few": "LowCardinality(String)", "lc_many": "LowCardinality(String)"
          "lc_null": "LowCardinality(Nullable(String))", "lc_fs": "LowCardinality(FixedString(8))",
          "lc_uniq": "LowCardinality(Nullable(String))", "arr_u64": "Array(UInt64)", "arr_f64": "Array(Float64)",
          "arr_u32": "Array(UInt32)", "lc_num": "LowCardinality(UInt32)", "arr_i64": "Array(Int64)",
-         "arr_str": "Array(String)"}
+         "arr_str": "Array(String)", "lc_numu": "LowCardinality(UInt32)", "lc_fsu": "LowCardinality(FixedString(8))"}
 
 
 @pytest.mark.parametrize("table", ["comp_wide", "comp_compact", "comp_log", "comp_tiny"])
@@ -185,7 +185,7 @@ def test_each_suggestion_equals_what_the_engine_wrote(advice):
     types = {r["type"] for r in rows}
     assert {"String", "Nullable(String)", "Array(UInt16)", "Array(Float32)", "Array(Int8)", "LowCardinality(String)",
             "LowCardinality(Nullable(String))", "LowCardinality(FixedString(8))", "LowCardinality(UInt32)",
-            "Array(LowCardinality(String))"} <= types
+            "Array(LowCardinality(String))", "UInt32", "FixedString(8)"} <= types
     assert {r["suggestion"] for r in rows if r["engine"] == "MergeTree" and r["type"] == "Nullable(String)"} == \
         {"type", "codec"}
     worst = 0.0
@@ -216,7 +216,7 @@ def test_current_type_reencoded_is_its_size(advice):
         if a["type"].startswith(("LowCardinality", "Array")) and a["not_advised"] is None:
             assert a["current_projected_bytes"] == a["current_bytes"] > 0, a["column"]
             n += 1
-    assert n == 44
+    assert n == 52
 
 
 def test_what_is_advised_and_why_not(advice):

@@ -10,7 +10,8 @@ their streams), written by the engine itself (chdb 4.4.0):
   LowCardinality(FixedString(8)), Array(UInt64) of small values, Array(Float64), Array(String),
   LowCardinality(Nullable(String)) of nearly all distinct values with NULLs (String pays) and
   Array(UInt32) CODEC(Delta, LZ4), LowCardinality(UInt32) (allow_suspicious_low_cardinality_types = 1)
-  and Array(Int64) of -100..101;
+  and Array(Int64) of -100..101, LowCardinality(UInt32) and LowCardinality(FixedString(8)) of nearly
+  all distinct values (the plain type pays);
 * ``ta.comp_compact``: the same columns, Compact parts (the defaults), 6,000 rows;
 * ``ta.comp_log`` (Log, two INSERTs) and ``ta.comp_tiny`` (TinyLog, one INSERT).
 
@@ -43,7 +44,9 @@ COLUMNS = """(
     lc_uniq LowCardinality(Nullable(String)),
     arr_u32 Array(UInt32) CODEC(Delta, LZ4),
     lc_num LowCardinality(UInt32),
-    arr_i64 Array(Int64)
+    arr_i64 Array(Int64),
+    lc_numu LowCardinality(UInt32),
+    lc_fsu LowCardinality(FixedString(8))
 )"""
 ROWS = ("SELECT toUInt32(number), concat('host-', toString(h % 30)), concat('u', toString(cityHash64(number, 7) % 30000)), "
         "multiIf(h % 5 = 0, NULL, h % 7 = 0, '', concat('site-', toString(h % 20))), "
@@ -53,7 +56,8 @@ ROWS = ("SELECT toUInt32(number), concat('host-', toString(h % 30)), concat('u',
         "arrayMap(i -> concat('t', toString((h + i) % 50)), range(h % 3)), "
         "if(h % 10 = 0, NULL, lower(hex(cityHash64(number, 11) % 1000000000))), "
         "arrayMap(i -> toUInt32(number * 10 + i), range(h % 4)), "
-        "toUInt32(h % 50), arrayMap(i -> toInt64(h % 200) - 100 + i, range(h % 3)) "
+        "toUInt32(h % 50), arrayMap(i -> toInt64(h % 200) - 100 + i, range(h % 3)), "
+        "toUInt32(cityHash64(number, 17) % 4000000000), toFixedString(substring(hex(cityHash64(number, 19)), 1, 8), 8) "
         "FROM (SELECT number, cityHash64(number, 43) AS h FROM numbers({start}, {n}))")
 
 
@@ -77,7 +81,7 @@ def main():
                   "TSV").bytes().decode())
     values = {}
     for t in ("comp_wide", "comp_compact", "comp_log", "comp_tiny"):
-        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32", "lc_num", "arr_i64"):
+        for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32", "lc_num", "arr_i64", "lc_numu", "lc_fsu"):
             got = json.loads(s.query(f"SELECT {c} FROM ta.{t} ORDER BY id", "JSONCompact").bytes())["data"]
             vals = [r[0] for r in got]
             values[f"{t}.{c}"] = {"rows": len(vals), "sha256": value_hash(vals), "head": vals[:5]}
