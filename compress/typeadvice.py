@@ -1133,6 +1133,8 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     nullable = _base_type(ctype) == "Nullable"
     inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip() if nullable else ctype
     kind = _kind(inner)
+    if _base_type(ctype) in ("LowCardinality", "Array"):
+        return _advise_stripe_composite(adv, dataset, table, col)
     if kind is None:
         raise _NotAdvised(f"StripeLog table: its fixed-width, String and FixedString columns and Nullable of them "
                           f"are advised ({ctype}: not advised)")
@@ -3554,3 +3556,150 @@ def _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, piec
                 _search_chains(adv, exact(lc), "lowcardinality", c.type, ctype, chain, c.projected_bytes,
                                f" (the {c.type} suggestion with this codec)")
     adv.candidates = cands
+
+
+def _advise_stripe_composite(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
+    """A StripeLog table's LowCardinality and Array(number / String) columns: each Native block of the
+    column decoded (NativeWriter: a LowCardinality block is the keys version then one index block with
+    its own keys; an Array block its cumulative offsets, then for Array(LowCardinality) the keys version,
+    then the elements), the suggestions projected as the table made anew writes them (as _advise_stripe:
+    Native blocks of the squashed rows, the data.bin's codec, no codec chains)."""
+    from dbxray.parsers.clickhouse import lowcardinality as L
+
+    from . import chstrings as S
+    ctype = adv.type
+    base = _base_type(ctype)
+    data, pieces, last_col, ncols = _stripe_column(dataset, table, col["name"])
+    if not pieces:
+        raise _NotAdvised("no block of this column in data.bin: not advised")
+    head = _native_header(col["name"], ctype)
+    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
+    if chain.startswith("ZSTD"):
+        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
+    adv.current_codec = chain
+    adv.current_bytes = sum(st for _, st, _ in pieces)
+    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
+    adv.runs = adv.sampled_runs = len(pieces)
+    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    adv.range_source = "every block of data.bin read"
+    new = _squashed([r for r, _, _ in pieces])
+    cands: list = []            # (candidate, lay(first row, end row) -> the column's bytes after its header)
+    try:
+        for rows, _, raw in pieces:
+            if not raw.startswith(head):
+                raise _NotAdvised("a Native block of this column does not start with its name and type: not advised")
+        if base == "LowCardinality":
+            nullable, inner, kind, width = _lc_parts(ctype)
+            fixed = width if kind != "string" else 0
+            szs, chs, nls, used = [], [], [], set()
+            for rows, _, raw in pieces:
+                pos = len(head)
+                ib = L.read_index_block(raw, pos + 8, fixed)
+                v = _lc_default_keys(L.decode_lowcardinality(raw[pos + 8:ib.end], raw[pos:pos + 8], fixed, nullable),
+                                     fixed)
+                if len(v.codes) != rows:
+                    raise L.LowCardinalityError(f"a Native block of {rows} rows decodes to {len(v.codes)}")
+                sz, ch = v.sizes_chars()
+                nl = v.nulls()
+                used.update(v.keys[c] for c in np.unique(v.codes[~nl]).tolist())
+                szs.append(sz)
+                chs.append(ch)
+                nls.append(nl)
+            sz, ch, nl = np.concatenate(szs), b"".join(chs), np.concatenate(nls)
+            adv.distinct_sampled = len(used)
+            if nullable:
+                adv.nulls = int(nl.sum())
+            ends = np.cumsum(sz, dtype=np.int64)
+            starts = ends - sz.astype(np.int64)
+            nm = nl.astype(np.uint8).tobytes()
+
+            def part(a: int, b: int) -> bytes:
+                return ch[int(starts[a]):int(ends[b - 1])] if b > a else b""
+            plain = f"Nullable({inner})" if nullable else inner
+
+            def lay(a: int, b: int) -> bytes:
+                body = S.inline_bytes(sz[a:b], part(a, b)) if kind == "string" else S.pad_fixed(sz[a:b], part(a, b),
+                                                                                                  width)
+                return (nm[a:b] if nullable else b"") + body
+            cands.append((Candidate(plain, chain, f"{adv.distinct_sampled:,} distinct values in {adv.rows:,} rows "
+                                                  f"(every value read): without LowCardinality each row holds its "
+                                                  f"value" + ("; Nullable: a null map" if nullable else "")), lay))
+        else:
+            inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+            is_str = inner == "String"
+            et = inner if is_str else _array_element(ctype)
+            all_rs, all_es, all_ch, all_v = [], [], [], []
+            for rows, _, raw in pieces:
+                pos = len(head)
+                rs = L.read_array_offsets(raw, pos, rows)
+                pos += 8 * rows
+                n_el = int(rs.sum())
+                if is_str:
+                    es, chs = S.parse_inline(raw, count=n_el, start=pos)
+                    all_es.append(es)
+                    all_ch.append(chs)
+                else:
+                    w = WIDTH[et]
+                    if len(raw) < pos + n_el * w:
+                        raise L.LowCardinalityError(f"a Native block holds fewer than its {n_el:,} elements")
+                    all_v.append(np.frombuffer(raw[pos:pos + n_el * w], dtype=NUMPY_TYPE[et]))
+                all_rs.append(rs)
+            rs = np.concatenate(all_rs)
+            off = np.concatenate([[0], np.cumsum(rs, dtype=np.int64)])
+
+            def offs(a: int, b: int) -> bytes:
+                return np.cumsum(rs[a:b], dtype=np.int64).astype("<u8").tobytes()
+            if is_str:
+                es, ch = np.concatenate(all_es), b"".join(all_ch)
+                eends = np.concatenate([[0], np.cumsum(es, dtype=np.int64)])
+                _, keys = S.factorize(es, ch, max(1, int(LC_MOST_DISTINCT * len(es))))
+                adv.distinct_sampled = len(keys) if keys is not None else None
+                if keys is not None and len(es):
+                    def lay(a: int, b: int) -> bytes:
+                        e0, e1 = int(off[a]), int(off[b])
+                        return (S.LC_KEYS_VERSION.to_bytes(8, "little") + offs(a, b)
+                                + lc_block(es[e0:e1], ch[int(eends[e0]):int(eends[e1])], None, 0))
+                    cands.append((Candidate("Array(LowCardinality(String))", chain,
+                                            f"{len(keys):,} distinct elements in {len(es):,} (every element read): "
+                                            f"each Native block of the table made anew writes its own keys and a "
+                                            f"1-8 byte position an element (lossless)"), lay))
+            else:
+                allv = np.concatenate(all_v) if all_v else np.zeros(0, dtype=NUMPY_TYPE[et])
+                if len(allv):
+                    adv.value_min, adv.value_max = allv.min().item(), allv.max().item()
+                nt = None
+                if not et.startswith("Float") and len(allv):
+                    nt = next(iter(_fitting_ints(int(allv.min()), int(allv.max()), WIDTH[et])), None)
+                elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
+                    nt = "Float32"
+                if nt is not None:
+                    def lay(a: int, b: int, nt=nt) -> bytes:
+                        return offs(a, b) + allv[int(off[a]):int(off[b])].astype(NUMPY_TYPE[nt]).tobytes()
+                    cands.append((Candidate(f"Array({nt})", chain, f"every element is in {adv.value_min:,}.."
+                                                                   f"{adv.value_max:,} (all {len(allv):,} read): "
+                                                                   f"{nt} holds them"), lay))
+    except (L.LowCardinalityError, S.StringReadError, ValueError) as e:
+        raise _NotAdvised(f"its Native blocks could not be decoded: {e}") from None
+    out = []
+    for c, lay in cands:
+        pos, blocks = 0, []
+        for r in new:
+            blocks.append(_native_header(col["name"], c.type) + lay(pos, pos + r))
+            if last_col and len(blocks) < len(new):     # the next block's header after the last column
+                blocks[-1] += _block_header(columns=ncols, rows=new[len(blocks)])
+            pos += r
+        c.projected_bytes = project_log(blocks, chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        c.saving_bytes = adv.current_bytes - c.projected_bytes
+        c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type} "
+                 f"and INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (its Native blocks read as "
+                 f"they are and written again squashed into blocks of min_insert_block_size_rows or more, as "
+                 f"projected)")
+        if c.projected_bytes >= adv.current_bytes:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+            continue
+        out.append(c)
+    adv.candidates = sorted(out, key=lambda c: c.projected_bytes)
+    adv.notes.append("StripeLog writes every column with the server's default codec (its CODEC is not applied): "
+                     "no codec chain is advised")

@@ -21,7 +21,8 @@ serializeBinaryBulkStateSuffix; read back by deserializeBinaryBulkWithMultipleSt
 Array(T) (src/DataTypes/Serializations/SerializationArray.cpp, serializeArraySizesPositionIndependent):
 the sizes stream ``<col>.size0.bin`` holds each row's element count as UInt64 (position
 independent: not the cumulative offsets ColumnArray keeps in memory; ``offsets`` below makes them),
-and the elements follow in the nested type's streams (``<col>.bin`` for numbers).
+and the elements follow in the nested type's streams (``<col>.bin`` for numbers).  The Native format
+(a StripeLog table's data.bin) writes the cumulative offsets instead (``read_array_offsets``).
 
 Pure Python + numpy: bytes and an offset in, arrays out.
 """
@@ -234,6 +235,19 @@ def read_array_sizes(buf, offset: int = 0, rows: int | None = None) -> np.ndarra
     if (len(buf) - offset) % 8 and rows is None or offset + n * 8 > len(buf):
         raise LowCardinalityError(f"an Array sizes stream of {len(buf) - offset} bytes is not UInt64 a row")
     return np.frombuffer(bytes(buf[offset:offset + n * 8]), dtype="<u8")
+
+
+def read_array_offsets(buf, offset: int, rows: int) -> np.ndarray:
+    """An Array's sizes as the Native format writes them (a StripeLog table's data.bin: not position
+    independent, SerializationArray's serializeArrayOffsets): each row's cumulative end offset, UInt64;
+    returned as per-row sizes."""
+    if rows < 0 or rows > MAX_COUNT or offset + rows * 8 > len(buf):
+        raise LowCardinalityError(f"{rows} Array offsets run past the end at offset {offset}")
+    ends = np.frombuffer(bytes(buf[offset:offset + rows * 8]), dtype="<u8").astype(np.int64)
+    sizes = np.diff(np.concatenate([[0], ends]))
+    if len(sizes) and int(sizes.min()) < 0:
+        raise LowCardinalityError(f"Array offsets at offset {offset} go down")
+    return sizes.astype(np.uint64)
 
 
 def offsets(sizes: np.ndarray) -> np.ndarray:

@@ -13,7 +13,8 @@ their streams), written by the engine itself (chdb 4.4.0):
   and Array(Int64) of -100..101, LowCardinality(UInt32) and LowCardinality(FixedString(8)) of nearly
   all distinct values (the plain type pays);
 * ``ta.comp_compact``: the same columns, Compact parts (the defaults), 6,000 rows;
-* ``ta.comp_log`` (Log, two INSERTs) and ``ta.comp_tiny`` (TinyLog, one INSERT).
+* ``ta.comp_log`` (Log, two INSERTs), ``ta.comp_tiny`` (TinyLog, one INSERT) and ``ta.comp_stripe``
+  (StripeLog, one INSERT: its truth by make_stripelog_advice.py, ``truth_stripelog_composite.json``).
 
 ``values_composite.json``: every column's values as the engine reads them back (SELECT ... ORDER BY id
 in JSONCompact, hashed: the decoder tests compare their own values with it), and the truth of the
@@ -71,7 +72,7 @@ def main():
             ("comp_wide", "MergeTree ORDER BY id SETTINGS min_bytes_for_wide_part = 0", ((0, 40000),)),
             ("comp_compact", "MergeTree ORDER BY id", ((0, 6000),)),
             ("comp_log", "Log", ((0, 3000), (3000, 2000))),
-            ("comp_tiny", "TinyLog", ((0, 4000),))):
+            ("comp_tiny", "TinyLog", ((0, 4000),)), ("comp_stripe", "StripeLog", ((0, 5000),))):
         s.query(f"CREATE TABLE ta.{t} {COLUMNS} ENGINE = {engine}")
         for start, n in inserts:
             s.query(f"INSERT INTO ta.{t} " + ROWS.format(start=start, n=n))
@@ -80,7 +81,7 @@ def main():
     print(s.query("SELECT name, engine, total_rows, total_bytes FROM system.tables WHERE database = 'ta'",
                   "TSV").bytes().decode())
     values = {}
-    for t in ("comp_wide", "comp_compact", "comp_log", "comp_tiny"):
+    for t in ("comp_wide", "comp_compact", "comp_log", "comp_tiny", "comp_stripe"):
         for c in ("lc_few", "lc_many", "lc_null", "lc_fs", "arr_u64", "arr_f64", "arr_str", "lc_uniq", "arr_u32", "lc_num", "arr_i64", "lc_numu", "lc_fsu"):
             got = json.loads(s.query(f"SELECT {c} FROM ta.{t} ORDER BY id", "JSONCompact").bytes())["data"]
             vals = [r[0] for r in got]

@@ -62,6 +62,8 @@ def main(advice_path, datadir, truth="truth_composite.json"):
             continue
         table, col = a["table"], a["column"]
         engine = rows(s, f"SELECT engine FROM system.tables WHERE database = '{DB}' AND name = '{table}'")[0]["engine"]
+        if engine == "StripeLog":           # make_stripelog_advice.py (truth_stripelog_composite.json)
+            continue
         for c in a["candidates"] + [dict(c, suggestion="codec") for c in a.get("codec_candidates") or []]:
             row = {"table": table, "engine": engine, "column": col, "from_type": a["type"], "type": c["type"],
                    "codec": c["codec"], "suggestion": c.get("suggestion", "type"), "ddl": c["ddl"],
