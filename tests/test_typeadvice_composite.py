@@ -155,6 +155,9 @@ def test_decoder_round_trip_and_damage():
     v = L.decode_lowcardinality(b"".join(chunks), b"".join(dchunks))
     assert [v.keys[c] for c in v.codes.tolist()] == [keys[c] for c in codes.tolist()]
     assert v.block_rows == [8192, 8192, 8192, 5424]
+    version, dicts = L.read_dictionaries(b"".join(dchunks))       # full at 8,192 keys: more than one
+    assert version == 1 and len(dicts) >= 2 and all(d.as_list()[0] == b"" for d in dicts)
+    assert len(dicts[0]) == 8192 and any(b.has_additional_keys for b in v.blocks)
     with pytest.raises(L.LowCardinalityError):
         L.decode_lowcardinality(b"".join(chunks)[:-3], b"".join(dchunks))
     with pytest.raises(L.LowCardinalityError):

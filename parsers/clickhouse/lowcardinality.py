@@ -99,16 +99,27 @@ def _u64(buf, pos: int, what: str) -> int:
     return int.from_bytes(buf[pos:pos + 8], "little")
 
 
-def read_dictionaries(buf, offset: int = 0, width: int = 0) -> tuple[int, list[Keys]]:
-    """A Wide part's dictionary stream: (keys version, each shared dictionary's keys in order)."""
+def read_keys_version(buf, offset: int = 0) -> int:
+    """The keys version a dictionary stream starts with (serializeBinaryBulkStatePrefix)."""
     version = _u64(buf, offset, "the keys version")
     if version != KEYS_VERSION:
         raise LowCardinalityError(f"keys version {version} at offset {offset} (only {KEYS_VERSION} is known)")
+    return version
+
+
+def read_dictionary(buf, offset: int, width: int = 0) -> tuple[Keys, int]:
+    """One shared dictionary (UInt64 key count + the keys in bulk): (keys, next offset)."""
+    count = _u64(buf, offset, "a dictionary's key count")
+    return read_keys(buf, offset + 8, count, width)
+
+
+def read_dictionaries(buf, offset: int = 0, width: int = 0) -> tuple[int, list[Keys]]:
+    """A Wide part's dictionary stream: (keys version, each shared dictionary's keys in order)."""
+    version = read_keys_version(buf, offset)
     pos = offset + 8
     out = []
     while pos < len(buf):
-        count = _u64(buf, pos, "a dictionary's key count")
-        keys, pos = read_keys(buf, pos + 8, count, width)
+        keys, pos = read_dictionary(buf, pos, width)
         out.append(keys)
     return version, out
 
@@ -179,9 +190,7 @@ def decode_lowcardinality(keys_stream, dict_stream=b"", width: int = 0, nullable
     # keys version once per INSERT (each LogSink writes the state prefix) and no dictionary
     dpos = -1
     if len(dict_stream) > dict_offset:
-        version = _u64(dict_stream, dict_offset, "the keys version")
-        if version != KEYS_VERSION:
-            raise LowCardinalityError(f"keys version {version} (only {KEYS_VERSION} is known)")
+        read_keys_version(dict_stream, dict_offset)
         dpos = dict_offset + 8
     keys: list = []
     codes: list[np.ndarray] = []
@@ -200,8 +209,7 @@ def decode_lowcardinality(keys_stream, dict_stream=b"", width: int = 0, nullable
             if dpos < 0 or dpos >= len(dict_stream):
                 raise LowCardinalityError(f"the index block at offset {pos} needs dictionary {next_dict + 1}; "
                                           f"the dictionary stream holds {next_dict}")
-            count = _u64(dict_stream, dpos, "a dictionary's key count")
-            d, dpos = read_keys(dict_stream, dpos + 8, count, width)
+            d, dpos = read_dictionary(dict_stream, dpos, width)
             gbase, glen = len(keys), len(d)
             keys.extend(d.as_list())
             next_dict += 1
