@@ -623,7 +623,7 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
         adv.not_advised = f"{_base_type(inner)} columns are not advised: their values have no fixed layout to narrow"
         return adv
     kind = _kind(inner)
-    if kind is None:
+    if kind is None and base not in ("LowCardinality", "Array"):
         adv.not_advised = (f"{ctype}: not advised (the advisor takes integer, Float32/Float64, Date, Date32, DateTime, "
                            f"DateTime64, Decimal, String and FixedString columns, and Nullable of them)")
         return adv
@@ -641,6 +641,23 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
             default = _zstd_level_of(dataset, table, col["name"], default)
     chain = _ddl_chain(col, default)
     adv.current_codec = chain
+    if base in ("LowCardinality", "Array"):
+        try:
+            _advise_composite(adv, dataset, table, col, chain, _granule(table), codecs, fraction, seed)
+        except _NotAdvised as e:
+            adv.not_advised = str(e)
+            return adv
+        _set_ddls(adv, table, col, chain, adv.candidates + adv.codec_candidates, log_engine, "")
+        for c in adv.candidates + adv.codec_candidates:
+            inner_lc = c.type[len("LowCardinality("):-1] if c.type.startswith("LowCardinality(") else ""
+            if _kind(inner_lc.removeprefix("Nullable(").removesuffix(")") if inner_lc.startswith("Nullable(")
+                     else inner_lc) in ("int", "float"):
+                # the engine refuses LowCardinality of a number without it (SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY)
+                c.ddl = ("SET allow_suspicious_low_cardinality_types = 1; " + c.ddl if not c.ddl.startswith("--")
+                         else c.ddl + " (with SET allow_suspicious_low_cardinality_types = 1 first)")
+        adv.candidates.sort(key=lambda c: c.projected_bytes)
+        adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
+        return adv
     if log_engine and nullable and _generic(chain) != chain:
         # LogSink codes every file of a column with the chain made for the column's type (StorageLog.cpp:
         # getCodecOrDefault): on Nullable(T) Delta takes 1-byte values and T64 is refused at INSERT
@@ -736,13 +753,23 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
         for c in adv.codec_candidates:
             c.reason += f"; {pre[0].reason}"
     _compact_warnings(adv, table, col["name"], nullable, cands + adv.codec_candidates)
-    key_column = col["name"] in key_columns(table)
     # Nullable -> a type without NULL: ClickHouse 25.11+ refuses it without a DEFAULT (BAD_ARGUMENTS
     # "Cannot convert column ... from nullable type ... Please specify `DEFAULT` expression", found by
     # running the advice through chdb 4.4.0 / 26.9), even when the column holds no NULL
     dflt = ("" if not nullable or keep_nulls else " DEFAULT ''" if kind in ("string", "fixedstring")
             else " DEFAULT 0")
-    for c in cands + adv.codec_candidates:
+    _set_ddls(adv, table, col, chain, cands + adv.codec_candidates, log_engine, dflt)
+    adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
+    adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
+    return adv
+
+
+def _set_ddls(adv: ColumnAdvice, table: dict, col: dict, chain: str, cands: list, log_engine: bool,
+              dflt: str) -> None:
+    """Each candidate's saving and DDL (MODIFY COLUMN; a key column or a Log table: made anew)."""
+    db, name, ctype = table["database"], table["table"], adv.type
+    key_column = col["name"] in key_columns(table)
+    for c in cands:
         c.saving_bytes = adv.current_bytes - c.projected_bytes
         codec_sql = f" {col['codec']}" if (col.get("codec") or "").strip() else ""
         if c.codec != chain:
@@ -764,9 +791,6 @@ def _advise_column(dataset, table: dict, col: dict, fraction: float | None, seed
                 # the same type with another codec is a metadata change: parts keep their codec until
                 # merged (found by running the advice through chdb 4.4.0: the column's bytes unchanged)
                 c.ddl += f" OPTIMIZE TABLE `{db}`.`{name}` FINAL;"
-    adv.candidates = sorted(cands, key=lambda c: c.projected_bytes)
-    adv.codec_candidates.sort(key=lambda c: c.projected_bytes)
-    return adv
 
 
 class _NotAdvised(Exception):
@@ -1002,11 +1026,11 @@ def _new_insert_rows(total: int) -> list[int]:
     return _squashed([MAX_BLOCK_SIZE] * full + ([last] if last else []))
 
 
-def _log_inserts(dataset, table: dict, column: str) -> tuple[list[bytes], int]:
-    """A Log / TinyLog column's ``<column>.bin`` decoded, one piece per INSERT (a block under
-    max_compress_block_size ends an insert: LogSink::writeData calls ``next()`` after each
+def _log_inserts(dataset, table: dict, column: str, substream: str = "") -> tuple[list[bytes], int]:
+    """A Log / TinyLog column's ``<column><substream>.bin`` decoded, one piece per INSERT (a block
+    under max_compress_block_size ends an insert: LogSink::writeData calls ``next()`` after each
     block, StorageLog.cpp), and its stored bytes."""
-    stem = escape_for_file_name(column)
+    stem = escape_for_file_name(column) + substream
     got = [(e, i) for e, i in column_blocks(dataset, table["database"], table["table"], column)
            if e.role == "table_data" and e.sections.get("clickhouse", {}).get("stream") == stem]
     got.sort(key=lambda x: x[1])
@@ -1109,6 +1133,8 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     nullable = _base_type(ctype) == "Nullable"
     inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip() if nullable else ctype
     kind = _kind(inner)
+    if _base_type(ctype) in ("LowCardinality", "Array"):
+        return _advise_stripe_composite(adv, dataset, table, col)
     if kind is None:
         raise _NotAdvised(f"StripeLog table: its fixed-width, String and FixedString columns and Nullable of them "
                           f"are advised ({ctype}: not advised)")
@@ -2717,3 +2743,963 @@ def _dictionary_estimate(S, writers: dict, lc_runs: list, runs: list[_Run], chai
         est += max(per_key * k, 0.0)
         var += (per_key * rhalf * unread) ** 2
     return est, math.sqrt(var)
+
+
+# --- existing LowCardinality and Array columns: their streams decoded -----------------------------------
+
+#: codecs not tried on an Array's elements: the engine gives Delta / T64 the element type (an Array(UInt32)
+#: CODEC(Delta, LZ4) column chdb 4.4.0 wrote re-encodes to the byte with Delta(4)), FPC and GCD not checked
+_ARRAY_SKIP = ("FPC", "GCD")
+
+
+def _lc_parts(ctype: str) -> tuple[bool, str, str, int]:
+    """(Nullable, the dictionary's type, its kind: string / fixedstring / int / float, its key width:
+    0 for String) of a LowCardinality type, or _NotAdvised."""
+    inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+    nullable = _base_type(inner) == "Nullable"
+    if nullable:
+        inner = inner[inner.index("(") + 1:inner.rindex(")")].strip()
+    kind = _kind(inner)
+    if kind == "string":
+        return nullable, inner, kind, 0
+    if kind == "fixedstring":
+        return nullable, inner, kind, int(_args(inner)[0])
+    if kind in ("int", "float"):
+        return nullable, inner, kind, WIDTH[inner]
+    raise _NotAdvised(f"{ctype}: not advised (a LowCardinality column is decoded when it holds String, "
+                      f"FixedString(N) or a number, Nullable or not)")
+
+
+def _array_element(ctype: str) -> str:
+    inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+    if _kind(inner) not in ("int", "float"):
+        raise _NotAdvised(f"{ctype}: not advised (an Array column is decoded when its elements are integers, "
+                          f"Float32/Float64 or String; {inner} elements are not)")
+    return inner
+
+
+def _array_streams_there(p: dict, col: dict) -> None:
+    """An Array column's part holds its elements and its own ``.size0`` stream, or _NotAdvised."""
+    if "" not in p["raw"] or ".size0" not in p["raw"]:
+        if "." in col["name"] and "" in p["raw"]:
+            raise _NotAdvised(f"a Nested column's sizes are the shared `{col['name'].split('.')[0]}.size0` "
+                              f"stream (not read here): not advised")
+        raise _NotAdvised(f"part {p['part']}: its elements or sizes stream (.size0) is missing")
+
+
+def _stream_bytes(e, idx: list[int]) -> tuple[bytes, int]:
+    idx = sorted(idx)
+    raw = b"".join(payloads.unit_payload(e, i, max_output=int(e.units["logical"][i])) for i in idx)
+    return raw, int(sum(int(e.units["stored"][i]) for i in idx))
+
+
+def _column_streams(dataset, table: dict, column: str) -> tuple[list[dict], list[str]]:
+    """The column's streams in each active Wide part (or a Log table's files: one 'part'):
+    [{"part", "entry", "raw": {substream: bytes}, "stored": {substream: bytes}}], and the names of
+    the active Compact parts that hold it."""
+    stem = escape_for_file_name(column)
+    by_dir: dict[str, dict] = {}
+    compact: set[str] = set()
+    for e, i in column_blocks(dataset, table["database"], table["table"], column):
+        sec = e.sections.get("clickhouse", {})
+        stream = str(sec.get("stream", ""))
+        if e.role == "part_column_data" and sec.get("part_type") == "Compact":
+            if sec.get("part_state", "active") == "active":
+                compact.add(str(sec.get("part")))
+            continue
+        if e.role not in ("part_column_data", "table_data") or not stream.startswith(stem) or \
+                sec.get("part_state", "active") != "active":
+            continue
+        sub = stream[len(stem):]
+        if sub and not sub.startswith("."):
+            continue
+        d = by_dir.setdefault(os.path.dirname(e.abspath), {"part": sec.get("part", table["table"]), "idx": {}})
+        d["idx"].setdefault(sub, (e, []))[1].append(i)
+    out = []
+    for d in by_dir.values():
+        raw, stored = {}, {}
+        for sub, (e, idx) in d["idx"].items():
+            raw[sub], stored[sub] = _stream_bytes(e, idx)
+        main = d["idx"].get("", (None, []))[0]
+        out.append({"part": d["part"], "entry": main, "raw": raw, "stored": stored})
+    return out, sorted(compact)
+
+
+def _part_granule_rows(entry, rows: int, granule: int) -> list[int]:
+    """The rows of each granule of a Wide part, from the column's marks (``rows``: the part's rows
+    the streams hold; marks without rows: index_granularity each)."""
+    from dbxray.parsers.clickhouse.marks import marks_flavour, read_marks
+    mfile = entry.sections.get("clickhouse", {}).get("marks_file")
+    fl = marks_flavour(mfile or "")
+    got = None
+    if fl is not None:
+        try:
+            with open(os.path.join(os.path.dirname(entry.abspath), mfile), "rb") as f:
+                marks = read_marks(f.read(), fl)
+            if marks.rows is not None:
+                got = [int(r) for r in marks.rows if int(r)]
+        except Exception:       # noqa: BLE001 -- a marks file that does not read: index_granularity
+            got = None
+    if got is None or sum(got) != rows:
+        full, last = divmod(rows, granule)
+        got = [granule] * full + ([last] if last else [])
+    return got
+
+
+def _slices(rows: list[int]) -> list[tuple[int, int]]:
+    out, a = [], 0
+    for r in rows:
+        out.append((a, a + r))
+        a += r
+    return out
+
+
+def _lc_granules(codes: np.ndarray, keys: list, rows: list[int], nullable: bool, fixed: int) -> tuple[list, list]:
+    """(keys-stream chunks, dictionary-stream chunks) of one Wide part's LowCardinality column written
+    granule by granule (compress/chstrings.LowCardinalityWriter: the shared dictionary, its overflow
+    into additional keys, the keys version first in the dictionary stream, the last dictionary at the
+    part's end)."""
+    from . import chstrings as S
+    w = S.LowCardinalityWriter(nullable=nullable, fixed=fixed)
+    chunks = [w.granule(codes[a:b], keys) for a, b in _slices(rows)]
+    dchunks = list(w.dict_chunks)
+    dchunks[-1] = dchunks[-1] + w.finish()
+    if len(dchunks) > 1:
+        dchunks = [dchunks[0] + dchunks[1]] + dchunks[2:]
+    return chunks, dchunks
+
+
+def _value_bytes(sizes: np.ndarray, chars: bytes, rows: list[int]) -> list[tuple[np.ndarray, bytes]]:
+    """Each granule's values as (sizes, bytes)."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes.astype(np.int64)
+    out = []
+    for a, b in _slices(rows):
+        ch = chars[int(starts[a]):int(ends[b - 1])] if b > a else b""
+        out.append((sizes[a:b], ch))
+    return out
+
+
+def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain: str, granule: int,
+                      codecs: bool, fraction=None, seed: int = 0) -> None:
+    """An existing LowCardinality or Array column of a MergeTree table's Wide parts or of a Log /
+    TinyLog table: every block of its streams decoded (parsers/clickhouse/lowcardinality.py), the
+    current type re-encoded (the model's own error), the other types and the codec chains projected
+    as the engine writes them (Wide: granule by granule, the part's shared dictionary; Log: the table
+    made anew, a block per INSERT block; Compact parts: each granule read whole, written again as the
+    Compact writer writes it, a fresh LowCardinality state a granule: _compact_layouts).  ``fraction``:
+    the Wide parts' projections are estimated from runs of granules (_RunSampler); every block is
+    decoded whatever it is (the ranges and distinct counts are every value's)."""
+    from dbxray.parsers.clickhouse import lowcardinality as L
+    ctype = adv.type
+    base = _base_type(ctype)
+    log_engine = str(table.get("engine", "")) in LOG_ENGINES
+    try:
+        pieces, compact = _column_streams(dataset, table, col["name"])
+    except payloads.PayloadError as e:
+        raise _NotAdvised(f"its streams could not be decoded: {e}") from None
+    pieces = [p for p in pieces if p["entry"] is not None]
+    cparts = []
+    if compact:
+        got, cnotes = _compact_granules(dataset, table, col["name"])
+        adv.notes.extend(cnotes)
+        cparts = [(e.sections["clickhouse"].get("part"), part, g_rows, pays, stored)
+                  for e, part, g_rows, pays, stored in got]
+    if not pieces and not cparts:
+        raise _NotAdvised(f"no blocks of this column's streams in active Wide or Compact parts: not advised")
+    try:
+        if base == "LowCardinality":
+            _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction, seed)
+        elif ctype.replace(" ", "") == "Array(String)":
+            _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts,
+                                  fraction)
+        else:
+            _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts, fraction,
+                          seed)
+    except (L.LowCardinalityError, payloads.PayloadError, ValueError) as e:
+        # ValueError: a stream whose bytes are not whole values of its type (numpy.frombuffer)
+        raise _NotAdvised(f"its streams could not be decoded: {e}") from None
+
+
+def _compact_split(pays: list[bytes], g_rows: list[int], chain: str, first: int, rest_type: str | None = None) -> int:
+    """A Compact part's granules written with ``chain``: each granule's first ``first(r)`` bytes (the
+    substream that takes the generic codecs only: an Array's sizes) and the rest, in one block when the
+    chain is generic (the Compact writer shares a stream between substreams of one codec), else each
+    in its own block, the first with the chain's generic codecs (as a Nullable's null map)."""
+    g = _generic(chain)
+    if g == chain:
+        return project_log(pays, chain)
+    w, vt = (WIDTH[rest_type], None if rest_type.startswith("Float") else rest_type) if rest_type else (None, None)
+    out = 0
+    for pay, r in zip(pays, g_rows):
+        out += project_log([pay[:first * r]], g) + project_log([pay[first * r:]], chain, w, vt)
+    return out
+
+
+def _log_split(rows_total: int) -> list[tuple[int, int]]:
+    return _slices(_new_insert_rows(rows_total))
+
+
+def _search_chains(adv: ColumnAdvice, total, kind: str, t: str, ctype: str, chain: str, beat: int, why: str,
+                   skip=()) -> None:
+    """Every chain of ``kind`` on type ``t`` (``total(chain)``: its bytes and interval), KEEP of them
+    that beat ``beat`` kept."""
+    from . import codecadvice as K
+    chains = [c for c in K.chains_for(kind, t, None)
+              if not any(x.split("(")[0].strip().upper() in skip for x in c.split(","))]
+    found = K.search_totals(total, chains)
+    _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+
+
+def _granule_runs(g_bytes: list[int]) -> list[tuple[int, int]]:
+    """A part's granules cut into runs (first granule, end): a run ends once it holds RUN_BYTES and
+    a multiple of ALIGN_GRANULES granules (or at the part's end), as _main_stream_runs cuts them."""
+    out, a, acc = [], 0, 0
+    for k, b in enumerate(g_bytes):
+        acc += b
+        if acc >= RUN_BYTES and (k + 1 - a) % ALIGN_GRANULES == 0:
+            out.append((a, k + 1))
+            a, acc = k + 1, 0
+    if a < len(g_bytes):
+        out.append((a, len(g_bytes)))
+    return out
+
+
+class _RunSampler:
+    """The Wide parts' granule runs of a decoded column, sampled (``fraction``): a projection is the
+    ratio estimate over the runs picked (each projected on its own: its blocks cut from its start),
+    with its 95% interval; every run picked (or ``fraction`` None): each part projected whole, exact."""
+
+    def __init__(self, adv: ColumnAdvice, parts_g: list[list[int]], parts_bytes: list[list[int]], fraction, seed):
+        self.parts_g = parts_g
+        self.parts_bytes = parts_bytes
+        self._heads: dict = {}
+        self._whole: dict = {}
+        self.runs = [(k, a, b, sum(g[a:b])) for k, (g, gb) in enumerate(zip(parts_g, parts_bytes))
+                     for a, b in _granule_runs(gb)]
+        self.pick = _pick(len(self.runs), fraction, seed) if self.runs else np.zeros(0, dtype=int)
+        self.sampled = len(self.pick) < len(self.runs)
+        self.rows = sum(r[3] for r in self.runs)
+        adv.runs = len(self.runs)
+        adv.sampled_runs = len(self.pick)
+        adv.sampled_rows = sum(self.runs[i][3] for i in self.pick)
+
+    def total(self, proj, ch: str, extra: int = 0, key: str = "") -> tuple[int, tuple[int, int]]:
+        """``proj(part, first granule, end granule, chain)``: (bytes, interval) over the Wide parts,
+        plus ``extra`` (the Compact parts', every granule).  Sampled, a chain's bytes are its ratio to
+        ZSTD(1) on the runs picked times ZSTD(1)'s bytes on every part (exact, as LZ4's: the fast
+        codecs are projected on every value), so a run's own block cuts at its ends largely cancel;
+        ``key`` names ``proj`` (its type) for those every-value projections."""
+        from . import codecadvice as K
+        if not self.sampled or ch in _EXACT_CHAINS:
+            if (key, ch) not in self._whole:
+                self._whole[(key, ch)] = sum(proj(k, 0, len(g), ch) for k, g in enumerate(self.parts_g))
+            b = self._whole[(key, ch)] + extra
+            return b, (b, b)
+        base = K.slow_base(ch)
+        if base is not None:
+            # a slow chain (ZSTD(12), ZSTD(19), LZ4HC(9)), sampled: projected on the first granules
+            # (SLOW_BYTES) of each run picked, ratio-estimated to its fast base there (the base's
+            # bytes on the whole), the interval from the heads' spread and the base's
+            pairs = []
+            for i in self.pick:
+                k, g0, g1, _ = self.runs[int(i)]
+                g_end, acc = g0, 0
+                while g_end < g1 and acc < SLOW_BYTES:
+                    acc += self.parts_bytes[k][g_end]
+                    g_end += 1
+                heads = self._heads.setdefault((key, k, g0, g_end), {})
+                for h in (ch, base):
+                    if h not in heads:
+                        heads[h] = proj(k, g0, g_end, h)
+                pairs.append((heads[base], heads[ch]))
+            est_b, (lo_b, hi_b) = self.total(proj, base, 0, key)
+            est, (lo, hi) = _estimate(pairs, est_b, len(self.runs))
+            r = est / max(1, est_b)
+            lo, hi = min(lo, round(lo_b * r)), max(hi, round(hi_b * r))
+            return est + extra, (lo + extra, hi + extra)
+        whole = self.total(proj, _SAMPLE_BASE, 0, key)[0]
+        per = [(proj(*self.runs[i][:3], _SAMPLE_BASE), proj(*self.runs[i][:3], ch)) for i in self.pick]
+        est, (lo, hi) = _estimate(per, whole, len(self.runs))
+        return est + extra, (lo + extra, hi + extra)
+
+
+#: chains projected on every value of a sampled LowCardinality / Array column (fast), and the one the
+#: others are ratio-estimated to
+_EXACT_CHAINS = ("LZ4", "ZSTD(1)")
+_SAMPLE_BASE = "ZSTD(1)"
+
+
+def _lc_default_keys(v, fixed: int):
+    """A FixedString(N) / number dictionary's default value (N zero bytes) as the writer's default key
+    (b"": LowCardinalityWriter holds it at position 0), so the column re-encodes as it was written."""
+    if fixed:
+        zero = bytes(fixed)
+        v.keys = [b"" if k == zero else k for k in v.keys]
+    return v
+
+
+def _advise_lc(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts=(), fraction=None,
+               seed: int = 0) -> None:
+    """LowCardinality(String / FixedString(N) / a number, Nullable or not): see _advise_composite."""
+    from . import chstrings as S
+    ctype = adv.type
+    nullable, inner, kind, width = _lc_parts(ctype)
+    fixed = width if kind != "string" else 0
+    dec = []
+    for p in pieces:
+        if "" not in p["raw"]:
+            raise _NotAdvised(f"part {p['part']}: no keys stream {escape_for_file_name(col['name'])}.bin")
+        v = _lc_default_keys(L.decode_lowcardinality(p["raw"][""], p["raw"].get(".dict", b""), fixed, nullable), fixed)
+        rows = len(v.codes)
+        g = v.block_rows if log_engine else _part_granule_rows(p["entry"], rows, granule)
+        sizes, chars = v.sizes_chars()
+        dec.append((p, v, g, sizes, chars, v.nulls()))
+    # Compact parts: each granule a fresh state (the keys version, then one index block with its own keys)
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            v = _lc_default_keys(L.decode_lowcardinality(pay[8:], pay[:8], fixed, nullable), fixed)
+            if len(v.codes) != r:
+                raise L.LowCardinalityError(f"Compact part {name}: a granule of {r} rows decodes to {len(v.codes)}")
+            sz, ch = v.sizes_chars()
+            grans.append((v, sz, ch, v.nulls()))
+        cdec.append((name, part, g_rows, grans, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".dict")) for p in pieces) + \
+        sum(c[4] for c in cdec)
+    adv.compact_rows = sum(sum(c[2]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1].codes) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
+    adv.range_source = "every block of the column's streams read"
+    allv = [(d[1], d[3], d[5]) for d in dec] + [(v, sz, nl) for c in cdec for v, sz, _, nl in c[3]]
+    if nullable:
+        adv.nulls = int(sum(int(nl.sum()) for _, _, nl in allv))
+    used = set()
+    for v, _, nl in allv:
+        used.update(v.keys[c] for c in np.unique(v.codes[~nl]).tolist())
+    adv.distinct_sampled = len(used)
+    allsz = np.concatenate([sz for _, sz, _ in allv]) if allv else np.zeros(0, dtype=np.uint64)
+    if len(allsz) and kind in ("string", "fixedstring"):
+        live = allsz[~np.concatenate([nl for _, _, nl in allv])] if nullable else allsz
+        if len(live):
+            adv.length_min, adv.length_max, adv.length_mean = int(live.min()), int(live.max()), float(live.mean())
+    if kind in ("int", "float") and len(used):
+        vals = np.frombuffer(b"".join(sorted(k.ljust(width, b"\0") for k in used if k is not None)),
+                             dtype=NUMPY_TYPE[inner])
+        adv.value_min, adv.value_max = vals.min().item(), vals.max().item()
+    vt = None if kind != "int" else inner
+
+    if log_engine:
+        sizes = np.concatenate([d[3] for d in dec])
+        chars = b"".join(d[4] for d in dec)
+        nulls = np.concatenate([d[5] for d in dec])
+        blocks = _log_split(len(sizes))
+        ends = np.cumsum(sizes, dtype=np.int64)
+        starts = ends - sizes.astype(np.int64)
+
+        def part(a, b):
+            return chars[int(starts[a]):int(ends[b - 1])] if b > a else b""
+        cur_pieces = {}
+        for sub in ("", ".dict"):
+            cur_pieces[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        adv.current_projected_bytes = project_log(cur_pieces[""], chain) + project_log(cur_pieces[".dict"], chain)
+
+        def lc_proj(ch: str, memo=[]) -> int:       # noqa: B006 -- the blocks, made once
+            if not memo:
+                memo.extend(lc_block(sizes[a:b], part(a, b), nulls[a:b].astype(np.uint8).tobytes() if nullable
+                                     else None, fixed, update=k == 0) for k, (a, b) in enumerate(blocks))
+            return project_log(memo, ch) + project_log([S.LC_KEYS_VERSION.to_bytes(8, "little")], ch)
+
+        def plain_proj(ch: str) -> int:
+            if kind == "string":
+                out = project_log([S.inline_bytes(sizes[a:b], part(a, b)) for a, b in blocks if b > a], ch)
+            else:
+                out = project_log([S.pad_fixed(sizes[a:b], part(a, b), width) for a, b in blocks], ch,
+                                  type_size=width if kind != "fixedstring" else None, value_type=vt)
+            if nullable:
+                out += project_log([nulls[a:b].astype(np.uint8).tobytes() for a, b in blocks], ch)
+            return out
+
+        def lc_tot(ch: str):
+            b = lc_proj(ch)
+            return b, (b, b)
+
+        def plain_tot(ch: str):
+            b = plain_proj(ch)
+            return b, (b, b)
+    else:
+        def compact_lc(ch: str, memo={}) -> int:    # noqa: B006 -- the granules, made once
+            if "g" not in memo:
+                memo["g"] = [[S.LC_KEYS_VERSION.to_bytes(8, "little") + lc_block(
+                    sz, chs, nl.astype(np.uint8).tobytes() if nullable else None, fixed) for _, sz, chs, nl in grans]
+                    for _, _, _, grans, _ in cdec]
+            return sum(project_compact(g, ch) for g in memo["g"])
+
+        def compact_plain(ch: str) -> int:
+            out = 0
+            for name, part, g_rows, grans, _ in cdec:
+                ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
+                pays = []
+                for _, sz, chs, nl in grans:
+                    head = nl.astype(np.uint8).tobytes() if nullable else b""
+                    if kind == "string":
+                        body = sz.astype("<u8").tobytes() + chs if ssv else S.inline_bytes(sz, chs)
+                    else:
+                        body = S.pad_fixed(sz, chs, width)
+                    pays.append(head + body)
+                out += _compact_split(pays, g_rows, ch, 1 if nullable else 0,
+                                      inner if kind in ("int", "float") else None)
+            return out
+        ssv = []
+        for p, *_ in dec:
+            part = (p["entry"].detail.get("clickhouse") or {}).get("part")
+            ssv.append(bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True)))
+        starts = [np.concatenate([[0], np.cumsum(d[2], dtype=np.int64)]) for d in dec]
+        lc_memo: dict = {}
+
+        def lc_chunks(k: int) -> tuple[list, list]:
+            """Part ``k`` written as LowCardinality granule by granule: (keys-stream chunks, dictionary chunks)."""
+            if k not in lc_memo:
+                v, g = dec[k][1], dec[k][2]
+                lc_memo[k] = _lc_granules(v.codes, v.keys, g, nullable, fixed)
+            return lc_memo[k]
+
+        def keys_range(k: int, g0: int, g1: int, ch: str) -> int:
+            """Part ``k``'s granules g0..g1 of the keys stream (positions and additional keys, as the
+            part's writer writes them), with the chain's generic codecs."""
+            return S.project_blocks(lc_chunks(k)[0][g0:g1], _generic(ch))
+
+        dict_memo: dict = {}
+
+        def dict_total(ch: str) -> int:
+            """Every part's dictionary stream (every key: its bytes are the part's distinct values); a slow
+            chain, sampled, scaled from its fast base by its ratio on the first SLOW_BYTES of it."""
+            from . import codecadvice as K
+            if ch not in dict_memo:
+                base = K.slow_base(ch)
+                raw = b"".join(b"".join(lc_chunks(k)[1]) for k in range(len(dec)))
+                if sampler.sampled and base is not None and len(raw) > 4 * SLOW_BYTES:
+                    head = [raw[:SLOW_BYTES]]
+                    dict_memo[ch] = round(dict_total(base) * S.project_blocks(head, ch)
+                                          / max(1, S.project_blocks(head, base)))
+                else:
+                    dict_memo[ch] = sum(S.project_blocks(lc_chunks(k)[1], ch) for k in range(len(dec)))
+            return dict_memo[ch]
+
+        def plain_range(k: int, g0: int, g1: int, ch: str) -> int:
+            p, v, g, sizes, chars, nl = dec[k]
+            r0, r1 = int(starts[k][g0]), int(starts[k][g1])
+            ends = np.cumsum(sizes[:r1], dtype=np.int64)
+            c0 = int(ends[r0 - 1]) if r0 else 0
+            gr = _value_bytes(sizes[r0:r1], chars[c0:int(ends[-1]) if r1 else 0], g[g0:g1])
+            out = 0
+            if kind == "string":
+                if ssv[k]:
+                    out += S.project_blocks([c for _, c in gr], ch) + S.project_blocks(
+                        [x.astype("<u8").tobytes() for x, _ in gr], ch, 8, "UInt64")
+                else:
+                    out += S.project_blocks([S.inline_bytes(x, c) for x, c in gr], ch)
+            else:
+                out += S.project_blocks([S.pad_fixed(x, c, width) for x, c in gr], ch,
+                                        width if kind != "fixedstring" else None, vt)
+            if nullable:
+                nb = nl[r0:r1].astype(np.uint8)
+                out += S.project_blocks([nb[a:b].tobytes() for a, b in _slices(g[g0:g1])], _generic(ch))
+            return out
+        sampler = _RunSampler(adv, [d[2] for d in dec],
+                              [[int(x) for x in np.add.reduceat(d[3], starts[k][:-1]).tolist()] if len(d[3]) else []
+                               for k, d in enumerate(dec)], fraction, seed)
+        adv.sampled_rows += adv.compact_rows
+        adv.runs += len(cdec)
+        adv.sampled_runs += len(cdec)
+        # the current type re-encoded: its own index blocks when every value is projected (exact: the
+        # part's write calls), else the sampled runs' ratio estimate
+        if not sampler.sampled:
+            adv.current_projected_bytes = compact_lc(chain)
+            for p, v, g, *_ in dec:
+                ck, cd = _lc_granules(v.codes, v.keys, v.block_rows, nullable, fixed)
+                adv.current_projected_bytes += S.project_blocks(ck, _generic(chain)) + S.project_blocks(cd, chain)
+        else:
+            adv.current_projected_bytes = sampler.total(keys_range, chain, key="keys")[0] + dict_total(chain) + \
+                compact_lc(chain)
+
+        def lc_tot(ch: str):
+            """The keys stream's sampled runs (each part written whole as the writer writes it: its
+            positions and overflow keys in place), every dictionary, the Compact parts' granules."""
+            est, (lo, hi) = sampler.total(keys_range, ch, key="keys")
+            x = compact_lc(ch) + dict_total(ch)
+            return est + x, (lo + x, hi + x)
+
+        def plain_tot(ch: str):
+            return sampler.total(plain_range, ch, compact_plain(ch), key="plain")
+    plain = f"Nullable({inner})" if nullable else inner
+    cands = []
+    c = Candidate(plain, chain, f"{adv.distinct_sampled:,} distinct values in {adv.rows:,} rows (every value "
+                                f"read): without LowCardinality each row holds its value"
+                                + (f"; {adv.nulls:,} NULL rows: Nullable, a null map stream" if nullable else ""))
+    c.projected_bytes, c.ci95 = plain_tot(chain)
+    if c.projected_bytes < adv.current_bytes:
+        cands.append(c)
+    else:
+        adv.notes.append(f"{plain} projected {c.projected_bytes:,} bytes, not smaller than now "
+                         f"({adv.current_bytes:,}): LowCardinality pays at {adv.distinct_sampled:,} distinct values")
+    if codecs:
+        # the generic codecs only on a LowCardinality column (its positions take no other)
+        _search_chains(adv, lc_tot, "lowcardinality", ctype, ctype, chain, adv.current_bytes, "")
+        for c in cands:
+            _search_chains(adv, plain_tot, "string" if kind in ("string", "fixedstring") else kind, c.type, ctype,
+                           chain, c.projected_bytes, f" (the {c.type} suggestion with this codec)",
+                           skip=_ARRAY_SKIP if kind in ("int", "float") else ())
+    adv.candidates = cands
+
+
+def _advise_array(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts=(),
+                  fraction=None, seed: int = 0) -> None:
+    """Array(integer / Float32 / Float64): see _advise_composite.  Its sizes stream (``.size0``,
+    UInt64 a row, src/DataTypes/Serializations/SerializationArray.cpp) takes the chain's generic codecs
+    only in a Wide part (mergeTreeCodecBlockCounts of an Array(UInt32) CODEC(Delta, ZSTD(1)) column:
+    ZSTD(1) on ``.size0``), the whole chain in a Log table (LogSink codes each file of a column with
+    it, Delta / T64 taking the element type on both files); the elements the chain with the element
+    type's width (FPC and GCD not tried: _ARRAY_SKIP)."""
+    ctype = adv.type
+    et = _array_element(ctype)
+    w = WIDTH[et]
+    vt = None if et.startswith("Float") else et
+    dec = []
+    for p in pieces:
+        _array_streams_there(p, col)
+        sizes = L.read_array_sizes(p["raw"][".size0"])
+        elems = np.frombuffer(p["raw"][""], dtype=NUMPY_TYPE[et])
+        if int(sizes.sum()) != len(elems):
+            raise L.LowCardinalityError(f"part {p['part']}: the sizes add up to {int(sizes.sum()):,} elements, "
+                                        f"the elements stream holds {len(elems):,}")
+        g = None if log_engine else _part_granule_rows(p["entry"], len(sizes), granule)
+        dec.append((p, sizes, elems, g))
+    # Compact parts: a granule is its sizes (UInt64 a row) then its elements
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            sz = L.read_array_sizes(pay, 0, r)
+            el = np.frombuffer(pay[8 * r:], dtype=NUMPY_TYPE[et])
+            if int(sz.sum()) != len(el):
+                raise L.LowCardinalityError(f"Compact part {name}: a granule's sizes add up to {int(sz.sum()):,} "
+                                            f"elements, it holds {len(el):,}")
+            grans.append((sz, el))
+        cdec.append((name, g_rows, grans, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(s, 0) for s in ("", ".size0")) for p in pieces) + \
+        sum(c[3] for c in cdec)
+    adv.compact_rows = sum(sum(c[1]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
+    allv = np.concatenate([d[2] for d in dec] + [el for c in cdec for _, el in c[2]]) if dec or cdec else np.zeros(0)
+    adv.range_source = "every element read"
+    if len(allv):
+        adv.value_min, adv.value_max = allv.min().item(), allv.max().item()
+    if et.startswith("Float") and len(allv):
+        adv.integral = bool(np.all(np.mod(allv, 1) == 0))
+    if log_engine:
+        sizes = np.concatenate([d[1] for d in dec])
+        blocks = _log_split(len(sizes))
+        off = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        cur = {}
+        for sub in ("", ".size0"):
+            cur[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        # LogSink codes both files with the codec made for the column: Delta / T64 take the element
+        # type on the sizes file too (chdb 4.4.0: Array(UInt16) CODEC(Delta, ZSTD(1)) made anew equals
+        # the projection with Delta(2) on both files, to the byte)
+        adv.current_projected_bytes = project_log(cur[""], chain, w, vt) + project_log(cur[".size0"], chain, w, vt)
+
+        def proj(t: str, ch: str) -> int:
+            tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
+            vals = allv.astype(NUMPY_TYPE[t])
+            return (project_log([sizes[a:b].astype("<u8").tobytes() for a, b in blocks], ch, tw, tv)
+                    + project_log([vals[off[a]:off[b]].tobytes() for a, b in blocks], ch, tw, tv))
+
+        def tot(t: str, ch: str):
+            b = proj(t, ch)
+            return b, (b, b)
+    else:
+        from . import chstrings as S
+        row_at = [np.concatenate([[0], np.cumsum(g, dtype=np.int64)]) for _, _, _, g in dec]
+        el_at = [np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]) for _, sizes, _, _ in dec]
+        conv: dict = {}
+
+        def values_as(k: int, t: str) -> np.ndarray:
+            if (k, t) not in conv:
+                conv[(k, t)] = dec[k][2].astype(NUMPY_TYPE[t])
+            return conv[(k, t)]
+
+        def arr_range(t: str):
+            tw, tv = WIDTH[t], (None if t.startswith("Float") else t)
+
+            def project(k: int, g0: int, g1: int, ch: str) -> int:
+                _, sizes, _, g = dec[k]
+                vals, off, rows0 = values_as(k, t), el_at[k], int(row_at[k][g0])
+                sl = [(a + rows0, b + rows0) for a, b in _slices(g[g0:g1])]
+                return (S.project_blocks([sizes[a:b].astype("<u8").tobytes() for a, b in sl], _generic(ch), 8,
+                                         "UInt64")
+                        + S.project_blocks([vals[off[a]:off[b]].tobytes() for a, b in sl], ch, tw, tv))
+            return project
+
+        def compact(t: str, ch: str) -> int:
+            out = 0
+            for name, g_rows, grans, _ in cdec:
+                pays = [sz.astype("<u8").tobytes() + el.astype(NUMPY_TYPE[t]).tobytes() for sz, el in grans]
+                out += _compact_split(pays, g_rows, ch, 8, t)
+            return out
+        gbytes = []
+        for k, (_, sizes, _, g) in enumerate(dec):
+            ra = row_at[k]
+            gbytes.append([int(8 * (ra[i + 1] - ra[i]) + w * (el_at[k][ra[i + 1]] - el_at[k][ra[i]]))
+                           for i in range(len(g))])
+        sampler = _RunSampler(adv, [d[3] for d in dec], gbytes, fraction, seed)
+        adv.sampled_rows += adv.compact_rows
+        adv.runs += len(cdec)
+        adv.sampled_runs += len(cdec)
+
+        def tot(t: str, ch: str):
+            return sampler.total(arr_range(t), ch, compact(t, ch), key=t)
+
+        def proj(t: str, ch: str) -> int:
+            return tot(t, ch)[0]
+        adv.current_projected_bytes = proj(et, chain)
+    cands = []
+    if vt is not None and len(allv):
+        for t in _fitting_ints(int(allv.min()), int(allv.max()), w):
+            c = Candidate(f"Array({t})", _chain_for(chain, t, chain),
+                          f"every element is in {int(allv.min()):,}..{int(allv.max()):,} (all {len(allv):,} read): "
+                          f"{t} holds them")
+            c.projected_bytes, c.ci95 = tot(t, c.codec)
+            if c.projected_bytes < adv.current_bytes:
+                cands.append(c)
+            break                   # the narrowest that fits
+    elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
+        c = Candidate("Array(Float32)", chain, f"every element of the {len(allv):,} converts to Float32 and back "
+                                               f"unchanged")
+        c.projected_bytes, c.ci95 = tot("Float32", chain)
+        if c.projected_bytes < adv.current_bytes:
+            cands.append(c)
+    if codecs:
+        best = min(cands, key=lambda c: c.projected_bytes, default=None)
+        for t, beat, why in ([(best.type, best.projected_bytes, f" (the {best.type} suggestion with this codec)")]
+                             if best else []) + [(ctype, adv.current_bytes, "")]:
+            e = _array_element(t)
+            _search_chains(adv, lambda ch, e=e: tot(e, ch), "float" if e.startswith("Float") else "int", t, ctype,
+                           chain, beat, why, skip=_ARRAY_SKIP)
+    adv.candidates = cands
+
+
+#: an Array(String) column is projected on every value; sampled (``--sample``), one of more element bytes
+#: than this gets the general codecs only (no level search: ZSTD(19) on all of it would take seconds)
+ARRAY_STRINGS_FULL_BYTES = 4 << 20
+
+
+def _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, pieces, log_engine, L, cparts,
+                          fraction=None) -> None:
+    """Array(String), every value read (not sampled): its ``.size0`` (UInt64 elements a row), then the
+    elements as a String column (``.size`` UInt64 sizes and the bytes in a Wide part written with the
+    sizes stream, else the sizes inline; a Compact granule its row sizes, element sizes and bytes; a
+    Log table's file inline).  Suggestion: Array(LowCardinality(String)) when the distinct elements are
+    few (the elements through the LowCardinality writer, a granule's elements an index block), and the
+    general codecs on each."""
+    from . import chstrings as S
+    ctype = adv.type
+    dec = []            # (part entry or None, row sizes, element sizes, element bytes, granule rows, size stream)
+    for p in pieces:
+        _array_streams_there(p, col)
+        rs = L.read_array_sizes(p["raw"][".size0"])
+        n_el = int(rs.sum())
+        if ".size" in p["raw"]:
+            es = L.read_array_sizes(p["raw"][".size"], 0, n_el)
+            ch = p["raw"][""]
+            ssv = True
+        else:
+            es, ch = S.parse_inline(p["raw"][""], count=n_el)
+            ssv = False
+        if int(es.sum()) != len(ch):
+            raise L.LowCardinalityError(f"part {p['part']}: the element sizes add up to {int(es.sum()):,} bytes, "
+                                        f"the stream holds {len(ch):,}")
+        g = None if log_engine else _part_granule_rows(p["entry"], len(rs), granule)
+        dec.append((p, rs, es, ch, g, ssv))
+    cdec = []
+    for name, part, g_rows, pays, stored in cparts:
+        ssv = bool(getattr(getattr(part, "serialization", None), "string_with_size_stream", True))
+        grans = []
+        for pay, r in zip(pays, g_rows):
+            rs = L.read_array_sizes(pay, 0, r)
+            n_el = int(rs.sum())
+            if ssv:
+                es = L.read_array_sizes(pay, 8 * r, n_el)
+                ch = pay[8 * r + 8 * n_el:]
+            else:
+                es, ch = S.parse_inline(pay, count=n_el, start=8 * r)
+            if int(es.sum()) != len(ch):
+                raise L.LowCardinalityError(f"Compact part {name}: a granule's element sizes add up to "
+                                            f"{int(es.sum()):,} bytes, it holds {len(ch):,}")
+            grans.append((rs, es, ch))
+        cdec.append((name, g_rows, grans, ssv, stored))
+    adv.current_bytes = sum(sum(p["stored"].get(x, 0) for x in ("", ".size0", ".size")) for p in pieces) + \
+        sum(c[4] for c in cdec)
+    adv.compact_rows = sum(sum(c[1]) for c in cdec)
+    adv.rows = adv.sampled_rows = sum(len(d[1]) for d in dec) + adv.compact_rows
+    adv.runs = adv.sampled_runs = len(dec) + len(cdec)
+    adv.range_source = "every element read"
+    all_es = [d[2] for d in dec] + [es for c in cdec for _, es, _ in c[2]]
+    all_ch = [d[3] for d in dec] + [ch for c in cdec for _, _, ch in c[2]]
+    sizes = np.concatenate(all_es) if all_es else np.zeros(0, dtype=np.uint64)
+    chars = b"".join(all_ch)
+    codes, keys = S.factorize(sizes, chars, max(1, int(LC_MOST_DISTINCT * len(sizes))))
+    if len(sizes):
+        adv.length_min, adv.length_max, adv.length_mean = int(sizes.min()), int(sizes.max()), float(sizes.mean())
+    adv.distinct_sampled = len(keys) if keys is not None else None
+
+    def el_slices(rs, g):
+        """Each granule's element range."""
+        off = np.concatenate([[0], np.cumsum(rs, dtype=np.int64)])
+        return [(int(off[a]), int(off[b])) for a, b in _slices(g)]
+
+    def str_chunks(es, ch, sl, ssv):
+        ends = np.concatenate([[0], np.cumsum(es, dtype=np.int64)])
+        if ssv:
+            return ([ch[int(ends[a]):int(ends[b])] for a, b in sl], [es[a:b].astype("<u8").tobytes() for a, b in sl])
+        return [S.inline_bytes(es[a:b], ch[int(ends[a]):int(ends[b])]) for a, b in sl], None
+    code_at = np.concatenate([[0], np.cumsum([len(x) for x in all_es], dtype=np.int64)])
+
+    if log_engine:
+        rs = np.concatenate([d[1] for d in dec])
+        blocks = _log_split(len(rs))
+        sl = el_slices(rs, [b - a for a, b in blocks])
+        cur = {}
+        for sub in ("", ".size0"):
+            cur[sub], _ = _log_inserts(dataset, table, col["name"], sub)
+        adv.current_projected_bytes = project_log(cur[""], chain) + project_log(cur[".size0"], chain)
+        size0 = [rs[a:b].astype("<u8").tobytes() for a, b in blocks]
+
+        def plain(ch_: str) -> int:
+            body, _ = str_chunks(sizes, chars, sl, False)
+            return project_log(size0, ch_) + project_log([b for b in body if b], ch_)
+
+        def lc(ch_: str) -> int:
+            ends = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+            pieces_ = [lc_block(sizes[a:b], chars[int(ends[a]):int(ends[b])], None, 0, update=k == 0)
+                       for k, (a, b) in enumerate(sl)]
+            return (project_log(size0, ch_) + project_log(pieces_, ch_)
+                    + project_log([S.LC_KEYS_VERSION.to_bytes(8, "little")], ch_))
+    else:
+        def plain(ch_: str) -> int:
+            out = 0
+            for p, rs, es, ch, g, ssv in dec:
+                sl = el_slices(rs, g)
+                body, szs = str_chunks(es, ch, sl, ssv)
+                out += S.project_blocks([rs[a:b].astype("<u8").tobytes() for a, b in _slices(g)], _generic(ch_), 8,
+                                        "UInt64")
+                out += S.project_blocks(body, ch_) + (S.project_blocks(szs, ch_, 8, "UInt64") if szs else 0)
+            for name, g_rows, grans, ssv, _ in cdec:
+                out += project_compact([rs.astype("<u8").tobytes() + (es.astype("<u8").tobytes() + ch if ssv else
+                                                                      S.inline_bytes(es, ch)) for rs, es, ch in grans],
+                                       ch_)
+            return out
+
+        def lc(ch_: str, memo={}) -> int:        # noqa: B006 -- the chunks, made once
+            if not memo:
+                k0 = 0
+                for k, (p, rs, es, ch, g, ssv) in enumerate(dec):
+                    sl = [(a, b) for a, b in el_slices(rs, g)]
+                    cs = codes[int(code_at[k]):int(code_at[k + 1])]
+                    ck, cd = _lc_granules(cs, keys, [b - a for a, b in sl], False, 0)
+                    memo[("w", k)] = ([rs[a:b].astype("<u8").tobytes() for a, b in _slices(g)], ck, cd)
+                    k0 = k + 1
+                for j, (name, g_rows, grans, ssv, _) in enumerate(cdec):
+                    out = []
+                    for rs, es, ch in grans:
+                        out.append(S.LC_KEYS_VERSION.to_bytes(8, "little") + rs.astype("<u8").tobytes()
+                                   + lc_block(es, ch, None, 0))
+                    memo[("c", j)] = out
+                    k0 += 1
+            out = 0
+            for key, val in memo.items():
+                if key[0] == "w":
+                    s0, ck, cd = val
+                    out += (S.project_blocks(s0, _generic(ch_), 8, "UInt64") + S.project_blocks(ck, _generic(ch_))
+                            + S.project_blocks(cd, ch_))
+                else:
+                    out += project_compact(val, ch_)
+            return out
+        adv.current_projected_bytes = plain(chain)
+    cands = []
+    if keys is not None and len(sizes):
+        c = Candidate("Array(LowCardinality(String))", chain,
+                      f"{len(keys):,} distinct elements in {len(sizes):,} (every element read): a dictionary per part "
+                      f"and a 1-8 byte position an element (lossless)")
+        c.projected_bytes = lc(chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        if c.projected_bytes < adv.current_bytes:
+            cands.append(c)
+        else:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+    if codecs:
+        from . import codecadvice as K
+        exact = (lambda f: (lambda ch_: (lambda b: (b, (b, b)))(f(ch_))))
+        if fraction is not None and len(chars) > ARRAY_STRINGS_FULL_BYTES:
+            adv.notes.append(f"{len(chars):,} bytes of elements, sampled: the general codecs only "
+                             f"({', '.join(K.GENERAL)}; --sample all searches the levels)")
+            for t, f, beat, why in [(ctype, plain, adv.current_bytes, "")] + [
+                    (c.type, lc, c.projected_bytes, f" (the {c.type} suggestion with this codec)") for c in cands]:
+                found = sorted(((ch_, *exact(f)(ch_)) for ch_ in K.GENERAL), key=lambda x: x[1])
+                _keep_chains(adv, found, t, ctype, chain, True, beat, why)
+        else:
+            _search_chains(adv, exact(plain), "string", ctype, ctype, chain, adv.current_bytes, "")
+            for c in cands:
+                _search_chains(adv, exact(lc), "lowcardinality", c.type, ctype, chain, c.projected_bytes,
+                               f" (the {c.type} suggestion with this codec)")
+    adv.candidates = cands
+
+
+def _advise_stripe_composite(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
+    """A StripeLog table's LowCardinality and Array(number / String) columns: each Native block of the
+    column decoded (NativeWriter: a LowCardinality block is the keys version then one index block with
+    its own keys; an Array block its cumulative offsets, then for Array(LowCardinality) the keys version,
+    then the elements), the suggestions projected as the table made anew writes them (as _advise_stripe:
+    Native blocks of the squashed rows, the data.bin's codec, no codec chains)."""
+    from dbxray.parsers.clickhouse import lowcardinality as L
+
+    from . import chstrings as S
+    ctype = adv.type
+    base = _base_type(ctype)
+    data, pieces, last_col, ncols = _stripe_column(dataset, table, col["name"])
+    if not pieces:
+        raise _NotAdvised("no block of this column in data.bin: not advised")
+    head = _native_header(col["name"], ctype)
+    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
+    if chain.startswith("ZSTD"):
+        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
+    adv.current_codec = chain
+    adv.current_bytes = sum(st for _, st, _ in pieces)
+    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
+    adv.runs = adv.sampled_runs = len(pieces)
+    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    adv.range_source = "every block of data.bin read"
+    new = _squashed([r for r, _, _ in pieces])
+    cands: list = []            # (candidate, lay(first row, end row) -> the column's bytes after its header)
+    try:
+        for rows, _, raw in pieces:
+            if not raw.startswith(head):
+                raise _NotAdvised("a Native block of this column does not start with its name and type: not advised")
+        if base == "LowCardinality":
+            nullable, inner, kind, width = _lc_parts(ctype)
+            fixed = width if kind != "string" else 0
+            szs, chs, nls, used = [], [], [], set()
+            for rows, _, raw in pieces:
+                pos = len(head)
+                ib = L.read_index_block(raw, pos + 8, fixed)
+                v = _lc_default_keys(L.decode_lowcardinality(raw[pos + 8:ib.end], raw[pos:pos + 8], fixed, nullable),
+                                     fixed)
+                if len(v.codes) != rows:
+                    raise L.LowCardinalityError(f"a Native block of {rows} rows decodes to {len(v.codes)}")
+                sz, ch = v.sizes_chars()
+                nl = v.nulls()
+                used.update(v.keys[c] for c in np.unique(v.codes[~nl]).tolist())
+                szs.append(sz)
+                chs.append(ch)
+                nls.append(nl)
+            sz, ch, nl = np.concatenate(szs), b"".join(chs), np.concatenate(nls)
+            adv.distinct_sampled = len(used)
+            if nullable:
+                adv.nulls = int(nl.sum())
+            ends = np.cumsum(sz, dtype=np.int64)
+            starts = ends - sz.astype(np.int64)
+            nm = nl.astype(np.uint8).tobytes()
+
+            def part(a: int, b: int) -> bytes:
+                return ch[int(starts[a]):int(ends[b - 1])] if b > a else b""
+            plain = f"Nullable({inner})" if nullable else inner
+
+            def lay(a: int, b: int) -> bytes:
+                body = S.inline_bytes(sz[a:b], part(a, b)) if kind == "string" else S.pad_fixed(sz[a:b], part(a, b),
+                                                                                                  width)
+                return (nm[a:b] if nullable else b"") + body
+            cands.append((Candidate(plain, chain, f"{adv.distinct_sampled:,} distinct values in {adv.rows:,} rows "
+                                                  f"(every value read): without LowCardinality each row holds its "
+                                                  f"value" + ("; Nullable: a null map" if nullable else "")), lay))
+        else:
+            inner = ctype[ctype.index("(") + 1:ctype.rindex(")")].strip()
+            is_str = inner == "String"
+            et = inner if is_str else _array_element(ctype)
+            all_rs, all_es, all_ch, all_v = [], [], [], []
+            for rows, _, raw in pieces:
+                pos = len(head)
+                rs = L.read_array_offsets(raw, pos, rows)
+                pos += 8 * rows
+                n_el = int(rs.sum())
+                if is_str:
+                    es, chs = S.parse_inline(raw, count=n_el, start=pos)
+                    all_es.append(es)
+                    all_ch.append(chs)
+                else:
+                    w = WIDTH[et]
+                    if len(raw) < pos + n_el * w:
+                        raise L.LowCardinalityError(f"a Native block holds fewer than its {n_el:,} elements")
+                    all_v.append(np.frombuffer(raw[pos:pos + n_el * w], dtype=NUMPY_TYPE[et]))
+                all_rs.append(rs)
+            rs = np.concatenate(all_rs)
+            off = np.concatenate([[0], np.cumsum(rs, dtype=np.int64)])
+
+            def offs(a: int, b: int) -> bytes:
+                return np.cumsum(rs[a:b], dtype=np.int64).astype("<u8").tobytes()
+            if is_str:
+                es, ch = np.concatenate(all_es), b"".join(all_ch)
+                eends = np.concatenate([[0], np.cumsum(es, dtype=np.int64)])
+                _, keys = S.factorize(es, ch, max(1, int(LC_MOST_DISTINCT * len(es))))
+                adv.distinct_sampled = len(keys) if keys is not None else None
+                if keys is not None and len(es):
+                    def lay(a: int, b: int) -> bytes:
+                        e0, e1 = int(off[a]), int(off[b])
+                        return (S.LC_KEYS_VERSION.to_bytes(8, "little") + offs(a, b)
+                                + lc_block(es[e0:e1], ch[int(eends[e0]):int(eends[e1])], None, 0))
+                    cands.append((Candidate("Array(LowCardinality(String))", chain,
+                                            f"{len(keys):,} distinct elements in {len(es):,} (every element read): "
+                                            f"each Native block of the table made anew writes its own keys and a "
+                                            f"1-8 byte position an element (lossless)"), lay))
+            else:
+                allv = np.concatenate(all_v) if all_v else np.zeros(0, dtype=NUMPY_TYPE[et])
+                if len(allv):
+                    adv.value_min, adv.value_max = allv.min().item(), allv.max().item()
+                nt = None
+                if not et.startswith("Float") and len(allv):
+                    nt = next(iter(_fitting_ints(int(allv.min()), int(allv.max()), WIDTH[et])), None)
+                elif et == "Float64" and len(allv) and np.array_equal(allv.astype("<f4").astype("<f8"), allv):
+                    nt = "Float32"
+                if nt is not None:
+                    def lay(a: int, b: int, nt=nt) -> bytes:
+                        return offs(a, b) + allv[int(off[a]):int(off[b])].astype(NUMPY_TYPE[nt]).tobytes()
+                    cands.append((Candidate(f"Array({nt})", chain, f"every element is in {adv.value_min:,}.."
+                                                                   f"{adv.value_max:,} (all {len(allv):,} read): "
+                                                                   f"{nt} holds them"), lay))
+    except (L.LowCardinalityError, S.StringReadError, ValueError) as e:
+        raise _NotAdvised(f"its Native blocks could not be decoded: {e}") from None
+    out = []
+    for c, lay in cands:
+        pos, blocks = 0, []
+        for r in new:
+            blocks.append(_native_header(col["name"], c.type) + lay(pos, pos + r))
+            if last_col and len(blocks) < len(new):     # the next block's header after the last column
+                blocks[-1] += _block_header(columns=ncols, rows=new[len(blocks)])
+            pos += r
+        c.projected_bytes = project_log(blocks, chain)
+        c.ci95 = (c.projected_bytes, c.projected_bytes)
+        c.saving_bytes = adv.current_bytes - c.projected_bytes
+        c.ddl = (f"-- StripeLog takes no MODIFY COLUMN: create the table anew with `{col['name']}` {c.type} "
+                 f"and INSERT ... SELECT * FROM the table SETTINGS max_threads = 1 (its Native blocks read as "
+                 f"they are and written again squashed into blocks of min_insert_block_size_rows or more, as "
+                 f"projected)")
+        if c.projected_bytes >= adv.current_bytes:
+            adv.notes.append(f"{c.type} projected {c.projected_bytes:,} bytes, not smaller than now "
+                             f"({adv.current_bytes:,})")
+            continue
+        out.append(c)
+    adv.candidates = sorted(out, key=lambda c: c.projected_bytes)
+    adv.notes.append("StripeLog writes every column with the server's default codec (its CODEC is not applied): "
+                     "no codec chain is advised")

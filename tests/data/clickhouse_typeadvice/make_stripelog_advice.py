@@ -46,6 +46,7 @@ def main(advice_path, datadir, truth="truth_stripelog_advice.json"):
     shutil.copytree(datadir, live, symlinks=True)
     restore_links(live)
     s = chdb.session.Session(live)
+    s.query("SET allow_suspicious_low_cardinality_types = 1")      # make_composite.py's LowCardinality(UInt32)
     out = []
     for a in advice["columns"]:
         db, table = a["database"], a["table"]

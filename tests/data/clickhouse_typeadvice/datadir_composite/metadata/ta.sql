@@ -1,0 +1,2 @@
+ATTACH DATABASE _ UUID '4a87fcdd-b0a2-40ee-89f6-33f9c3e3d58a'
+ENGINE = Atomic
