@@ -3504,20 +3504,16 @@ def _advise_array_strings(adv, dataset, table, col, chain, granule, codecs, piec
 
         def lc(ch_: str, memo={}) -> int:        # noqa: B006 -- the chunks, made once
             if not memo:
-                k0 = 0
+                # ``codes`` run over the Wide parts' elements, then the Compact parts' (code_at: each piece's first)
                 for k, (p, rs, es, ch, g, ssv) in enumerate(dec):
-                    sl = [(a, b) for a, b in el_slices(rs, g)]
+                    sl = el_slices(rs, g)
                     cs = codes[int(code_at[k]):int(code_at[k + 1])]
                     ck, cd = _lc_granules(cs, keys, [b - a for a, b in sl], False, 0)
                     memo[("w", k)] = ([rs[a:b].astype("<u8").tobytes() for a, b in _slices(g)], ck, cd)
-                    k0 = k + 1
                 for j, (name, g_rows, grans, ssv, _) in enumerate(cdec):
-                    out = []
-                    for rs, es, ch in grans:
-                        out.append(S.LC_KEYS_VERSION.to_bytes(8, "little") + rs.astype("<u8").tobytes()
-                                   + lc_block(es, ch, None, 0))
-                    memo[("c", j)] = out
-                    k0 += 1
+                    # a Compact granule: the keys version (the state prefix), its row sizes, its index block
+                    memo[("c", j)] = [S.LC_KEYS_VERSION.to_bytes(8, "little") + rs.astype("<u8").tobytes()
+                                      + lc_block(es, ch, None, 0) for rs, es, ch in grans]
             out = 0
             for key, val in memo.items():
                 if key[0] == "w":
