@@ -3001,7 +3001,7 @@ class _RunSampler:
             # a slow chain (ZSTD(12), ZSTD(19), LZ4HC(9)), sampled: projected on the first granules
             # (SLOW_BYTES) of each run picked, ratio-estimated to its fast base there (the base's
             # bytes on the whole), the interval from the heads' spread and the base's
-            pairs = []
+            pairs, picked = [], []
             for i in self.pick:
                 k, g0, g1, _ = self.runs[int(i)]
                 g_end, acc = g0, 0
@@ -3013,15 +3013,46 @@ class _RunSampler:
                     if h not in heads:
                         heads[h] = proj(k, g0, g_end, h)
                 pairs.append((heads[base], heads[ch]))
+                picked.append((k, g0, g_end, heads))
             est_b, (lo_b, hi_b) = self.total(proj, base, 0, key)
             est, (lo, hi) = _estimate(pairs, est_b, len(self.runs))
             r = est / max(1, est_b)
             lo, hi = min(lo, round(lo_b * r)), max(hi, round(hi_b * r))
+            # the heads stand for their runs as far as the other every-value chain, projected on
+            # the same heads and known on the whole, gives the same estimate
+            other = next((c for c in _EXACT_CHAINS if c != base), None)
+            if other is not None:
+                for k, g0, g_end, heads in picked:
+                    if other not in heads:
+                        heads[other] = proj(k, g0, g_end, other)
+                lo, hi = self._widened(est, lo, hi, sum(y for _, y in pairs),
+                                       sum(h[other] for *_, h in picked), self.total(proj, other, 0, key)[0])
             return est + extra, (lo + extra, hi + extra)
         whole = self.total(proj, _SAMPLE_BASE, 0, key)[0]
         per = [(proj(*self.runs[i][:3], _SAMPLE_BASE), proj(*self.runs[i][:3], ch)) for i in self.pick]
         est, (lo, hi) = _estimate(per, whole, len(self.runs))
+        lo, hi = self._second_base(proj, ch, key, est, lo, hi, [y for _, y in per])
         return est + extra, (lo + extra, hi + extra)
+
+    def _second_base(self, proj, ch: str, key: str, est: int, lo: int, hi: int, ys: list[int]) -> tuple[int, int]:
+        """The interval of a ratio estimate to ZSTD(1) widened to the estimate LZ4, the other
+        chain known on every value, gives as the base (``ys``: the chain's bytes on the runs read)."""
+        other = next(c for c in _EXACT_CHAINS if c != _SAMPLE_BASE)
+        if ch == other:
+            return lo, hi
+        xs = [proj(*self.runs[i][:3], other) for i in self.pick]
+        return self._widened(est, lo, hi, sum(ys), sum(xs), self.total(proj, other, 0, key)[0])
+
+    @staticmethod
+    def _widened(est: int, lo: int, hi: int, y: int, x: int, x_whole: int) -> tuple[int, int]:
+        """(lo, hi) widened to reach the ratio estimate ``y / x * x_whole`` of a second base
+        mirrored about ``est``: both bases are exact on every value, so where their estimates
+        disagree the runs read do not stand for the others as the ratio assumes (a run's own
+        block cuts, a shorter last run), which runs that happen to agree give no width for."""
+        if not x:
+            return lo, hi
+        d = abs(y / x * x_whole - est)
+        return min(lo, int(round(est - d))), max(hi, int(round(est + d)))
 
 
 #: chains projected on every value of a sampled LowCardinality / Array column (fast), and the one the

@@ -245,9 +245,11 @@ def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
     """Sampled (``--sample 0.05``: runs of granules, here 2 granules a run, 2 of the Wide part's 3 runs
     read, over 2 seeds): every suggestion the engine wrote is estimated within 5% (each chain as its
     ratio to ZSTD(1) on the runs read times ZSTD(1) on every value; LZ4 and ZSTD(1) projected on every
-    value; the LowCardinality dictionaries every key); the interval holds the engine's bytes in at
-    least 80% of the cases, not the 95% it is named for (88 of 102, 86%, 2026-12-02:
-    runs of 2 granules cut blocks where the part does not, and 2 of 3 runs give a thin spread)."""
+    value; the LowCardinality dictionaries every key); the interval, widened to the estimate LZ4 (the
+    other every-value chain) gives as the base, holds the engine's bytes in at least 90% of the cases,
+    not the 95% it is named for (94 of 102, 2026-12-02; 88 of 102 without the second base: runs of 2
+    granules cut blocks where the part does not, and 2 of 3 runs give a thin spread; the misses left are
+    LZ4HC(9) and ZSTD(12) projected on each run's first 64 KiB, 0.6-3.5% high or low)."""
     monkeypatch.setattr(T, "RUN_BYTES", 1)
     monkeypatch.setattr(T, "MIN_RUNS", 2)
     monkeypatch.setattr(T, "ALIGN_GRANULES", 2)
@@ -268,7 +270,7 @@ def test_sampled_runs_estimate_the_engine(ds, monkeypatch):
                 worst = max(worst, abs(c.projected_bytes - r["real_bytes"]) / r["real_bytes"])
                 total += 1
     print(f"interval holds the engine's bytes in {hits}/{total}, worst estimate {worst:.2%}")
-    assert total >= 40 and worst <= 0.05 and hits >= 0.8 * total
+    assert total >= 40 and worst <= 0.05 and hits >= 0.9 * total
 
 
 def test_damaged_streams_say_why(tmp_path):
