@@ -40,6 +40,9 @@ def test_advise_in_a_worker_then_draw(window, qtbot, monkeypatch, artifacts_dir)
     monkeypatch.setattr(typeadvice, "advise_column", spy)
     v = _view(window)
     v.show_table("fx.seed_nq_u1000")
+    page = v.advice_page
+    # before the advisor has run: the button and its hint, no empty axes under them
+    assert not page.glw.isVisible() and page.run_button.isVisible()
     steps = []
     window.progress.valueChanged.connect(steps.append)
     with qtbot.waitSignal(window.advise_done, timeout=300000) as sig:
@@ -64,6 +67,14 @@ def test_advise_in_a_worker_then_draw(window, qtbot, monkeypatch, artifacts_dir)
     assert bars[0][1] == u64["current_bytes"] and bars[0][0].startswith("now")
     assert [b[1] for b in bars[1:]] == [c["projected_bytes"] for c in u64["candidates"] + u64["codec_candidates"]]
     assert "suggestions" in v.advice_page.status.text()
+    assert page.glw.isVisible() and page.col_plot.getAxis("bottom").isVisible()
+    # a table without numeric columns: its comparison a title alone, no empty axes
+    page.show("fx.no_such_table", None)
+    assert not page.cmp_plot.getAxis("left").isVisible() and not page.col_plot.getAxis("bottom").isVisible()
+    assert "No column advice" in page.col_plot.titleLabel.text
+    v.select_column("nq_UInt64")
+    page.show("fx.seed_nq_u1000", "nq_UInt64")
+    assert page.col_plot.getAxis("bottom").isVisible() and page.cmp_plot.getAxis("left").isVisible()
     qtbot.wait(100)
     path = artifacts_dir / "typeadvice.png"
     assert window.export_view(str(path))

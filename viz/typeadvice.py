@@ -141,6 +141,8 @@ class TypeAdvicePage(QWidget):
         return [a for a in self.advice["columns"] if f"{a['database']}.{a['table']}" == self.table_key]
 
     def redraw(self) -> None:
+        # no advice yet: no empty axes under the button and its hint, only the two once run
+        self.glw.setVisible(self.advice is not None)
         cols = self._table_columns()
         a = next((c for c in cols if c["column"] == self.column), None)
         if a is None:       # the first column with a suggestion
@@ -153,11 +155,12 @@ class TypeAdvicePage(QWidget):
         p.clear()
         self.bars = column_bars(a) if a and not a.get("not_advised") else []
         if not a:
-            p.setTitle("No column advice for this table yet" if self.advice else "")
+            _empty(p, "No column advice for this table yet" if self.advice else "")
             return
         if a.get("not_advised"):
-            p.setTitle(f"{a['column']}: {a['not_advised']}")
+            _empty(p, f"{a['column']}: {a['not_advised']}")
             return
+        _axes(p, True)
         p.setTitle(f"{a['column']} ({a['type']}): now and as each suggestion, on disk")
         top = max([b[2][1] for b in self.bars] + [b[1] for b in self.bars] + [1])
         scale, unit = axis_unit(top)
@@ -186,8 +189,9 @@ class TypeAdvicePage(QWidget):
         types, table = type_comparison(cols)
         self.compare = (types, table)
         if not types:
-            p.setTitle("No integer or float columns advised in this table" if self.advice else "")
+            _empty(p, "No integer or float columns advised in this table" if self.advice else "")
             return
+        _axes(p, True)
         p.setTitle("The table's numeric columns as each type (now or projected)")
         top = max(v for s in table.values() for v in s.values())
         scale, unit = axis_unit(max(top, 1))
@@ -205,3 +209,15 @@ class TypeAdvicePage(QWidget):
         p.setXRange(-0.6, len(types) - 0.4, padding=0)
         p.setYRange(0, top / scale * 1.1, padding=0)
         p.getViewBox().setBackgroundColor(None)
+
+
+def _axes(p, on: bool) -> None:
+    """A plot's two axes shown (something drawn) or hidden (a title alone: no empty 0..1 axes)."""
+    for side in ("left", "bottom"):      # an axis draws its grid lines too
+        (p.showAxis if on else p.hideAxis)(side)
+
+
+def _empty(p, title: str) -> None:
+    """A plot holding only its title (why there is nothing to draw)."""
+    p.setTitle(title)
+    _axes(p, False)
