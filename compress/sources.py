@@ -75,7 +75,20 @@ class UnitSet:
 
 def _kind_names(entry: FileEntry, units: np.ndarray) -> list[str | None]:
     names = entry.kind_names or {}
-    return [names.get(int(k)) for k in units["kind"]]
+    if not len(units):
+        return []
+    # one look-up per distinct kind code, not per unit
+    codes, inverse = np.unique(units["kind"].astype(np.int64), return_inverse=True)
+    table = np.empty(len(codes), dtype=object)
+    table[:] = [names.get(int(k)) for k in codes]
+    return table[inverse.reshape(-1)].tolist()
+
+
+def kinds_in(kinds: list, wanted) -> np.ndarray:
+    """Which of ``kinds`` (a unit set's kind names) are in ``wanted``: one test per distinct
+    name, then a look-up per unit."""
+    memo = {k: k in wanted for k in set(kinds)}
+    return np.fromiter(map(memo.__getitem__, kinds), dtype=bool, count=len(kinds))
 
 
 def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray], np.ndarray] | None = None,
