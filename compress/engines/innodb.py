@@ -570,18 +570,21 @@ def sparse_in_pages(entry: FileEntry, base, free: np.ndarray) -> int:
 def clustered_index(base) -> int | None:
     """The clustered index of a file-per-table tablespace: the first one created, the lowest
     index id among its index pages (dict0crea.cc creates it before the secondary ones)."""
-    owners = [int(o) for o, k in zip(base.strata, base.kinds or []) if k == "FIL_PAGE_INDEX" and int(o) >= 0]
-    return min(owners) if owners else None
+    if not base.kinds:
+        return None
+    owners = np.asarray(base.strata, dtype=np.int64)[kinds_in(base.kinds, ("FIL_PAGE_INDEX",))]
+    owners = owners[owners >= 0]
+    return int(owners.min()) if len(owners) else None
 
 
 def index_shares(base) -> list[float]:
     """Each index's share of the tablespace's index pages (its owner's INDEX pages): how the
     ROW_FORMAT=COMPRESSED pages split between the indexes' segments."""
     kinds = base.kinds or []
-    owners = [int(o) for o, k in zip(base.strata, kinds) if k == "FIL_PAGE_INDEX"]
-    if not owners:
+    owners = np.asarray(base.strata, dtype=np.int64)[kinds_in(kinds, ("FIL_PAGE_INDEX",))] if kinds else []
+    if not len(owners):
         return [1.0]
-    _, counts = np.unique(np.array(owners), return_counts=True)
+    _, counts = np.unique(owners, return_counts=True)
     return [float(c) for c in counts]
 
 
