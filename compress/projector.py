@@ -122,11 +122,11 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
         probe_idx = probe_idx[:0]
     for m in (models if memory is None else []):
         vals = np.full(n, -1, dtype=np.int64)
-        if unitset.kinds is not None:
-            for i, k in enumerate(unitset.kinds):
-                v = m.fixed_by_kind(k)
-                if v is not None:
-                    vals[i] = v
+        if unitset.kinds is not None and n:
+            # one call per distinct kind (-1: not fixed by its kind), then a look-up per unit
+            memo = {k: -1 if (v := m.fixed_by_kind(k)) is None else int(v) for k in set(unitset.kinds)}
+            by_kind = np.fromiter(map(memo.__getitem__, unitset.kinds), dtype=np.int64, count=n)
+            vals = np.where(by_kind >= 0, by_kind, vals)
         if m.rebuilds and unitset.free is not None:     # the rebuild does not carry free units over
             vals[unitset.free & (vals < 0)] = 0
         if unitset.zero is not None:      # wholly in a hole: all zeros, never written

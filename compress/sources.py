@@ -75,7 +75,20 @@ class UnitSet:
 
 def _kind_names(entry: FileEntry, units: np.ndarray) -> list[str | None]:
     names = entry.kind_names or {}
-    return [names.get(int(k)) for k in units["kind"]]
+    if not len(units):
+        return []
+    # one look-up per distinct kind code, not per unit
+    codes, inverse = np.unique(units["kind"].astype(np.int64), return_inverse=True)
+    table = np.empty(len(codes), dtype=object)
+    table[:] = [names.get(int(k)) for k in codes]
+    return table[inverse.reshape(-1)].tolist()
+
+
+def kinds_in(kinds: list, wanted) -> np.ndarray:
+    """Which of ``kinds`` (a unit set's kind names) are in ``wanted``: one test per distinct
+    name, then a look-up per unit."""
+    memo = {k: k in wanted for k in set(kinds)}
+    return np.fromiter(map(memo.__getitem__, kinds), dtype=bool, count=len(kinds))
 
 
 def engine_units(entry: FileEntry, unit_filter: Callable[[FileEntry, np.ndarray], np.ndarray] | None = None,
@@ -172,6 +185,28 @@ def subset_units(base: UnitSet, mask: np.ndarray, label: str | None = None) -> U
                    free=pick(base.free), meta={"base": base, "index": idx})
 
 
+def _groups_of(units: np.ndarray, strata: np.ndarray, factor: int) -> list[list[int]]:
+    """``units`` (in file order) cut into groups of ``factor`` consecutive units of the same
+    stratum, each group in file order, the groups in the order of their first unit: each
+    unit's rank among its stratum's units, divided by ``factor``, names its group."""
+    m = len(units)
+    if not m:
+        return []
+    s = strata[units]
+    by = np.argsort(s, kind="stable")                 # strata together, file order within each
+    ss = s[by]
+    first = np.flatnonzero(np.concatenate(([True], ss[1:] != ss[:-1])))
+    rank = np.arange(m) - np.repeat(first, np.diff(np.append(first, m)))
+    lead = by[np.arange(m) - rank % factor]           # position (in ``units``) of each group's first unit
+    group_at = np.empty(m, dtype=np.int64)
+    group_at[by] = lead
+    starts = np.unique(lead)                          # the groups, ordered by their first unit
+    gid = np.searchsorted(starts, group_at)
+    pos = np.argsort(gid, kind="stable")              # units by group, file order within each
+    bounds = np.flatnonzero(np.diff(gid[pos])) + 1
+    return [g.tolist() for g in np.split(units[pos], bounds)]
+
+
 def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pad_to: int | None = None) -> UnitSet:
     """Groups of ``factor`` consecutive units of the same stratum (in file order).
 
@@ -182,18 +217,7 @@ def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pa
     n = len(base)
     mask = np.ones(n, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
     order = np.argsort(base.order_key if base.order_key is not None else np.arange(n), kind="stable")
-    groups: list[list[int]] = []
-    current: dict[int, list[int]] = {}
-    for k in order:
-        if not mask[k]:
-            continue
-        s = int(base.strata[k])
-        g = current.get(s)
-        if g is None or len(g) >= factor:
-            g = []
-            current[s] = g
-            groups.append(g)
-        g.append(int(k))
+    groups = _groups_of(order[mask[order]], np.asarray(base.strata, dtype=np.int64), factor)
     unit_size = int(base.logical.max()) if n else 0
     size = pad_to or unit_size * factor
     logical = np.full(len(groups), size, dtype=np.int64)

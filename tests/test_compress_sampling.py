@@ -60,3 +60,33 @@ def test_eligible_mask_leaves_units_out():
     eligible = np.arange(100) % 2 == 0
     st = stratify(owners, seed=0, eligible=eligible)
     assert st.n_units == 50 and np.all(st.take(1.0)[0] % 2 == 0)
+
+
+def test_groups_of_equal_the_loop_they_replace():
+    """sources._groups_of (grouped_units' groups, vectorized) gives the groups the unit-by-unit
+    loop did: consecutive units of one stratum in file order, ``factor`` at most, in the order
+    of their first unit."""
+    import numpy as np
+
+    from dbxray.compress.sources import _groups_of
+
+    def loop(units, strata, factor):
+        groups, current = [], {}
+        for k in units:
+            s = int(strata[k])
+            g = current.get(s)
+            if g is None or len(g) >= factor:
+                g = []
+                current[s] = g
+                groups.append(g)
+            g.append(int(k))
+        return groups
+
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        n = int(rng.integers(0, 80))
+        factor = int(rng.integers(1, 6))
+        strata = rng.integers(-2, 6, size=n)
+        order = rng.permutation(n)
+        units = order[(rng.random(n) < 0.8)[order]]
+        assert _groups_of(units, strata, factor) == loop(units, strata, factor)

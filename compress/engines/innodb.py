@@ -24,7 +24,7 @@ from ..bounds import zlib_bound
 from ..fsmodels import ext4_extent_tree_bytes, filesystem_type
 from ..models import Model, is_zero, roundup
 from ..registry import Codec
-from ..sources import allocated_in, engine_units, grouped_units
+from ..sources import allocated_in, engine_units, grouped_units, kinds_in
 from ..targets import (Result, Run, Split, Target, add_results, combine, measure_speeds, model_pairs,
                        raw_results, shift)
 from .base import WhatIfEngine
@@ -541,7 +541,7 @@ def innodb_split(entry: FileEntry, base, free: np.ndarray, current_bytes: int) -
     offsets = units["offset"].astype(np.int64)
     lengths = units["logical"].astype(np.int64)
     alloc = allocated_in(entry, offsets, lengths)
-    overhead_mask = np.array([k in OVERHEAD_KINDS for k in (base.kinds or [None] * len(base))], dtype=bool) & ~free
+    overhead_mask = kinds_in(base.kinds or [None] * len(base), OVERHEAD_KINDS) & ~free
     free_bytes = int(alloc[free].sum())
     overhead = int(alloc[overhead_mask].sum())
     compressible = int(alloc[~free & ~overhead_mask].sum())
@@ -570,18 +570,21 @@ def sparse_in_pages(entry: FileEntry, base, free: np.ndarray) -> int:
 def clustered_index(base) -> int | None:
     """The clustered index of a file-per-table tablespace: the first one created, the lowest
     index id among its index pages (dict0crea.cc creates it before the secondary ones)."""
-    owners = [int(o) for o, k in zip(base.strata, base.kinds or []) if k == "FIL_PAGE_INDEX" and int(o) >= 0]
-    return min(owners) if owners else None
+    if not base.kinds:
+        return None
+    owners = np.asarray(base.strata, dtype=np.int64)[kinds_in(base.kinds, ("FIL_PAGE_INDEX",))]
+    owners = owners[owners >= 0]
+    return int(owners.min()) if len(owners) else None
 
 
 def index_shares(base) -> list[float]:
     """Each index's share of the tablespace's index pages (its owner's INDEX pages): how the
     ROW_FORMAT=COMPRESSED pages split between the indexes' segments."""
     kinds = base.kinds or []
-    owners = [int(o) for o, k in zip(base.strata, kinds) if k == "FIL_PAGE_INDEX"]
-    if not owners:
+    owners = np.asarray(base.strata, dtype=np.int64)[kinds_in(kinds, ("FIL_PAGE_INDEX",))] if kinds else []
+    if not len(owners):
         return [1.0]
-    _, counts = np.unique(np.array(owners), return_counts=True)
+    _, counts = np.unique(owners, return_counts=True)
     return [float(c) for c in counts]
 
 
@@ -651,7 +654,7 @@ def innodb_target(run: Run, entry: FileEntry, codecs: list[Codec]) -> Target:
     if run.larger_pages and page_size == 16384:
         # free pages are left out (the rebuild does not carry them over), and the system
         # pages each become one large page
-        keep = np.array([k not in _INNODB_SYSTEM_KINDS for k in (base.kinds or [])], dtype=bool) & ~base.free \
+        keep = ~kinds_in(base.kinds, _INNODB_SYSTEM_KINDS) & ~base.free \
             if base.kinds else None
         if keep is not None and keep.any():
             big = InnoDBLargerPagesApprox(page_size=page_size, fs_block=fs_block, layout=layout, factor=4)

@@ -10,7 +10,7 @@ table, the tree and the maps draw.  The page inspector and the what-if's page pa
 (parsers/innodb/inspect.py, payloads.py) call :func:`innodb_detail`, which gives the kept
 objects or builds them again from the file (the same ``build_page_map`` the scan ran, so
 the same facts while the file is unchanged), keeping the last few rebuilt in a bounded
-cache.  A file that changed since the scan (size or modification time) is not re-read:
+cache.  A file that changed since the scan (size, modification time, device or inode) is not re-read:
 its units would no longer describe it.  Encrypted tablespaces always keep theirs (the
 re-read would need the key file again).
 """
@@ -85,12 +85,13 @@ def share_dropped(entry: FileEntry) -> None:
         entry.detail = DROPPED
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """(size, mtime_ns, st_dev, st_ino) of ``path`` now: what ``FileEntry.seen`` holds."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
 
 
 _cache: OrderedDict[tuple, tuple[dict[str, Any], int]] = OrderedDict()
@@ -111,7 +112,8 @@ def innodb_detail(entry: FileEntry) -> dict[str, Any] | None:
     if now is None:
         raise DetailUnavailable(f"{entry.path}: cannot be read again (it was removed or is unreadable)")
     if stamp is not None and now != stamp:
-        raise DetailUnavailable(f"{entry.path}: changed since the scan (size or modification time); scan again")
+        raise DetailUnavailable(f"{entry.path}: changed since the scan (size, modification time, or another file at "
+                                f"its path); scan again")
     key = (entry.abspath, now)
     got = _cache.get(key)
     if got is not None:
