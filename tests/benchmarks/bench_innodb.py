@@ -34,13 +34,19 @@ costs several-fold (4 KiB folios from random reads against large folios from
 streaming reads).  Warm
 figures are the best of --warm-repeat rounds in which every
 contender runs once, interleaved, so that a noisy moment or the CPU caches
-another tool left cold cost every contender alike; cold figures are the best
+another tool left cold cost every contender alike: a new order each round
+(seeded) and, before every run, ``--flush-mib`` of scratch memory written
+(512 MiB: more than this VM's reported L3), so that no contender finds the
+CPU caches warm with its own bytes or always cold after the heavy readers
+(``--fixed-order --flush-mib 0`` is the method of the runs before 2026-12-02,
+which timed the page map always right after the peers); cold figures are the best
 of --repeat runs each.  A missing peer tool is reported and skipped.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -227,6 +233,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="cold runs per contender (best is reported)")
     ap.add_argument("--warm-repeat", type=int, default=15,
                     help="warm rounds, every contender once per round, interleaved (best is reported)")
+    ap.add_argument("--flush-mib", type=int, default=512,
+                    help="MiB of scratch memory written before each warm run, so that every contender starts "
+                         "with CPU caches that hold none of its own bytes (0: off)")
+    ap.add_argument("--fixed-order", dest="shuffle", action="store_false",
+                    help="warm rounds in the same contender order each round (default: a new order each round)")
     ap.add_argument("--innochecksum", default=shutil.which("innochecksum"))
     ap.add_argument("--inno", default=shutil.which("inno") or str(Path.home() / ".cargo/bin/inno"))
     ap.add_argument("--fio", default=shutil.which("fio"), help="fio, to measure the device's random-read ceiling")
@@ -272,8 +283,17 @@ def main() -> int:
         drop_cache(group)
         prime_cache(group)
         outputs = {name: fn(group) for name, fn in contenders}
+        order = random.Random(1)
+        scratch = np.zeros(args.flush_mib << 20, dtype=np.uint8) if args.flush_mib else None
         for _ in range(args.warm_repeat):
-            for name, fn in contenders:
+            # a new order each round (seeded), and the CPU caches filled with other bytes before
+            # each run: what a contender finds in them must not depend on who ran before it (in
+            # a fixed order the page map always ran right after the peers' full reads, while its
+            # header-decode twin, the same work on plain files, ran after the page map itself
+            # and measured 0.016 s against its 0.020 s)
+            for name, fn in (order.sample(contenders, len(contenders)) if args.shuffle else contenders):
+                if scratch is not None:
+                    scratch += 1                 # every cache line of it read and written
                 t0 = time.perf_counter()
                 outputs[name] = fn(group)
                 t = time.perf_counter() - t0
