@@ -1119,6 +1119,21 @@ def _native_header(name: str, type_name: str) -> bytes:
     return b"".join(S._varint(len(x)) + x for x in (name.encode(), type_name.encode()))
 
 
+def _stripe_current(adv: ColumnAdvice, dataset, table: dict, col: dict, data, pieces) -> str:
+    """A StripeLog column as it is: its codec (data.bin's, a ZSTD level read from its blocks), the
+    stored bytes, rows and blocks of its ``pieces`` ((rows, stored, raw) per Native block, every
+    block read) and their re-encoding with that codec; returns the codec."""
+    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
+    if chain.startswith("ZSTD"):
+        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
+    adv.current_codec = chain
+    adv.current_bytes = sum(st for _, st, _ in pieces)
+    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
+    adv.runs = adv.sampled_runs = len(pieces)
+    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    return chain
+
+
 def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
     """A StripeLog table's fixed-width (and Nullable fixed-width), String and FixedString columns:
     every Native block of the column read (its name and type, then a Nullable's null map, then its
@@ -1163,14 +1178,7 @@ def _advise_stripe(adv: ColumnAdvice, dataset, table: dict, col: dict) -> None:
                 vals.append(raw[pos:pos + rows * width])
     except S.StringReadError as e:
         raise _NotAdvised(f"its Strings could not be read ({e}): not advised") from None
-    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
-    if chain.startswith("ZSTD"):
-        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
-    adv.current_codec = chain
-    adv.current_bytes = sum(st for _, st, _ in pieces)
-    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
-    adv.runs = adv.sampled_runs = len(pieces)
-    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    chain = _stripe_current(adv, dataset, table, col, data, pieces)
     nm_all = b"".join(nulls)
     if nullable:
         adv.nulls = int(np.count_nonzero(np.frombuffer(nm_all, dtype=np.uint8)))
@@ -3600,14 +3608,7 @@ def _advise_stripe_composite(adv: ColumnAdvice, dataset, table: dict, col: dict)
     if not pieces:
         raise _NotAdvised("no block of this column in data.bin: not advised")
     head = _native_header(col["name"], ctype)
-    chain = next(iter(data.sections.get("clickhouse", {}).get("codecs") or {"LZ4": 1}))
-    if chain.startswith("ZSTD"):
-        chain = _zstd_level_of(dataset, table, col["name"], chain, data)
-    adv.current_codec = chain
-    adv.current_bytes = sum(st for _, st, _ in pieces)
-    adv.rows = adv.sampled_rows = sum(r for r, _, _ in pieces)
-    adv.runs = adv.sampled_runs = len(pieces)
-    adv.current_projected_bytes = project_log([raw for _, _, raw in pieces], chain)
+    chain = _stripe_current(adv, dataset, table, col, data, pieces)
     adv.range_source = "every block of data.bin read"
     new = _squashed([r for r, _, _ in pieces])
     cands: list = []            # (candidate, lay(first row, end row) -> the column's bytes after its header)
