@@ -42,13 +42,18 @@ def human_table(result: dict) -> str:
     """One block per advised column: its range, then one line per candidate type."""
     lines = [f"sample: {result['sample']}  seed {result['seed']}  ({result['seconds']:.2f} s)", ""]
     skipped = 0
+    refused: list[str] = []
     for a in result["columns"]:
-        if a["not_advised"] or not (a["candidates"] or a.get("codec_candidates")):
+        if a["not_advised"]:
+            refused.append(f"  {a['database']}.{a['table']}.{a['column']}  {a['type']}: {a['not_advised']}")
+            continue
+        if not (a["candidates"] or a.get("codec_candidates")):
             skipped += 1
             continue
         if a.get("distinct_sampled") is not None:
-            what = (f"{a['distinct_sampled']:,} distinct, {a['length_min']}..{a['length_max']} bytes long "
-                    f"({a['sampled_rows']:,} of {a['rows']:,} rows read)")
+            length = (f", {a['length_min']}..{a['length_max']} bytes long" if a.get("length_min") is not None
+                      else "")
+            what = f"{a['distinct_sampled']:,} distinct{length} ({a['sampled_rows']:,} of {a['rows']:,} rows read)"
         else:
             what = (f"values {a['min']}..{a['max']} ({a['range_source']}, {a['sampled_rows']:,} of {a['rows']:,} "
                     f"rows read)")
@@ -69,7 +74,11 @@ def human_table(result: dict) -> str:
                             if c.get("compress_mb_s") else ""))
             lines.append(f"           {c['ddl']}")
         lines.append("")
-    lines.append(f"{skipped} columns without a narrower type or a better codec, or not advised (--json lists why)")
+    lines.append(f"{skipped} columns without a narrower type or a better codec")
+    if refused:
+        # why each column was not advised (a damaged stream names its file and offset there)
+        lines.append(f"{len(refused)} columns not advised:")
+        lines += refused
     lines.append(f"note: {result['warning']}")
     return "\n".join(lines)
 

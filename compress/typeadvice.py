@@ -2926,7 +2926,10 @@ def _advise_composite(adv: ColumnAdvice, dataset, table: dict, col: dict, chain:
                           seed)
     except (L.LowCardinalityError, payloads.PayloadError, ValueError) as e:
         # ValueError: a stream whose bytes are not whole values of its type (numpy.frombuffer)
-        raise _NotAdvised(f"its streams could not be decoded: {e}") from None
+        where = [p["entry"].path for p in pieces][:3] + [name for name, *_ in cparts][:3]
+        more = len(pieces) + len(cparts) - len(where)
+        raise _NotAdvised(f"its streams could not be decoded ({', '.join(map(str, where))}"
+                          f"{f' and {more} more' if more > 0 else ''}): {e}") from None
 
 
 def _compact_split(pays: list[bytes], g_rows: list[int], chain: str, first: int, rest_type: str | None = None) -> int:

@@ -313,3 +313,21 @@ def test_stripelog_suggestions_equal_what_the_engine_saved(advice):
     for name in TYPES:
         a = _col(advice, "comp_stripe", name)
         assert a["not_advised"] is None and a["current_projected_bytes"] == a["current_bytes"] > 0
+
+
+def test_cli_text_says_which_columns_were_not_advised_and_why(tmp_path):
+    """The command line's text (not only --json) lists a column that was not advised with its reason,
+    which names the damaged part's stream file; a LowCardinality of numbers shows no byte lengths."""
+    import shutil
+    from dbxray.app.cli_advise import human_table
+    dst = tmp_path / "datadir"
+    shutil.copytree(DATADIR, dst, symlinks=True)
+    wide = next(p for p in dst.glob("store/*/*") if (p / "all_1_1_0" / "lc_many.dict.bin").exists())
+    f = wide / "all_1_1_0" / "lc_many.dict.bin"
+    f.chmod(0o644)
+    f.write_bytes(f.read_bytes()[:100])
+    text = human_table(advise(scan(str(dst)), None))
+    line = next(ln for ln in text.splitlines() if ".comp_wide.lc_many " in ln and "could not be decoded" in ln)
+    assert "all_1_1_0/lc_many.bin" in line, line
+    assert "columns not advised:" in text
+    assert "None..None" not in text
