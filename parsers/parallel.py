@@ -24,13 +24,11 @@ maps are read again on demand, as past the scan's ``detail_budget``).
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import os
 import pickle
 import sys
 import threading
 from dataclasses import replace
-from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -73,6 +71,7 @@ def fork_safe() -> bool:
     """Whether forking copies nothing another thread holds: this process runs one
     Python thread and no Qt application (whose threads a child would lose mid-lock).
     The command line's scan is such a process; the window reads files here."""
+    import multiprocessing        # here, not at import (it brings socket & co: ~5 ms of every start)
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return False
     qt = sys.modules.get("PySide6.QtCore")
@@ -91,6 +90,7 @@ def use_served_pool(entries: list[FileEntry], ctx: ScanContext, func: Callable) 
     bundle (whose executable is not a Python a fork server can start), and ``func`` pickles."""
     if ctx.workers <= 1 or len(entries) < MIN_FILES_SERVED or fork_safe() or getattr(sys, "frozen", False):
         return False
+    import multiprocessing
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return False
     try:
@@ -199,6 +199,7 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     global _job
     workers = min(ctx.workers, len(entries))
     _job = (func, entries, keep_detail, ctx.keep_units)
+    import multiprocessing
     pool = multiprocessing.get_context("fork").Pool(workers)
     try:
         for i, entry in _results(pool, _run, _chunks(entries, workers), entries, ctx):
@@ -261,6 +262,7 @@ def _init_served(func: Callable[[FileEntry], None], keep_detail: tuple[str, ...]
     global _served, _keep_objects
     _served = (func, keep_detail, keep_units)
     _keep_objects = False
+    from multiprocessing.reduction import ForkingPickler
     ForkingPickler.register(np.ndarray, _reduce_array)     # the results go back the fast way
 
 
@@ -279,6 +281,8 @@ def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None
                       keep_detail: tuple[str, ...]) -> Iterator[tuple[int, FileEntry]]:
     """:func:`each_file` in a fork server's workers (the files and results pickled)."""
     workers = min(ctx.workers, len(entries))
+    import multiprocessing
+    from multiprocessing.reduction import ForkingPickler
     mp = multiprocessing.get_context("forkserver")
     mp.set_forkserver_preload(SERVED_PRELOAD)
     ForkingPickler.register(np.ndarray, _reduce_array)     # the files go out the fast way
@@ -328,6 +332,7 @@ def map_calls(func: Callable[..., Any], args: list[tuple], ctx: ScanContext,
     if cur:
         chunks.append(cur)
     _calls = (func, args)
+    import multiprocessing
     pool = multiprocessing.get_context("fork").Pool(workers)
     try:
         for results in pool.imap(_call, chunks):

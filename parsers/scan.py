@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from dataclasses import replace
 from typing import Any
 
@@ -189,6 +188,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
             except Cancelled:
                 raise
             except Exception as e:  # a parser bug must not end the scan
+                import traceback          # only here: it brings linecache, tokenize, textwrap
                 tb = traceback.extract_tb(e.__traceback__)[-1]
                 ds.errors.append(f"{engine} parser failed: {type(e).__name__}: {e} "
                                  f"({os.path.basename(tb.filename)}:{tb.lineno})")

@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from ..model import FileEntry, UnitGeometry
 from ..tablefiles import TableFilesEngine
-from .scan import DATA_EXT, analyze
-from .section import section_from_json
+from .names import DATA_EXT
+
+
+def analyze(dataset, files, ctx):
+    """scan.py ``analyze``, imported when a scan holds ARCHIVE files."""
+    from .scan import analyze as run
+    run(dataset, files, ctx)
+
+
+def section_from_json(data: dict):
+    """section.py ``section_from_json``, imported when a saved scan holds an ARCHIVE section."""
+    from .section import section_from_json as read
+    return read(data)
 
 #: spans drawn to a row of the unit map (32 x 32 KiB = 1 MiB of the file)
 SPANS_PER_ROW = 32

@@ -15,9 +15,7 @@ from ..tablefiles import table_of
 from .header import AZ_HEADER_BYTES, AzHeader, HeaderError, read_header
 from .section import ArchiveSection
 from .stream import Walk, walk
-
-DATA_EXT = ".ARZ"
-FRM_EXT = ".frm"
+from .names import DATA_EXT, FRM_EXT
 #: unit kinds (FileEntry.kind_names)
 KIND_HEADER = 1          # azio header, .frm copy, comment: [0, start)
 KIND_SPAN = 2            # AZ_BUFSIZE_READ span of the deflate data

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from ..model import FileEntry, UnitGeometry
 from ..tablefiles import TableFilesEngine
-from .data import PIECE
-from .scan import DATA_EXT, META_EXT, analyze
-from .section import section_from_json
+from .names import DATA_EXT, META_EXT
+
+
+def analyze(dataset, files, ctx):
+    """scan.py ``analyze``, imported when a scan holds CSV files."""
+    from .scan import analyze as run
+    run(dataset, files, ctx)
+
+
+def section_from_json(data: dict):
+    """section.py ``section_from_json``, imported when a saved scan holds a CSV section."""
+    from .section import section_from_json as read
+    return read(data)
 
 
 class Csv(TableFilesEngine):
@@ -24,6 +34,7 @@ class Csv(TableFilesEngine):
         file is allocated and where its last row was cut short."""
         if entry.role != "table_data" or entry.units is None or not len(entry.units):
             return None
+        from .data import PIECE
         return UnitGeometry(PIECE, PIECE, 16, "1 MiB piece", "row", tree_kind_names=(),
                             modes=(("type", "Content"), ("allocation", "Allocation (holes)")))
 

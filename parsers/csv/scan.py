@@ -14,8 +14,7 @@ from .data import count_rows, piece_units
 from .section import CsvDataSection, CsvMetaSection
 from .meta import META_BUFFER_SIZE, TINA_CHECK_HEADER, TINA_VERSION, MetaError, read_meta
 
-DATA_EXT = ".CSV"
-META_EXT = ".CSM"
+from .names import DATA_EXT, META_EXT
 #: kinds of the data file's pieces (csv/data.py piece_units)
 PIECE_KINDS = {0: "rows", 1: "row cut short"}
 

@@ -12,14 +12,13 @@ import functools
 import mmap
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from collections import Counter
 
 import numpy as np
 
 from ..fileio import ReadOnlyFile
-from . import checksum as ck
 from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPTED, FIL_PAGE_ENCRYPTED,
                   FIL_PAGE_ENCRYPTED_RTREE, FIL_PAGE_INODE, FIL_PAGE_PAGE_COMPRESSED,
                   FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_SDI, FIL_PAGE_TYPE_FSP_HDR,
@@ -30,11 +29,13 @@ from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse
 from ..units import hole_bytes_per_unit
 from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
-from .pagecomp import (PageDecodeError, decode_fcrc32_page, decode_legacy_page, decode_mysql_page,
-                       parse_fcrc32_comp_header, parse_legacy_comp_header, parse_mysql_comp_meta)
 from .xdes import XDES_ARR_OFFSET, ExtentMap, read_extent_map, xdes_size
 from .crypt import CRYPT_MAGIC, crypt_data_offset
-from .encryption import EncryptionFacts, read_encryption
+
+if TYPE_CHECKING:
+    # imported where a file needs them: the codecs for page-compressed files, the checksums
+    # when they are verified, the crypt readers for encrypted files (a plain file needs none)
+    from .encryption import EncryptionFacts
 
 #: decoded bytes enough for the FIL and INDEX page headers
 _HEADER_PREFIX = 128
@@ -747,6 +748,7 @@ def _decrypt(w: _Walk, flags: FspFlags, physical: int, n: int, in_hole: np.ndarr
     """MariaDB crypt data on page 0 and each page's key version (encryption.py); with
     ``keys``, the encrypted pages decrypted in batches, their header blocks written
     over the stored ones (so every later step reads them as plain pages)."""
+    from .encryption import read_encryption
     space_id = w.fsp.space_id if w.fsp else w.fil0.space_id
     w.crypt = read_encryption(path, w.pages, w.heads, page0, n, physical, flags.logical_page_size, flags.full_crc32,
                               flags.zip_size, space_id, flags.compression_algorithm if flags.page_compressed else None,
@@ -866,6 +868,8 @@ def _encryption(pm: PageMap, w: _Walk) -> None:
             orig = (pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1].astype(np.uint16) << 8) | pages[enc_idx, FIL_PAGE_ORIGINAL_TYPE_V1 + 1]
             pm.original_type[enc_idx] = orig
             ce = enc_idx[ptype[enc_idx] == FIL_PAGE_COMPRESSED_AND_ENCRYPTED]
+            if len(ce):
+                from .pagecomp import parse_mysql_comp_meta
             for i in ce:
                 meta = parse_mysql_comp_meta(bytes(pages[i, :38]), 0)
                 pm.compressed[i] = True
@@ -901,6 +905,9 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
         corrupt[cand] = True
         cand = cand[:0]
     pm.compression_algorithm = algo if flags.page_compressed else None
+    if not len(cand):
+        return
+    from .pagecomp import PageDecodeError, decode_fcrc32_page, parse_fcrc32_comp_header
     todo: list[tuple[int, bytes]] = []
     plain = w.plain
     for i in cand:
@@ -967,6 +974,7 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     if not (pm.flavor == "mariadb" and not pm.flags.full_crc32 and
             w.types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}):
         return
+    from .pagecomp import PageDecodeError, decode_legacy_page, parse_legacy_comp_header
     physical, kind = pm.physical, pm.kind
     compressed, corrupt = pm.compressed, pm.corrupt
     counts, decoded = w.counts, w.decoded
@@ -1037,6 +1045,7 @@ def _mysql_compression(pm: PageMap, w: _Walk) -> None:
     """MySQL transparent page compression (FIL_PAGE_COMPRESSED, os0file.cc)."""
     if not (pm.flavor == "mysql" and FIL_PAGE_COMPRESSED in w.types_present):
         return
+    from .pagecomp import PageDecodeError, decode_mysql_page, parse_mysql_comp_meta
     physical = pm.physical
     for i in np.nonzero(pm.type == FIL_PAGE_COMPRESSED)[0]:
         i = int(i)
@@ -1303,6 +1312,7 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
     """Check every page's checksum with the algorithm its format uses (``rows_of(sel)``
     gives pages ``sel`` in full, read around holes; ``decoded_ok`` the checksums of
     decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED pages)."""
+    from . import checksum as ck
     n, physical = pm.n_pages, pm.physical
     ok = np.ones(n, dtype=bool)
     algos: dict[str, int] = {}
@@ -1397,6 +1407,7 @@ def _verify_encrypted(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], 
     page_compressed types): their checksum field must hold BUF_NO_CHECKSUM_MAGIC, in
     clear (fil_page_decompress_for_non_full_crc32 refuses them otherwise), and once
     decrypted and decompressed the original page's own checksum must hold."""
+    from . import checksum as ck
     physical = pm.physical
     batch = max(1, (64 << 20) // physical)
     for s in range(0, len(sel_all), batch):
@@ -1436,6 +1447,7 @@ def field0_of(hdr: np.ndarray, n: int, in_hole: np.ndarray) -> np.ndarray:
 def _check_legacy_rows(rows: np.ndarray, f0: np.ndarray, lsn: np.ndarray, ok: np.ndarray,
                        sel: np.ndarray, algos: dict[str, int]) -> None:
     """crc32 / legacy big-endian crc32 / innodb / none, plus the trailer LSN check."""
+    from . import checksum as ck
     size = rows.shape[1]
     old = ((rows[:, size - 8].astype(np.uint32) << 24) | (rows[:, size - 7].astype(np.uint32) << 16)
            | (rows[:, size - 6].astype(np.uint32) << 8) | rows[:, size - 5])

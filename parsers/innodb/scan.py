@@ -12,7 +12,7 @@ import functools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,17 +24,18 @@ from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCR
 
 from .punch import kept_granularity, punch_block
 from ..units import expected_hole_per_page, hole_bytes_per_unit
-from .zip import zblob_chains
-from .fil import FIL_PAGE_COMPRESSED
+from .fil import FIL_PAGE_COMPRESSED, LOB_FIRST_TYPES, LOB_TYPES
 from .index import PAGE_HEAP_NO_COMPACT, empty_free_space
-from .lob import LOB_FIRST_TYPES, LOB_TYPES, Lob, LobError, follow_lob, page_lob_owner
-from .pagecomp import PageDecodeError, decode_mysql_page
 from . import names as names_module
-from .dblwr import DblwrError, DblwrFile, parse_dblwr_name, read_dblwr
 from .fts import parse_fts_aux_name
 from .section import InnoDBIndex, InnoDBSection
 from .pagemap import PageMap, PageMapError, build_page_map
 from .detail import innodb_detail, keep_within_budget, register_analyzer, share_dropped
+
+if TYPE_CHECKING:
+    # read where a file needs them (MySQL 8 LOBs, doublewrite files): not every start
+    from .dblwr import DblwrFile
+    from .lob import Lob
 
 PAGED_ROLES = ("tablespace", "system_tablespace", "undo")
 PARTITION_RE = re.compile(r"^(?P<table>.+?)#[pP]#(?P<part>.+)$")
@@ -304,9 +305,11 @@ def _read_doublewrite_files(files: list[FileEntry], ctx: ScanContext) -> None:
     page (space, page number, type, LSN, checksum) in ``doublewrite``.  The zip size of a
     copy's tablespace comes from the scanned tablespaces beside the file; File::s_n_pages
     (batch slots) from the size of an even-numbered sibling file."""
-    dblwr_files = [e for e in files if e.role == "doublewrite" and parse_dblwr_name(_base(e.path))]
+    dblwr_files = [e for e in files if e.role == "doublewrite"]
     if not dblwr_files:
         return
+    from .dblwr import DblwrError, parse_dblwr_name, read_dblwr
+    dblwr_files = [e for e in dblwr_files if parse_dblwr_name(_base(e.path))]
     read: list[tuple[FileEntry, DblwrFile]] = []
     for entry in dblwr_files:
         ctx.check()
@@ -472,6 +475,8 @@ def read_lobs(f: ReadOnlyFile, pm: PageMap, check=None) -> list[Lob] | None:
     if not len(firsts):
         return None
     physical, logical = pm.physical, pm.logical
+    from .lob import LobError, follow_lob
+    from .pagecomp import PageDecodeError, decode_mysql_page
 
     def read_page(p: int) -> bytes:
         if unreadable[p]:
@@ -532,6 +537,7 @@ def _lob_facts(entry: FileEntry, pm: PageMap, lobs: list[Lob] | None):
     lob_types = _IS_LOB[pm.kind]
     if not lobs and not lob_types.any():
         return None, {}, None
+    from .lob import page_lob_owner
     lobs = lobs or []
     live = [lob for lob in lobs if not pm.free[lob.first_page]]
     freed = [lob for lob in lobs if pm.free[lob.first_page]]
@@ -732,9 +738,15 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         "seg_id": pm.seg_id, "data_size": pm.data_size, "original_type": pm.original_type,
         "flavor": pm.flavor, "fsp_header": pm.fsp, "fsp_flags": pm.flags,
         "segments": pm.segments, "extent_map": pm.extent_map,
-        "zblob_chains": zblob_chains(pm.kind, pm.next) if pm.flags.zip_size else [],
+        "zblob_chains": _zblob_chains(pm) if pm.flags.zip_size else [],
         "lobs": lobs or [], "lob_first_page": lob_owner_page,
     }
+
+
+def _zblob_chains(pm: PageMap) -> list:
+    """The ROW_FORMAT=COMPRESSED file's ZBLOB chains (zip.py, imported for such files only)."""
+    from .zip import zblob_chains
+    return zblob_chains(pm.kind, pm.next)
 
 
 def inspect_page(entry: FileEntry, page_no: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
-from .footer import kBlockBasedTableMagicNumber, kLegacyBlockBasedTableMagicNumber
+from .magic import kBlockBasedTableMagicNumber, kLegacyBlockBasedTableMagicNumber
 from .names import (ENGINE as NAME, ENV_NAMES, INFO_LOG_RE, MANIFEST_RE, OPTIONS_RE, SST_RE, WAL_RE)
 
 MYROCKS_DIR = "#rocksdb"

@@ -19,15 +19,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .coding import CodingError, varint
-
-#: table/block_based/block_based_table_builder.cc kBlockBasedTableMagicNumber
-kBlockBasedTableMagicNumber = 0x88E241B785F4CFF7
-#: kLegacyBlockBasedTableMagicNumber (format_version 0)
-kLegacyBlockBasedTableMagicNumber = 0xDB4775248B80FB57
-#: table/plain/plain_table_builder.cc, table/cuckoo/cuckoo_table_builder.cc (other table formats)
-kPlainTableMagicNumber = 0x8242229663BF9564
-kLegacyPlainTableMagicNumber = 0x4F3418EB7A8F13B8
-kCuckooTableMagicNumber = 0x926789D0C5F17873
+from .magic import (kBlockBasedTableMagicNumber, kCuckooTableMagicNumber, kLegacyBlockBasedTableMagicNumber,
+                    kLegacyPlainTableMagicNumber, kPlainTableMagicNumber)
 #: format.h: Footer::kVersion0EncodedLength, kNewVersionsEncodedLength
 kVersion0EncodedLength = 48
 kNewVersionsEncodedLength = 53

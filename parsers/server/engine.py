@@ -6,8 +6,6 @@ from __future__ import annotations
 from ..engine import Engine
 from ..model import FileEntry
 from .names import role_of
-from .scan import place_of
-from .section import section_from_json
 
 
 class Server(Engine):
@@ -26,11 +24,15 @@ class Server(Engine):
         analyze(dataset, files, ctx)
 
     def place(self, entry: FileEntry):
+        from .scan import place_of
         db, table = place_of(entry)
         return entry.database or db or "(environment)", entry.table or table, None
 
     def section_from_json(self, data):
-        return section_from_json(data) if isinstance(data, dict) else data
+        if not isinstance(data, dict):
+            return data
+        from .section import section_from_json
+        return section_from_json(data)
 
 
 ENGINE = Server()
