@@ -290,3 +290,28 @@ def test_adopt_holes_only_from_the_same_file(tmp_path, sparse_fixtures):
     shutil.copy2(src, other)                           # same size and mtime, another inode
     with ReadOnlyFile(str(other)) as g:
         assert not g.adopt_holes([(0, 1)], stamp) and g.holes() != [(0, 1)]
+
+
+def test_pread_many_nomap_equals_pread_nomap_and_reads_no_hole(tmp_path):
+    """The batched read of a page-compressed file's stored pages gives what one read after
+    another gives, on reads inside data, across holes and unwritten extents, past the end
+    and empty, and it reads no hole: the file's holes and allocation are unchanged."""
+    p = tmp_path / "pc.bin"
+    _mixed_file(p, [("w", i * 16384, 4096 * (1 + i % 3)) for i in range(200)] + [("f", 200 * 16384, 65536)],
+                210 * 16384)
+    rng = np.random.default_rng(7)
+    offsets = np.concatenate([np.arange(200) * 16384, rng.integers(0, 210 * 16384, 300), [210 * 16384 - 10, 0]])
+    lengths = np.concatenate([4096 * (1 + np.arange(200) % 3), rng.integers(0, 40000, 300), [100, 0]])
+    before = os.stat(p).st_blocks
+    with ReadOnlyFile(str(p)) as f:
+        holes = f.holes()
+        assert len(holes) > 100
+        got = f.pread_many_nomap(offsets, lengths)
+        want = [f.pread_nomap(int(o), int(n)) for o, n in zip(offsets, lengths)]
+        assert got == want
+        assert f.pread_many_nomap(np.zeros(0, np.int64), np.zeros(0, np.int64)) == []
+        with pytest.raises(FileReadError):
+            f.pread_many_nomap(np.array([-1]), np.array([10]))
+    with ReadOnlyFile(str(p)) as f:
+        assert f.holes() == holes
+    assert os.stat(p).st_blocks == before

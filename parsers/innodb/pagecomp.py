@@ -293,10 +293,13 @@ class DecodedPage:
     header_len: int
 
 
-def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int | None = None) -> DecodedPage:
+def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int | None = None,
+                       hdr: Fcrc32CompHeader | None = None) -> DecodedPage:
     """Decode a MariaDB full_crc32 page_compressed page (whole page in ``raw``);
-    ``prefix`` may limit the work to the first bytes (see decode_payload)."""
-    hdr = parse_fcrc32_comp_header(raw, 0, page_size, algorithm)
+    ``prefix`` may limit the work to the first bytes (see decode_payload); ``hdr`` is the
+    page's header when the caller has read it already."""
+    if hdr is None:
+        hdr = parse_fcrc32_comp_header(raw, 0, page_size, algorithm)
     data = raw[hdr.header_len:hdr.stored_bytes]
     page, used = decode_payload(algorithm, data, page_size, hdr.payload_len, prefix)
     return DecodedPage(page, used, hdr.stored_bytes, algorithm,

@@ -44,6 +44,9 @@ _SLOW = ("lzo",)
 #: 16 KiB page) for threads to pay; zlib and bz2 release the GIL while decoding
 _THREADED = ("zlib", "bzip2")
 _THREAD_BATCH = 64
+#: page-compressed pages are read and decoded this many page-size bytes at a time (their stored
+#: bytes are held meanwhile: at most 64 MiB, where the whole file's were held before)
+_PC_CHUNK_BYTES = 64 << 20
 #: bytes of each page holding the FIL header and the INDEX page header (PAGE_DATA = 94)
 _HEAD_BYTES = 96
 #: the same for encrypted tablespaces: the encrypted area starts at 26 (full_crc32) or 38,
@@ -440,6 +443,14 @@ class _Walk:
         if self.partial is not None and self.partial[i]:
             return self.f.pread(i * physical, length).ljust(length, b"\0")
         return bytes(self.mapped[i, :length])
+
+    def stored_prefixes(self, idx: list[int], lengths: list[int]) -> list[bytes]:
+        """:meth:`stored_prefix` of every (page, length), read in one call where the file is
+        not mapped (the hole test once for all of them)."""
+        if self.mapped is None and idx:
+            got = self.f.pread_many_nomap(np.array(idx, dtype=np.int64) * self.physical, np.array(lengths))
+            return [g if len(g) == n else g.ljust(n, b"\0") for g, n in zip(got, lengths)]
+        return [self.stored_prefix(i, n) for i, n in zip(idx, lengths)]
 
     def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
         """Pages ``sel`` as an (len(sel), physical) array read around holes; decrypted
@@ -907,65 +918,72 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     pm.compression_algorithm = algo if flags.page_compressed else None
     if not len(cand):
         return
-    from .pagecomp import PageDecodeError, decode_fcrc32_page, parse_fcrc32_comp_header
-    todo: list[tuple[int, bytes]] = []
+    from .pagecomp import Fcrc32CompHeader, PageDecodeError, decode_fcrc32_page, parse_fcrc32_comp_header
     plain = w.plain
-    for i in cand:
-        i = int(i)
-        compressed[i] = True
-        # the stored length is in the page type (parse_fcrc32_comp_header): only those bytes
-        # are read, not the punched rest of the page; a decrypted page or a length out of
-        # range as before (the page whole)
-        t = int(ptype[i])
-        size = (t & 0xFF) << 8
-        raw = w.stored_prefix(i, size) if i not in plain and not t & 0x7F00 and 0 < size < physical \
-            else w.raw(i)
-        try:
-            h = parse_fcrc32_comp_header(raw, 0, physical, algo)
-        except PageDecodeError as e:
-            corrupt[i] = True
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 24)
-            continue
-        pm.stored[i] = h.stored_bytes
-        if h.payload_len is not None:
-            pm.payload_len[i] = h.payload_len
-        if encrypted[i]:
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            continue
-        todo.append((i, raw[:h.stored_bytes]))
+    compressed[cand] = True
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
     # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
     # bzip2 without exact payload lengths: a block is decoded whole before its first byte
     # comes out, but the inverse transform stops at the headers (a quarter of the decode)
     fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo in ("zlib", "bzip2"))
+    threaded = algo in _THREADED and (not fast or algo == "bzip2")
 
-    def one(raw: bytes):
+    def one(item: tuple[bytes, Fcrc32CompHeader]):
+        raw, h = item
         try:
-            d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None)
+            d = decode_fcrc32_page(raw, physical, algo, prefix=_HEADER_PREFIX if fast else None, hdr=h)
             if d.original_type == FIL_PAGE_INODE:
                 if len(d.page) < physical:
-                    d = decode_fcrc32_page(raw, physical, algo)
+                    d = decode_fcrc32_page(raw, physical, algo, hdr=h)
             elif len(d.page) > _HEADER_PREFIX:
                 d.page = d.page[:_HEADER_PREFIX]     # only the headers are read from here on
             return d
         except PageDecodeError as e:
             return e
 
-    threaded = algo in _THREADED and (not fast or algo == "bzip2")
-    for (i, _), d in zip(todo, _decode_all(one, [r for _, r in todo], threaded, w.check)):
-        if isinstance(d, PageDecodeError):
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            if str(d).endswith("not decoded"):
-                pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
-            else:
+    # a chunk of pages at a time: their stored bytes are held only while they are decoded
+    chunk = max(_THREAD_BATCH, _PC_CHUNK_BYTES // physical)
+    for c0 in range(0, len(cand), chunk):
+        # the stored length is in the page type (parse_fcrc32_comp_header): only those bytes
+        # are read, not the punched rest of the page, the chunk's in one call; a decrypted
+        # page or a length out of range as before (the page whole)
+        pages, types = cand[c0:c0 + chunk].tolist(), ptype[cand[c0:c0 + chunk]].tolist()
+        sizes = [(t & 0xFF) << 8 for t in types]
+        short = [i not in plain and not t & 0x7F00 and 0 < size < physical
+                 for i, t, size in zip(pages, types, sizes)]
+        stored = iter(w.stored_prefixes([i for i, s_ in zip(pages, short) if s_],
+                                        [n for n, s_ in zip(sizes, short) if s_]))
+        todo: list[tuple[int, bytes, Fcrc32CompHeader]] = []
+        for i, s_ in zip(pages, short):
+            raw = next(stored) if s_ else w.raw(i)
+            try:
+                h = parse_fcrc32_comp_header(raw, 0, physical, algo)
+            except PageDecodeError as e:
                 corrupt[i] = True
-                _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {d}", i * physical)
-            continue
-        pm.payload_len[i] = d.payload_len
-        decoded[i] = d.page
-    w.check()
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 24)
+                continue
+            pm.stored[i] = h.stored_bytes
+            if h.payload_len is not None:
+                pm.payload_len[i] = h.payload_len
+            if encrypted[i]:
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                continue
+            todo.append((i, raw[:h.stored_bytes], h))
+        for (i, _, _), d in zip(todo, _decode_all(one, [(r, h) for _, r, h in todo], threaded, w.check)):
+            if isinstance(d, PageDecodeError):
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                if str(d).endswith("not decoded"):
+                    pm.undecoded[algo] = pm.undecoded.get(algo, 0) + 1
+                else:
+                    corrupt[i] = True
+                    _add(pm, counts, "pc", f"page {i}: page_compressed ({algo}) page does not decode: {d}",
+                         i * physical)
+                continue
+            pm.payload_len[i] = d.payload_len
+            decoded[i] = d.page
+        w.check()
 
 
 def _legacy_compression(pm: PageMap, w: _Walk) -> None:
