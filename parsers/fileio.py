@@ -108,6 +108,7 @@ class ReadOnlyFile:
         self._fiemap_raw: list[tuple[int, int, int]] | None | bool = False
         self._holes: list[tuple[int, int]] | None = None
         self._hole_starts: np.ndarray | None = None
+        self._hole_ends: np.ndarray | None = None
         self._hole_start_list: list[int] | None = None
         self._unwritten: list[tuple[int, int]] | None = None
         self._fadvised_random = False
@@ -248,6 +249,20 @@ class ReadOnlyFile:
         k = int(np.searchsorted(self._hole_starts, offset + length)) - 1   # last hole starting before the end
         return k >= 0 and holes[k][0] + holes[k][1] > offset
 
+    def touches_hole_many(self, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """:meth:`touches_hole` of every (offset, length), as a bool array."""
+        offsets = np.asarray(offsets, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        holes = self.holes()
+        if not holes:
+            return np.zeros(len(offsets), dtype=bool)
+        if self._hole_starts is None:
+            self._hole_starts = np.array([o for o, _ in holes], dtype=np.int64)
+        if self._hole_ends is None:
+            self._hole_ends = np.array([o + n for o, n in holes], dtype=np.int64)
+        k = np.searchsorted(self._hole_starts, offsets + lengths) - 1     # last hole starting before the end
+        return (k >= 0) & (self._hole_ends[np.maximum(k, 0)] > offsets) & (lengths > 0)
+
     def advise_random(self) -> None:
         """Tell the kernel not to read ahead (header-only scans)."""
         mm = self.mmap()
@@ -300,15 +315,7 @@ class ReadOnlyFile:
         if len(offsets) and ((offsets < 0) | (lengths < 0)).any():
             k = int(np.argmax((offsets < 0) | (lengths < 0)))
             raise FileReadError(self.path, f"bad read of {int(lengths[k])} bytes", int(offsets[k]))
-        holes = self.holes()
-        if holes:
-            if self._hole_starts is None:
-                self._hole_starts = np.array([o for o, _ in holes], dtype=np.int64)
-            ends = np.array([o + n for o, n in holes], dtype=np.int64)
-            k = np.searchsorted(self._hole_starts, offsets + lengths) - 1     # last hole starting before the end
-            touch = (k >= 0) & (ends[np.maximum(k, 0)] > offsets) & (lengths > 0)
-        else:
-            touch = np.zeros(len(offsets), dtype=bool)
+        touch = self.touches_hole_many(offsets, lengths)
         fd, out = self.fd, []
         try:
             for o, n, t in zip(offsets.tolist(), lengths.tolist(), touch.tolist()):

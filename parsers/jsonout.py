@@ -88,6 +88,10 @@ def _enc(v: Any, ind: str, out: list) -> None:
             return
         inner = ind + " "
         sep = ",\n" + inner
+        rows = _int_rows(v, inner, sep)
+        if rows is not None:
+            out.append("[\n" + inner + rows + "\n" + ind + "]")
+            return
         out.append("[\n" + inner)
         first = True
         for x in v:
@@ -98,6 +102,24 @@ def _enc(v: Any, ind: str, out: list) -> None:
         out.append("\n" + ind + "]")
     else:
         raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
+
+
+def _int_rows(v: list | tuple, inner: str, sep: str) -> str | None:
+    """The items of a list of ints, or of [int, int] pairs (a file's holes and extents),
+    joined as :func:`_enc` writes them one by one (None: not such a list)."""
+    t0 = type(v[0])
+    if t0 is int:
+        if all(type(x) is int for x in v):
+            return sep.join(map(_int, v))
+        return None
+    if t0 is not list and t0 is not tuple:
+        return None
+    if not all((type(x) is list or type(x) is tuple) and len(x) == 2 and type(x[0]) is int
+               and type(x[1]) is int for x in v):
+        return None
+    inner2 = inner + " "
+    open_, mid, close = "[\n" + inner2, ",\n" + inner2, "\n" + inner + "]"
+    return sep.join(f"{open_}{_int(a)}{mid}{_int(b)}{close}" for a, b in v)
 
 
 def encode_indented(v: Any, ind: str = "") -> str:

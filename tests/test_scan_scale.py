@@ -37,6 +37,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     {"s": "é \"quoted\" \\ \n tab\t \u2028 \U0001F600"}, {"f": [0.1, 1e300, -0.0, 1.5e-7, 3.0]},
     {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}, {1: "int key", 2.5: "float key", None: 1, True: 2},
     {"big": 2 ** 70, "neg": -5}, ("tuple", 1),
+    # the int-row fast path (a file's holes and extents) and the lists it must leave to the rest
+    [1, 2, -3, 2 ** 70], [[0, 4096], (8192, 4096), [2 ** 40, 1]], {"holes": [[1, 2]] * 3, "n": [[1, 2], [3]]},
+    [[1, 2], [3, True]], [True, 1], [1, 2.5], [[1, 2], [3, 4, 5]], [[1, 2], []], [(1, 2), "x"], [[[1, 2]]],
 ])
 def test_encoder_gives_the_bytes_of_json_dumps_indent_1(value):
     assert jsonout.encode_indented(value) == json.dumps(value, indent=1)

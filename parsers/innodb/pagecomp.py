@@ -307,7 +307,7 @@ def decode_fcrc32_page(raw: bytes, page_size: int, algorithm: str, prefix: int |
 
 
 def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None,
-                       decrypted: bool = False) -> DecodedPage:
+                       decrypted: bool = False, hdr: LegacyCompHeader | None = None) -> DecodedPage:
     """Decode a MariaDB legacy page_compressed page (type 34354); the payload
     length is in the header, so ``prefix`` may limit the work to the headers.
 
@@ -315,8 +315,11 @@ def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None,
     fil0crypt.cc fil_space_decrypt_for_non_full_checksum decrypts only the payload
     behind the FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_METADATA_LEN header and leaves
     the type 37401, which fil0pagecompress.cc fil_page_decompress_for_non_full_crc32
-    then decompresses (algorithm at FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO)."""
-    hdr = parse_legacy_comp_header(raw, 0, page_size)
+    then decompresses (algorithm at FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO).
+    ``raw`` needs only the header and payload; ``hdr`` is the header when the caller has
+    read it already."""
+    if hdr is None:
+        hdr = parse_legacy_comp_header(raw, 0, page_size)
     if hdr.encrypted and not decrypted:
         raise PageDecodeError("page_compressed and encrypted: not decrypted")
     data = raw[hdr.header_len:hdr.header_len + hdr.payload_len]

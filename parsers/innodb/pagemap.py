@@ -447,10 +447,20 @@ class _Walk:
     def stored_prefixes(self, idx: list[int], lengths: list[int]) -> list[bytes]:
         """:meth:`stored_prefix` of every (page, length), read in one call where the file is
         not mapped (the hole test once for all of them)."""
-        if self.mapped is None and idx:
+        if not idx:
+            return []
+        if self.mapped is None:
             got = self.f.pread_many_nomap(np.array(idx, dtype=np.int64) * self.physical, np.array(lengths))
             return [g if len(g) == n else g.ljust(n, b"\0") for g, n in zip(got, lengths)]
-        return [self.stored_prefix(i, n) for i, n in zip(idx, lengths)]
+        mapped, f = self.mapped, self.f
+        if self.partial is None or f.hole_safe_map:
+            return [bytes(mapped[i, :n]) for i, n in zip(idx, lengths)]
+        # pages beside holes: through the map where the bytes asked for touch none (as
+        # ReadOnlyFile.pread decides, one test for all of them), read around them where they do
+        sel = np.array(idx, dtype=np.int64)
+        touch = self.partial[sel] & f.touches_hole_many(sel * self.physical, np.array(lengths))
+        return [f.pread(i * self.physical, n).ljust(n, b"\0") if t else bytes(mapped[i, :n])
+                for i, n, t in zip(idx, lengths, touch.tolist())]
 
     def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
         """Pages ``sel`` as an (len(sel), physical) array read around holes; decrypted
@@ -992,49 +1002,62 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     if not (pm.flavor == "mariadb" and not pm.flags.full_crc32 and
             w.types_present & {FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED}):
         return
-    from .pagecomp import PageDecodeError, decode_legacy_page, parse_legacy_comp_header
+    from .pagecomp import LegacyCompHeader, PageDecodeError, decode_legacy_page, parse_legacy_comp_header
     physical, kind = pm.physical, pm.kind
     compressed, corrupt = pm.compressed, pm.corrupt
     counts, decoded = w.counts, w.decoded
     legacy = np.nonzero(_any_of(pm.type, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0]
+    compressed[legacy] = True
     whole: list[tuple[int, bytes]] = []
-    for i in legacy:
-        i = int(i)
-        compressed[i] = True
-        raw = w.raw(i)
-        try:
-            h = parse_legacy_comp_header(raw, 0, physical)
-        except PageDecodeError as e:
-            corrupt[i] = True
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 38)
-            continue
-        pm.compression_algorithm = pm.compression_algorithm or h.algorithm
-        pm.stored[i] = h.header_len + h.payload_len
-        pm.payload_len[i] = h.payload_len
-        if h.encrypted and (w.crypt is None or w.crypt.decrypted is None or not w.crypt.decrypted[i]):
-            pm.encrypted[i] = True
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            continue
-        try:
-            if h.encrypted:                       # decrypted (w.raw): decoded whole for its own checksum
-                d = decode_legacy_page(raw, physical, decrypted=True)
-                whole.append((i, d.page))
-            else:
-                d = decode_legacy_page(raw, physical, prefix=_HEADER_PREFIX)
-                if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
-                    d = decode_legacy_page(raw, physical)
-        except PageDecodeError as e:
-            kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
-            if str(e).endswith("not decoded"):
-                pm.undecoded[h.algorithm] = pm.undecoded.get(h.algorithm, 0) + 1
-            else:
+    plain, heads = w.plain, w.heads
+    chunk = max(_THREAD_BATCH, _PC_CHUNK_BYTES // physical)
+    for c0 in range(0, len(legacy), chunk):
+        # the header from the header block already read (a decrypted page: the page whole,
+        # as before); then only each page's header and payload, the chunk's in one call
+        got: list[tuple[int, LegacyCompHeader, bytes | None]] = []
+        for i in legacy[c0:c0 + chunk].tolist():
+            raw = w.raw(i) if i in plain or heads is None else None
+            try:
+                h = parse_legacy_comp_header(raw if raw is not None else bytes(heads[i]), 0, physical)
+            except PageDecodeError as e:
                 corrupt[i] = True
-                _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}", i * physical)
-            continue
-        decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
-        if len(whole) >= 1024:
-            _check_decoded_checksums(pm, w, whole)
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 38)
+                continue
+            got.append((i, h, raw))
+        short = [(i, h.header_len + h.payload_len) for i, h, raw in got if raw is None]
+        stored = iter(w.stored_prefixes([i for i, _ in short], [n for _, n in short]))
+        for i, h, raw in got:
+            if raw is None:
+                raw = next(stored)
+            pm.compression_algorithm = pm.compression_algorithm or h.algorithm
+            pm.stored[i] = h.header_len + h.payload_len
+            pm.payload_len[i] = h.payload_len
+            if h.encrypted and (w.crypt is None or w.crypt.decrypted is None or not w.crypt.decrypted[i]):
+                pm.encrypted[i] = True
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                continue
+            try:
+                if h.encrypted:                       # decrypted (w.raw): decoded whole for its own checksum
+                    d = decode_legacy_page(raw, physical, decrypted=True, hdr=h)
+                    whole.append((i, d.page))
+                else:
+                    d = decode_legacy_page(raw, physical, prefix=_HEADER_PREFIX, hdr=h)
+                    if len(d.page) < physical and d.original_type == FIL_PAGE_INODE:
+                        d = decode_legacy_page(raw, physical, hdr=h)
+            except PageDecodeError as e:
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                if str(e).endswith("not decoded"):
+                    pm.undecoded[h.algorithm] = pm.undecoded.get(h.algorithm, 0) + 1
+                else:
+                    corrupt[i] = True
+                    _add(pm, counts, "pc", f"page {i}: page_compressed ({h.algorithm}) page does not decode: {e}",
+                         i * physical)
+                continue
+            decoded[i] = d.page if d.original_type == FIL_PAGE_INODE else d.page[:_HEADER_PREFIX]
+            if len(whole) >= 1024:
+                _check_decoded_checksums(pm, w, whole)
+        w.check()
     _check_decoded_checksums(pm, w, whole)
 
 
