@@ -452,14 +452,17 @@ class _Walk:
         if self.mapped is None:
             got = self.f.pread_many_nomap(np.array(idx, dtype=np.int64) * self.physical, np.array(lengths))
             return [g if len(g) == n else g.ljust(n, b"\0") for g, n in zip(got, lengths)]
-        mapped, f = self.mapped, self.f
+        f, ps = self.f, self.physical
+        mm = f.mmap()            # what ``mapped`` views: sliced directly, a copy without numpy's
+        if mm is None or len(mm) < self.mapped.size:
+            return [self.stored_prefix(i, n) for i, n in zip(idx, lengths)]
         if self.partial is None or f.hole_safe_map:
-            return [bytes(mapped[i, :n]) for i, n in zip(idx, lengths)]
+            return [mm[i * ps:i * ps + n] for i, n in zip(idx, lengths)]
         # pages beside holes: through the map where the bytes asked for touch none (as
         # ReadOnlyFile.pread decides, one test for all of them), read around them where they do
         sel = np.array(idx, dtype=np.int64)
-        touch = self.partial[sel] & f.touches_hole_many(sel * self.physical, np.array(lengths))
-        return [f.pread(i * self.physical, n).ljust(n, b"\0") if t else bytes(mapped[i, :n])
+        touch = self.partial[sel] & f.touches_hole_many(sel * ps, np.array(lengths))
+        return [f.pread(i * ps, n).ljust(n, b"\0") if t else mm[i * ps:i * ps + n]
                 for i, n, t in zip(idx, lengths, touch.tolist())]
 
     def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
