@@ -214,9 +214,9 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
         data = data[:exact_len]
     if prefix is not None and (algorithm in ("zlib", "lzma") or (algorithm == "bzip2" and exact_len is None)):
         # headers only: stop after ``prefix`` bytes; the stream length is then
-        # taken from the zero fill the engine writes behind it (see zero_trimmed_length).
-        # bzip2 only where the caller asks for it without a stated length (a full_crc32 page
-        # read by a scan that does not need exact payload lengths: build_page_map)
+        # taken from the zero fill the engine writes behind it (see zero_trimmed_length),
+        # exact for lzma (the .xz footer) and bzip2 (its end-of-stream marker and CRC:
+        # bzip2_stream_end); bzip2 where no length is stated (full_crc32 pages)
         try:
             if algorithm == "zlib":
                 out = zlib.decompressobj().decompress(data, prefix)
@@ -231,6 +231,10 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
             raise PageDecodeError(f"{algorithm}: only {len(out)} bytes decode")
         if exact_len is not None:
             return out, exact_len
+        if algorithm == "bzip2":
+            end = bzip2_stream_end(data)
+            # not a one-block stream ending in its marker: only the full decode knows its length
+            return out, end if end is not None else _stream_bzip2(data, out_size)[1]
         used = zero_trimmed_length(data)
         if algorithm == "lzma" and data[used - 2:used] != XZ_FOOTER_MAGIC:
             # not an .xz stream ending in its footer: only the full decode knows its length
@@ -269,6 +273,37 @@ def decode_payload(algorithm: str, data: bytes, out_size: int, exact_len: int | 
 #: MariaDB's lzma pages are .xz streams (lzma_easy_buffer_encode in fil_page_compress),
 #: so their zero-trimmed length is exact: the stream never ends in a zero byte
 XZ_FOOTER_MAGIC = b"YZ"
+
+
+#: bzip2's stream header ("BZh" and the block size digit), a block's magic (the BCD digits of
+#: pi) and the end-of-stream magic (of sqrt(pi)), as bzip2's compress.c writes them
+#: (BZ2_compressBlock: 0x314159265359 before each block, 0x177245385090 and the combined
+#: CRC after the last, then zero bits to a byte)
+BZ_HDR = b"BZh"
+BZ_BLOCK_MAGIC = bytes.fromhex("314159265359")
+BZ_EOS_MAGIC = 0x177245385090
+
+
+def bzip2_stream_end(data: bytes) -> int | None:
+    """The exact length of a one-block bzip2 stream, found from its tail without
+    decoding it: the end-of-stream magic, then the combined CRC, which for one block is
+    the block's own CRC (bytes 10..13: the first block starts byte-aligned behind the
+    4-byte header), then zero bits to the byte.  The stream ends at or after its
+    zero-trimmed length (the CRC may end in zero bytes), so only those few ends are
+    tried; 80 bits must match.  None when the stream is not such (several blocks, or no
+    marker there): only a full decode knows its end then.  A page of up to 64 KiB is
+    one block (MariaDB's fil_page_compress: BZ2_bzBuffToBuffCompress, 100k blocks)."""
+    if len(data) < 14 + 10 or data[:3] != BZ_HDR or data[4:10] != BZ_BLOCK_MAGIC:
+        return None
+    want = (BZ_EOS_MAGIC << 32) | int.from_bytes(data[10:14], "big")
+    mask = (1 << 80) - 1
+    trimmed = len(data.rstrip(b"\0"))
+    for end in range(max(trimmed, 24), min(len(data), trimmed + 5) + 1):
+        tail = int.from_bytes(data[end - 11:end], "big")
+        for pad in range(8):
+            if (tail >> pad) & mask == want and not tail & ((1 << pad) - 1):
+                return end
+    return None
 
 
 def zero_trimmed_length(data: bytes) -> int:

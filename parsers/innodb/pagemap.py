@@ -937,9 +937,9 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
     # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
-    # bzip2 without exact payload lengths: a block is decoded whole before its first byte
-    # comes out, but the inverse transform stops at the headers (a quarter of the decode)
-    fast = algo in _SLOW or algo == "lzma" or (not exact_payload and algo in ("zlib", "bzip2"))
+    # bzip2: a block is decoded whole before its first byte comes out, but the inverse
+    # transform stops at the headers; its exact length is in its tail (bzip2_stream_end)
+    fast = algo in _SLOW or algo in ("lzma", "bzip2") or (not exact_payload and algo == "zlib")
     threaded = algo in _THREADED and (not fast or algo == "bzip2")
 
     def one(item: tuple[bytes, Fcrc32CompHeader]):
