@@ -288,17 +288,18 @@ def bzip2_stream_end(data: bytes) -> int | None:
     """The exact length of a one-block bzip2 stream, found from its tail without
     decoding it: the end-of-stream magic, then the combined CRC, which for one block is
     the block's own CRC (bytes 10..13: the first block starts byte-aligned behind the
-    4-byte header), then zero bits to the byte.  The stream ends at or after its
-    zero-trimmed length (the CRC may end in zero bytes), so only those few ends are
-    tried; 80 bits must match.  None when the stream is not such (several blocks, or no
+    4-byte header), then zero bits to the byte.  ``data`` is laid out as the page holds
+    it: the stream, the zero fill, the page's 4-byte checksum (zero_trimmed_length).
+    The stream ends at or a few bytes after its zero-trimmed length (the CRC may end in
+    zero bytes), so only those few ends are tried; 80 bits must match.  None when the stream is not such (several blocks, or no
     marker there): only a full decode knows its end then.  A page of up to 64 KiB is
     one block (MariaDB's fil_page_compress: BZ2_bzBuffToBuffCompress, 100k blocks)."""
     if len(data) < 14 + 10 or data[:3] != BZ_HDR or data[4:10] != BZ_BLOCK_MAGIC:
         return None
     want = (BZ_EOS_MAGIC << 32) | int.from_bytes(data[10:14], "big")
     mask = (1 << 80) - 1
-    trimmed = len(data.rstrip(b"\0"))
-    for end in range(max(trimmed, 24), min(len(data), trimmed + 5) + 1):
+    trimmed = zero_trimmed_length(data)     # the page's 4-byte checksum after the zero fill is left out
+    for end in range(max(trimmed, 24), min(len(data), trimmed + 9) + 1):
         tail = int.from_bytes(data[end - 11:end], "big")
         for pad in range(8):
             if (tail >> pad) & mask == want and not tail & ((1 << pad) - 1):
