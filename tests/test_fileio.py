@@ -315,3 +315,31 @@ def test_pread_many_nomap_equals_pread_nomap_and_reads_no_hole(tmp_path):
     with ReadOnlyFile(str(p)) as f:
         assert f.holes() == holes
     assert os.stat(p).st_blocks == before
+
+
+def test_long_extent_lists_split_in_numpy_as_one_by_one():
+    """The numpy paths for long FIEMAP lists (a page-compressed file's thousands of extents)
+    give what the loops give: extents_within's ranges and split_extents' sums, on lists in
+    file order with gaps, touching extents, unwritten / shared / encoded flags, extents past
+    EOF; and lists FIEMAP would not give (overlaps, empty extents) go to the loop."""
+    import random
+    from dbxray.parsers import fileio, fsfacts
+    rng = random.Random(3)
+    flags = [0, 1, 0x0800, 0x2000, 0x0008, 0x2001]
+    for _ in range(400):
+        raw, pos = [], rng.choice([0, 4096])
+        for _ in range(rng.randint(64, 400)):
+            pos += rng.choice([0, 0, rng.randint(1, 8) * 4096])
+            ln = rng.randint(1, 16) * 4096
+            raw.append((pos, ln, rng.choice(flags)))
+            pos += ln
+        size = rng.randint(0, pos + 50000)
+        assert fileio.extents_within(raw, size) == fileio._extents_within_loop(raw, size)
+        block = rng.choice([512, 4096, 65536])
+        eof_block = -(-size // block) * block
+        assert fsfacts.split_extents(raw, size, block) == fsfacts._split_extents_loop(raw, size, eof_block)
+    odd = [(i * 10, 15, 0) for i in range(100)]                 # overlapping
+    assert fileio._extents_within_sorted(odd, 2000) is None
+    assert fileio.extents_within(odd, 2000) == fileio._extents_within_loop(odd, 2000)
+    empty = [(i * 10, 0 if i == 50 else 5, 0) for i in range(100)]
+    assert fileio._extents_within_sorted(empty, 2000) is None
