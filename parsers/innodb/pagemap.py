@@ -1117,7 +1117,8 @@ def _apply_decoded_headers(pm: PageMap, w: _Walk) -> None:
     decoded = w.decoded
     if decoded:
         idx = np.fromiter(decoded.keys(), dtype=np.int64, count=len(decoded))
-        heads = b"".join(decoded[int(i)][:_HEADER_PREFIX].ljust(_HEADER_PREFIX, b"\0") for i in idx)
+        hp = _HEADER_PREFIX                      # (values in the keys' order)
+        heads = b"".join(v if len(v) == hp else v[:hp].ljust(hp, b"\0") for v in decoded.values())
         dh = np.frombuffer(heads, dtype=header_dtype(_HEADER_PREFIX, with_trailer=False), count=len(idx))
         pm.kind[idx] = dh["type"]
         pm.original_type[idx] = dh["type"]
