@@ -364,15 +364,18 @@ def decode_legacy_page(raw: bytes, page_size: int, prefix: int | None = None,
                        int.from_bytes(page[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2], "big"), hdr.header_len)
 
 
-def decode_mysql_page(raw: bytes, page_size: int) -> DecodedPage:
-    """Decode a MySQL FIL_PAGE_COMPRESSED (14) page back to the original page."""
+def decode_mysql_page(raw: bytes, page_size: int, prefix: int | None = None) -> DecodedPage:
+    """Decode a MySQL FIL_PAGE_COMPRESSED (14) page back to the original page; with
+    ``prefix``, only its first ``prefix`` bytes where the codec can stop early (zlib:
+    the payload length is in the meta data)."""
     meta = parse_mysql_comp_meta(raw, 0)
     if meta.original_size != page_size - FIL_PAGE_DATA:
         raise PageDecodeError(f"original size {meta.original_size} is not page size - {FIL_PAGE_DATA}")
     if meta.compressed_size == 0 or meta.compressed_size > page_size - FIL_PAGE_DATA:
         raise PageDecodeError(f"compressed size {meta.compressed_size} out of range")
     data = raw[FIL_PAGE_DATA:FIL_PAGE_DATA + meta.compressed_size]
-    body, used = decode_payload(meta.algorithm, data, meta.original_size, meta.compressed_size)
+    body, used = decode_payload(meta.algorithm, data, meta.original_size, meta.compressed_size,
+                                None if prefix is None else max(1, prefix - FIL_PAGE_DATA))
     header = bytearray(raw[:FIL_PAGE_DATA])
     header[FIL_PAGE_TYPE:FIL_PAGE_TYPE + 2] = meta.original_type.to_bytes(2, "big")
     # the original page kept its FIL header except the compression meta data

@@ -539,7 +539,7 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     _check_page_numbers(pm, w)
     _encryption(pm, w)
     w.check()
-    _page_compression(pm, w, exact_payload)
+    _page_compression(pm, w, exact_payload, verify_checksums)
     _apply_decoded_headers(pm, w)
     _check_space_ids(pm, w)
     _check_unknown_types(pm, w)
@@ -902,14 +902,14 @@ def _encryption(pm: PageMap, w: _Walk) -> None:
             pm.compression_algorithm = pm.compression_algorithm or ("zlib" if len(ce) else None)
 
 
-def _page_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
+def _page_compression(pm: PageMap, w: _Walk, exact_payload: bool, verify_checksums: bool = True) -> None:
     """Page-compressed pages: stored and payload bytes from their headers, and their
     headers decoded (``w.decoded``): MariaDB full_crc32 and legacy layouts, MySQL
     FIL_PAGE_COMPRESSED."""
     if pm.flags.full_crc32:
         _full_crc32_compression(pm, w, exact_payload)
     _legacy_compression(pm, w)
-    _mysql_compression(pm, w)
+    _mysql_compression(pm, w, whole=verify_checksums)
     w.check()
 
 
@@ -1085,8 +1085,11 @@ def _check_decoded_checksums(pm: PageMap, w: _Walk, whole: list[tuple[int, bytes
     whole.clear()
 
 
-def _mysql_compression(pm: PageMap, w: _Walk) -> None:
-    """MySQL transparent page compression (FIL_PAGE_COMPRESSED, os0file.cc)."""
+def _mysql_compression(pm: PageMap, w: _Walk, whole: bool = True) -> None:
+    """MySQL transparent page compression (FIL_PAGE_COMPRESSED, os0file.cc).  Without
+    ``whole`` (no checksum verified: it belongs to the page before compression) a page
+    is decoded only to its headers where the codec can stop early (zlib) and only they
+    are kept, INODE pages whole."""
     if not (pm.flavor == "mysql" and FIL_PAGE_COMPRESSED in w.types_present):
         return
     from .pagecomp import PageDecodeError, decode_mysql_page, parse_mysql_comp_meta
@@ -1101,14 +1104,15 @@ def _mysql_compression(pm: PageMap, w: _Walk) -> None:
         pm.payload_len[i] = meta.compressed_size
         pm.stored[i] = min(38 + meta.compressed_size, physical)
         pm.compression_algorithm = pm.compression_algorithm or meta.algorithm
+        full = whole or meta.original_type == FIL_PAGE_INODE
         try:
-            d = decode_mysql_page(raw, physical)
+            d = decode_mysql_page(raw, physical, None if full else _HEADER_PREFIX)
         except PageDecodeError as e:
             pm.corrupt[i] = True
             _add(pm, w.counts, "pc", f"page {i}: FIL_PAGE_COMPRESSED ({meta.algorithm}) page does not decode: {e}",
                  i * physical)
             continue
-        w.decoded[i] = d.page
+        w.decoded[i] = d.page if full else d.page[:_HEADER_PREFIX]
 
 
 def _apply_decoded_headers(pm: PageMap, w: _Walk) -> None:
