@@ -81,31 +81,17 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
             # the first pass samples and encodes every target and pools its strata's spreads;
             # the second estimates each target with them, from the same units (not encoded again)
             first = new_run(pooling=True)
-            forked = forked_first_pass(work, n_workers, is_cancelled)
-
-            def here_run(**kw) -> Run:      # a forked worker's run of one target: one thread
-                return Run(spec, seed, target_error, fs_block, filesystem, None, None, _HERE, raw_models,
-                           larger_pages, cross_engine=cross_engine, **kw)
-
-            if forked:
-                calls = _build_forked(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total,
-                                      lambda k: here_run(pooling=True))[1]
+            if forked_first_pass(work, n_workers, is_cancelled):
+                _build_forked(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total,
+                              lambda: Run(spec, seed, target_error, fs_block, filesystem, None, None, _HERE,
+                                          raw_models, larger_pages, cross_engine=cross_engine, pooling=True))
             else:
                 _build(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total, "")
             run = new_run(priors=fit_priors(first.spread_pool), memory=first.memory,
                           speed_memory=first.speed_memory, speed_cache=first.speed_cache)
             run.errors.extend(e for e in first.errors if e.startswith("speed of "))
-            if forked:
-                # the second pass's targets too, each from the first pass's encodings of it (its
-                # project and speed calls numbered from where they started in the first pass)
-                targets = _build_forked(
-                    run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000, total,
-                    lambda k: here_run(priors=run.priors, memory=run.memory, speed_memory=run.speed_memory,
-                                       speed_cache=run.speed_cache, _calls=calls[k][0],
-                                       _speed_calls=calls[k][1]), " (estimating)")[0]
-            else:
-                targets = _build(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000,
-                                 total, " (estimating)")
+            targets = _build(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000,
+                             total, " (estimating)")
         if progress is not None:
             progress(total, total, "what-if: units re-encoded; writing the advice")
     out: dict[str, Any] = {
@@ -177,14 +163,13 @@ def _build(run: Run, work, dataset: Dataset, cods: list[Codec], progress, base: 
     return targets
 
 
-#: both passes of a sampled run build their file targets in forked processes (one target at a
+#: the first pass of a sampled run reads its file targets in forked processes (one target at a
 #: time each, on one thread: :func:`_build_forked`) from this many bytes of files on
 FORK_MIN_BYTES = 64 << 20
 
 
 def forked_first_pass(work, n_workers: int, is_cancelled) -> bool:
-    """Whether a sampled run's file targets are built in forked worker processes (the first pass
-    that encodes, then the second that estimates from its encodings): more than one
+    """Whether the first pass's file targets are built in forked worker processes: more than one
     core, two file targets at least, :data:`FORK_MIN_BYTES` of them and no file over a core's
     share of the bytes (a lone big file keeps the threads of one process: all the cores on its
     units), no cancel hook to poll (the window), and a process that may fork (one thread: the
@@ -210,61 +195,48 @@ class _Here:
 _HERE = _Here()
 
 
-def _build_forked(into: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int,
-                  total: int, fresh_run, suffix: str = "") -> tuple[list[Target], dict[int, tuple[int, int]]]:
-    """:func:`_build` with the file targets built in forked processes, one task a target
-    (``parsers.parallel.map_calls``: the workers take the next target as they finish one), each in
-    a fresh :class:`Run` of its own (``fresh_run(k)`` for ``work[k]``); what each leaves in its run
-    (the encodings per ``Run.project`` call, the speeds per ``measure_speeds`` call, its strata's
-    spreads, errors and counts) is added to ``into`` in target order, as one process building them
-    in order leaves it.  The dataset-level targets (after the files in ``work``) are built here
-    after them.  Returns the targets and, per file target, the number of ``into``'s project and
-    speed calls before it (where its calls start)."""
+def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int,
+                  total: int, fresh_run) -> None:
+    """:func:`_build` of the first pass with its file targets built in forked processes, one task
+    a target (``parsers.parallel.map_calls``: the workers take the next target as they finish one),
+    each in a fresh :class:`Run` of its own; what each leaves in its run (the encodings per
+    ``Run.project`` call, the speeds per ``measure_speeds`` call, its strata's spreads, errors and
+    counts) is added to ``first`` in target order, as one process building them in order leaves
+    it.  The dataset-level targets (after the files in ``work``) are built here after them."""
     files = [k for k, (_w, e) in enumerate(work) if e is not None]
 
     def one(k: int) -> tuple:
-        run = fresh_run(k)
-        start = (run._calls, run._speed_calls)
+        run = fresh_run()
         w, e = work[k]
-        got = None
         try:
-            got = w.file_target(run, e, cods)
+            w.file_target(run, e, cods)
         except (SourceUnavailable, CodecUnavailable) as err:
             run.errors.append(str(err))
         except Exception as err:    # one bad target must not lose the others
             run.errors.append(f"{e.path}: {type(err).__name__}: {err}")
-        return (None if run.pooling else got, run.memory, run.speed_memory, run.spread_pool, run.errors,
-                run.units_sampled, run.units_total, run.units_encoded, run._calls - start[0],
-                run._speed_calls - start[1])
+        return (run.memory, run.speed_memory, run.spread_pool, run.errors, run.units_sampled,
+                run.units_total, run.units_encoded, run._calls, run._speed_calls)
 
     weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in files]
     ctx = ScanContext(workers=workers())
-    targets: list[Target] = []
-    starts: dict[int, tuple[int, int]] = {}
     for n, (k, got) in enumerate(zip(files, parallel.map_calls(one, [(k,) for k in files], ctx, weights,
                                                                 task_calls=1))):
-        target, memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
-        starts[k] = (into._calls, into._speed_calls)
-        if target is not None:
-            targets.append(target)
-        if into.pooling:
-            into.memory.extend(memory)
-            into.speed_memory.extend(speed_memory)
+        memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
+        first.memory.extend(memory)
+        first.speed_memory.extend(speed_memory)
         for key, vals in spreads.items():
-            into.spread_pool.setdefault(key, []).extend(vals)
-        into.errors.extend(errors)
-        into.units_sampled += sampled
-        into.units_total += units
-        into.units_encoded += encoded
-        into._calls += calls
-        into._speed_calls += speed_calls
+            first.spread_pool.setdefault(key, []).extend(vals)
+        first.errors.extend(errors)
+        first.units_sampled += sampled
+        first.units_total += units
+        first.units_encoded += encoded
+        first._calls += calls
+        first._speed_calls += speed_calls
         if progress is not None:
-            progress(base + (n + 1) * width, total, f"what-if: {work[k][1].path}{suffix}")
+            progress(base + (n + 1) * width, total, f"what-if: {work[k][1].path}")
     rest = [x for x in work if x[1] is None]
     if rest:
-        targets.extend(_build(into, rest, dataset, cods, progress, base + len(files) * width, width, total,
-                              suffix))
-    return targets, starts
+        _build(first, rest, dataset, cods, progress, base + len(files) * width, width, total, "")
 
 
 def sample_description(spec, seed: int, encoded: int, known: int, total: int) -> str:

@@ -1,4 +1,4 @@
-"""A sampled what-if builds its file targets in forked processes, in both passes, when the files are
+"""A sampled what-if builds its first pass's file targets in forked processes when the files are
 worth it (compress/whatif.py ``forked_first_pass``, ``_build_forked``): each target in a fresh run
 of its own, on one thread, what it leaves added in target order.  The JSON is the one process's,
 speeds aside (they are measurements), on fixtures of every engine that has file targets."""
