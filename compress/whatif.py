@@ -217,10 +217,13 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
         return (run.memory, run.speed_memory, run.spread_pool, run.errors, run.units_sampled,
                 run.units_total, run.units_encoded, run._calls, run._speed_calls)
 
-    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in files]
+    # handed out the costliest first (the workers take the next as they finish one: a long target
+    # last would run alone), added in target order as the results come
+    order = sorted(files, key=lambda k: -work[k][0].file_cost(work[k][1]))
+    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
     ctx = ScanContext(workers=workers())
-    for n, (k, got) in enumerate(zip(files, parallel.map_calls(one, [(k,) for k in files], ctx, weights,
-                                                                task_calls=1))):
+    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
+    for n, (k, got) in enumerate(_in_order(results, files)):
         memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
         first.memory.extend(memory)
         first.speed_memory.extend(speed_memory)
@@ -237,6 +240,20 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
     rest = [x for x in work if x[1] is None]
     if rest:
         _build(first, rest, dataset, cods, progress, base + len(files) * width, width, total, "")
+
+
+def _in_order(results, keys: list):
+    """``(key, value)`` pairs coming in any order, given back in the order of ``keys`` as soon as
+    each one's predecessors have come."""
+    waiting: dict = {}
+    pos = 0
+    for key, value in results:
+        waiting[key] = value
+        while pos < len(keys) and keys[pos] in waiting:
+            yield keys[pos], waiting.pop(keys[pos])
+            pos += 1
+    for key in keys[pos:]:
+        yield key, waiting.pop(key)
 
 
 def sample_description(spec, seed: int, encoded: int, known: int, total: int) -> str:
