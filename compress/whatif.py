@@ -221,6 +221,8 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
     # last would run alone), added in target order as the results come
     order = sorted(files, key=lambda k: -work[k][0].file_cost(work[k][1]))
     weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
+    # the sampling's numpy.random (imported by numpy on first use, 20-50 ms) once here, not in every worker
+    import numpy.random  # noqa: F401
     ctx = ScanContext(workers=workers())
     results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
     for n, (k, got) in enumerate(_in_order(results, files)):
