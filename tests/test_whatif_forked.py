@@ -77,3 +77,19 @@ def test_forked_first_pass_only_where_it_pays(fixtures_root):
     assert whatif.forked_first_pass(work, 2, None) is (not small and parallel.fork_safe()
                                                        and max(int(e.apparent_bytes) for _w, e in work) * 2
                                                        <= sum(int(e.apparent_bytes) for _w, e in work))
+
+
+def test_results_in_target_order_whatever_order_they_come():
+    got = list(whatif._in_order(iter([(3, "c"), (1, "a"), (4, "d"), (2, "b")]), [1, 2, 3, 4]))
+    assert got == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+
+
+def test_costliest_files_first(fixtures_root):
+    """InnoDB weighs a page-compressed file by its codec: an lzma tablespace before a plain one
+    of the same size (the order the forked first pass hands targets out in, never a result)."""
+    from dbxray.compress.engines.innodb import WHATIF
+    ds = scan(str(fixtures_root / "innodb" / "16k" / "fx"), ScanContext(verify_checksums=False))
+    by = {e.path.rsplit("/", 1)[-1]: e for e in ds.files}
+    lzma, plain = by["t_pc_lzma.ibd"], by["t_dynamic.ibd"]
+    per_byte = lambda e: WHATIF.file_cost(e) / max(1, int(e.apparent_bytes))   # noqa: E731
+    assert per_byte(lzma) > per_byte(plain) == 1.0
