@@ -22,7 +22,7 @@ from dbxray.parsers.model import Cancelled
 
 from .estimate import Estimate, StratumSample, aux_spread, pool_spreads, ratio_estimate
 from .models import Model
-from .registry import Codec
+from .registry import Codec, same_input_sizes
 from .sampling import SampleSpec, Strata, stratify
 from .sources import UnitSet
 from .speed import workers
@@ -189,22 +189,26 @@ def project(unitset: UnitSet, pairs: list[tuple[Codec, Model]], spec: SampleSpec
                     data = unitset.payload(i)
                 else:
                     data = b""
-                for c, m in todo_pairs:
-                    key = (c.name, m.name)
-                    if fixed[id(m)][i] >= 0 or key in failed:
-                        continue
-                    known = m.known_size(c, data, i)
-                    if known is not None:       # the stored size: nothing to encode, nothing timed
-                        res[key] = known
-                        continue
-                    t0 = time.thread_time()
-                    try:
-                        res[key] = m.project(c, data, i)
-                    except Exception as e:      # noqa: BLE001 -- one codec failing drops that pair only
-                        with lock:
-                            failed[key] = f"{unitset.label}: {c.name} ({m.name}): {type(e).__name__}: {e}"
-                        continue
-                    times[key] = time.thread_time() - t0
+                # two models compressing the unit's same bytes with one codec encode them once
+                with same_input_sizes() as sizes:
+                    for c, m in todo_pairs:
+                        key = (c.name, m.name)
+                        if fixed[id(m)][i] >= 0 or key in failed:
+                            continue
+                        known = m.known_size(c, data, i)
+                        if known is not None:       # the stored size: nothing to encode, nothing timed
+                            res[key] = known
+                            continue
+                        hits = sizes.hits
+                        t0 = time.thread_time()
+                        try:
+                            res[key] = m.project(c, data, i)
+                        except Exception as e:      # noqa: BLE001 -- one codec failing drops that pair only
+                            with lock:
+                                failed[key] = f"{unitset.label}: {c.name} ({m.name}): {type(e).__name__}: {e}"
+                            continue
+                        if sizes.hits == hits:      # a size taken from the memo is no encoder's time
+                            times[key] = time.thread_time() - t0
                 with lock:
                     for key, dt in times.items():
                         tm = out.timing.setdefault(key, [0.0, 0.0])

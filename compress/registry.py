@@ -17,8 +17,10 @@ All general encoders and decoders go through :mod:`parsers.codecs.general`
 from __future__ import annotations
 
 import re
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from dbxray.parsers.codecs import ch_block
 from dbxray.parsers.codecs import general as g
@@ -121,6 +123,18 @@ class Codec:
 
         lz4 and snappy count their output in a reused buffer instead of
         building bytes (same encoder, same count; tests/test_compress_registry.py)."""
+        memo = getattr(_shared, "memo", None)
+        if memo is not None:
+            got = memo.get((self.name, id(data)))
+            if got is not None and got[0] is data:
+                memo.hits += 1
+                return got[1]
+        n = self._compressed_size(data)
+        if memo is not None:
+            memo[(self.name, id(data))] = (data, n)
+        return n
+
+    def _compressed_size(self, data: bytes) -> int:
         if self.chain is None:
             sizer = _SIZERS.get(self.family)
             if sizer is not None:
@@ -168,6 +182,31 @@ class Codec:
         """Bytes of the full ClickHouse block :meth:`compress_ch_block` makes, without
         computing its CityHash128 (16 bytes whatever their value)."""
         return len(ch_block_body(raw, self.ch_chain or "", type_size, value_type)) + 16
+
+
+class SizeMemo(dict):
+    """(codec name, id(input)) -> (the input, its compressed size), and how often one was taken."""
+
+    hits = 0
+
+
+#: the memo open on each thread (:func:`same_input_sizes`)
+_shared = threading.local()
+
+
+@contextmanager
+def same_input_sizes() -> Iterator[SizeMemo]:
+    """Within: :meth:`Codec.compressed_size` of an input object it was already asked for on this
+    thread with the same codec gives that size again, not encoding it twice (the projector opens
+    one per unit: two storage models of a page that compress the same bytes with the same codec,
+    InnoDB page compression and the ROW_FORMAT=COMPRESSED estimate under zlib).  Keyed by the
+    object (the memo holds it, so its id is not reused meanwhile), never by its bytes."""
+    outer = getattr(_shared, "memo", None)
+    memo = _shared.memo = SizeMemo()
+    try:
+        yield memo
+    finally:
+        _shared.memo = outer
 
 
 def _zlib(data: bytes, level: int | None) -> bytes:

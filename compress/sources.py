@@ -156,6 +156,8 @@ def allocated_in(entry: FileEntry, offsets: np.ndarray, lengths: np.ndarray) -> 
 
 def _unallocated(holes, unwritten) -> list[tuple[int, int]]:
     """``holes`` less the ``unwritten`` ranges inside them, sorted and disjoint."""
+    if not unwritten:       # nothing to cut out (most files): the holes, sorted, the empty ones left out
+        return [(o, n) for o, n in sorted((int(o), int(n)) for o, n in (holes or [])) if n > 0]
     out: list[tuple[int, int]] = []
     cuts = sorted((int(o), int(o) + int(n)) for o, n in (unwritten or []))
     for o, n in sorted((int(o), int(n)) for o, n in (holes or [])):
@@ -203,8 +205,9 @@ def _groups_of(units: np.ndarray, strata: np.ndarray, factor: int) -> list[list[
     starts = np.unique(lead)                          # the groups, ordered by their first unit
     gid = np.searchsorted(starts, group_at)
     pos = np.argsort(gid, kind="stable")              # units by group, file order within each
-    bounds = np.flatnonzero(np.diff(gid[pos])) + 1
-    return [g.tolist() for g in np.split(units[pos], bounds)]
+    cuts = [0, *(np.flatnonzero(np.diff(gid[pos])) + 1).tolist(), m]
+    flat = units[pos].tolist()                        # one list, sliced (not an array per group)
+    return [flat[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
 def grouped_units(base: UnitSet, factor: int, keep: np.ndarray | None = None, pad_to: int | None = None) -> UnitSet:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from dbxray.parsers.model import Cancelled, Dataset, FileEntry
+from dbxray.parsers import parallel
+from dbxray.parsers.model import Cancelled, Dataset, FileEntry, ScanContext
 
 from . import advisor
 from . import engines as whatif_engines
@@ -80,7 +81,12 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
             # the first pass samples and encodes every target and pools its strata's spreads;
             # the second estimates each target with them, from the same units (not encoded again)
             first = new_run(pooling=True)
-            _build(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total, "")
+            if forked_first_pass(work, n_workers, is_cancelled):
+                _build_forked(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total,
+                              lambda: Run(spec, seed, target_error, fs_block, filesystem, None, None, _HERE,
+                                          raw_models, larger_pages, cross_engine=cross_engine, pooling=True))
+            else:
+                _build(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total, "")
             run = new_run(priors=fit_priors(first.spread_pool), memory=first.memory,
                           speed_memory=first.speed_memory, speed_cache=first.speed_cache)
             run.errors.extend(e for e in first.errors if e.startswith("speed of "))
@@ -155,6 +161,101 @@ def _build(run: Run, work, dataset: Dataset, cods: list[Codec], progress, base: 
             where = e.path if e is not None else w.name
             run.errors.append(f"{where}: {type(err).__name__}: {err}")
     return targets
+
+
+#: the first pass of a sampled run reads its file targets in forked processes (one target at a
+#: time each, on one thread: :func:`_build_forked`) from this many bytes of files on
+FORK_MIN_BYTES = 64 << 20
+
+
+def forked_first_pass(work, n_workers: int, is_cancelled) -> bool:
+    """Whether the first pass's file targets are built in forked worker processes: more than one
+    core, two file targets at least, :data:`FORK_MIN_BYTES` of them and no file over a core's
+    share of the bytes (a lone big file keeps the threads of one process: all the cores on its
+    units), no cancel hook to poll (the window), and a process that may fork (one thread: the
+    command line; ``parsers.parallel.fork_safe``)."""
+    sizes = [int(e.apparent_bytes or 0) for _w, e in work if e is not None]
+    if n_workers < 2 or is_cancelled is not None or len(sizes) < 2:
+        return False
+    total = sum(sizes)
+    return total >= FORK_MIN_BYTES and max(sizes) * n_workers <= total and parallel.fork_safe()
+
+
+class _Here:
+    """An executor that runs every call on the calling thread, in order: a forked worker of the
+    first pass encodes its target's units on its one thread (the processes share the cores)."""
+
+    def map(self, fn, *iterables):
+        return map(fn, *iterables)
+
+    def shutdown(self, wait: bool = True) -> None:
+        pass
+
+
+_HERE = _Here()
+
+
+def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int,
+                  total: int, fresh_run) -> None:
+    """:func:`_build` of the first pass with its file targets built in forked processes, one task
+    a target (``parsers.parallel.map_calls``: the workers take the next target as they finish one),
+    each in a fresh :class:`Run` of its own; what each leaves in its run (the encodings per
+    ``Run.project`` call, the speeds per ``measure_speeds`` call, its strata's spreads, errors and
+    counts) is added to ``first`` in target order, as one process building them in order leaves
+    it.  The dataset-level targets (after the files in ``work``) are built here after them."""
+    files = [k for k, (_w, e) in enumerate(work) if e is not None]
+
+    def one(k: int) -> tuple:
+        run = fresh_run()
+        w, e = work[k]
+        try:
+            w.file_target(run, e, cods)
+        except (SourceUnavailable, CodecUnavailable) as err:
+            run.errors.append(str(err))
+        except Exception as err:    # one bad target must not lose the others
+            run.errors.append(f"{e.path}: {type(err).__name__}: {err}")
+        return (run.memory, run.speed_memory, run.spread_pool, run.errors, run.units_sampled,
+                run.units_total, run.units_encoded, run._calls, run._speed_calls)
+
+    # handed out the costliest first (the workers take the next as they finish one: a long target
+    # last would run alone), added in target order as the results come
+    order = sorted(files, key=lambda k: -work[k][0].file_cost(work[k][1]))
+    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
+    # the sampling's numpy.random (imported by numpy on first use, 20-50 ms) once here, not in every worker
+    import numpy.random  # noqa: F401
+    ctx = ScanContext(workers=workers())
+    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
+    for n, (k, got) in enumerate(_in_order(results, files)):
+        memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
+        first.memory.extend(memory)
+        first.speed_memory.extend(speed_memory)
+        for key, vals in spreads.items():
+            first.spread_pool.setdefault(key, []).extend(vals)
+        first.errors.extend(errors)
+        first.units_sampled += sampled
+        first.units_total += units
+        first.units_encoded += encoded
+        first._calls += calls
+        first._speed_calls += speed_calls
+        if progress is not None:
+            progress(base + (n + 1) * width, total, f"what-if: {work[k][1].path}")
+    rest = [x for x in work if x[1] is None]
+    if rest:
+        _build(first, rest, dataset, cods, progress, base + len(files) * width, width, total, "")
+
+
+def _in_order(results, keys: list):
+    """``(key, value)`` pairs coming in any order, given back in the order of ``keys`` as soon as
+    each one's predecessors have come."""
+    waiting: dict = {}
+    pos = 0
+    for key, value in results:
+        waiting[key] = value
+        while pos < len(keys) and keys[pos] in waiting:
+            yield keys[pos], waiting.pop(keys[pos])
+            pos += 1
+    for key in keys[pos:]:
+        yield key, waiting.pop(key)
 
 
 def sample_description(spec, seed: int, encoded: int, known: int, total: int) -> str:

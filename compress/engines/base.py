@@ -31,6 +31,12 @@ class WhatIfEngine:
     def file_target(self, run: "Run", entry: "FileEntry", codecs: list["Codec"]) -> "Target":
         raise NotImplementedError
 
+    def file_cost(self, entry: "FileEntry") -> float:
+        """How long building the target of ``entry`` takes, in any unit common to the engine's
+        files (the file's bytes by default): the order in which the forked first pass hands the
+        targets out, the costliest first (compress/whatif.py); never what a target is."""
+        return float(entry.apparent_bytes or 0)
+
     def declined(self, entry: "FileEntry") -> str | None:
         """Why a file that holds a table's data is not a target (named in the result's
         ``not_projected``), or None: the file is not one the engine projects at all."""
