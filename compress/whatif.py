@@ -17,7 +17,7 @@ from dbxray.parsers.model import Cancelled, Dataset, FileEntry, ScanContext
 
 from . import advisor
 from . import engines as whatif_engines
-from .engines import WHATIF_ENGINES, WhatIfEngine
+from .engines import WhatIfEngine
 from .registry import DEFAULT_CODECS, Codec, CodecUnavailable, parse_codec
 from .estimate import fit_spread_prior
 from .sampling import parse_sample
@@ -70,7 +70,7 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
                     work.append((w, e))
                 elif (why := w.declined(e)) is not None:
                     not_projected.append({"target": e.path, "why": why})
-        for w in WHATIF_ENGINES:
+        for w in whatif_engines.present(dataset.engines):    # dataset-level targets need files of theirs
             if (engines is None or w.name in engines) and w.wants_dataset(dataset):
                 work.append((w, None))
         total = len(work) * 1000 * (POOLING_SHARE + 1)
@@ -81,17 +81,29 @@ def run_whatif(dataset: Dataset, codecs, sample="0.05", seed: int = 0, target_er
             # the first pass samples and encodes every target and pools its strata's spreads;
             # the second estimates each target with them, from the same units (not encoded again)
             first = new_run(pooling=True)
+            offsets = None
             if forked_first_pass(work, n_workers, is_cancelled):
-                _build_forked(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total,
-                              lambda: Run(spec, seed, target_error, fs_block, filesystem, None, None, _HERE,
-                                          raw_models, larger_pages, cross_engine=cross_engine, pooling=True))
+                offsets = _build_forked(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total,
+                                        lambda: Run(spec, seed, target_error, fs_block, filesystem, None, None,
+                                                    _HERE, raw_models, larger_pages, cross_engine=cross_engine,
+                                                    pooling=True))
             else:
                 _build(first, work, dataset, cods, progress, 0, 1000 * POOLING_SHARE, total, "")
-            run = new_run(priors=fit_priors(first.spread_pool), memory=first.memory,
+            priors = fit_priors(first.spread_pool)
+            run = new_run(priors=priors, memory=first.memory,
                           speed_memory=first.speed_memory, speed_cache=first.speed_cache)
             run.errors.extend(e for e in first.errors if e.startswith("speed of "))
-            targets = _build(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000,
-                             total, " (estimating)")
+            if offsets is not None and parallel.fork_safe():
+                targets = _estimate_forked(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE,
+                                           1000, total, offsets,
+                                           lambda: Run(spec, seed, target_error, fs_block, filesystem, None,
+                                                       None, _HERE, raw_models, larger_pages,
+                                                       cross_engine=cross_engine, priors=priors,
+                                                       memory=first.memory, speed_memory=first.speed_memory,
+                                                       speed_cache=first.speed_cache))
+            else:
+                targets = _build(run, work, dataset, cods, progress, len(work) * 1000 * POOLING_SHARE, 1000,
+                                 total, " (estimating)")
         if progress is not None:
             progress(total, total, "what-if: units re-encoded; writing the advice")
     out: dict[str, Any] = {
@@ -196,14 +208,19 @@ _HERE = _Here()
 
 
 def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int,
-                  total: int, fresh_run) -> None:
+                  total: int, fresh_run) -> dict[int, tuple[int, int]]:
     """:func:`_build` of the first pass with its file targets built in forked processes, one task
     a target (``parsers.parallel.map_calls``: the workers take the next target as they finish one),
     each in a fresh :class:`Run` of its own; what each leaves in its run (the encodings per
     ``Run.project`` call, the speeds per ``measure_speeds`` call, its strata's spreads, errors and
     counts) is added to ``first`` in target order, as one process building them in order leaves
-    it.  The dataset-level targets (after the files in ``work``) are built here after them."""
+    it.  The dataset-level targets (after the files in ``work``) are built here after them.
+
+    Returns where each target's calls start in ``first.memory`` / ``first.speed_memory``
+    (``work`` index -> (project calls, speed calls) before it; ``None`` for the rest after the
+    files), for :func:`_estimate_forked`."""
     files = [k for k, (_w, e) in enumerate(work) if e is not None]
+    offsets: dict = {}
 
     def one(k: int) -> tuple:
         run = fresh_run()
@@ -227,6 +244,7 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
     results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
     for n, (k, got) in enumerate(_in_order(results, files)):
         memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
+        offsets[k] = (first._calls, first._speed_calls)
         first.memory.extend(memory)
         first.speed_memory.extend(speed_memory)
         for key, vals in spreads.items():
@@ -239,9 +257,57 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
         first._speed_calls += speed_calls
         if progress is not None:
             progress(base + (n + 1) * width, total, f"what-if: {work[k][1].path}")
+    offsets[None] = (first._calls, first._speed_calls)
     rest = [x for x in work if x[1] is None]
     if rest:
         _build(first, rest, dataset, cods, progress, base + len(files) * width, width, total, "")
+    return offsets
+
+
+def _estimate_forked(run: Run, work, dataset: Dataset, cods: list[Codec], progress, base: int, width: int,
+                     total: int, offsets: dict, fresh_run) -> list[Target]:
+    """The second pass of a run whose first was forked (:func:`_build_forked`): each file target
+    estimated in a forked process (it encodes nothing: its units' sizes come from the first
+    pass's memory, from where ``offsets`` says its calls start, its speeds likewise), the
+    largest first; the targets, errors and counts are added to ``run`` in target order, as one
+    process estimating them in order leaves them.  The dataset-level targets are estimated
+    here after them, from the memory after the files'."""
+    files = [k for k, (_w, e) in enumerate(work) if e is not None]
+
+    def one(k: int) -> tuple:
+        r = fresh_run()
+        r._calls, r._speed_calls = offsets[k]
+        w, e = work[k]
+        t = None
+        try:
+            t = w.file_target(r, e, cods)
+        except (SourceUnavailable, CodecUnavailable) as err:
+            r.errors.append(str(err))
+        except Exception as err:    # one bad target must not lose the others
+            r.errors.append(f"{e.path}: {type(err).__name__}: {err}")
+        return t, r.errors, r.units_sampled, r.units_total, r.units_encoded
+
+    order = sorted(files, key=lambda k: -int(work[k][1].apparent_bytes or 0))
+    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
+    ctx = ScanContext(workers=workers())
+    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
+    targets: list[Target] = []
+    for n, (k, got) in enumerate(_in_order(results, files)):
+        t, errors, sampled, units, encoded = got
+        if t is not None:
+            targets.append(t)
+        run.errors.extend(errors)
+        run.units_sampled += sampled
+        run.units_total += units
+        run.units_encoded += encoded
+        if progress is not None:
+            progress(base + (n + 1) * width, total, f"what-if: {work[k][1].path} (estimating)")
+    rest = [x for x in work if x[1] is None]
+    if rest:
+        run._calls, run._speed_calls = offsets[None]
+        targets.extend(_build(run, rest, dataset, cods, progress, base + len(files) * width, width, total,
+                              " (estimating)"))
+    return targets
 
 
 def _in_order(results, keys: list):

@@ -1,6 +1,8 @@
 """A sampled what-if builds its first pass's file targets in forked processes when the files are
 worth it (compress/whatif.py ``forked_first_pass``, ``_build_forked``): each target in a fresh run
-of its own, on one thread, what it leaves added in target order.  The JSON is the one process's,
+of its own, on one thread, what it leaves added in target order; its second pass then estimates
+them in forked processes too (``_estimate_forked``), each from where its calls start in the
+first pass's memory.  The JSON is the one process's,
 speeds aside (they are measurements), on fixtures of every engine that has file targets."""
 from __future__ import annotations
 
@@ -25,15 +27,20 @@ def _strip(x):
 
 
 def _run(ds, monkeypatch, forked: bool, **kw) -> dict:
-    calls = []
-    real = whatif._build_forked
+    calls, second = [], []
+    real, real_second = whatif._build_forked, whatif._estimate_forked
 
     def counted(*a, **k):
         calls.append(1)
         return real(*a, **k)
 
+    def counted_second(*a, **k):
+        second.append(1)
+        return real_second(*a, **k)
+
     with monkeypatch.context() as m:
         m.setattr(whatif, "_build_forked", counted)
+        m.setattr(whatif, "_estimate_forked", counted_second)
         if forked:
             # every dataset of two file targets, two workers, the pool even for small files
             m.setattr(whatif, "forked_first_pass",
@@ -45,6 +52,7 @@ def _run(ds, monkeypatch, forked: bool, **kw) -> dict:
             m.setattr(whatif, "forked_first_pass", lambda work, n, cancel: False)
         out = whatif.run_whatif(ds, ["zstd:3", "lz4"], **kw)
     assert bool(calls) == forked
+    assert bool(second) == forked       # the second pass forked too, after the first
     return json.loads(json.dumps(out))
 
 
