@@ -109,6 +109,7 @@ class ReadOnlyFile:
         self._mmap_failed = False
         self._fiemap: list[Extent] | None | bool = False
         self._fiemap_raw: list[tuple[int, int, int]] | None | bool = False
+        self._fiemap_arr: np.ndarray | None | bool = False
         self._holes: list[tuple[int, int]] | None = None
         self._hole_starts: np.ndarray | None = None
         self._hole_ends: np.ndarray | None = None
@@ -423,6 +424,11 @@ class ReadOnlyFile:
         return True
 
     def _list_holes(self) -> list[tuple[int, int]]:
+        raw = self.fiemap_array()
+        if raw is not None and len(raw) >= _EXTENTS_VECTORISED and self._fiemap is False:
+            segs = _segments_sorted(raw, self.size)
+            if segs is not None:
+                return self._list_holes_from(*segs)
         extents = self.fiemap()
         if extents is not None:
             # ranges FIEMAP maps to nothing must hold no data for SEEK_DATA either
@@ -440,6 +446,38 @@ class ReadOnlyFile:
                 return merge_ranges((e.offset, e.length) for e in extents if e.kind != "data")
             self._fiemap = None
             self._unwritten = None           # FIEMAP is not trusted for this file from here on
+        return list_holes(self.fd, self.size)
+
+    def _list_holes_from(self, start: np.ndarray, end: np.ndarray, kind: np.ndarray) -> list[tuple[int, int]]:
+        """:meth:`_list_holes` from the FIEMAP ranges as arrays (:func:`_segments_sorted`: a
+        page-compressed file has thousands, one hole a page), the same list without an
+        :class:`Extent` for each.  SEEK_DATA is asked about every FIEMAP hole of a recently
+        changed file and about :data:`_DATA_IN_CHECKS` of them (the largest and the rest
+        spread evenly) of any other: a file not written for minutes has every extent
+        allocated (writeback), and what the check catches there is a FIEMAP that lists too
+        little on the whole filesystem (which any of its holes shows)."""
+        hole = kind == 0
+        hs, hl = start[hole], end[hole] - start[hole]
+        unw = kind == 2
+        self._unwritten = list(zip(start[unw].tolist(), (end[unw] - start[unw]).tolist()))
+        fresh = time.time() - max(self.stat.st_mtime, self.stat.st_ctime) < _FRESH_SECONDS
+        if not fresh and len(hs) > _DATA_IN_CHECKS:
+            pick = np.unique(np.concatenate([np.linspace(0, len(hs) - 1, _DATA_IN_CHECKS - 1).astype(np.int64),
+                                             [int(np.argmax(hl))]]))
+            asked = list(zip(hs[pick].tolist(), hl[pick].tolist()))
+        else:
+            asked = list(zip(hs.tolist(), hl.tolist()))
+        if not _data_in(self.fd, asked) and not (fresh and self._written_over(self._unwritten)):
+            # the ranges that are not data, touching ones merged (a hole beside an unwritten extent)
+            other = kind != 1
+            if not other.any():
+                return []
+            edges = np.flatnonzero(np.diff(np.concatenate([[False], other, [False]]).astype(np.int8)))
+            first, stop = edges[0::2], edges[1::2] - 1
+            o = start[first]
+            return list(zip(o.tolist(), (end[stop] - o).tolist()))
+        self._fiemap = None
+        self._unwritten = None           # FIEMAP is not trusted for this file from here on
         return list_holes(self.fd, self.size)
 
     def _written_over(self, ranges: list[tuple[int, int]]) -> bool:
@@ -503,7 +541,8 @@ class ReadOnlyFile:
         from .fsfacts import FsFacts, filesystem_of, split_extents
         fs_type, bsize = filesystem_of(self.path, self.stat)
         facts = FsFacts(type=fs_type, block_size=bsize, st_blksize=int(self.stat.st_blksize))
-        raw = self.fiemap_raw()
+        arr = self.fiemap_array()
+        raw = arr if arr is None or len(arr) >= 64 else self.fiemap_raw()
         if raw is not None:
             split = split_extents(raw, self.size, bsize)
             mapped = split.pop("mapped")
@@ -537,8 +576,21 @@ class ReadOnlyFile:
     def fiemap_raw(self) -> list[tuple[int, int, int]] | None:
         """FIEMAP over the whole offset range (past EOF too), asked once per open file."""
         if self._fiemap_raw is False:
-            self._fiemap_raw = fiemap_raw(self.fd) if self.size or self.allocated_bytes else []
+            a = self.fiemap_array()
+            self._fiemap_raw = None if a is None else _as_tuples(a)
         return self._fiemap_raw
+
+    def fiemap_array(self) -> np.ndarray | None:
+        """:meth:`fiemap_raw` as an (n, 3) int64 array (module :func:`fiemap_array`), asked once
+        per open file; a list set on ``_fiemap_raw`` (tests) is taken as it is."""
+        if self._fiemap_arr is False:
+            if self._fiemap_raw is not False:
+                raw = self._fiemap_raw
+                self._fiemap_arr = None if raw is None else np.array(raw, dtype=np.int64).reshape(-1, 3)
+            else:
+                self._fiemap_arr = fiemap_array(self.fd) if self.size or self.allocated_bytes \
+                    else np.zeros((0, 3), dtype=np.int64)
+        return self._fiemap_arr
 
     def fiemap(self) -> list[Extent] | None:
         if self._fiemap is False:
@@ -598,8 +650,19 @@ def fiemap_raw(fd: int, start: int = 0, length: int | None = None,
     """FIEMAP extents (logical, length, flags) overlapping [start, start + length)
     (the whole offset range, past EOF included, when ``length`` is None), in
     file order.  None when the filesystem has no FIEMAP."""
+    a = fiemap_array(fd, start, length, batch)
+    return None if a is None else _as_tuples(a)
+
+
+def _as_tuples(a: np.ndarray) -> list[tuple[int, int, int]]:
+    return list(zip(*a.T.tolist())) if len(a) else []
+
+
+def fiemap_array(fd: int, start: int = 0, length: int | None = None, batch: int = 4096) -> np.ndarray | None:
+    """:func:`fiemap_raw` as an (n, 3) int64 array of (logical, length, flags), made from the
+    ioctl's buffers without a tuple per extent (a page-compressed file has thousands)."""
     end = _FIEMAP_MAX_OFFSET if length is None else start + length
-    out: list[tuple[int, int, int]] = []
+    parts: list[np.ndarray] = []
     # most files have a few extents: a small first request, the full batch after
     ask = min(batch, _FIEMAP_FIRST_BATCH)
     pos = start
@@ -616,12 +679,13 @@ def fiemap_raw(fd: int, start: int = 0, length: int | None = None,
         if mapped == 0:
             break
         ext = np.frombuffer(buf, dtype=_FIEMAP_EXTENT_DTYPE, count=mapped, offset=_FIEMAP_HDR.size)
-        logical, ln, flags = ext["logical"].tolist(), ext["length"].tolist(), ext["flags"].tolist()
-        out.extend(zip(logical, ln, flags))
-        pos = max(pos, max(a + b for a, b in zip(logical, ln)))
-        if any(f & FIEMAP_EXTENT_LAST for f in flags):
+        part = np.empty((mapped, 3), dtype=np.int64)
+        part[:, 0], part[:, 1], part[:, 2] = ext["logical"], ext["length"], ext["flags"]
+        parts.append(part)
+        pos = max(pos, int((part[:, 0] + part[:, 1]).max()))
+        if (part[:, 2] & FIEMAP_EXTENT_LAST).any():
             break
-    return out
+    return np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
 
 
 def fiemap(fd: int, size: int, batch: int = 512) -> list[Extent] | None:
@@ -647,10 +711,26 @@ def extents_within(raw: list[tuple[int, int, int]], size: int) -> list[Extent]:
     return _extents_within_loop(raw, size)
 
 
+#: FIEMAP holes of a file not changed recently that SEEK_DATA is asked about (ReadOnlyFile._list_holes_from)
+_DATA_IN_CHECKS = 64
+
+
 def _extents_within_sorted(raw: list[tuple[int, int, int]], size: int) -> list[Extent] | None:
     """:func:`extents_within` in numpy for extents in file order that do not overlap (as
     FIEMAP lists them); None for any other list (the loop then decides)."""
-    a = np.array(raw, dtype=np.int64).reshape(-1, 3)
+    segs = _segments_sorted(raw, size)
+    if segs is None:
+        return None
+    start, end, kind = segs
+    names = _KIND_NAMES
+    return [Extent(o, e - o, names[k]) for o, e, k in zip(start.tolist(), end.tolist(), kind.tolist())]
+
+
+def _segments_sorted(raw: list[tuple[int, int, int]], size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The ranges :func:`extents_within` makes, as arrays (start, end, kind: 0 hole, 1 data,
+    2 unwritten; adjacent ranges of one kind merged), for extents in file order that do not
+    overlap (as FIEMAP lists them); None for any other list."""
+    a = np.asarray(raw, dtype=np.int64).reshape(-1, 3)
     a = a[a[:, 0] < size]
     start = a[:, 0]
     end = np.minimum(start + a[:, 1], size)
@@ -670,13 +750,11 @@ def _extents_within_sorted(raw: list[tuple[int, int, int]], size: int) -> list[E
     keep = seg_end > seg_start
     seg_start, seg_end, seg_kind = seg_start[keep], seg_end[keep], seg_kind[keep]
     if not len(seg_kind):
-        return []
+        return seg_start, seg_end, seg_kind
     first = np.flatnonzero(np.diff(seg_kind)) + 1          # where a run of one kind begins
     starts = np.concatenate([[0], first])
     stops = np.concatenate([first - 1, [len(seg_kind) - 1]])
-    names = _KIND_NAMES
-    return [Extent(o, e - o, names[k]) for o, e, k in
-            zip(seg_start[starts].tolist(), seg_end[stops].tolist(), seg_kind[starts].tolist())]
+    return seg_start[starts], seg_end[stops], seg_kind[starts]
 
 
 def _extents_within_loop(raw: list[tuple[int, int, int]], size: int) -> list[Extent]:

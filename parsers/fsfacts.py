@@ -153,7 +153,7 @@ def split_extents(raw: list[tuple[int, int, int]], size: int, block: int) -> dic
     eof_block = -(-size // block) * block
     if len(raw) >= 64:             # a page-compressed file's thousands of extents: in numpy
         import numpy as np
-        a = np.array(raw, dtype=np.int64).reshape(-1, 3)
+        a = np.asarray(raw, dtype=np.int64).reshape(-1, 3)
         logical, end, flags = a[:, 0], a[:, 0] + a[:, 1], a[:, 2]
         inside = np.maximum(0, np.minimum(end, size) - logical)
         beyond = np.maximum(0, end - np.maximum(logical, eof_block))
