@@ -7,10 +7,40 @@ literal runs, then instructions 0000xxxx (long literal run, or 2/3-byte
 near copies depending on the literals copied before), 0001HLLL (far copy,
 end of stream at distance 16384), 001LLLLL (copy within 16 KiB),
 01LDDDSS and 1LLDDDSS (short copies within 2 KiB); every match is followed
-by 0..3 literals given in its low bits.  Pure Python: fine for the few
-pages of an LZO tablespace, never more than ``out_size`` bytes out.
+by 0..3 literals given in its low bits.  Pure Python (~1.5 ms a 16 KiB page), never
+more than ``out_size`` bytes out; liblzo2 decodes where it is installed (below).
 """
 from __future__ import annotations
+
+import ctypes
+
+#: liblzo2's return codes (lzo/lzoconf.h): LZO_E_OK, and LZO_E_INPUT_NOT_CONSUMED (bytes after
+#: the end-of-stream marker: the output is whole, as the Python decoder reads it too)
+LZO_E_OK = 0
+LZO_E_INPUT_NOT_CONSUMED = -8
+
+_clib: object = None          # None: not looked for yet; False: none here
+
+
+def library_decoder():
+    """liblzo2's ``lzo1x_decompress_safe`` through ctypes (the library MariaDB's provider_lzo
+    links; Debian's liblzo2-2, which btrfs-progs and many others pull in), or None: then the
+    Python decoder below does it all.  ctypes lets the GIL go during the call."""
+    global _clib
+    if _clib is None:
+        _clib = False
+        for name in ("liblzo2.so.2", "liblzo2.so", "liblzo2.2.dylib"):
+            try:
+                lib = ctypes.CDLL(name)
+                fn = lib.lzo1x_decompress_safe
+            except (OSError, AttributeError):
+                continue
+            fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                           ctypes.POINTER(ctypes.c_size_t), ctypes.c_void_p]
+            fn.restype = ctypes.c_int
+            _clib = fn
+            break
+    return _clib or None
 
 
 def lzo1x_decompress_safe(src: bytes, out_size: int, stop_at: int | None = None) -> bytes:
@@ -18,7 +48,24 @@ def lzo1x_decompress_safe(src: bytes, out_size: int, stop_at: int | None = None)
 
     With ``stop_at``, return as soon as that many bytes are out (a prefix,
     e.g. just the page headers); otherwise the stream must end at ``out_size``.
-    """
+
+    liblzo2 decodes it where it is installed (never more than ``out_size`` bytes: the
+    library's ``_safe`` decoder checks its output bound), ~50x faster than the Python below;
+    whatever it does not decode whole to exactly ``out_size`` bytes (a corrupt or short
+    stream, a prefix of a stream corrupt further on) the Python decoder decodes, so the
+    bytes, and each error and its message, are the Python decoder's."""
+    fn = library_decoder() if src and out_size > 0 else None
+    if fn is not None:
+        dst = ctypes.create_string_buffer(out_size)
+        got = ctypes.c_size_t(out_size)
+        rc = fn(src, len(src), dst, ctypes.byref(got), None)
+        if rc in (LZO_E_OK, LZO_E_INPUT_NOT_CONSUMED) and got.value == out_size:
+            return dst.raw if stop_at is None else dst.raw[:stop_at]
+    return _decode(src, out_size, stop_at)
+
+
+def _decode(src: bytes, out_size: int, stop_at: int | None = None) -> bytes:
+    """:func:`lzo1x_decompress_safe` in Python (the format as the module doc gives it)."""
     out = bytearray()
     n = len(src)
     limit = out_size if stop_at is None else min(stop_at, out_size)
