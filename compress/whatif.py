@@ -234,15 +234,9 @@ def _build_forked(first: Run, work, dataset: Dataset, cods: list[Codec], progres
         return (run.memory, run.speed_memory, run.spread_pool, run.errors, run.units_sampled,
                 run.units_total, run.units_encoded, run._calls, run._speed_calls)
 
-    # handed out the costliest first (the workers take the next as they finish one: a long target
-    # last would run alone), added in target order as the results come
-    order = sorted(files, key=lambda k: -work[k][0].file_cost(work[k][1]))
-    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
     # the sampling's numpy.random (imported by numpy on first use, 20-50 ms) once here, not in every worker
     import numpy.random  # noqa: F401
-    ctx = ScanContext(workers=workers())
-    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
-    for n, (k, got) in enumerate(_in_order(results, files)):
+    for n, k, got in _forked_in_order(work, files, one, lambda k: work[k][0].file_cost(work[k][1])):
         memory, speed_memory, spreads, errors, sampled, units, encoded, calls, speed_calls = got
         offsets[k] = (first._calls, first._speed_calls)
         first.memory.extend(memory)
@@ -287,12 +281,8 @@ def _estimate_forked(run: Run, work, dataset: Dataset, cods: list[Codec], progre
             r.errors.append(f"{e.path}: {type(err).__name__}: {err}")
         return t, r.errors, r.units_sampled, r.units_total, r.units_encoded
 
-    order = sorted(files, key=lambda k: -int(work[k][1].apparent_bytes or 0))
-    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
-    ctx = ScanContext(workers=workers())
-    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
     targets: list[Target] = []
-    for n, (k, got) in enumerate(_in_order(results, files)):
+    for n, k, got in _forked_in_order(work, files, one, lambda k: int(work[k][1].apparent_bytes or 0)):
         t, errors, sampled, units, encoded = got
         if t is not None:
             targets.append(t)
@@ -308,6 +298,19 @@ def _estimate_forked(run: Run, work, dataset: Dataset, cods: list[Codec], progre
         targets.extend(_build(run, rest, dataset, cods, progress, base + len(files) * width, width, total,
                               " (estimating)"))
     return targets
+
+
+def _forked_in_order(work, files: list[int], one, cost):
+    """``(n, k, one(k))`` for the file targets ``files`` of ``work``, ``one`` run in forked
+    processes (``parsers.parallel.map_calls``), handed out the costliest first (the workers take
+    the next as they finish one: a long target last would run alone), given back in target
+    order as the results come."""
+    order = sorted(files, key=lambda k: -cost(k))
+    weights = [max(1, int(work[k][1].apparent_bytes or 0)) for k in order]
+    ctx = ScanContext(workers=workers())
+    results = zip(order, parallel.map_calls(one, [(k,) for k in order], ctx, weights, task_calls=1))
+    for n, (k, got) in enumerate(_in_order(results, files)):
+        yield n, k, got
 
 
 def _in_order(results, keys: list):
