@@ -77,6 +77,11 @@ class XDisplay:
     def xdo(self, *args) -> str:
         return self.run("xdotool", *map(str, args))
 
+    def pointer(self) -> tuple[int, int]:
+        """Where the pointer is (``xdotool getmouselocation --shell``)."""
+        loc = dict(ln.split("=", 1) for ln in self.xdo("getmouselocation", "--shell").split() if "=" in ln)
+        return int(loc["X"]), int(loc["Y"])
+
     def screenshot(self, name: str, window: str | None = None) -> Path:
         """The whole screen (``import -window root``), or one window's frame cut out of it."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -174,7 +179,10 @@ class App:
         self.display.xdo("key", "--clearmodifiers", *keys)
 
     def click(self, x: int, y: int, button: int = 1) -> None:
-        self.display.xdo("mousemove", "--sync", x, y)
+        # xdotool's ``mousemove --sync`` waits ~15 s for a motion event when the pointer is
+        # already there (a second click on the same row): move only where it is not
+        if self.display.pointer() != (x, y):
+            self.display.xdo("mousemove", "--sync", x, y)
         time.sleep(0.1)
         self.display.xdo("click", button)
 
