@@ -143,20 +143,31 @@ def _run(chunk: list[int]) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-def _chunks(entries: list[FileEntry], workers: int) -> list[list[int]]:
-    """File indexes in order, cut so that every worker gets several tasks."""
-    total = sum(max(int(e.apparent_bytes), 1) for e in entries)
-    per_task = max(1, min(CHUNK_BYTES, total // (workers * 4) or 1))
+def _chunks(entries: list[FileEntry], workers: int, costs: list[float] | None = None) -> list[list[int]]:
+    """File indexes cut so that every worker gets several tasks: in file order, except that a
+    file whose ``costs`` (its expected work, in the unit of bytes read) alone fill a task goes
+    first, alone, the costliest first; otherwise the pool would start it when it meets it in
+    file order, maybe last, and end with one worker busy and the others idle."""
+    weights = costs if costs is not None else [float(e.apparent_bytes) for e in entries]
+    weights = [max(float(w), 1.0) for w in weights]
+    total = sum(weights)
+    per_task = max(1.0, min(float(CHUNK_BYTES), total / (workers * 4)))
     per_files = max(1, min(CHUNK_FILES, len(entries) // (workers * 4) or 1))
     out: list[list[int]] = []
+    if costs is not None:
+        heavy = sorted((i for i, w in enumerate(weights) if w >= per_task), key=lambda i: -weights[i])
+        out.extend([i] for i in heavy)
+        rest = [i for i, w in enumerate(weights) if w < per_task]
+    else:
+        rest = list(range(len(entries)))
     cur: list[int] = []
-    size = 0
-    for i, e in enumerate(entries):
+    size = 0.0
+    for i in rest:
         cur.append(i)
-        size += max(int(e.apparent_bytes), 1)
+        size += weights[i]
         if len(cur) >= per_files or size >= per_task:
             out.append(cur)
-            cur, size = [], 0
+            cur, size = [], 0.0
     if cur:
         out.append(cur)
     return out
@@ -169,7 +180,8 @@ def _pack(entry: FileEntry, packer: SectionPacker, ctx: ScanContext) -> None:
 
 
 def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,
-              keep_detail: tuple[str, ...] = ()) -> Iterator[tuple[int, FileEntry]]:
+              keep_detail: tuple[str, ...] = (),
+              cost: Callable[[FileEntry], float] | None = None) -> Iterator[tuple[int, FileEntry]]:
     """Run ``func`` on every entry (it fills the entry and catches its own file's
     errors), yielding ``(index, entry)`` in file order once the entry holds the result.
     With more than one worker the work runs in forked processes (``func`` then sees a
@@ -177,11 +189,15 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     ``ctx.keep_units``, the units come back).  ``ctx.check()`` is polled between files
     here (between a worker's results in a pool, which is then ended).  With more
     than ``ctx.pack_sections_over`` entries, each file's sections (and kept units) are
-    packed once the caller is done with it (when the loop asks for the next)."""
+    packed once the caller is done with it (when the loop asks for the next).
+
+    ``cost`` (a file's expected work, in bytes read: e.g. a compressed file's bytes times
+    what decoding a byte costs) lets a pool start the costliest files first; the results
+    are still yielded in file order (:func:`_chunks`)."""
     packer = SectionPacker() if ctx.pack_sections_over is not None and len(entries) > ctx.pack_sections_over \
         else None
     if use_served_pool(entries, ctx, func):
-        for i, entry in _each_file_served(entries, func, ctx, keep_detail):
+        for i, entry in _each_file_served(entries, func, ctx, keep_detail, cost):
             yield i, entry
             if packer is not None:
                 _pack(entry, packer, ctx)
@@ -203,7 +219,8 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     preload_lazy_numpy()
     pool = multiprocessing.get_context("fork").Pool(workers)
     try:
-        for i, entry in _results(pool, _run, _chunks(entries, workers), entries, ctx):
+        costs = [cost(e) for e in entries] if cost is not None else None
+        for i, entry in _results(pool, _run, _chunks(entries, workers, costs), entries, ctx):
             yield i, entry
             if packer is not None:
                 _pack(entry, packer, ctx)
@@ -219,20 +236,28 @@ def preload_lazy_numpy() -> None:
 
 
 def _results(pool, run: Callable, tasks, entries: list[FileEntry], ctx: ScanContext) -> Iterator[tuple[int, FileEntry]]:
-    """The pool's results of ``run`` over ``tasks`` put on ``entries`` in order, ``ctx.check()``
-    between tasks; the pool is closed at the end, ended at once on an exception (Cancel)."""
+    """The pool's results of ``run`` over ``tasks`` put on ``entries`` as they come, yielded in
+    file order, ``ctx.check()`` between tasks; the pool is closed at the end, ended at once on
+    an exception (Cancel)."""
+    pending: dict[int, FileEntry] = {}
+    expected = 0
     try:
-        for results in pool.imap(run, tasks):
+        for results in pool.imap_unordered(run, tasks):
             ctx.check()
             for i, state in results:
                 _apply(entries[i], state)
-                yield i, entries[i]
+                pending[i] = entries[i]
+            while expected in pending:
+                yield expected, pending.pop(expected)
+                expected += 1
         pool.close()
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.join()
+    # every index came back (a worker that died raises in imap): nothing is left pending
+    assert not pending, sorted(pending)[:5]
 
 
 _served: tuple[Callable[[FileEntry], None], tuple[str, ...], bool] | None = None
@@ -286,7 +311,8 @@ def _run_served(chunk: list[tuple[int, FileEntry]]) -> list[tuple[int, dict[str,
 
 
 def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: ScanContext,
-                      keep_detail: tuple[str, ...]) -> Iterator[tuple[int, FileEntry]]:
+                      keep_detail: tuple[str, ...],
+                      cost: Callable[[FileEntry], float] | None = None) -> Iterator[tuple[int, FileEntry]]:
     """:func:`each_file` in a fork server's workers (the files and results pickled)."""
     workers = min(ctx.workers, len(entries))
     import multiprocessing
@@ -295,7 +321,8 @@ def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None
     mp.set_forkserver_preload(SERVED_PRELOAD)
     ForkingPickler.register(np.ndarray, _reduce_array)     # the files go out the fast way
     pool = mp.Pool(workers, initializer=_init_served, initargs=(func, keep_detail, ctx.keep_units))
-    tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers))
+    costs = [cost(e) for e in entries] if cost is not None else None
+    tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers, costs))
     yield from _results(pool, _run_served, tasks, entries, ctx)
 
 

@@ -1,0 +1,78 @@
+"""The worker pool starts the costliest files first and still yields in file order
+(parsers/parallel.py ``each_file(cost=...)``); InnoDB weighs a file by its FSP flags
+(parsers/innodb/scan.py ``scan_cost``)."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from dbxray.parsers import parallel
+from dbxray.parsers.innodb import scan as innodb_scan
+from dbxray.parsers.model import FileEntry, ScanContext
+
+
+def _entries(sizes: list[int]) -> list[FileEntry]:
+    return [FileEntry(path=f"f{i}", abspath=f"/nonexistent/f{i}", apparent_bytes=s, allocated_bytes=s)
+            for i, s in enumerate(sizes)]
+
+
+def test_chunks_put_costly_files_first_alone_and_keep_every_file_once():
+    entries = _entries([1 << 20] * 30)
+    costs = [float(1 << 20)] * 30
+    costs[27] = 500.0 * (1 << 20)        # a bzip2 file late in file order
+    costs[3] = 40.0 * (1 << 20)
+    chunks = parallel._chunks(entries, 2, costs)
+    assert chunks[0] == [27] and chunks[1] == [3]
+    flat = [i for c in chunks for i in c]
+    assert sorted(flat) == list(range(30))
+    rest = flat[2:]
+    assert rest == sorted(rest)          # the others in file order
+    # without costs: file order, as before
+    plain = parallel._chunks(entries, 2)
+    assert [i for c in plain for i in c] == list(range(30))
+
+
+def _record(entry: FileEntry) -> None:
+    entry.warnings.append(f"pid {os.getpid()}")
+
+
+@pytest.mark.skipif(not parallel.fork_safe(), reason="this process may not fork (Qt running)")
+def test_each_file_with_costs_yields_in_file_order_from_workers():
+    entries = _entries([1 << 20] * 20)
+    heavy = {5: 900.0, 17: 1000.0}
+    ctx = ScanContext(workers=2)
+    seen = []
+    for i, entry in parallel.each_file(entries, _record, ctx,
+                                       cost=lambda e: heavy.get(int(e.path[1:]), 1.0) * (1 << 20)):
+        seen.append(i)
+        assert entry is entries[i] and entry.warnings and entry.warnings[0].startswith("pid ")
+    assert seen == list(range(20))
+    pids = {e.warnings[0] for e in entries}
+    assert f"pid {os.getpid()}" not in pids           # the workers did it
+
+
+def test_scan_cost_reads_the_fsp_flags_of_big_files(sparse_fixtures, tmp_path):
+    fx = sparse_fixtures / "innodb" / "16k" / "fx"
+    costs = {}
+    for name in ("t_dynamic", "t_pc_lz4", "t_pc_bzip2", "t_pc_legacy_zlib"):
+        # page 0 of the real file, the rest a hole: 8 MiB, over COST_PROBE_BYTES
+        dst = tmp_path / f"{name}.ibd"
+        with open(fx / f"{name}.ibd", "rb") as src, open(dst, "wb") as out:
+            out.write(src.read(16384))
+            out.truncate(8 << 20)
+        e = FileEntry(path=dst.name, abspath=str(dst), apparent_bytes=8 << 20, allocated_bytes=16384)
+        costs[name] = innodb_scan.scan_cost(e) / (8 << 20)
+    assert costs["t_dynamic"] == 1.0
+    assert costs["t_pc_lz4"] == innodb_scan.COST_PAGE_COMPRESSED
+    assert costs["t_pc_legacy_zlib"] == innodb_scan.COST_PAGE_COMPRESSED     # legacy layout: flags say page_compressed
+    assert costs["t_pc_bzip2"] == innodb_scan.COST_BZIP2
+    # small files and files that cannot be read weigh their size
+    small = shutil.copyfile(fx / "t_pc_bzip2.ibd", tmp_path / "small.ibd")
+    size = os.path.getsize(small)
+    if size < innodb_scan.COST_PROBE_BYTES:
+        assert innodb_scan.scan_cost(FileEntry(path="s", abspath=str(small), apparent_bytes=size,
+                                               allocated_bytes=size)) == size
+    gone = FileEntry(path="g", abspath=str(tmp_path / "gone.ibd"), apparent_bytes=8 << 20, allocated_bytes=0)
+    assert innodb_scan.scan_cost(gone) == 8 << 20
