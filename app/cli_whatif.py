@@ -228,7 +228,7 @@ def run(args) -> int:
         # stop early (its payload length, which the what-if does not read, from the zero fill)
         ds = scan(args.path, ScanContext(progress=scan_progress, fs_block=args.fs_block, keys=keys,
                                          verify_checksums=False, workers=cpu_workers(),
-                                         exact_payload=False))
+                                         exact_payload=False, owners_only=True))
         if scan_progress is not None:
             scan_progress.close(f"{len(ds.files)} files")
     except OSError as e:

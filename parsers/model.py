@@ -664,6 +664,12 @@ class ScanContext:
     #: its stream (exact unless the stream ends in zero bytes): what the what-if reads of a page
     #: (its type, index, level, fill), not its section's ``compressed_payload_bytes``
     exact_payload: bool = True
+    #: InnoDB page-compressed pages (MariaDB): True decodes only those of fragment extents (the
+    #: system pages, inodes, every index's root and first pages) and takes the others' owner from
+    #: the segment that owns their extent, leaving their page type, level and fill unknown: what
+    #: the what-if needs to draw its sample (each unit's owner, place and stored bytes), not what
+    #: the tables and views show.  Needs ``verify_checksums=False``
+    owners_only: bool = False
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.progress is not None:

@@ -385,6 +385,9 @@ class _Walk:
     decoded: dict[int, bytes] = field(default_factory=dict)
     decoded_idx: np.ndarray | None = None
     undecided: np.ndarray | None = None
+    #: page-compressed pages left undecoded (``build_page_map(owners_only=True)``): those of
+    #: extents a segment owns, whose index the extent's segment names
+    skip_decode: np.ndarray | None = None
     free_limit: int = 0
     by_place: dict = field(default_factory=dict)
     frag_at: list = field(default_factory=list)
@@ -506,7 +509,7 @@ class _Walk:
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
                    check=lambda: None, exact_payload: bool = True,
                    holes: list[tuple[int, int]] | None = None, header_reads: bool = False,
-                   keys=None) -> PageMap:
+                   keys=None, owners_only: bool = False) -> PageMap:
     """Read the page map of the open file ``f`` (``path`` names it in errors).
 
     ``exact_payload=False`` decodes only the headers of zlib page_compressed
@@ -539,11 +542,18 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     _check_page_numbers(pm, w)
     _encryption(pm, w)
     w.check()
+    early = owners_only and not verify_checksums and pm.flavor == "mariadb"
+    if early:
+        # the extent map first (descriptor pages are never page-compressed): the pages of
+        # extents a segment owns are then not decoded, their owner is the segment's index
+        _extents(pm, w)
+        w.skip_decode = pm.seg_id != 0
     _page_compression(pm, w, exact_payload, verify_checksums)
     _apply_decoded_headers(pm, w)
     _check_space_ids(pm, w)
     _check_unknown_types(pm, w)
-    _extents(pm, w)
+    if not early:
+        _extents(pm, w)
     _segments(pm, w)
     w.check()
     _owners(pm, w)
@@ -932,7 +942,7 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     if not len(cand):
         return
     from .pagecomp import Fcrc32CompHeader, PageDecodeError, decode_fcrc32_page, parse_fcrc32_comp_header
-    plain = w.plain
+    plain, skip = w.plain, w.skip_decode
     compressed[cand] = True
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
@@ -980,7 +990,7 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
             pm.stored[i] = h.stored_bytes
             if h.payload_len is not None:
                 pm.payload_len[i] = h.payload_len
-            if encrypted[i]:
+            if encrypted[i] or (skip is not None and skip[i]):
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 continue
             todo.append((i, raw[:h.stored_bytes], h))
@@ -1038,6 +1048,9 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
             pm.payload_len[i] = h.payload_len
             if h.encrypted and (w.crypt is None or w.crypt.decrypted is None or not w.crypt.decrypted[i]):
                 pm.encrypted[i] = True
+                kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
+                continue
+            if w.skip_decode is not None and w.skip_decode[i] and not h.encrypted:
                 kind[i] = KIND_PAGE_COMPRESSED_UNDECODED
                 continue
             try:

@@ -468,7 +468,8 @@ def analyze_file(entry: FileEntry, ctx: ScanContext, names=None) -> PageMap | No
         full = getattr(ctx, "depth", "full") == "full"
         pm = build_page_map(f, entry.path, verify_checksums=ctx.verify_checksums and full, check=ctx.check,
                             holes=entry.holes, keys=getattr(ctx, "keys", None),
-                            exact_payload=getattr(ctx, "exact_payload", True))
+                            exact_payload=getattr(ctx, "exact_payload", True),
+                            owners_only=getattr(ctx, "owners_only", False))
         changed = f.changed()
         if changed:
             entry.errors.append(changed)
