@@ -135,7 +135,11 @@ _OTHER_ENGINES = ("TokuDB every node with its checksum, MyRocks every SST's inde
 SCAN_READS = {
     "default": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures: InnoDB "
                "every page header (page types, indexes, records, fill, owners, free space), with no page "
-               "checksum verified and no MySQL 8 LOB chain followed (--full does both), ClickHouse what the "
+               "checksum verified and no MySQL 8 LOB chain followed (--full does both); of MariaDB "
+               "page-compressed tablespaces only the pages of fragment extents are decoded, the others "
+               "counted in their index (leaf or not, BLOB or not) by the segment that owns their extent, "
+               "so those indexes' records and fill are not known (undecoded_pages; --full decodes every "
+               "page), ClickHouse what the "
                "engine's system.parts / system.parts_columns report, from each part's checksums.txt "
                "(compressed and uncompressed sizes), columns.txt, count.txt and marks, with no block header "
                "read (no codec counts, block histograms, Compact per-column split or block checksum: --full), "
@@ -146,7 +150,8 @@ SCAN_READS = {
             "budget), " + _OTHER_ENGINES,
     "summary": "every file's size, allocation and holes (stat, FIEMAP), then each engine's structures "
                "without verifying checksums: InnoDB every page header (page types, indexes, records, fill) "
-               "but no page checksum and no LOB chain, ClickHouse every block header and the marks but no "
+               "but no page checksum and no LOB chain, and of MariaDB page-compressed tablespaces only the "
+               "fragment extents' pages (as the default), ClickHouse every block header and the marks but no "
                "block checksum, the other engines as the default reads them",
 }
 #: --summary alone: ClickHouse reads no block header either (--summary --full: SCAN_READS["summary_full"])
@@ -199,7 +204,9 @@ def _scan_command(args) -> int:
     jobs = args.jobs if args.jobs is not None else cpu_workers()
     ctx = ScanContext(progress=_progress_printer(args.progress and sys.stderr.isatty()),
                       fs_block=args.fs_block, keys=keys, workers=max(1, jobs), keep_units=False, depth=depth,
-                      pack_sections_over=PACK_SECTIONS_OVER, block_walk=args.full)
+                      pack_sections_over=PACK_SECTIONS_OVER, block_walk=args.full,
+                      # MariaDB page compression: only the fragment extents' pages decoded (--full: all)
+                      owners_only=not args.full or args.summary)
     ds = scan(args.path, ctx)
     ds.errors.extend(key_messages)
     as_json = args.json or args.summary or bool(args.output and args.output.endswith(".json"))

@@ -161,6 +161,7 @@ def _innodb(ds: Dataset, t: TableEntry, row: TwinRow, frm: bytes | None) -> None
     skipped = _skipped_index_names(frm)
     key = t.key
     data = index = 0
+    rows_unknown = False
     for path in t.files:
         e = ds.file(path)
         sec = (e.sections.get("innodb") if e is not None else None) or {}
@@ -182,7 +183,10 @@ def _innodb(ds: Dataset, t: TableEntry, row: TwinRow, frm: bytes | None) -> None
             others = (others or 0) + other
             data += pages * page
             index += other * page
-            row.rows = (row.rows or 0) + int(first.get("records") or 0)
+            if first.get("records") is None and first.get("undecoded_pages"):
+                rows_unknown = True         # a light scan (saved by `dbxray scan`) left its pages undecoded
+            else:
+                row.rows = (row.rows or 0) + int(first.get("records") or 0)
             if shared:
                 # the file is everyone's: the table's bytes are its indexes' pages
                 own = sum(int(i.get("pages") or 0) for i in part) * page
@@ -190,6 +194,10 @@ def _innodb(ds: Dataset, t: TableEntry, row: TwinRow, frm: bytes | None) -> None
                 row.allocated_bytes += own - int(e.allocated_bytes)
                 row.notes.append(f"InnoDB: in the system tablespace {path}: its bytes are its indexes' pages "
                                  "(the segments' reserved extents not counted)")
+    if rows_unknown:
+        row.rows = None
+        row.notes.append("InnoDB: rows not known: the scan did not decode the page-compressed leaf pages "
+                         "(a saved `dbxray scan`; `dbxray scan --full` decodes them)")
     if clustered is not None:
         row.is_data_length = data
         row.is_index_length = index
@@ -259,7 +267,7 @@ def _figures(ds: Dataset, t: TableEntry, definitions: dict[tuple[str, str], list
     if t.engine == "rocksdb" and info.get("data_size") and info.get("rows"):
         row.notes.append("MyRocks: raw key+value bytes per row = "
                          f"{info['data_size'] / info['rows']:.1f} (all indexes)")
-    if row.rows is None:
+    if row.rows is None and not any(n.startswith("InnoDB: rows not known") for n in row.notes):
         why = next((w for p in t.files for w in (ds.file(p).warnings if ds.file(p) else []) if "encrypted" in w), None)
         hint = " (read with --keyfile)" if why and "key file" in why else ""
         row.notes.append("rows not known" + (f": {why}{hint}" if why else " (see the files' errors and warnings)"))

@@ -131,6 +131,13 @@ class PageMap:
     original_type: np.ndarray | None = None   # type before encryption (MySQL) / compression
     #: MariaDB crypt data, key versions and decrypted pages (None: no crypt data on page 0)
     crypt: EncryptionFacts | None = None
+    #: ``build_page_map(owners_only=True)``: the page-compressed pages left undecoded because a
+    #: segment owns their extent (their index from ``owner_index``; no type, level or records)
+    skipped: np.ndarray | None = None
+    #: the leaf segments' ids (PAGE_BTR_SEG_LEAF of each index's root): a skipped page of one
+    #: is a leaf page (btr_page_alloc takes level-0 pages from the leaf segment, the others
+    #: from the top segment; storage/innobase/btr/btr0btr.cc)
+    leaf_segments: frozenset = frozenset()
 
     def is_index_kind(self, kinds: np.ndarray) -> np.ndarray:
         """B-tree page kinds of this file's flavour (one lookup per page)."""
@@ -549,6 +556,9 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
         _extents(pm, w)
         w.skip_decode = pm.seg_id != 0
     _page_compression(pm, w, exact_payload, verify_checksums)
+    if early:
+        pm.skipped = w.skip_decode & pm.compressed & (pm.kind == KIND_PAGE_COMPRESSED_UNDECODED) \
+            & ~pm.encrypted & ~pm.corrupt
     _apply_decoded_headers(pm, w)
     _check_space_ids(pm, w)
     _check_unknown_types(pm, w)
@@ -1250,6 +1260,7 @@ def _owners(pm: PageMap, w: _Walk) -> None:
     w.is_index, w.live_index = is_index, live_index
     roots: dict[int, int] = {}
     seg_index: dict[int, int] = {}
+    leaf_segments: dict[int, int] = {}
     by_place = w.by_place
     # root candidates: pages whose PAGE_BTR_SEG_TOP names an inode (zero elsewhere)
     seg_top_off = w.seg_top_off
@@ -1272,6 +1283,7 @@ def _owners(pm: PageMap, w: _Walk) -> None:
         roots[iid] = i
         seg_index[top.seg_id] = iid
         seg_index[leaf.seg_id] = iid
+        leaf_segments[iid] = leaf.seg_id
     # indexes without a verified root: the highest-level live page stands in
     vals = index_id[live_index]
     if len(vals) > 1:       # runs of one index first: unique() then sorts a few values, not every page
@@ -1284,6 +1296,7 @@ def _owners(pm: PageMap, w: _Walk) -> None:
             roots[iid] = int(sel[np.argmax(level[sel])])
     pm.roots = roots
     pm.seg_index = seg_index
+    pm.leaf_segments = frozenset(leaf_segments.values())
     if seg_index:
         segs = np.fromiter(seg_index.keys(), dtype=np.uint64)
         idxs = np.fromiter(seg_index.values(), dtype=np.uint64)

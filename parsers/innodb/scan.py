@@ -24,7 +24,7 @@ from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCR
 
 from .punch import kept_granularity, punch_block
 from ..units import expected_hole_per_page, hole_bytes_per_unit
-from .fil import FIL_PAGE_COMPRESSED, LOB_FIRST_TYPES, LOB_TYPES
+from .fil import FIL_NULL, FIL_PAGE_COMPRESSED, LOB_FIRST_TYPES, LOB_TYPES
 from .fsp import FSP_HEADER_OFFSET, FSP_SPACE_FLAGS, decode_fsp_flags
 from .index import PAGE_HEAP_NO_COMPACT, empty_free_space
 from . import names as names_module
@@ -682,10 +682,30 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         vals = vals[np.concatenate(([True], vals[1:] != vals[:-1]))]
     ids = sorted(set(vals.tolist()) | set(pm.roots))
     cap_old, cap_new = empty_free_space(logical)
+    # pages a segment owns that the scan did not decode (ScanContext.owners_only): in their
+    # index by the segment.  The top segment holds only non-leaf pages, the leaf segment the
+    # leaf pages and the BLOB pages (btr_page_alloc at level 0, btr0btr.cc / btr0cur.cc).  A
+    # leaf of a tree of more than one leaf (the one-leaf tree's is its root, a fragment page,
+    # decoded) links to a neighbour: FIL_PAGE_PREV or FIL_PAGE_NEXT is a page number (never
+    # 0, the FSP header's); a BLOB page links to none (fsp_apply_init_file_page sets both to
+    # FIL_NULL, older servers left them 0; fsp0fsp.cc).  Records and fill are then unknown
+    # (None) and ``undecoded_pages`` says how many pages of the index were not decoded.
+    skipped = pm.skipped if pm.skipped is not None and pm.skipped.any() else None
+    if skipped is not None:
+        skipped = skipped & pm.owned & ~pm.free
+        in_leaf_seg = np.isin(pm.seg_id, np.fromiter(pm.leaf_segments, np.uint64, len(pm.leaf_segments)))
+        linked = ((pm.prev != FIL_NULL) & (pm.prev != 0)) | ((pm.next != FIL_NULL) & (pm.next != 0))
+        skipped_leaf = skipped & in_leaf_seg & linked
+        skipped = skipped & (~in_leaf_seg | linked)          # BLOB pages are not B-tree pages
     for iid in ids:
         sel = live_index & (pm.index_id == np.uint64(iid))
         npages = int(sel.sum())
         leaf = sel & (pm.level == 0)
+        n_skipped = n_skipped_leaf = 0
+        if skipped is not None:
+            mine = pm.owner_index == np.uint64(iid)
+            n_skipped = int(np.count_nonzero(skipped & mine))
+            n_skipped_leaf = int(np.count_nonzero(skipped_leaf & mine))
         tname, iname = (None, None)
         got = index_names.get(iid)
         if got:
@@ -696,14 +716,16 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
             tname = table_label
         n_compact = int(np.count_nonzero(pm.n_heap[sel] & PAGE_HEAP_NO_COMPACT))
         cap = n_compact * cap_new + (npages - n_compact) * cap_old
-        fill_ratio = float(np.maximum(pm.data_size[sel], 0).sum() / cap) if npages else None
+        fill_ratio = float(np.maximum(pm.data_size[sel], 0).sum() / cap) if npages and not n_skipped else None
         indexes_json.append(InnoDBIndex.of({
             "index_id": iid, "name": iname, "table": tname, "root_page": pm.roots.get(iid),
-            "pages": npages, "leaf_pages": int(leaf.sum()),
+            "pages": npages + n_skipped, "leaf_pages": int(leaf.sum()) + n_skipped_leaf,
             "levels": int(pm.level[sel].max()) + 1 if npages else 0,
-            "records": int(pm.n_recs[leaf].astype(np.int64).sum()),
+            "records": None if n_skipped else int(pm.n_recs[leaf].astype(np.int64).sum()),
             "fill_ratio": round(fill_ratio, 6) if fill_ratio is not None else None,
         }))
+        if n_skipped:
+            indexes_json[-1]["undecoded_pages"] = n_skipped
         if lob_json is not None:
             n_lobs, n_lob_pages = lob_per_index.get(iid, (0, 0))
             indexes_json[-1]["lobs"] = n_lobs
@@ -719,6 +741,9 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
     for k, c in zip(kinds, kind_counts):
         page_types[names_by_kind[k]] = c
     comp_sel = pm.compressed
+    # a skipped page's payload length is known where its header states it (lz4, lzo, snappy,
+    # the older layout), not where only its stream's end gives it (full_crc32 zlib, lzma, bzip2)
+    unknown_payload = pm.skipped is not None and bool((pm.skipped & (pm.payload_len == 0)).any())
     section = InnoDBSection(**{
         "space_id": space_id,
         "fsp_flags": pm.flags.raw,
@@ -729,13 +754,15 @@ def fill_entry(entry: FileEntry, pm: PageMap, names=None, fs_block: int = 4096,
         "compression_algorithm": pm.compression_algorithm,
         "page_types": page_types,
         "page_compressed_pages": int(comp_sel.sum()),
-        "compressed_payload_bytes": int(pm.payload_len[comp_sel].astype(np.int64).sum()),
+        "compressed_payload_bytes": None if unknown_payload else int(pm.payload_len[comp_sel].astype(np.int64).sum()),
         "expected_hole_bytes": int(expected.sum()),
         "hole_bytes": int(entry.hole_bytes),
         "checksum": {"algorithm": pm.checksum_algorithm if pm.checksum_checked else None,
                      "bad_pages": [int(i) for i in np.nonzero(~pm.checksum_ok)[0]] if pm.checksum_checked else []},
         "indexes": indexes_json,
     })
+    if pm.skipped is not None and pm.skipped.any():
+        section.undecoded_pages = int(np.count_nonzero(pm.skipped))
     if lob_json is not None:
         section.lobs = lob_json
     if pm.crypt is not None:

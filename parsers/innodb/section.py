@@ -17,8 +17,11 @@ class InnoDBIndex(Section):
     pages: int = Key("live B-tree pages")
     leaf_pages: int = Key()
     levels: int = Key()
-    records: int = Key("records in the leaf pages")
+    records: int | None = Key("records in the leaf pages (None: some were not decoded, see undecoded_pages)")
     fill_ratio: float | None = Key("data bytes / usable bytes of its pages")
+    undecoded_pages: int = Key("page-compressed pages of the index a light scan did not decode (the default "
+                               "`dbxray scan` of MariaDB page compression: their index and leaf level are from "
+                               "the segment owning their extent; records and fill come with --full)")
     lobs: int = Key("MySQL 8 LOBs of the index (files that have them)")
     lob_pages: int = Key()
 
@@ -35,7 +38,8 @@ class InnoDBSection(Section):
     compression_algorithm: str | None = Key()
     page_types: dict = Key("engine constant name -> pages (page-compressed pages under their original type)")
     page_compressed_pages: int = Key()
-    compressed_payload_bytes: int = Key()
+    compressed_payload_bytes: int | None = Key("None: a page left undecoded does not state its payload length")
+    undecoded_pages: int = Key("page-compressed pages a light scan did not decode (files that have them)")
     expected_hole_bytes: int = Key("what the engine should have punched at this filesystem block size")
     hole_bytes: int = Key("what really is unallocated")
     checksum: dict = Key("{algorithm, bad_pages}")
