@@ -475,6 +475,23 @@ class _Walk:
         return [f.pread(i * ps, n).ljust(n, b"\0") if t else mm[i * ps:i * ps + n]
                 for i, n, t in zip(idx, lengths, touch.tolist())]
 
+    def stored_bytes_at(self, idx: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """Byte ``col[k]`` of page ``idx[k]`` as stored (a byte in a hole reads as 0, never
+        through the map), for every k: one byte of thousands of pages, in numpy."""
+        idx = np.asarray(idx, dtype=np.int64)
+        col = np.asarray(col, dtype=np.int64)
+        pos = idx * self.physical + col
+        ones = np.ones(len(idx), dtype=np.int64)
+        if self.mapped is None:
+            got = self.f.pread_many_nomap(pos, ones)
+            return np.fromiter((g[0] if g else 0 for g in got), dtype=np.uint8, count=len(got))
+        out = np.zeros(len(idx), dtype=np.uint8)
+        safe = np.ones(len(idx), dtype=bool)
+        if self.partial is not None and not self.f.hole_safe_map:
+            safe = ~(self.partial[idx] & self.f.touches_hole_many(pos, ones))
+        out[safe] = self.mapped[idx[safe], col[safe]]
+        return out
+
     def rows(self, sel: np.ndarray, decrypted: bool = True) -> np.ndarray:
         """Pages ``sel`` as an (len(sel), physical) array read around holes; decrypted
         pages as decrypted unless ``decrypted`` is False (checksums are of what is stored)."""
@@ -951,9 +968,36 @@ def _full_crc32_compression(pm: PageMap, w: _Walk, exact_payload: bool) -> None:
     pm.compression_algorithm = algo if flags.page_compressed else None
     if not len(cand):
         return
-    from .pagecomp import Fcrc32CompHeader, PageDecodeError, decode_fcrc32_page, parse_fcrc32_comp_header
+    from .pagecomp import (FCRC32_LEN_BYTE_ALGOS, FIL_PAGE_COMP_ALGO, Fcrc32CompHeader, PageDecodeError,
+                           decode_fcrc32_page, parse_fcrc32_comp_header)
     plain, skip = w.plain, w.skip_decode
     compressed[cand] = True
+    if skip is not None:
+        # pages left undecoded (owners_only): their stored size from the page type, their payload
+        # length from the length byte where the algorithm writes one (parse_fcrc32_comp_header),
+        # in numpy and without reading their stored bytes; a page whose fields are out of range
+        # goes the way of the others (its error named there)
+        s = cand[skip[cand] & ~encrypted[cand]]
+        if plain and len(s):
+            s = s[~np.isin(s, np.fromiter(plain, np.int64, len(plain)))]
+        t = ptype[s].astype(np.int64)
+        stored = (t & 0xFF) << 8
+        ok = ((t & 0x7F00) == 0) & (stored > 0) & (stored < physical)
+        s, stored = s[ok], stored[ok]
+        payload = None
+        if algo in FCRC32_LEN_BYTE_ALGOS and len(s):
+            lsb = w.stored_bytes_at(s, stored - 5).astype(np.int64)
+            payload = stored - 5 + np.where(lsb != 0, lsb - 0x100, 0) - FIL_PAGE_COMP_ALGO
+            ok = payload > 0
+            s, stored, payload = s[ok], stored[ok], payload[ok]
+        pm.stored[s] = stored
+        if payload is not None:
+            pm.payload_len[s] = payload
+        kind[s] = KIND_PAGE_COMPRESSED_UNDECODED
+        if len(s):
+            rest = np.ones(len(pm.kind), dtype=bool)
+            rest[s] = False
+            cand = cand[rest[cand]]
     # slow pure-Python codecs (and zlib/lzma when exact payload lengths are
     # not asked for): the headers first, the whole page only for INODE pages
     # lzma: .xz streams end in their footer magic, so the zero fill gives the exact length
@@ -1032,7 +1076,7 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     legacy = np.nonzero(_any_of(pm.type, (FIL_PAGE_PAGE_COMPRESSED, FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)))[0]
     compressed[legacy] = True
     whole: list[tuple[int, bytes]] = []
-    plain, heads = w.plain, w.heads
+    plain, heads, skip = w.plain, w.heads, w.skip_decode
     chunk = max(_THREAD_BATCH, _PC_CHUNK_BYTES // physical)
     for c0 in range(0, len(legacy), chunk):
         # the header from the header block already read (a decrypted page: the page whole,
@@ -1048,10 +1092,12 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
                 _add(pm, counts, "pc", f"page {i}: {e}", i * physical + 38)
                 continue
             got.append((i, h, raw))
-        short = [(i, h.header_len + h.payload_len) for i, h, raw in got if raw is None]
+        # pages left undecoded (owners_only): the header is all they need, their stored bytes are not read
+        left = [skip is not None and bool(skip[i]) and not h.encrypted for i, h, _ in got]
+        short = [(i, h.header_len + h.payload_len) for (i, h, raw), lf in zip(got, left) if raw is None and not lf]
         stored = iter(w.stored_prefixes([i for i, _ in short], [n for _, n in short]))
-        for i, h, raw in got:
-            if raw is None:
+        for (i, h, raw), lf in zip(got, left):
+            if raw is None and not lf:
                 raw = next(stored)
             pm.compression_algorithm = pm.compression_algorithm or h.algorithm
             pm.stored[i] = h.header_len + h.payload_len
