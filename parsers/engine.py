@@ -141,6 +141,13 @@ class Engine:
         """Decoded bytes of unit ``i`` of ``entry`` (at most ``max_output``)."""
         raise NotImplementedError(f"{self.name}: units cannot be decoded")
 
+    def reads_facts(self, entry: "FileEntry", ctx: "ScanContext") -> bool:
+        """Whether this engine's :meth:`analyze` reads ``entry``'s allocation and holes itself
+        (``parsers.scan.read_facts``, on every core where its workers read the file), so that
+        the scan's serial first pass only stats it (size and allocated bytes) and marks it
+        ``facts_pending``.  The engine must then read them before anything of the file is used."""
+        return False
+
     # -- work a light scan leaves for later ------------------------------------------
     def deferred(self, dataset: "Dataset") -> bool:
         """Whether this engine's part of ``dataset`` was read lightly (``ScanContext.block_walk``

@@ -180,6 +180,9 @@ class FileEntry:
     #: (size, mtime_ns, st_dev, st_ino) when its facts were read: the end of the scan compares them
     #: (scan.py ``recheck``); a later open of the same file takes its holes (ReadOnlyFile.adopt_holes)
     seen: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
+    #: True while its allocation and holes are left to its engine's workers (``Engine.reads_facts``):
+    #: only stat's size and allocated bytes are known
+    facts_pending: bool = field(default=False, repr=False, compare=False)
     #: the packed blob of the values packed by ``pack`` (their slots then hold PACKED)
     packed: Any = field(default=None, repr=False, compare=False)
 

@@ -40,7 +40,8 @@ from .packing import SectionPacker
 #: what a worker sends back of each file (the JSON's facts and what the engines'
 #: cross-file steps read: sections, names, errors)
 RESULT_FIELDS = ("apparent_bytes", "allocated_bytes", "holes", "unwritten", "errors", "warnings", "database",
-                 "table", "kind_names", "owner_names", "sections", "facts", "fs", "fs_block")
+                 "table", "kind_names", "owner_names", "sections", "facts", "fs", "fs_block", "seen",
+                 "facts_pending")
 #: the per-unit fields, sent back only when the scan keeps them
 UNIT_FIELDS = ("units", "unit_facts")
 

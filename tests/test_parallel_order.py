@@ -82,6 +82,12 @@ def test_scan_cost_reads_the_fsp_flags_of_big_files(sparse_fixtures, tmp_path):
     assert costs["t_pc_lz4"] == innodb_scan.COST_PAGE_COMPRESSED
     assert costs["t_pc_legacy_zlib"] == innodb_scan.COST_PAGE_COMPRESSED     # legacy layout: flags say page_compressed
     assert costs["t_pc_bzip2"] == innodb_scan.COST_BZIP2
+    # a scan decoding only the fragment extents' pages (owners only) weighs them lighter
+    for name, light in (("t_dynamic", 1.0), ("t_pc_lz4", innodb_scan.COST_PAGE_COMPRESSED_LIGHT),
+                        ("t_pc_bzip2", innodb_scan.COST_BZIP2_LIGHT)):
+        e = FileEntry(path=f"{name}.ibd", abspath=str(tmp_path / f"{name}.ibd"), apparent_bytes=8 << 20,
+                      allocated_bytes=16384)
+        assert innodb_scan.scan_cost_light(e) / (8 << 20) == light
     # small files and files that cannot be read weigh their size
     small = shutil.copyfile(fx / "t_pc_bzip2.ibd", tmp_path / "small.ibd")
     size = os.path.getsize(small)

@@ -31,6 +31,11 @@ class InnoDB(Engine):
     claim_order = 20
     head_bytes = 38        # FIL_PAGE_DATA: the FIL header of page 0
 
+    def reads_facts(self, entry, ctx):
+        """Paged files read by more than one process: their holes are listed by the worker
+        that reads their pages (parsers/innodb/scan.py ``_analyze_one``), not one by one first."""
+        return entry.role in ("tablespace", "system_tablespace", "undo") and ctx.workers > 1
+
     def claim_name(self, rel, state):
         name = rel.rsplit("/", 1)[-1]
         lower = name.lower()

@@ -81,7 +81,9 @@ def analyze(dataset: Dataset, files: list[FileEntry], ctx: ScanContext) -> None:
     # a partial of a module-level function: it pickles, so a process that must not fork
     # (the window) reads thousands of files in a fork server's workers (parsers/parallel.py)
     one = functools.partial(_analyze_one, ctx=wctx, names=names)
-    for k, entry in parallel.each_file(paged, one, ctx, keep_detail=("innodb_naming",), cost=scan_cost):
+    light = getattr(ctx, "owners_only", False) and not (ctx.verify_checksums and getattr(ctx, "depth", "full") == "full")
+    cost = scan_cost_light if light else scan_cost
+    for k, entry in parallel.each_file(paged, one, ctx, keep_detail=("innodb_naming",), cost=cost):
         ctx.report(k + 1, total, f"innodb pages: {entry.path}")
         _assign_table(dataset, entry, names)
         entry.detail.pop("innodb_naming", None)         # its only reader is _assign_table
@@ -114,9 +116,19 @@ COST_PROBE_BYTES = 4 << 20
 #: 54.5 MB files: plain 3-17 ms, page_compressed 40-110 ms, bzip2 0.7 s on two threads)
 COST_PAGE_COMPRESSED = 15.0
 COST_BZIP2 = 150.0
+#: the same when only the fragment extents' pages are decoded (ScanContext.owners_only, the
+#: default `dbxray scan` and the what-if; bench set, one process: plain 4-7 ms, page_compressed
+#: 10-19 ms, bzip2 31 ms, its 37 fragment pages decoded whole)
+COST_PAGE_COMPRESSED_LIGHT = 3.0
+COST_BZIP2_LIGHT = 6.0
 
 
-def scan_cost(entry: FileEntry) -> float:
+def scan_cost_light(entry: FileEntry) -> float:
+    """:func:`scan_cost` of a scan that decodes only the fragment extents' pages."""
+    return scan_cost(entry, light=True)
+
+
+def scan_cost(entry: FileEntry, light: bool = False) -> float:
     """The expected work of :func:`analyze_file` on ``entry``, in plain bytes read: its
     size, weighed by what page 0's FSP flags say of its pages (page_compressed, and the
     algorithm where full_crc32 stores it).  Lets the workers start the costliest files
@@ -140,12 +152,15 @@ def scan_cost(entry: FileEntry) -> float:
     if not flags.valid or not flags.page_compressed:
         return size
     if flags.compression_algorithm == "bzip2":
-        return size * COST_BZIP2
-    return size * COST_PAGE_COMPRESSED
+        return size * (COST_BZIP2_LIGHT if light else COST_BZIP2)
+    return size * (COST_PAGE_COMPRESSED_LIGHT if light else COST_PAGE_COMPRESSED)
 
 
 def _analyze_one(entry: FileEntry, *, ctx: ScanContext, names) -> None:
     """One paged file's page map into ``entry``; its read errors recorded on it."""
+    if entry.facts_pending:
+        from ..scan import read_pending_facts
+        read_pending_facts(entry, ctx.fs_block)
     try:
         analyze_file(entry, ctx, names)
     except Cancelled:
