@@ -143,7 +143,7 @@ class Engine:
 
     def reads_facts(self, entry: "FileEntry", ctx: "ScanContext") -> bool:
         """Whether this engine's :meth:`analyze` reads ``entry``'s allocation and holes itself
-        (``parsers.scan.read_facts``, on every core where its workers read the file), so that
+        (``parsers.filefacts.read_facts``, on every core where its workers read the file), so that
         the scan's serial first pass only stats it (size and allocated bytes) and marks it
         ``facts_pending``.  The engine must then read them before anything of the file is used."""
         return False

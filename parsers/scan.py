@@ -18,54 +18,9 @@ from . import mapguard
 from . import engines
 from .detect import detect
 from .engine import Engine
-from .fileio import FileReadError, ReadOnlyFile, fs_block_size
 from .model import Cancelled, Dataset, FileEntry, ScanContext
 from .packing import settle
-
-def read_facts(entry: FileEntry, fs_block: int | None = None) -> None:
-    """Fill apparent / allocated bytes and holes of one file (never reads data)."""
-    try:
-        with ReadOnlyFile(entry.abspath) as f:
-            entry.apparent_bytes = f.size
-            entry.allocated_bytes = f.allocated_bytes
-            entry.holes = f.holes()
-            entry.unwritten = f.unwritten()
-            entry.fs = f.fs_facts()
-            entry.seen = (f.size, f.stat.st_mtime_ns, f.stat.st_dev, f.stat.st_ino)
-            msg = f.changed()
-            if msg:
-                entry.warnings.append(msg)
-            if f.size == 0 and entry.role not in ("engine_environment", "other"):
-                entry.warnings.append(f"{entry.path}: empty file (0 bytes)")
-    except FileReadError as e:
-        entry.errors.append(f"{entry.path}: {str(e).split(': ', 1)[-1]}")
-        _stat_facts(entry)
-    except OSError as e:
-        entry.errors.append(f"{entry.path}: {e.strerror or e}")
-        _stat_facts(entry)
-    entry.fs_block = fs_block or (entry.fs.block_size if entry.fs is not None else fs_block_size(entry.abspath))
-
-
-def read_pending_facts(entry: FileEntry, fs_block: int | None = None) -> None:
-    """:func:`read_facts` of a file whose engine took them on (``FileEntry.facts_pending``),
-    as the scan's first pass would have: the first thing its engine does with the file."""
-    if entry.facts_pending:
-        entry.facts_pending = False
-        entry.apparent_bytes = entry.allocated_bytes = 0
-        read_facts(entry, fs_block)
-
-
-def _stat_facts(entry: FileEntry) -> None:
-    """Sizes of a file that cannot be opened (no read permission): ``stat`` needs none,
-    so its apparent size (st_size) and allocated bytes (st_blocks x 512) are still known;
-    its holes are not (FIEMAP/SEEK_HOLE need an open file)."""
-    try:
-        st = os.stat(entry.abspath)
-    except OSError:
-        return
-    entry.apparent_bytes = st.st_size
-    entry.allocated_bytes = st.st_blocks * 512
-
+from .filefacts import openable, read_facts, read_pending_facts, stat_facts
 
 def _unique(messages: list[str]) -> list[str]:
     """Messages in their order, each once (the file layer and an engine may both
@@ -178,9 +133,11 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
                 ctx.check()
                 ctx.report(i, total * 2, f"reading {entry.path}")
             owner = by_name.get(entry.engine) if entry.engine else None
-            if owner is not None and owner.reads_facts(entry, ctx):
+            # (not a file stat cannot size, an empty one or one this process may not read: their
+            # messages come from here, before the engine's own, as for every other file)
+            if owner is not None and owner.reads_facts(entry, ctx) and stat_facts(entry) \
+                    and entry.apparent_bytes > 0 and openable(entry.abspath):
                 # its engine's workers list its holes (FIEMAP) on every core: here only its sizes
-                _stat_facts(entry)
                 entry.facts_pending = True
                 continue
             read_facts(entry, ctx.fs_block)

@@ -11,7 +11,8 @@ import pytest
 from dbxray.parsers import engines
 from dbxray.parsers.innodb import scan as innodb_scan
 from dbxray.parsers.model import ScanContext
-from dbxray.parsers.scan import read_facts, scan
+from dbxray.parsers.filefacts import read_facts
+from dbxray.parsers.scan import scan
 
 
 @pytest.fixture()

@@ -24,8 +24,9 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED, FIL_PAGE_SDI, FIL_PAGE_TYPE_FSP_HDR,
                   FIL_PAGE_TYPE_INSTANT, FIL_PAGE_TYPE_XDES, INDEX_TYPES_MARIADB, INDEX_TYPES_MYSQL,
                   KIND_NAME_UNDECODED, KIND_PAGE_COMPRESSED_UNDECODED, BUF_NO_CHECKSUM_MAGIC,
-                  FIL_PAGE_ORIGINAL_TYPE_V1, FilHeader, header_dtype, page_type_names, parse_fil_header)
-from .fsp import FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
+                  FIL_PAGE_DATA, FIL_PAGE_ORIGINAL_TYPE_V1, FilHeader, header_dtype, page_type_names,
+                  parse_fil_header)
+from .fsp import MARIADB_ALGORITHMS, FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
 from ..units import hole_bytes_per_unit
 from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
@@ -1077,6 +1078,10 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
     compressed[legacy] = True
     whole: list[tuple[int, bytes]] = []
     plain, heads, skip = w.plain, w.heads, w.skip_decode
+    first: list[tuple[int, str]] = []          # (page, algorithm) of the first page whose header reads
+    if skip is not None and heads is not None and len(legacy):
+        legacy = _legacy_left_undecoded(pm, w, legacy, first)
+    loop_first: tuple[int, str] | None = None
     chunk = max(_THREAD_BATCH, _PC_CHUNK_BYTES // physical)
     for c0 in range(0, len(legacy), chunk):
         # the header from the header block already read (a decrypted page: the page whole,
@@ -1099,7 +1104,8 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
         for (i, h, raw), lf in zip(got, left):
             if raw is None and not lf:
                 raw = next(stored)
-            pm.compression_algorithm = pm.compression_algorithm or h.algorithm
+            if loop_first is None:
+                loop_first = (i, h.algorithm)
             pm.stored[i] = h.header_len + h.payload_len
             pm.payload_len[i] = h.payload_len
             if h.encrypted and (w.crypt is None or w.crypt.decrypted is None or not w.crypt.decrypted[i]):
@@ -1130,7 +1136,42 @@ def _legacy_compression(pm: PageMap, w: _Walk) -> None:
             if len(whole) >= 1024:
                 _check_decoded_checksums(pm, w, whole)
         w.check()
+    if loop_first is not None:
+        first.append(loop_first)
+    if first:
+        pm.compression_algorithm = pm.compression_algorithm or min(first)[1]
     _check_decoded_checksums(pm, w, whole)
+
+
+def _legacy_left_undecoded(pm: PageMap, w: _Walk, legacy: np.ndarray, first: list) -> np.ndarray:
+    """The legacy-layout pages left undecoded (owners_only) whose header block reads as
+    parse_legacy_comp_header reads it (FIL_PAGE_PAGE_COMPRESSED, the algorithm's high bytes
+    zero, a payload length in range): stored and payload bytes in numpy, nothing else read.
+    Returns the other pages, for the page-by-page way; ``first`` gets (page, algorithm) of
+    the first of them."""
+    from .pagecomp import FIL_PAGE_COMP_ALGO, FIL_PAGE_COMP_METADATA_LEN, FIL_PAGE_COMP_SIZE
+    s = legacy[w.skip_decode[legacy] & (pm.type[legacy] == FIL_PAGE_PAGE_COMPRESSED)]
+    if w.plain and len(s):
+        s = s[~np.isin(s, np.fromiter(w.plain, np.int64, len(w.plain)))]
+    if not len(s):
+        return legacy
+    h = w.heads[s]
+    algo_at, size_at = FIL_PAGE_COMP_ALGO + 6, FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE
+    algo = (h[:, algo_at].astype(np.int64) << 8) | h[:, algo_at + 1]
+    size = (h[:, size_at].astype(np.int64) << 8) | h[:, size_at + 1]
+    header_len = FIL_PAGE_DATA + FIL_PAGE_COMP_METADATA_LEN
+    ok = ~h[:, FIL_PAGE_COMP_ALGO:algo_at].any(axis=1) & (size > 0) & (size <= pm.physical - header_len)
+    s, algo, size = s[ok], algo[ok], size[ok]
+    if not len(s):
+        return legacy
+    pm.stored[s] = header_len + size
+    pm.payload_len[s] = size
+    pm.kind[s] = KIND_PAGE_COMPRESSED_UNDECODED
+    a = int(algo[0])
+    first.append((int(s[0]), MARIADB_ALGORITHMS.get(a, f"algorithm {a}")))
+    rest = np.ones(pm.n_pages, dtype=bool)
+    rest[s] = False
+    return legacy[rest[legacy]]
 
 
 def _check_decoded_checksums(pm: PageMap, w: _Walk, whole: list[tuple[int, bytes]]) -> None:

@@ -159,7 +159,7 @@ def scan_cost(entry: FileEntry, light: bool = False) -> float:
 def _analyze_one(entry: FileEntry, *, ctx: ScanContext, names) -> None:
     """One paged file's page map into ``entry``; its read errors recorded on it."""
     if entry.facts_pending:
-        from ..scan import read_pending_facts
+        from ..filefacts import read_pending_facts
         read_pending_facts(entry, ctx.fs_block)
     try:
         analyze_file(entry, ctx, names)

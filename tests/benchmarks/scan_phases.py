@@ -53,7 +53,7 @@ def fresh(code: str, repeat: int) -> float:
 def phases(path: str) -> dict[str, float]:
     from dbxray.parsers.detect import detect
     from dbxray.parsers.model import Dataset, ScanContext
-    from dbxray.parsers.scan import read_facts
+    from dbxray.parsers.filefacts import read_facts
     from dbxray.parsers import engines
     from dbxray.parsers.innodb import names as names_module, scan as iscan
     from dbxray.parsers.innodb.pagemap import build_page_map
