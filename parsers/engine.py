@@ -145,8 +145,13 @@ class Engine:
         """Whether this engine's :meth:`analyze` reads ``entry``'s allocation and holes itself
         (``parsers.filefacts.read_facts``, on every core where its workers read the file), so that
         the scan's serial first pass only stats it (size and allocated bytes) and marks it
-        ``facts_pending``.  The engine must then read them before anything of the file is used."""
+        ``facts_pending``.  The engine must then read them before anything of the file is used.
+        Only files of at least :attr:`facts_in_workers_from` bytes are left to it."""
         return False
+
+    #: the size from which a file :meth:`reads_facts` says the engine reads is left to it
+    #: (a small file's FIEMAP costs less here than another open in a worker)
+    facts_in_workers_from: int = 1
 
     # -- work a light scan leaves for later ------------------------------------------
     def deferred(self, dataset: "Dataset") -> bool:

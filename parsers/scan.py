@@ -136,7 +136,7 @@ def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
             # (not a file stat cannot size, an empty one or one this process may not read: their
             # messages come from here, before the engine's own, as for every other file)
             if owner is not None and owner.reads_facts(entry, ctx) and stat_facts(entry) \
-                    and entry.apparent_bytes > 0 and openable(entry.abspath):
+                    and entry.apparent_bytes >= max(1, owner.facts_in_workers_from) and openable(entry.abspath):
                 # its engine's workers list its holes (FIEMAP) on every core: here only its sizes
                 entry.facts_pending = True
                 continue

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from dbxray.parsers import engines
+from dbxray.parsers import scan as scan_module
 from dbxray.parsers.innodb import scan as innodb_scan
 from dbxray.parsers.model import ScanContext
 from dbxray.parsers.filefacts import read_facts
@@ -30,12 +31,18 @@ def many_page_compressed(sparse_fixtures, tmp_path):
     return out
 
 
+@pytest.fixture()
+def from_any_size(monkeypatch):
+    """The fixtures' tablespaces are 20 pages: left to InnoDB's workers from any size."""
+    monkeypatch.setattr(engines.get("innodb"), "facts_in_workers_from", 1)
+
+
 def _facts(ds):
     return {f.path: (f.apparent_bytes, f.allocated_bytes, f.holes, f.unwritten, f.seen, f.fs_block,
                      f.errors, f.warnings) for f in ds.files}
 
 
-def test_engine_reads_facts_in_its_workers_as_the_serial_pass_did(many_page_compressed):
+def test_engine_reads_facts_in_its_workers_as_the_serial_pass_did(many_page_compressed, from_any_size):
     one = scan(str(many_page_compressed), ScanContext(workers=1))
     two = scan(str(many_page_compressed), ScanContext(workers=2))
     assert not any(f.facts_pending for f in one.files + two.files)
@@ -61,11 +68,35 @@ def test_only_paged_innodb_files_on_more_than_one_core_are_left_to_the_engine():
     assert not any(x.reads_facts(ts, ScanContext(workers=2)) for x in engines.ENGINES if x.name != "innodb")
 
 
-def test_pending_facts_are_read_when_the_engine_fails(many_page_compressed, monkeypatch):
+def _pending_read(monkeypatch) -> list:
+    """Make InnoDB's analysis fail (a parser bug) and note the files whose facts the scan
+    then reads at its end."""
     def broken(dataset, files, ctx):
         raise RuntimeError("boom")
     monkeypatch.setattr(innodb_scan, "analyze", broken)
+    seen = []
+    real = scan_module.read_pending_facts
+
+    def noting(entry, fs_block=None):
+        if entry.facts_pending:
+            seen.append(entry.path)
+        real(entry, fs_block)
+    monkeypatch.setattr(scan_module, "read_pending_facts", noting)
+    return seen
+
+
+def test_small_files_are_not_left_to_the_engine(many_page_compressed, monkeypatch):
+    seen = _pending_read(monkeypatch)
     ds = scan(str(many_page_compressed), ScanContext(workers=2))
+    assert any("innodb parser failed" in e for e in ds.errors)
+    assert seen == []                       # 320 KiB each: under facts_in_workers_from
+    assert any(f.holes for f in ds.files)
+
+
+def test_pending_facts_are_read_when_the_engine_fails(many_page_compressed, monkeypatch, from_any_size):
+    seen = _pending_read(monkeypatch)
+    ds = scan(str(many_page_compressed), ScanContext(workers=2))
+    assert sorted(seen) == sorted(f.path for f in ds.files if f.engine == "innodb")
     assert any("innodb parser failed" in e for e in ds.errors)
     assert not any(f.facts_pending for f in ds.files)
     holes = {f.path: f.holes for f in ds.files}
