@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
+
+import jsonschema
 
 import numpy as np
 import pytest
@@ -18,6 +21,8 @@ from dbxray.parsers.model import ScanContext
 from dbxray.parsers.scan import scan
 
 from mariadb_server import PrivateServer, missing
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _page_compressed(root):
@@ -174,7 +179,9 @@ def test_cli_scan_default_is_light_and_full_decodes(big_page_compressed, tmp_pat
         assert "page_compressed (not decoded)" not in full["page_types"]
         assert main(["scan", str(f), "--summary", "-o", str(tmp_path / "s.json"), "--no-progress"]) == 0
         s = json.loads((tmp_path / "s.json").read_text())
-        assert json.dumps(s).count("undecoded_pages") >= 1
+        jsonschema.validate(s, json.loads((REPO / "resources" / "scan_summary.schema.json").read_text()))
+        assert s["files"][0]["innodb"]["undecoded_pages"] == d["undecoded_pages"]
+        assert s["files"][0]["innodb"]["compressed_payload_bytes"] == d["compressed_payload_bytes"]
 
 
 def test_compare_of_a_light_scan_says_rows_are_not_known(big_page_compressed, tmp_path):
