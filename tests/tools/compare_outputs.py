@@ -13,11 +13,13 @@ folders and reports every difference, path by path; exit status 1 if any.
 
 Measured speeds (``compress_mb_s``, ``decompress_mb_s``) are timings of the
 machine, not outputs: they are compared only for presence and type.  So are
-the advice picks made from them: a ``fastest_decode_within_5pct`` entry is
-compared by target, choice and model only, a ``smallest`` entry by target,
+the advice picks made from them: ``fastest_decode_within_5pct`` entries are
+left out (whether there is one, and for which codec, follows the measured
+speeds), a ``smallest`` entry is compared by target,
 choice, model, projected and saving bytes (codecs of equal projected size are
 ordered by measured decode speed, so which of them is named may change from
-one run to the next; every projection itself is compared in ``targets``).
+one run to the next; every projection itself is compared in ``targets``), and
+an entry naming both choices is compared as the two entries it stands for.
 """
 from __future__ import annotations
 
@@ -89,17 +91,31 @@ def diff(a, b, where: str, out: list[str]) -> None:
         out.append(f"{where}: {a!r:.200} -> {b!r:.200}")
 
 
-TIMED_ADVICE = {"fastest_decode_within_5pct": ("target", "choice", "model"),
+TIMED_ADVICE = {"fastest_decode_within_5pct": (),
                 "smallest": ("target", "choice", "model", "projected_bytes", "saving_bytes")}
 
 
 def untimed(doc):
-    """The output with the advice fields that depend on measured speeds left out."""
+    """The output with the advice fields that depend on measured speeds left out.
+
+    When the smallest codec is also the fastest to decode within 5%, the advice
+    names both in one entry (``"smallest, fastest_decode_within_5pct"``);
+    otherwise in two, or in one when no other codec is within 5%.  Which happens
+    follows the measured speeds, so a merged entry is split into one entry per
+    choice and the fastest-decode entries are left out before comparing.
+    """
     if isinstance(doc, dict) and isinstance(doc.get("advice"), list):
         doc = dict(doc)
-        doc["advice"] = [{k: a[k] for k in TIMED_ADVICE[a.get("choice")] if k in a}
-                         if isinstance(a, dict) and a.get("choice") in TIMED_ADVICE else a
-                         for a in doc["advice"]]
+        advice = []
+        for a in doc["advice"]:
+            choices = a.get("choice", "").split(", ") if isinstance(a, dict) else []
+            if not choices or not all(c in TIMED_ADVICE for c in choices):
+                advice.append(a)
+                continue
+            for c in choices:
+                if TIMED_ADVICE[c]:
+                    advice.append({k: (c if k == "choice" else a[k]) for k in TIMED_ADVICE[c] if k in a})
+        doc["advice"] = advice
     return doc
 
 
