@@ -14,6 +14,7 @@ per-extent lists, per table its files summed, one line per file or table.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from json.encoder import encode_basestring_ascii as _str
@@ -100,8 +101,31 @@ def _enc(v: Any, ind: str, out: list) -> None:
             first = False
             _enc(x, inner, out)
         out.append("\n" + ind + "]")
+    elif type(v) is _Pairs:
+        out.append(_pairs_text(v.pairs, ind))
     else:
         raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
+
+
+class _Pairs:
+    """A file's (offset, length) pairs (holes, unwritten extents) left as they are until
+    :func:`_enc` writes them (``FileEntry.to_json(pairs=_Pairs)``): no list of lists made."""
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs) -> None:
+        self.pairs = pairs
+
+
+def _pairs_text(pairs, ind: str) -> str:
+    """``[[offset, length], ...]`` as json.dumps(indent=1) writes it at nesting ``ind``,
+    with one %-format of all the numbers (a third of the time of one f-string a pair)."""
+    if not len(pairs):
+        return "[]"
+    inner = ind + " "
+    inner2 = inner + " "
+    one = "[\n" + inner2 + "%d,\n" + inner2 + "%d\n" + inner + "]"
+    body = (",\n" + inner).join([one] * len(pairs)) % tuple(itertools.chain.from_iterable(pairs))
+    return "[\n" + inner + body + "\n" + ind + "]"
 
 
 def _int_rows(v: list | tuple, inner: str, sep: str) -> str | None:
@@ -132,7 +156,7 @@ def encode_indented(v: Any, ind: str = "") -> str:
 
 def encode_file(entry: FileEntry) -> str:
     """One file's object as it stands in ``"files": [...]`` (two spaces deep)."""
-    return "  " + encode_indented(entry.to_json(), "  ")
+    return "  " + encode_indented(entry.to_json(pairs=_Pairs), "  ")
 
 
 def _top_items(ds: Dataset, files_json: Any) -> list[tuple[str, Any]]:

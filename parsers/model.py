@@ -143,6 +143,11 @@ def _no_names() -> "_NoNames":
 NO_NAMES = _NoNames()
 
 
+def _pair_lists(pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """(offset, length) pairs as the JSON's ``[[offset, length], ...]``."""
+    return [[int(o), int(n)] for o, n in pairs]
+
+
 @dataclass(slots=True)
 class FileEntry:
     """One file under the root, as found on disk and read by its engine parser."""
@@ -220,18 +225,22 @@ class FileEntry:
         where = self.path if offset is None else f"{self.path} @ offset {offset}"
         self.errors.append(f"{where}: {message}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, pairs: Callable[[list[tuple[int, int]]], Any] | None = None) -> dict[str, Any]:
+        """This file's object in the scan's JSON.  ``pairs`` makes ``holes`` and
+        ``unwritten`` of their (offset, length) lists (default: ``[[offset, length], ...]``;
+        the streamed writer, parsers/jsonout.py, passes its own, written straight to text)."""
+        pair_list = pairs or _pair_lists
         out: dict[str, Any] = {
             "path": self.path,
             "engine": self.engine,
             "role": self.role,
             "apparent_bytes": int(self.apparent_bytes),
             "allocated_bytes": int(self.allocated_bytes),
-            "holes": [[int(o), int(n)] for o, n in self.holes],
+            "holes": pair_list(self.holes),
             "errors": list(self.errors),
         }
         if self.unwritten:
-            out["unwritten"] = [[int(o), int(n)] for o, n in self.unwritten]
+            out["unwritten"] = pair_list(self.unwritten)
         if self.fs is not None:
             out["fs"] = self.fs.to_json()
         if self.warnings:

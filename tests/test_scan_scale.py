@@ -46,6 +46,18 @@ def test_encoder_gives_the_bytes_of_json_dumps_indent_1(value):
     assert jsonout.encode_indented({"k": value}) == json.dumps({"k": value}, indent=1)
 
 
+@pytest.mark.parametrize("pairs", [[], [(0, 16384)], [(4096, 12288), (2 ** 40, 1)] * 50, ((5, 6), (7, 8))])
+def test_holes_written_straight_to_text_are_the_json_of_their_lists(pairs):
+    """FileEntry.to_json(pairs=jsonout._Pairs): holes formatted at once, numpy ints too."""
+    import numpy as np
+    lists = [[int(o), int(n)] for o, n in pairs]
+    for given in (pairs, [(np.int64(o), np.uint64(n)) for o, n in pairs]):
+        assert jsonout.encode_indented({"holes": jsonout._Pairs(given), "n": 1}) == \
+            json.dumps({"holes": lists, "n": 1}, indent=1)
+        assert jsonout.encode_indented([{"a": jsonout._Pairs(given)}], "  ") == \
+            jsonout.encode_indented([{"a": lists}], "  ")
+
+
 def test_encoder_refuses_what_json_refuses():
     with pytest.raises(TypeError):
         jsonout.encode_indented({"x": object()})
