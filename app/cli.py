@@ -20,23 +20,55 @@ import sys
 
 from dbxray.parsers.humanize import human_bytes
 
-from . import cli_advise, cli_compare, cli_export, cli_whatif
-
-#: subcommand -> module providing add_parser(subparsers) and run(args) -> int
+#: subcommand -> the module (of dbxray.app) providing add_parser(subparsers) and run(args) -> int,
+#: imported only when its command runs (or for the whole parser, :func:`build_parser`)
 SUBCOMMAND_MODULES = {
-    "whatif": cli_whatif,
-    "export": cli_export,
-    "report": cli_export,
-    "advise": cli_advise,
-    "compare": cli_compare,
+    "whatif": "cli_whatif",
+    "export": "cli_export",
+    "report": "cli_export",
+    "advise": "cli_advise",
+    "compare": "cli_compare",
 }
+
+
+def subcommand_module(command: str):
+    """The module of ``command`` (a key of :data:`SUBCOMMAND_MODULES`)."""
+    import importlib
+    return importlib.import_module(f"dbxray.app.{SUBCOMMAND_MODULES[command]}")
 
 
 class UsageError(Exception):
     pass
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as shutil.get_terminal_size finds it (COLUMNS, then the
+    terminal of stdout, else 80), without importing shutil (2-3 ms of every command)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout at the terminal's width (:func:`_terminal_columns`)."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # exit 2 with the usage, as argparse does, but testable
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -235,7 +267,9 @@ def _scan_command(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: ``scan`` and every subcommand, or (``command``, one of
+    :data:`SUBCOMMAND_MODULES`) ``scan`` and that one only, its module alone imported."""
     p = _Parser(prog="dbxray", description="X-ray of database files on disk (InnoDB, ClickHouse, TokuDB).")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     s = sub.add_parser("scan", help="list what is on disk (human table or JSON)",
@@ -264,11 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--keyfile-password-file", metavar="FILE", help="password of an encrypted key file "
                    "(file_key_management_filekey); without it a terminal prompts")
     s.set_defaults(func=cmd_scan)
-    seen = set()
-    for mod in SUBCOMMAND_MODULES.values():
-        if mod not in seen:
-            seen.add(mod)
-            mod.add_parser(sub)
+    if command == "scan":
+        return p
+    wanted = [command] if command in SUBCOMMAND_MODULES else list(SUBCOMMAND_MODULES)
+    for name in dict.fromkeys(SUBCOMMAND_MODULES[c] for c in wanted):
+        subcommand_module(next(c for c in wanted if SUBCOMMAND_MODULES[c] == name)).add_parser(sub)
     return p
 
 
@@ -287,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"scan"} | set(SUBCOMMAND_MODULES)
     if argv and argv[0] in commands:
-        parser = build_parser()
+        parser = build_parser(argv[0])
         args = parser.parse_args(argv)
         if not hasattr(args, "func"):
             parser.print_usage(sys.stderr)

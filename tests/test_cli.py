@@ -102,3 +102,25 @@ def test_scan_writes_nothing_near_the_data(sparse_fixtures, tmp_path, capsys):
     capsys.readouterr()
     after = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
     assert before == after
+
+
+@pytest.mark.parametrize("columns", ["50", "120"])
+def test_help_is_laid_out_at_the_terminal_width_as_argparse_does(columns, monkeypatch, capsys):
+    """app/cli.py's help formatter finds the width as shutil.get_terminal_size does (COLUMNS),
+    so every command's help is argparse's own layout."""
+    import argparse
+    import shutil
+
+    from dbxray.app.cli import SUBCOMMAND_MODULES, build_parser
+    monkeypatch.setenv("COLUMNS", columns)
+    for command in ["scan", *SUBCOMMAND_MODULES]:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        ours = capsys.readouterr().out
+        assert ours.startswith(f"usage: dbxray {command}")
+        # the same text argparse's own HelpFormatter (which asks shutil) lays out
+        parser = build_parser(command)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+        sub.formatter_class = argparse.HelpFormatter
+        assert shutil.get_terminal_size().columns == int(columns)
+        assert sub.format_help() == ours

@@ -23,6 +23,9 @@ NOT_FOR_PLAIN_MARIADB = (
     "dbxray.parsers.innodb.dblwr", "dbxray.parsers.innodb.pagecomp", "dbxray.parsers.innodb.checksum",
     "dbxray.parsers.innodb.encryption", "dbxray.parsers.innodb.zip",
     "multiprocessing", "traceback",
+    # the other subcommands' modules, and shutil (argparse's help width: app/cli.py _Formatter)
+    "dbxray.app.cli_whatif", "dbxray.app.cli_export", "dbxray.app.cli_advise", "dbxray.app.cli_compare",
+    "shutil",
 )
 
 _PROBE = """
