@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .arrays import distinct
 from . import mapguard
 from .libc import libc
 
@@ -462,7 +463,7 @@ class ReadOnlyFile:
         self._unwritten = list(zip(start[unw].tolist(), (end[unw] - start[unw]).tolist()))
         fresh = time.time() - max(self.stat.st_mtime, self.stat.st_ctime) < _FRESH_SECONDS
         if not fresh and len(hs) > _DATA_IN_CHECKS:
-            pick = np.unique(np.concatenate([np.linspace(0, len(hs) - 1, _DATA_IN_CHECKS - 1).astype(np.int64),
+            pick = distinct(np.concatenate([np.linspace(0, len(hs) - 1, _DATA_IN_CHECKS - 1).astype(np.int64),
                                              [int(np.argmax(hl))]]))
             asked = list(zip(hs[pick].tolist(), hl[pick].tolist()))
         else:

@@ -26,6 +26,8 @@ NOT_FOR_PLAIN_MARIADB = (
     # the other subcommands' modules, and shutil (argparse's help width: app/cli.py _Formatter)
     "dbxray.app.cli_whatif", "dbxray.app.cli_export", "dbxray.app.cli_advise", "dbxray.app.cli_compare",
     "shutil",
+    # numpy 2's np.unique imports it on first use (10-13 ms): the parsers use parsers/arrays.py
+    "numpy.ma",
 )
 
 _PROBE = """
@@ -76,3 +78,14 @@ def test_mysql8_and_other_engines_import_their_readers(fixtures_root):
     mods = _modules_after("scan", str(fixtures_root / "mariadb"), "-j", "1")
     assert {"dbxray.parsers.archive.scan", "dbxray.parsers.csv.scan", "dbxray.parsers.server.frm",
             "dbxray.parsers.innodb.encryption", "dbxray.parsers.innodb.sysdict"} <= mods
+
+
+@pytest.mark.parametrize("values", [[], [7], [3, 1, 3, 2, 1], [[5, 5], [0, 2]], list(range(100, 0, -3)) * 3])
+def test_distinct_is_np_unique_of_ints(values):
+    import numpy as np
+
+    from dbxray.parsers.arrays import distinct
+    for dtype in (np.int64, np.uint32, np.int8):
+        a = np.array(values, dtype=dtype)
+        got, want = distinct(a), np.unique(a)
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()

@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from ..arrays import distinct
 from ..model import Dataset, FileEntry
 from .blocks import METHOD_NAMES
 from .blockunits import block_units
@@ -38,7 +39,7 @@ COLUMN_NOTE["TinyLog"] = COLUMN_NOTE["Log"]
 
 def _units(entry: FileEntry, blocks, owners: np.ndarray) -> None:
     entry.units = block_units(blocks, owners)
-    entry.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(blocks.methods)}
+    entry.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in distinct(blocks.methods)}
 
 
 def log_block_sizes(lt: LogTable, path: str) -> dict[str, dict[str, list[np.ndarray]]]:

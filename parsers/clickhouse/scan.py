@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..arrays import distinct
 from .. import parallel
 from ..model import Dataset, FileEntry, ScanContext
 from .blocks import METHOD_NAMES
@@ -591,7 +592,7 @@ def _compressed_side_units(p: Part, entries: dict[str, FileEntry], oid) -> None:
         column = owner_of.get(name)
         owner = oid(column) if column is not None else -1
         e.units = _units_for(table, np.full(len(table), owner, dtype=np.int32))
-        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(table.methods)}
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in distinct(table.methods)}
         e.owner_names = {owner: column} if column is not None else {}
         e.sections[ENGINE].update({"blocks": len(table), "compressed_bytes": e.apparent_bytes,
                                    "uncompressed_bytes": table.uncompressed_bytes,
@@ -687,7 +688,7 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
             continue
         owner = oid(sf.ref.column)
         e.units = _units_for(sf.blocks, np.full(len(sf.blocks), owner, dtype=np.int32))
-        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(sf.blocks.methods)}
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in distinct(sf.blocks.methods)}
         e.owner_names = {owner: sf.ref.column}
         e.sections[ENGINE].update({
             "column": sf.ref.column, "stream": sf.ref.stream, "substream": sf.ref.substream,
@@ -710,7 +711,7 @@ def _fill_entries(dataset: Dataset, t: TableInfo, p: Part, sizes: PartSizes, by_
             ids = np.array([oid(c.name) for c in p.columns] + [-1], dtype=np.int32)
             owners = ids[np.where(owners_local >= 0, owners_local, len(p.columns))]
         e.units = _units_for(cd.blocks, owners)
-        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in np.unique(cd.blocks.methods)}
+        e.kind_names = {int(m): METHOD_NAMES.get(int(m), f"0x{int(m):02x}") for m in distinct(cd.blocks.methods)}
         e.owner_names = {int(o): name for o, name in ((oid(c.name), c.name) for c in p.columns)}
         e.sections[ENGINE].update({
             "blocks": len(cd.blocks), "compressed_bytes": cd.bin_size,

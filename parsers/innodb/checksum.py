@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import distinct
+
 try:        # a C extension with hardware CRC-32C; the numpy path below is the fallback
     import google_crc32c as _gcrc
     _crc_one = _gcrc.value if getattr(_gcrc, "implementation", "") == "c" else None
@@ -200,7 +202,7 @@ def full_crc32_ok(pages: np.ndarray, sizes: np.ndarray | None = None) -> np.ndar
     if sizes is None:
         return crc32c_rows(pages[:, :size - 4]) == _be32(pages, size - 4)
     ok = np.zeros(n, dtype=bool)
-    for s in np.unique(sizes):
+    for s in distinct(sizes):
         sel = np.nonzero(sizes == s)[0]
         s = int(s)
         if s < 8 or s > size:

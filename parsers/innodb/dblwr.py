@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arrays import distinct
 from . import checksum as ck
 from .fil import (BUF_NO_CHECKSUM_MAGIC, FIL_PAGE_COMPRESSED_AND_ENCRYPTED, FIL_PAGE_ENCRYPTED,
                   FIL_PAGE_ENCRYPTED_RTREE, page_type_names)
@@ -125,7 +126,7 @@ def read_dblwr(f, name: str, zip_sizes: dict[int, int] | None = None, check=lamb
             sub = np.zeros(len(full), dtype=bool)
             _check_legacy_rows(w[full], f0[full], lsn[full], sub, np.arange(len(full)), {})
             ok[full] = sub
-        for zs in np.unique(physical[physical < page_size]).tolist():
+        for zs in distinct(physical[physical < page_size]).tolist():
             sel = np.nonzero(physical == zs)[0]
             ok[sel] = _zip_ok(np.ascontiguousarray(w[sel, :zs]), f0[sel])
         for j, slot in enumerate(written.tolist()):

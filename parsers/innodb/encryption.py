@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arrays import distinct
 from . import checksum as ck
 from . import pagecrypt
 from .crypt import CryptData, CryptDataError, crypt_data_offset, read_crypt_data
@@ -75,11 +76,11 @@ class PageDecryptor:
         """The plain pages of ``rows`` (n, physical); rows whose key version has no key stay as they are."""
         out = rows.copy()
         start, length = self.area(types, rows[:, :FIL_PAGE_DATA + 2])
-        for kv in np.unique(key_version).tolist():
+        for kv in distinct(key_version).tolist():
             key = self.page_keys.get(int(kv))
             if key is None:
                 continue
-            for s in np.unique(start[key_version == kv]).tolist():
+            for s in distinct(start[key_version == kv]).tolist():
                 sel = np.nonzero((key_version == kv) & (start == s))[0]
                 width = int(length[sel].max()) if len(sel) else 0
                 if width <= 0:
@@ -109,7 +110,7 @@ class PageDecryptor:
         end = start + nh * pagecrypt.BLOCK
         out = heads_of_sel
         ok = np.zeros(n, dtype=bool)
-        versions = np.unique(key_version).tolist() if n else []
+        versions = distinct(key_version).tolist() if n else []
         for kv in versions:
             key = self.page_keys.get(int(kv))
             if key is None:
@@ -293,7 +294,7 @@ def read_encryption(path: str, pages: np.ndarray, heads: np.ndarray, page0: byte
         return facts
     key_id = facts.crypt.key_id
     idx = np.nonzero(cand)[0]
-    versions = sorted(set(np.unique(kv[idx]).tolist()))
+    versions = sorted(set(distinct(kv[idx]).tolist()))
     page_keys = {}
     for v in versions:
         k = keys.key(key_id, v)

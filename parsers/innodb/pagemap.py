@@ -18,6 +18,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..arrays import distinct
 from ..fileio import ReadOnlyFile
 from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPTED, FIL_PAGE_ENCRYPTED,
                   FIL_PAGE_ENCRYPTED_RTREE, FIL_PAGE_INODE, FIL_PAGE_PAGE_COMPRESSED,
@@ -1279,7 +1280,7 @@ def _check_unknown_types(pm: PageMap, w: _Walk) -> None:
     if len(unknown):
         unknown = unknown[~w.undecided[unknown] & ~pm.corrupt[unknown]]
     if len(unknown):
-        for t in np.unique(kind[unknown])[:MAX_ERRORS_PER_KIND]:
+        for t in distinct(kind[unknown])[:MAX_ERRORS_PER_KIND]:
             where = unknown[kind[unknown] == t]
             pm.errors.append((f"page {int(where[0])}: unknown page type {int(t)} "
                               f"({len(where)} page(s), first {int(where[0])})", int(where[0]) * pm.physical + 24))
@@ -1375,7 +1376,7 @@ def _owners(pm: PageMap, w: _Walk) -> None:
     vals = index_id[live_index]
     if len(vals) > 1:       # runs of one index first: unique() then sorts a few values, not every page
         vals = vals[np.concatenate([[True], vals[1:] != vals[:-1]])]
-    ids = sorted(set(vals.tolist())) if len(vals) < 4096 else np.unique(vals).tolist()
+    ids = sorted(set(vals.tolist())) if len(vals) < 4096 else distinct(vals).tolist()
     for iid in ids:
         iid = int(iid)
         if iid not in roots:

@@ -10,6 +10,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..arrays import distinct
 from ..fileio import ReadOnlyFile
 from ..model import FileEntry, empty_units
 from ..units import hole_bytes_per_unit
@@ -148,7 +149,7 @@ def header_preview(path: str, emit: Callable[[dict], None], is_cancelled: Callab
                 hdr = np.frombuffer(raw, dtype=np.uint8, count=count * physical).reshape(count, physical)[:, _HDR].copy()
             lsn = hdr[:, 0:8].copy().view(">u8").reshape(count).astype(np.uint64)
             types = hdr[:, 8:10].copy().view(">u2").reshape(count).astype(np.uint16)
-            codes = set(int(c) for c in np.unique(types))
+            codes = set(int(c) for c in distinct(types))
             if flavor == "mysql" and codes & mariadb_codes:
                 flavor = "mariadb"
                 names_all = page_type_names(flavor)

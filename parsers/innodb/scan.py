@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..arrays import distinct
 from .. import parallel
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_ENCRYPTED, UNIT_FREE, UNIT_HOLE,
@@ -558,7 +559,7 @@ def _owner_codes(pm: PageMap) -> tuple[np.ndarray, dict[int, int]]:
     """int32 owner code per page and index id -> code."""
     codes: dict[int, int] = {}
     nxt = _BIG_OWNER_BASE
-    for iid in np.unique(pm.owner_index[pm.owned]):
+    for iid in distinct(pm.owner_index[pm.owned]):
         iid = int(iid)
         if iid < 2 ** 31:
             codes[iid] = iid

@@ -13,6 +13,7 @@ import struct
 
 import numpy as np
 
+from ..arrays import distinct
 from ..engine import Engine
 from ..model import FileEntry, UnitGeometry
 from .magic import kBlockBasedTableMagicNumber, kLegacyBlockBasedTableMagicNumber
@@ -106,7 +107,7 @@ class RocksDB(Engine):
             return []
         rows = []
         owners = u["owner"]
-        for o in np.unique(owners[owners >= 0]):
+        for o in distinct(owners[owners >= 0]):
             m = owners == o
             name = entry.owner_names.get(int(o), f"index {int(o)}")
             ref = {"index_number": int(o), "name": name, "data_blocks": int(m.sum())}

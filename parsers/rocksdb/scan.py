@@ -11,6 +11,7 @@ import struct
 
 import numpy as np
 
+from ..arrays import distinct
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, Dataset, FileEntry, ScanContext, UnitFacts,
                      empty_units)
@@ -79,7 +80,7 @@ def _units(entry: FileEntry, sst: SstFile) -> None:
         u["kind"][n] = KIND_FOOTER << 8
         u["fill"][n] = 1.0
     entry.units = u
-    entry.kind_names = {int(c): kind_name(int(c)) for c in np.unique(u["kind"])}
+    entry.kind_names = {int(c): kind_name(int(c)) for c in distinct(u["kind"])}
     entry.unit_facts = UnitFacts(
         payload_bytes=np.where(u["flags"] & UNIT_COMPRESSED, u["stored"], 0).astype(np.uint32))
 
@@ -307,7 +308,7 @@ def analyze_directory(dataset: Dataset, d: str, files: list[FileEntry], ctx: Sca
         if sec.column_family_id is not None and sec.column_family:
             cf_names.setdefault(sec.column_family_id, sec.column_family)
     for e, s in ssts:
-        owners = {int(o) for o in np.unique(e.units["owner"]) if o >= 0}
+        owners = {int(o) for o in distinct(e.units["owner"]) if o >= 0}
         e.owner_names = {}
         for o in owners:
             ix = dictionary.indexes.get(o)

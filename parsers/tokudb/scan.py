@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from ..arrays import distinct
 from ..fileio import FileReadError, ReadOnlyFile
 from ..model import (UNIT_BAD_CHECKSUM, UNIT_COMPRESSED, UNIT_CORRUPT, UNIT_HOLE, UNIT_LEAF, Dataset, FileEntry,
                      ScanContext, empty_units, UnitFacts)
@@ -280,7 +281,7 @@ def _fill_entry(entry: FileEntry, ft: FtFile, where: DictName, dname: str | None
             level[i:i + k] = n.height
         i += k
     entry.unit_facts = UnitFacts(level=level)
-    entry.kind_names = {int(k): method_name(int(k)) for k in np.unique(units["kind"])} if nparts else {}
+    entry.kind_names = {int(k): method_name(int(k)) for k in distinct(units["kind"])} if nparts else {}
     entry.owner_names = owner_names
     frag = bt.fragmentation() if bt is not None else None
     used = bt.used if bt is not None else None
