@@ -1,5 +1,5 @@
 """Independent files read on every core: an engine's per-file step run in forked
-worker processes, the results (each file's JSON facts, not its per-page arrays)
+worker processes (parsers/forkpool.py), the results (each file's JSON facts, not its per-page arrays)
 sent back and put on the parent's :class:`FileEntry` objects in file order.
 
 Processes, not threads: an engine's per-file work is mostly small numpy calls and
@@ -72,8 +72,8 @@ def fork_safe() -> bool:
     """Whether forking copies nothing another thread holds: this process runs one
     Python thread and no Qt application (whose threads a child would lose mid-lock).
     The command line's scan is such a process; the window reads files here."""
-    import multiprocessing        # here, not at import (it brings socket & co: ~5 ms of every start)
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    # os.fork, not multiprocessing's start methods: its import brings socket & co (~7 ms)
+    if not hasattr(os, "fork") or threading.active_count() > 1:
         return False
     qt = sys.modules.get("PySide6.QtCore")
     return qt is None or qt.QCoreApplication.instance() is None
@@ -216,12 +216,14 @@ def each_file(entries: list[FileEntry], func: Callable[[FileEntry], None], ctx: 
     global _job
     workers = min(ctx.workers, len(entries))
     _job = (func, entries, keep_detail, ctx.keep_units)
-    import multiprocessing
-    # no preload_lazy_numpy(): the parsers' workers reach no np.unique (parsers/arrays.py)
-    pool = multiprocessing.get_context("fork").Pool(workers)
+    from .forkpool import ForkPool
     try:
+        # the tasks cut before forking (scan_cost opens files: once, here); no
+        # preload_lazy_numpy(): the parsers' workers reach no np.unique (parsers/arrays.py)
         costs = [cost(e) for e in entries] if cost is not None else None
-        for i, entry in _results(pool, _run, _chunks(entries, workers, costs), entries, ctx):
+        tasks = _chunks(entries, workers, costs)
+        pool = ForkPool(workers, _run)
+        for i, entry in _results(pool, tasks, entries, ctx):
             yield i, entry
             if packer is not None:
                 _pack(entry, packer, ctx)
@@ -238,14 +240,14 @@ def preload_lazy_numpy() -> None:
     import numpy.ma  # noqa: F401
 
 
-def _results(pool, run: Callable, tasks, entries: list[FileEntry], ctx: ScanContext) -> Iterator[tuple[int, FileEntry]]:
-    """The pool's results of ``run`` over ``tasks`` put on ``entries`` as they come, yielded in
-    file order, ``ctx.check()`` between tasks; the pool is closed at the end, ended at once on
-    an exception (Cancel)."""
+def _results(pool, tasks, entries: list[FileEntry], ctx: ScanContext) -> Iterator[tuple[int, FileEntry]]:
+    """The pool's (parsers/forkpool.py) results of its tasks put on ``entries`` as they come,
+    yielded in file order, ``ctx.check()`` between tasks; the pool is closed at the end,
+    ended at once on an exception (Cancel)."""
     pending: dict[int, FileEntry] = {}
     expected = 0
     try:
-        for results in pool.imap_unordered(run, tasks):
+        for results in pool.imap_unordered(tasks):
             ctx.check()
             for i, state in results:
                 _apply(entries[i], state)
@@ -257,8 +259,6 @@ def _results(pool, run: Callable, tasks, entries: list[FileEntry], ctx: ScanCont
     except BaseException:
         pool.terminate()
         raise
-    finally:
-        pool.join()
     # every index came back (a worker that died raises in imap): nothing is left pending
     assert not pending, sorted(pending)[:5]
 
@@ -326,7 +326,27 @@ def _each_file_served(entries: list[FileEntry], func: Callable[[FileEntry], None
     pool = mp.Pool(workers, initializer=_init_served, initargs=(func, keep_detail, ctx.keep_units))
     costs = [cost(e) for e in entries] if cost is not None else None
     tasks = ([(i, entries[i]) for i in chunk] for chunk in _chunks(entries, workers, costs))
-    yield from _results(pool, _run_served, tasks, entries, ctx)
+    yield from _results(_MultiprocessingPool(pool, _run_served), tasks, entries, ctx)
+
+
+class _MultiprocessingPool:
+    """A ``multiprocessing`` pool (the fork server's) as :func:`_results` drives a
+    parsers/forkpool.py one: ``imap_unordered(tasks)``, ``close()`` and ``terminate()``,
+    each of the last two waiting for the workers."""
+
+    def __init__(self, pool, run: Callable) -> None:
+        self._pool, self._run = pool, run
+
+    def imap_unordered(self, tasks):
+        return self._pool.imap_unordered(self._run, tasks)
+
+    def close(self) -> None:
+        self._pool.close()
+        self._pool.join()
+
+    def terminate(self) -> None:
+        self._pool.terminate()
+        self._pool.join()
 
 
 def _call(chunk: list[int]) -> list[tuple[int, Any, dict]]:
