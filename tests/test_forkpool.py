@@ -99,13 +99,42 @@ def test_nothing_the_parent_printed_is_printed_again():
         import sys
         from dbxray.parsers.forkpool import ForkPool
         sys.stdout.write("parent line\\n")          # buffered: stdout is a pipe
-        pool = ForkPool(2, lambda t: print("child", t) or t)
+        pool = ForkPool(2, lambda t: sys.stdout.write(f"child {t}\\n") and t)   # buffered too
         print(sorted(pool.imap_unordered([1, 2, 3])))
         pool.close()
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env=env).stdout
     lines = out.splitlines()
     assert lines.count("parent line") == 1
     assert sorted(l for l in lines if l.startswith("child")) == ["child 1", "child 2", "child 3"]
     assert lines[-1] == "[1, 2, 3]"
 
+
+
+def test_each_file_cancelled_mid_pool_ends_its_workers():
+    """Cancel between two results of parallel.each_file's pool: Cancelled is raised in the
+    caller, no worker is left running, and what came back before stays applied."""
+    import time
+
+    from dbxray.parsers import parallel
+    from dbxray.parsers.model import Cancelled, FileEntry, ScanContext
+
+    entries = [FileEntry(path=f"f{i}", abspath=f"/nonexistent/f{i}", apparent_bytes=1, allocated_bytes=1)
+               for i in range(12)]
+
+    def slow(entry):
+        entry.errors.append(f"{entry.path}: read")
+        if entry.path != "f0":
+            time.sleep(0.5)
+
+    seen = []
+    ctx = ScanContext(workers=2, is_cancelled=lambda: bool(seen))
+    t = time.monotonic()
+    with pytest.raises(Cancelled):
+        for i, entry in parallel.each_file(entries, slow, ctx):
+            seen.append(i)
+    assert seen == [0] and entries[0].errors == ["f0: read"]
+    assert time.monotonic() - t < 5          # not 12 x 0.5 s: the workers were ended
+    assert _children_left() == []
