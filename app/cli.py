@@ -328,10 +328,14 @@ def gui_parser() -> argparse.ArgumentParser:
     return p
 
 
+def is_headless(argv: list[str]) -> bool:
+    """Whether ``argv`` runs a subcommand (``scan``, ``whatif``, ...): no window."""
+    return bool(argv) and (argv[0] == "scan" or argv[0] in SUBCOMMAND_MODULES)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"scan"} | set(SUBCOMMAND_MODULES)
-    if argv and argv[0] in commands:
+    if is_headless(argv):
         parser = build_parser(argv[0])
         args = parser.parse_args(argv)
         if not hasattr(args, "func"):

@@ -1,10 +1,5 @@
-"""Entry point of the frozen bundle."""
-import os
-import sys
-
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # as app/main.py: no spinning BLAS threads
-
-from dbxray.app.cli import main  # noqa: E402
+"""Entry point of the frozen bundle: the ``dbxray`` command's own (app/main.py)."""
+from dbxray.app.main import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
