@@ -4,7 +4,7 @@ run, interleaved (a script printing ratios, not a timed test; issue 22).
 
     .venv/bin/python tests/benchmarks/bench_e2e.py [--work /tmp/dbxray-e2e] [--rounds 5]
         [--sizes 200,2000,20000] [--innodb /tmp/innodb-bench] [--clickhouse /tmp/ch_bench50/datadir]
-        [--cold]
+        [--cold] [--dbxray CMD] [--also LABEL=CMD ...]
 
 What runs, each as its own process, every contender once per round, rounds
 interleaved (so a noisy moment costs every contender alike); min and median of the
@@ -26,6 +26,11 @@ rounds, and the load average before and after:
   query), when chdb is installed (``--chdb-python``: a Python of a venv that has it);
 * ``dbxray whatif`` of the whole InnoDB set with zstd:3 and lz4, a 5% sample against
   ``--sample all`` (issue 22 item 6: ≥ 15x).
+
+``--also wheel=/tmp/wvenv/bin/dbxray`` (``python3 -m venv /tmp/wvenv && /tmp/wvenv/bin/pip
+install .``: installed as a user installs it, without the editable install's import finder,
+which imports pathlib & co. at every start, ~20 ms) or ``--also bundle=dist/dbxray/dbxray``
+(packaging/build.sh) adds that command's ``scan --json`` to the InnoDB sets.
 
 The per-file time of each size shows whether the scan grows faster than the files.
 Peak RSS of every dbxray run is printed too (``ru_maxrss`` of the child).  Python
@@ -164,8 +169,14 @@ def measure(name: str, contenders: dict[str, list[str]], rounds: int, cold: bool
     return times
 
 
+#: more dbxray commands whose ``scan --json`` runs beside the default one (``--also``)
+ALSO: dict[str, str] = {}
+
+
 def innodb_contenders(target: Path, files: list[Path], work: Path, name: str) -> dict[str, list[str]]:
-    return {
+    also = {f"dbxray scan --json ({label})": [cmd, "scan", str(target), "--json", "-o", "/dev/null", "--no-progress"]
+            for label, cmd in ALSO.items()}
+    return {**also,
         "dbxray scan --json": [DBXRAY, "scan", str(target), "--json", "-o", "/dev/null", "--no-progress"],
         "dbxray scan --json --full": [DBXRAY, "scan", str(target), "--json", "--full", "-o", "/dev/null",
                                       "--no-progress"],
@@ -182,12 +193,26 @@ def main(argv=None) -> int:
     ap.add_argument("--innodb", default="/tmp/innodb-bench", help="make_fixtures.sh 200 set")
     ap.add_argument("--clickhouse", default="/tmp/ch_bench50/datadir", help="make_fixtures.py --scale 50 data dir")
     ap.add_argument("--cold", action="store_true", help="also cold runs (root: drops the page cache)")
+    ap.add_argument("--dbxray", default=None, help="the dbxray command measured (default: the one beside "
+                    "this Python)")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=CMD",
+                    help="another dbxray command whose `scan --json` runs beside it on the InnoDB sets: "
+                    "a wheel installed in a venv as a user has it (no editable finder), the bundle "
+                    "dist/dbxray/dbxray")
     ap.add_argument("--only", default="", help="comma list of parts: small,plain,whole,clickhouse,whatif")
     ap.add_argument("--chdb-python", default=None,
                     help="a Python that has chdb (e.g. a venv of its own); default: this one")
     ap.add_argument("--whatif-rounds", type=int, default=None,
                     help="rounds of the what-if part (default --rounds; --sample all takes minutes)")
     a = ap.parse_args(argv)
+    global DBXRAY
+    if a.dbxray:
+        DBXRAY = a.dbxray
+    for item in a.also:
+        label, _, cmd = item.partition("=")
+        if not cmd:
+            ap.error(f"--also {item}: LABEL=CMD")
+        ALSO[label] = cmd
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
