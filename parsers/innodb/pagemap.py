@@ -499,13 +499,13 @@ class _Walk:
         pages as decrypted unless ``decrypted`` is False (checksums are of what is stored)."""
         plain = self.plain if decrypted else {}
         if self.partial is None and not plain:
-            return self.pages[sel]
+            return _take_rows(self.pages, sel)
         sel = np.asarray(sel, dtype=np.int64)
         part = self.partial[sel] if self.partial is not None else np.zeros(len(sel), bool)
         if plain:
             part = part | np.fromiter((int(i) in plain for i in sel), dtype=bool, count=len(sel))
         if not part.any():
-            return self.pages[sel]
+            return _take_rows(self.pages, sel)
         out = np.empty((len(sel), self.pages.shape[1]), dtype=np.uint8)
         keep = ~part
         out[keep] = self.pages[sel[keep]]
@@ -530,6 +530,29 @@ class _Walk:
     def seg_field(self, name: str, dtype, idx: np.ndarray) -> np.ndarray:
         """A PAGE_BTR_SEG_* field of some pages (root candidates only need it)."""
         return self.seg_cols[name][idx] if name in self.seg_cols else self.hdr[name][idx].astype(dtype)
+
+
+def _rows_spanning(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, local): the pages from ``sel[0]`` to ``sel[-1]`` when ``sel`` fills at least half
+    of that run (one view of the map, :func:`_take_rows`: checking a few pages more costs less
+    than copying the others out), else the pages ``sel`` alone; ``rows[local]`` are ``sel``'s."""
+    if len(sel) > 1:
+        span = int(sel[-1]) - int(sel[0]) + 1
+        if len(sel) * 2 >= span:
+            return rows_of(np.arange(int(sel[0]), int(sel[-1]) + 1)), sel - sel[0]
+    return rows_of(sel), np.arange(len(sel))
+
+
+def _take_rows(pages: np.ndarray, sel) -> np.ndarray:
+    """``pages[sel]`` (read only): a view of the map when ``sel`` is one ascending run of
+    pages, as a whole file's checksums ask for (no copy of 64 MiB batches into fresh
+    memory), a copy otherwise."""
+    sel = np.asarray(sel)
+    if len(sel) > 1 and int(sel[-1]) - int(sel[0]) == len(sel) - 1 and bool((np.diff(sel) == 1).all()):
+        view = pages[int(sel[0]):int(sel[-1]) + 1]
+        view.flags.writeable = False
+        return view
+    return pages[sel]
 
 
 def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
@@ -1498,11 +1521,11 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
         plain = np.nonzero(todo & ~pm.compressed)[0]
         for s in range(0, len(plain), batch):
             sel = plain[s:s + batch]
-            rows = rows_of(sel)
-            good = ck.full_crc32_ok(rows)
+            rows, local = _rows_spanning(rows_of, sel)
+            good = ck.full_crc32_ok(rows)[local]
             lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            end_lsn = ((rows[:, -8].astype(np.uint32) << 24) | (rows[:, -7].astype(np.uint32) << 16)
-                       | (rows[:, -6].astype(np.uint32) << 8) | rows[:, -5])
+            tail = rows[local, -8:-4].astype(np.uint32)
+            end_lsn = (tail[:, 0] << 24) | (tail[:, 1] << 16) | (tail[:, 2] << 8) | tail[:, 3]
             ok[sel] = good & (lsn_low == end_lsn)
             check()
         comp = np.nonzero(todo & pm.compressed & (pm.stored < physical))[0]
