@@ -1,6 +1,7 @@
 """Whole-file checksums read pages as views of the map, not copies (parsers/innodb/pagemap.py
 ``_take_rows``, ``_rows_spanning``): the same rows either way, a view only where the pages
-asked for are one run, or fill at least half of the run they span."""
+asked for are one run, or fill at least half of the run they span and none of it is in a
+hole (a page in a hole is never read)."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,14 +37,21 @@ def test_rows_spanning_gives_the_same_pages_as_asked():
         asked.append(np.asarray(sel).copy())
         return _take_rows(pages, sel)
 
+    no_holes = np.zeros(len(pages), dtype=bool)
     dense = np.array([10, 11, 13, 14, 16, 17])          # 6 of the 8 pages from 10 to 17
-    rows, local = _rows_spanning(rows_of, dense)
+    rows, local = _rows_spanning(rows_of, dense, no_holes)
     assert np.array_equal(asked[-1], np.arange(10, 18)) and np.shares_memory(rows, pages)
     assert np.array_equal(rows[local], pages[dense])
     sparse = np.array([0, 20, 40, 63])
-    rows, local = _rows_spanning(rows_of, sparse)
+    rows, local = _rows_spanning(rows_of, sparse, no_holes)
     assert np.array_equal(asked[-1], sparse)
     assert np.array_equal(rows[local], pages[sparse])
     one = np.array([5])
-    rows, local = _rows_spanning(rows_of, one)
+    rows, local = _rows_spanning(rows_of, one, no_holes)
     assert np.array_equal(rows[local], pages[one])
+    # a page of the run in a hole is never asked for: the pages alone then
+    in_hole = no_holes.copy()
+    in_hole[12] = True
+    rows, local = _rows_spanning(rows_of, dense, in_hole)
+    assert np.array_equal(asked[-1], dense) and not (asked[-1] == 12).any()
+    assert np.array_equal(rows[local], pages[dense])

@@ -532,14 +532,16 @@ class _Walk:
         return self.seg_cols[name][idx] if name in self.seg_cols else self.hdr[name][idx].astype(dtype)
 
 
-def _rows_spanning(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rows_spanning(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray,
+                   in_hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(rows, local): the pages from ``sel[0]`` to ``sel[-1]`` when ``sel`` fills at least half
-    of that run (one view of the map, :func:`_take_rows`: checking a few pages more costs less
-    than copying the others out), else the pages ``sel`` alone; ``rows[local]`` are ``sel``'s."""
+    of that run and no page of it lies in a hole (one view of the map, :func:`_take_rows`:
+    checking a few pages more costs less than copying the others out; a page in a hole is
+    never read), else the pages ``sel`` alone; ``rows[local]`` are ``sel``'s."""
     if len(sel) > 1:
-        span = int(sel[-1]) - int(sel[0]) + 1
-        if len(sel) * 2 >= span:
-            return rows_of(np.arange(int(sel[0]), int(sel[-1]) + 1)), sel - sel[0]
+        a, b = int(sel[0]), int(sel[-1]) + 1
+        if len(sel) * 2 >= b - a and not in_hole[a:b].any():
+            return rows_of(np.arange(a, b)), sel - a
     return rows_of(sel), np.arange(len(sel))
 
 
@@ -1521,7 +1523,7 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
         plain = np.nonzero(todo & ~pm.compressed)[0]
         for s in range(0, len(plain), batch):
             sel = plain[s:s + batch]
-            rows, local = _rows_spanning(rows_of, sel)
+            rows, local = _rows_spanning(rows_of, sel, in_hole)
             good = ck.full_crc32_ok(rows)[local]
             lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             tail = rows[local, -8:-4].astype(np.uint32)
