@@ -212,6 +212,28 @@ def full_crc32_ok(pages: np.ndarray, sizes: np.ndarray | None = None) -> np.ndar
     return ok
 
 
+def full_crc32_prefixes_ok(stored: list[bytes]) -> np.ndarray:
+    """:func:`full_crc32_ok` of pages given as their stored bytes alone (page_compressed
+    pages: the bytes before the punched tail, each its own length): the last 4 bytes of
+    each are the crc32c of the ones before them.  One C call per page with the extension,
+    else the numpy path per length; a buffer shorter than 8 bytes is not a valid page."""
+    n = len(stored)
+    if _crc_one is not None:
+        one = _crc_one
+        return np.fromiter((len(b) >= 8 and one(b[:-4]) == int.from_bytes(b[-4:], "big") for b in stored),
+                           dtype=bool, count=n)
+    ok = np.zeros(n, dtype=bool)
+    lengths = np.fromiter((len(b) for b in stored), dtype=np.int64, count=n)
+    for s in distinct(lengths):
+        s = int(s)
+        if s < 8:
+            continue
+        sel = np.nonzero(lengths == s)[0]
+        rows = np.frombuffer(b"".join(stored[i] for i in sel.tolist()), dtype=np.uint8).reshape(len(sel), s)
+        ok[sel] = full_crc32_ok(rows)
+    return ok
+
+
 def _fold_rows(rows: np.ndarray) -> np.ndarray:
     """ut_fold_binary over every row (ut0rnd.h): vectorised across rows,
     sequential over the bytes (the fold is a chain)."""

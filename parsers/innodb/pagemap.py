@@ -532,6 +532,25 @@ class _Walk:
         return self.seg_cols[name][idx] if name in self.seg_cols else self.hdr[name][idx].astype(dtype)
 
 
+#: full_crc32 page_compressed pages whose stored bytes are read (and held) at once
+_STORED_BATCH = 4096
+
+
+def _full_crc32_stored_ok(prefixes_of: Callable[[list[int], list[int]], list[bytes]], sel: np.ndarray,
+                          sizes: np.ndarray, physical: int, check) -> np.ndarray:
+    """checksum.full_crc32_ok of page_compressed pages ``sel`` (stored lengths ``sizes``)
+    from their stored bytes only, read in batches; a stored length under 8 or over the page
+    (a corrupt header) is a bad checksum, and nothing of that page is read."""
+    from . import checksum as ck
+    ok = np.zeros(len(sel), dtype=bool)
+    valid = np.nonzero((sizes >= 8) & (sizes <= physical))[0]
+    for a in range(0, len(valid), _STORED_BATCH):
+        part = valid[a:a + _STORED_BATCH]
+        ok[part] = ck.full_crc32_prefixes_ok(prefixes_of(sel[part].tolist(), sizes[part].tolist()))
+        check()
+    return ok
+
+
 def _rows_spanning(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray,
                    in_hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(rows, local): the pages from ``sel[0]`` to ``sel[-1]`` when ``sel`` fills at least half
@@ -614,7 +633,8 @@ def build_page_map(f: ReadOnlyFile, path: str, verify_checksums: bool = True,
     _fill(pm, w)
     _zero_in_use(pm, w)
     if verify_checksums:
-        verify(pm, lambda sel: w.rows(sel, decrypted=False), w.hdr, w.decoded, w.check, w.decoded_ok)
+        verify(pm, lambda sel: w.rows(sel, decrypted=False), w.hdr, w.decoded, w.check, w.decoded_ok,
+               prefixes_of=w.stored_prefixes)
     return pm
 
 
@@ -1496,10 +1516,14 @@ def _doublewrite_area(pm: PageMap, w: _Walk) -> np.ndarray:
 
 
 def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.ndarray,
-           decoded: dict[int, bytes], check, decoded_ok: dict[int, bool] | None = None) -> None:
+           decoded: dict[int, bytes], check, decoded_ok: dict[int, bool] | None = None,
+           prefixes_of: Callable[[list[int], list[int]], list[bytes]] | None = None) -> None:
     """Check every page's checksum with the algorithm its format uses (``rows_of(sel)``
     gives pages ``sel`` in full, read around holes; ``decoded_ok`` the checksums of
-    decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED pages)."""
+    decrypted and decompressed FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED pages;
+    ``prefixes_of(pages, lengths)``, when given, the first bytes of pages as stored, which
+    full_crc32 page_compressed pages are checked from: their stored bytes alone, not the
+    whole page around its punched tail)."""
     from . import checksum as ck
     n, physical = pm.n_pages, pm.physical
     ok = np.ones(n, dtype=bool)
@@ -1531,8 +1555,10 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
             ok[sel] = good & (lsn_low == end_lsn)
             check()
         comp = np.nonzero(todo & pm.compressed & (pm.stored < physical))[0]
-        if len(comp):
+        if len(comp) and prefixes_of is None:
             ok[comp] = ck.full_crc32_ok(rows_of(comp), pm.stored[comp].astype(np.int64))
+        elif len(comp):
+            ok[comp] = _full_crc32_stored_ok(prefixes_of, comp, pm.stored[comp].astype(np.int64), physical, check)
         algos["full_crc32"] = int(todo.sum())
     elif pm.flags.zip_size:
         sel_all = np.nonzero(todo)[0]
