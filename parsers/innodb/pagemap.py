@@ -551,17 +551,32 @@ def _full_crc32_stored_ok(prefixes_of: Callable[[list[int], list[int]], list[byt
     return ok
 
 
-def _rows_spanning(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray,
-                   in_hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, local): the pages from ``sel[0]`` to ``sel[-1]`` when ``sel`` fills at least half
-    of that run and no page of it lies in a hole (one view of the map, :func:`_take_rows`:
-    checking a few pages more costs less than copying the others out; a page in a hole is
-    never read), else the pages ``sel`` alone; ``rows[local]`` are ``sel``'s."""
+#: a batch whose pages make more runs than this share of its pages is read as one copy
+#: (a view of the map per run is then more calls than the copy costs)
+_RUNS_PER_PAGE = 1 / 8
+
+
+def _row_chunks(rows_of: Callable[[np.ndarray], np.ndarray], sel: np.ndarray, in_hole: np.ndarray,
+                span: bool = True):
+    """(rows, local, at) chunks covering the ascending pages ``sel``: ``rows[local]`` are pages
+    ``sel[at]`` (``local`` and ``at`` slices or index arrays).  With ``span``, one view of the
+    map from ``sel[0]`` to ``sel[-1]`` when ``sel`` fills at least half of that run and no page
+    of it lies in a hole (checking a few pages more costs less than copying the others out; a
+    page in a hole is never read); else one view per run of consecutive pages (:func:`_take_rows`:
+    nothing copied, nothing between the runs read, e.g. unwritten extents); a copy of ``sel``
+    alone when its runs are too many for a view each."""
     if len(sel) > 1:
         a, b = int(sel[0]), int(sel[-1]) + 1
-        if len(sel) * 2 >= b - a and not in_hole[a:b].any():
-            return rows_of(np.arange(a, b)), sel - a
-    return rows_of(sel), np.arange(len(sel))
+        if span and len(sel) * 2 >= b - a and not in_hole[a:b].any():
+            yield rows_of(np.arange(a, b)), sel - a, slice(None)
+            return
+        cuts = np.nonzero(np.diff(sel) != 1)[0] + 1
+        if len(cuts) <= len(sel) * _RUNS_PER_PAGE:
+            bounds = [0, *cuts.tolist(), len(sel)]
+            for lo, hi in zip(bounds, bounds[1:]):
+                yield rows_of(sel[lo:hi]), slice(None), slice(lo, hi)
+            return
+    yield rows_of(sel), slice(None), slice(None)
 
 
 def _take_rows(pages: np.ndarray, sel) -> np.ndarray:
@@ -1537,8 +1552,8 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
     zero_cand = np.nonzero((pm.zero | header_zero) & ~in_hole)[0]
     truly_zero = in_hole.copy()
     for start in range(0, len(zero_cand), 4096):
-        sel = zero_cand[start:start + 4096]
-        truly_zero[sel] = ~rows_of(sel).any(axis=1)
+        for rows, _, at in _row_chunks(rows_of, zero_cand[start:start + 4096], in_hole, span=False):
+            truly_zero[zero_cand[start:start + 4096][at]] = ~rows.any(axis=1)
     todo = ~skip & ~truly_zero
     field0 = field0_of(hdr, n, in_hole)
     batch = max(1, (64 << 20) // physical)
@@ -1546,13 +1561,13 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
     if pm.flags.full_crc32:
         plain = np.nonzero(todo & ~pm.compressed)[0]
         for s in range(0, len(plain), batch):
-            sel = plain[s:s + batch]
-            rows, local = _rows_spanning(rows_of, sel, in_hole)
-            good = ck.full_crc32_ok(rows)[local]
-            lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            tail = rows[local, -8:-4].astype(np.uint32)
-            end_lsn = (tail[:, 0] << 24) | (tail[:, 1] << 16) | (tail[:, 2] << 8) | tail[:, 3]
-            ok[sel] = good & (lsn_low == end_lsn)
+            for rows, local, at in _row_chunks(rows_of, plain[s:s + batch], in_hole):
+                sel = plain[s:s + batch][at]
+                good = ck.full_crc32_ok(rows)[local]
+                lsn_low = (pm.lsn[sel] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+                tail = rows[local, -8:-4].astype(np.uint32)
+                end_lsn = (tail[:, 0] << 24) | (tail[:, 1] << 16) | (tail[:, 2] << 8) | tail[:, 3]
+                ok[sel] = good & (lsn_low == end_lsn)
             check()
         comp = np.nonzero(todo & pm.compressed & (pm.stored < physical))[0]
         if len(comp) and prefixes_of is None:
@@ -1563,28 +1578,28 @@ def verify(pm: PageMap, rows_of: Callable[[np.ndarray], np.ndarray], hdr: np.nda
     elif pm.flags.zip_size:
         sel_all = np.nonzero(todo)[0]
         for s in range(0, len(sel_all), batch):
-            sel = sel_all[s:s + batch]
-            rows = rows_of(sel)
-            f0 = field0[sel]
-            crc = ck.zip_page_checksum_crc32(rows) == f0
-            magic = f0 == BUF_NO_CHECKSUM_MAGIC
-            good = crc | magic
-            rest = np.nonzero(~good)[0]
-            if len(rest):
-                ad = np.array(ck.zip_page_checksum_adler(rows[rest]), dtype=np.uint32) == f0[rest]
-                good[rest] = ad
-                algos["innodb"] = algos.get("innodb", 0) + int(ad.sum())
-            algos["crc32"] = algos.get("crc32", 0) + int(crc.sum())
-            algos["none"] = algos.get("none", 0) + int(magic.sum())
-            ok[sel] = good
+            for rows, _, at in _row_chunks(rows_of, sel_all[s:s + batch], in_hole, span=False):
+                sel = sel_all[s:s + batch][at]
+                f0 = field0[sel]
+                crc = ck.zip_page_checksum_crc32(rows) == f0
+                magic = f0 == BUF_NO_CHECKSUM_MAGIC
+                good = crc | magic
+                rest = np.nonzero(~good)[0]
+                if len(rest):
+                    ad = np.array(ck.zip_page_checksum_adler(rows[rest]), dtype=np.uint32) == f0[rest]
+                    good[rest] = ad
+                    algos["innodb"] = algos.get("innodb", 0) + int(ad.sum())
+                algos["crc32"] = algos.get("crc32", 0) + int(crc.sum())
+                algos["none"] = algos.get("none", 0) + int(magic.sum())
+                ok[sel] = good
             check()
     else:
         sel_all = np.nonzero(todo & ~(pm.compressed & (pm.type != FIL_PAGE_COMPRESSED)))[0]
         mysql_comp = np.nonzero(todo & pm.compressed & (pm.type == FIL_PAGE_COMPRESSED))[0]
         for s in range(0, len(sel_all), batch):
-            sel = sel_all[s:s + batch]
-            rows = rows_of(sel)
-            _check_legacy_rows(rows, field0[sel], pm.lsn[sel], ok, sel, algos)
+            for rows, _, at in _row_chunks(rows_of, sel_all[s:s + batch], in_hole, span=False):
+                sel = sel_all[s:s + batch][at]
+                _check_legacy_rows(rows, field0[sel], pm.lsn[sel], ok, sel, algos)
             check()
         # MySQL type 14: the checksum belongs to the page before compression
         if len(mysql_comp):
