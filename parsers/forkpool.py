@@ -24,6 +24,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 #: tasks sent ahead to each worker (one running, the next waiting in its pipe)
 IN_FLIGHT = 2
+#: no task is sent ahead once this many per worker are left: the last ones go to whichever
+#: worker is idle first, never queued behind another worker's running task (which could
+#: leave the other workers idle at the end while one still has two tasks to run)
+TAIL_PER_WORKER = 2
 _LEN = struct.Struct("<Q")
 
 
@@ -97,6 +101,13 @@ def _child(run: Callable[[Any], Any], task_r: int, result_w: int) -> None:
         _write_frame(result_w, reply)
 
 
+def _send_ahead(queued: int, left: int, workers: int) -> bool:
+    """Whether a worker with ``queued`` tasks sent (running or waiting) gets another of the
+    ``left`` ones: always when it has none; ahead of time (hiding the parent's turn between
+    a result and the next task) only while more than :data:`TAIL_PER_WORKER` per worker are left."""
+    return queued == 0 or left > TAIL_PER_WORKER * workers
+
+
 class ForkPool:
     """``workers`` forked children running ``run`` on the tasks :meth:`imap_unordered` gets.
     Fork it where forking is safe (one thread, no Qt: ``parallel.fork_safe``)."""
@@ -145,7 +156,7 @@ class ForkPool:
             return WorkerDied(f"scan worker {pid} ended before sending its result{self._exit_note(pid)}")
 
         def feed(rr: int) -> None:
-            while todo and busy[rr] < IN_FLIGHT:
+            while todo and busy[rr] < IN_FLIGHT and _send_ahead(busy[rr], len(todo), len(busy)):
                 try:
                     _write_frame(by_fd[rr][1], todo.pop())
                 except BrokenPipeError:

@@ -138,3 +138,30 @@ def test_each_file_cancelled_mid_pool_ends_its_workers():
     assert seen == [0] and entries[0].errors == ["f0: read"]
     assert time.monotonic() - t < 5          # not 12 x 0.5 s: the workers were ended
     assert _children_left() == []
+
+
+def test_no_task_is_queued_behind_another_near_the_end():
+    from dbxray.parsers.forkpool import TAIL_PER_WORKER, _send_ahead
+    workers = 2
+    tail = TAIL_PER_WORKER * workers
+    assert _send_ahead(0, 1, workers) and _send_ahead(0, tail, workers)      # an idle worker: always
+    assert _send_ahead(1, tail + 1, workers)                                 # many left: one ahead
+    assert not _send_ahead(1, tail, workers) and not _send_ahead(1, 1, workers)
+
+
+def _pid_after(task):
+    import time
+    time.sleep(task)
+    return os.getpid()
+
+
+def test_the_last_tasks_go_to_the_idle_worker():
+    # worker A: a long task; worker B: short ones. With tasks sent ahead to the end, the
+    # last short task could wait behind A's long one; it must run on B, which is idle
+    # first (every task still runs once: the pool's results are the tasks' own)
+    pool = ForkPool(2, _pid_after)
+    got = list(pool.imap_unordered([0.6, 0.0, 0.0, 0.0]))
+    pool.close()
+    assert len(got) == 4
+    long_pid = got[-1]                  # the long task ends last
+    assert got[:-1].count(long_pid) == 0, got
