@@ -13,6 +13,18 @@ def settle(app, rounds: int = 10) -> None:
         time.sleep(0.005)
 
 
+def _view_key(name: str) -> str:
+    """A view's name as ``--view`` takes it: lower case, words joined by hyphens
+    (``Extent map``, ``extent_map`` and ``extent-map`` are one view)."""
+    return "-".join(name.lower().replace("_", " ").replace("-", " ").split())
+
+
+def view_index(titles: list[str], view: str) -> int | None:
+    """The index of the title ``view`` names (:func:`_view_key` of both), or None."""
+    key = _view_key(view)
+    return next((i for i, t in enumerate(titles) if _view_key(t) == key), None)
+
+
 def run_gui(path: str | None, screenshot: str | None = None, view: str | None = None,
             screenshot_timeout: float = 3600.0) -> int:
     if screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
@@ -38,6 +50,14 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     app.setOrganizationName("dbxray")
 
     from dbxray.app.window import MainWindow
+    if screenshot and view:
+        from dbxray.viz.registry import view_classes
+        titles = [cls.title for cls in view_classes()]
+        if view_index(titles, view) is None:
+            names = ", ".join(_view_key(t) for t in titles)
+            print(f"dbxray: --view {view}: no such view (the views: {names}); no screenshot written",
+                  file=sys.stderr)
+            return 2
 
     win = MainWindow()
     if path is None:
@@ -69,9 +89,9 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
         return 1
     settle(app)
     if view:
-        for i in range(win.tabs.count()):
-            if win.tabs.tabText(i).lower().replace(" ", "-") == view.lower():
-                win.tabs.setCurrentIndex(i)
+        tab = view_index([win.tabs.tabText(i) for i in range(win.tabs.count())], view)
+        if tab is not None:
+            win.tabs.setCurrentIndex(tab)
     settle(app)
     ok = win.grab().save(screenshot)
     win.close()

@@ -146,6 +146,40 @@ def test_screenshot_never_of_an_unfinished_scan(tmp_path, sparse_fixtures):
     assert "could not be read" in r.stderr and "No such file or directory" in r.stderr
 
 
+def test_screenshot_view_names_and_an_unknown_one(tmp_path, sparse_fixtures, monkeypatch, qapp):
+    """`--view` takes a tab's name as written or hyphenated (`Extent map`, `extent-map`) and
+    shows that tab in the screenshot; a name of no view exits 2 naming the views, before any
+    scan, and writes nothing (it used to screenshot the first view with status 0)."""
+    import subprocess
+    import sys
+    from dbxray.app import gui
+    assert gui.view_index(["Sizes", "Extent map", "What if"], "Extent map") == 1
+    assert gui.view_index(["Sizes", "Extent map", "What if"], "extent-map") == 1
+    assert gui.view_index(["Sizes", "Extent map", "What if"], "WHAT_IF") == 2
+    assert gui.view_index(["Sizes", "Extent map"], "extent") is None
+    shown = []
+
+    class Window(MainWindow):           # settings of its own; the tab shown when it closes
+        def __init__(self):
+            super().__init__(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+
+        def close(self):
+            shown.append(self.tabs.tabText(self.tabs.currentIndex()))
+            return super().close()
+
+    monkeypatch.setattr("dbxray.app.window.MainWindow", Window)
+    one = sparse_fixtures / "innodb" / "16k" / "fx" / "t_dynamic.ibd"
+    out = tmp_path / "map.png"
+    assert gui.run_gui(str(one), screenshot=str(out), view="Extent map", screenshot_timeout=120) == 0
+    assert shown == ["Extent map"] and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = tmp_path / "bad.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-m", "dbxray.app", str(one), "--screenshot", str(bad), "--view", "map"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and not bad.exists()
+    assert "--view map: no such view" in r.stderr and "extent-map" in r.stderr and "what-if" in r.stderr
+
+
 def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path):
     with qtbot.waitSignal(window.scan_done, timeout=60000):
         window.open_path(str(sparse_fixtures / "innodb" / "4k"))
