@@ -322,8 +322,8 @@ def gui_parser() -> argparse.ArgumentParser:
                 "Subcommands: scan, whatif, export, report (dbxray scan --help).")
     p.add_argument("path", nargs="?", help="data directory, part directory, file or saved scan (.dbxray.json)")
     p.add_argument("--screenshot", metavar="FILE", help="render the window to FILE (PNG) and exit")
-    p.add_argument("--view", default=None, help="view to show first (with --screenshot): its tab's name, "
-                   "e.g. sizes, extent-map, holes, what-if (an unknown name is an error)")
+    p.add_argument("--view", default=None, help="view to show first (with --screenshot): sizes, extent-map, holes, "
+                   "columns, tokudb, lsm, whatif or compare (as export takes them), or the tab's title")
     p.add_argument("--screenshot-timeout", type=float, default=3600.0, metavar="SECONDS",
                    help="with --screenshot: give up (exit 1, no file) when the scan takes longer (default 3600)")
     return p

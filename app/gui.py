@@ -14,15 +14,17 @@ def settle(app, rounds: int = 10) -> None:
 
 
 def _view_key(name: str) -> str:
-    """A view's name as ``--view`` takes it: lower case, words joined by hyphens
-    (``Extent map``, ``extent_map`` and ``extent-map`` are one view)."""
+    """A view's name as ``--view`` compares it: lower case, words joined by hyphens
+    (``Extent map``, ``extent_map`` and ``extent-map`` are one name)."""
     return "-".join(name.lower().replace("_", " ").replace("-", " ").split())
 
 
-def view_index(titles: list[str], view: str) -> int | None:
-    """The index of the title ``view`` names (:func:`_view_key` of both), or None."""
+def view_class(view: str):
+    """The view class ``view`` names, by its id (as ``dbxray export --view`` takes it) or its
+    tab's title (:func:`_view_key` of each), or None."""
+    from dbxray.viz.registry import view_classes
     key = _view_key(view)
-    return next((i for i, t in enumerate(titles) if _view_key(t) == key), None)
+    return next((cls for cls in view_classes() if key in (_view_key(cls.view_id), _view_key(cls.title))), None)
 
 
 def run_gui(path: str | None, screenshot: str | None = None, view: str | None = None,
@@ -50,14 +52,13 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
     app.setOrganizationName("dbxray")
 
     from dbxray.app.window import MainWindow
-    if screenshot and view:
+    shown = view_class(view) if screenshot and view else None
+    if screenshot and view and shown is None:
         from dbxray.viz.registry import view_classes
-        titles = [cls.title for cls in view_classes()]
-        if view_index(titles, view) is None:
-            names = ", ".join(_view_key(t) for t in titles)
-            print(f"dbxray: --view {view}: no such view (the views: {names}); no screenshot written",
-                  file=sys.stderr)
-            return 2
+        names = ", ".join(cls.view_id for cls in view_classes())
+        print(f"dbxray: --view {view}: no such view (the views: {names}); no screenshot written",
+              file=sys.stderr)
+        return 2
 
     win = MainWindow()
     if path is None:
@@ -88,10 +89,9 @@ def run_gui(path: str | None, screenshot: str | None = None, view: str | None = 
               file=sys.stderr)
         return 1
     settle(app)
-    if view:
-        tab = view_index([win.tabs.tabText(i) for i in range(win.tabs.count())], view)
-        if tab is not None:
-            win.tabs.setCurrentIndex(tab)
+    for i in range(win.tabs.count()):
+        if shown is not None and isinstance(win.tabs.widget(i), shown):
+            win.tabs.setCurrentIndex(i)
     settle(app)
     ok = win.grab().save(screenshot)
     win.close()

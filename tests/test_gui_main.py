@@ -147,16 +147,17 @@ def test_screenshot_never_of_an_unfinished_scan(tmp_path, sparse_fixtures):
 
 
 def test_screenshot_view_names_and_an_unknown_one(tmp_path, sparse_fixtures, monkeypatch, qapp):
-    """`--view` takes a tab's name as written or hyphenated (`Extent map`, `extent-map`) and
-    shows that tab in the screenshot; a name of no view exits 2 naming the views, before any
-    scan, and writes nothing (it used to screenshot the first view with status 0)."""
+    """`--view` takes a view's id (as `dbxray export --view`) or its tab's title as written
+    (`extent-map`, `Extent map`) and shows that tab in the screenshot; a name of no view exits
+    2 naming the views, before any scan, and writes nothing (it used to screenshot the first
+    view with status 0)."""
     import subprocess
     import sys
     from dbxray.app import gui
-    assert gui.view_index(["Sizes", "Extent map", "What if"], "Extent map") == 1
-    assert gui.view_index(["Sizes", "Extent map", "What if"], "extent-map") == 1
-    assert gui.view_index(["Sizes", "Extent map", "What if"], "WHAT_IF") == 2
-    assert gui.view_index(["Sizes", "Extent map"], "extent") is None
+    for name in ("Extent map", "extent-map", "EXTENT_MAP"):
+        assert gui.view_class(name).view_id == "extent-map"
+    assert gui.view_class("whatif") is gui.view_class("What if") is not None   # export's id, the tab's title
+    assert gui.view_class("extent") is None and gui.view_class("map") is None
     shown = []
 
     class Window(MainWindow):           # settings of its own; the tab shown when it closes
@@ -177,7 +178,7 @@ def test_screenshot_view_names_and_an_unknown_one(tmp_path, sparse_fixtures, mon
     r = subprocess.run([sys.executable, "-m", "dbxray.app", str(one), "--screenshot", str(bad), "--view", "map"],
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and not bad.exists()
-    assert "--view map: no such view" in r.stderr and "extent-map" in r.stderr and "what-if" in r.stderr
+    assert "--view map: no such view" in r.stderr and "extent-map" in r.stderr and "whatif" in r.stderr
 
 
 def test_window_exports_view_and_report(window, qtbot, sparse_fixtures, tmp_path):
