@@ -26,6 +26,7 @@ from . import mapguard
 # every file's facts need it: imported here, once, not again in each forked worker (3-4 ms each)
 from .fsfacts import FsFacts, filesystem_of, split_extents
 from .libc import libc
+from .ranges import Ranges, ranges_array
 
 SEEK_DATA = getattr(os, "SEEK_DATA", 3)
 SEEK_HOLE = getattr(os, "SEEK_HOLE", 4)
@@ -252,7 +253,7 @@ class ReadOnlyFile:
         if not holes or length <= 0:
             return False
         if self._hole_starts is None:
-            self._hole_starts = np.array([o for o, _ in holes], dtype=np.int64)
+            self._hole_starts = np.ascontiguousarray(ranges_array(holes)[:, 0])
         k = int(np.searchsorted(self._hole_starts, offset + length)) - 1   # last hole starting before the end
         return k >= 0 and holes[k][0] + holes[k][1] > offset
 
@@ -264,9 +265,10 @@ class ReadOnlyFile:
         if not holes:
             return np.zeros(len(offsets), dtype=bool)
         if self._hole_starts is None:
-            self._hole_starts = np.array([o for o, _ in holes], dtype=np.int64)
+            self._hole_starts = np.ascontiguousarray(ranges_array(holes)[:, 0])
         if self._hole_ends is None:
-            self._hole_ends = np.array([o + n for o, n in holes], dtype=np.int64)
+            h = ranges_array(holes)
+            self._hole_ends = h[:, 0] + h[:, 1]
         k = np.searchsorted(self._hole_starts, offsets + lengths) - 1     # last hole starting before the end
         return (k >= 0) & (self._hole_ends[np.maximum(k, 0)] > offsets) & (lengths > 0)
 
@@ -418,10 +420,12 @@ class ReadOnlyFile:
         if self._holes is not None or stamp is None or len(stamp) != 4 \
                 or tuple(stamp) != (st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino):
             return False
-        self._holes = [(int(o), int(n)) for o, n in holes]
+        # a Ranges is the file layer's own listing, read-only: shared, not copied
+        self._holes = holes if type(holes) is Ranges else [(int(o), int(n)) for o, n in holes]
         if unwritten is not None:
             # that open's unwritten extents too: no FIEMAP asked for them again
-            self._unwritten = [(int(o), int(n)) for o, n in unwritten]
+            self._unwritten = unwritten if type(unwritten) is Ranges \
+                else [(int(o), int(n)) for o, n in unwritten]
         if unwritten:
             self._no_readahead_near_unwritten()
         return True
@@ -462,7 +466,7 @@ class ReadOnlyFile:
         hole = kind == 0
         hs, hl = start[hole], end[hole] - start[hole]
         unw = kind == 2
-        self._unwritten = list(zip(start[unw].tolist(), (end[unw] - start[unw]).tolist()))
+        self._unwritten = Ranges.from_arrays(start[unw], end[unw] - start[unw])
         fresh = time.time() - max(self.stat.st_mtime, self.stat.st_ctime) < _FRESH_SECONDS
         if not fresh and len(hs) > _DATA_IN_CHECKS:
             pick = distinct(np.concatenate([np.linspace(0, len(hs) - 1, _DATA_IN_CHECKS - 1).astype(np.int64),
@@ -478,7 +482,7 @@ class ReadOnlyFile:
             edges = np.flatnonzero(np.diff(np.concatenate([[False], other, [False]]).astype(np.int8)))
             first, stop = edges[0::2], edges[1::2] - 1
             o = start[first]
-            return list(zip(o.tolist(), (end[stop] - o).tolist()))
+            return Ranges.from_arrays(o, end[stop] - o)
         self._fiemap = None
         self._unwritten = None           # FIEMAP is not trusted for this file from here on
         return list_holes(self.fd, self.size)
@@ -532,11 +536,13 @@ class ReadOnlyFile:
 
     def unwritten(self) -> list[tuple[int, int]]:
         """Allocated but never written extents (FIEMAP), empty when unknown (listed once
-        per open file, like the extents: a copy is returned)."""
+        per open file, like the extents: a read-only :class:`Ranges`, or a copy of a list
+        another open handed over)."""
         if self._unwritten is None:
             extents = self.fiemap()
-            self._unwritten = [(e.offset, e.length) for e in extents or () if e.kind == "unwritten"]
-        return list(self._unwritten)
+            self._unwritten = Ranges((e.offset, e.length) for e in extents or () if e.kind == "unwritten")
+        u = self._unwritten
+        return u if type(u) is Ranges else list(u)
 
     def fs_facts(self):
         """The filesystem's facts of this file (:class:`parsers.fsfacts.FsFacts`):
@@ -613,7 +619,7 @@ def _data_in(fd: int, holes: list[tuple[int, int]]) -> bool:
     return False
 
 
-def list_holes(fd: int, size: int) -> list[tuple[int, int]]:
+def list_holes(fd: int, size: int) -> Ranges:
     """Holes of an open file as (offset, length), from SEEK_DATA/SEEK_HOLE.
 
     Never reads data: a 1 TB sparse file costs a handful of syscalls.  On a
@@ -644,7 +650,7 @@ def list_holes(fd: int, size: int) -> list[tuple[int, int]]:
         if hole <= data:     # file shrank under us
             break
         pos = hole
-    return holes
+    return Ranges(holes)
 
 
 def fiemap_raw(fd: int, start: int = 0, length: int | None = None,
@@ -784,7 +790,7 @@ def _extents_within_loop(raw: list[tuple[int, int, int]], size: int) -> list[Ext
     return out
 
 
-def merge_ranges(ranges) -> list[tuple[int, int]]:
+def merge_ranges(ranges) -> Ranges:
     """Sort and merge touching (offset, length) ranges."""
     out: list[tuple[int, int]] = []
     for off, ln in sorted(ranges):
@@ -795,7 +801,7 @@ def merge_ranges(ranges) -> list[tuple[int, int]]:
             out[-1] = (o, max(o + l, off + ln) - o)
         else:
             out.append((off, ln))
-    return out
+    return Ranges(out)
 
 
 def file_facts(path: str) -> tuple[int, int, list[tuple[int, int]]]:

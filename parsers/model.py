@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .packing import PackedSections
+from .ranges import ranges_total
 
 #: Roles a file can play (each engine names those it uses: ``Engine.roles``).
 #: Later issues may add roles, never rename these.
@@ -194,14 +195,14 @@ class FileEntry:
     @property
     def hole_bytes(self) -> int:
         """Bytes of ``holes``: unallocated holes and unwritten extents (inside the size)."""
-        return sum(length for _, length in self.holes)
+        return ranges_total(self.holes)
 
     @property
     def unwritten_bytes(self) -> int:
         """The allocated part of ``holes``: fallocated, never written (also counted by allocated_bytes).
         Without FIEMAP (tmpfs) the filesystem facts' estimate."""
         if self.unwritten:
-            return sum(length for _, length in self.unwritten)
+            return ranges_total(self.unwritten)
         if self.fs is not None and self.fs.extent_source == "seek_hole":
             return min(int(self.fs.unwritten), self.hole_bytes)
         return 0

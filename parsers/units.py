@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .model import UNIT_COMPRESSED, UNIT_HOLE_MISSING, UnitFacts
+from .ranges import ranges_array, sorted_ranges_array
 
 
 def as_ranges(ranges) -> np.ndarray:
@@ -38,7 +39,7 @@ def as_ranges(ranges) -> np.ndarray:
 
 def covered_upto(ranges, x: np.ndarray) -> np.ndarray:
     """Bytes of ``ranges`` (sorted, disjoint [offset, length] pairs) below each offset in ``x``."""
-    h = ranges if isinstance(ranges, np.ndarray) else np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
+    h = ranges_array(ranges)
     x = np.asarray(x, dtype=np.int64)
     if not len(h):
         return np.zeros(x.shape, dtype=np.int64)
@@ -60,7 +61,7 @@ def hole_bytes_per_unit(holes: list[tuple[int, int]], starts: np.ndarray, length
     starts = np.asarray(starts, dtype=np.int64)
     if not holes or starts.size == 0:
         return np.zeros(starts.size, dtype=np.int64)
-    h = np.asarray(sorted(holes), dtype=np.int64).reshape(-1, 2)
+    h = sorted_ranges_array(holes)
     ends = starts + np.asarray(length, dtype=np.int64)
     return covered_upto(h, ends) - covered_upto(h, starts)
 

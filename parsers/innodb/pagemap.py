@@ -28,6 +28,7 @@ from .fil import (FIL_NULL, FIL_PAGE_COMPRESSED, FIL_PAGE_COMPRESSED_AND_ENCRYPT
                   FIL_PAGE_DATA, FIL_PAGE_ORIGINAL_TYPE_V1, FilHeader, header_dtype, page_type_names,
                   parse_fil_header)
 from .fsp import MARIADB_ALGORITHMS, FspFlags, FspHeader, decode_fsp_flags, extent_size_pages, parse_fsp_header
+from ..ranges import ranges_array
 from ..units import hole_bytes_per_unit
 from .index import PAGE_HEADER, PAGE_HEAP_NO_COMPACT, data_size, fill_ratio
 from .inode import Segment, parse_inode_page
@@ -291,7 +292,7 @@ def pages_in_holes(holes: list[tuple[int, int]] | None, n: int, physical: int) -
         for a, b in _hole_pages(holes, n, physical):
             out[a:b] = True
         return out
-    h = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
+    h = ranges_array(holes)
     first = np.minimum(-(-h[:, 0] // physical), n)
     last = np.minimum((h[:, 0] + h[:, 1]) // physical, n)
     ok = last > first
@@ -306,7 +307,7 @@ def pages_touching_holes(holes: list[tuple[int, int]] | None, n: int, physical: 
     out = np.zeros(n, dtype=bool)
     if not holes or n == 0:
         return out
-    h = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
+    h = ranges_array(holes)
     h = h[h[:, 1] > 0]
     first = np.minimum(h[:, 0] // physical, n)
     last = np.minimum((h[:, 0] + h[:, 1] - 1) // physical + 1, n)
