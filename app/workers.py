@@ -117,7 +117,8 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
         if is_saved_scan(path):
             ds = load_saved_scan(path)
         else:
-            listed = list_files(path, job.partial.emit, is_cancelled) if listing else 0
+            found = list_files(path, job.partial.emit, is_cancelled) if listing else None
+            listed = len(found.files) if found is not None else 0
             if preview:
                 _preview(path, job.partial.emit, is_cancelled)
             budget = DETAIL_BUDGET_PACKED if listed > PACK_OVER else DETAIL_BUDGET
@@ -125,9 +126,10 @@ def scan_job(path: str, preview: bool = True, keys=None, listing: bool = True) -
             # first scan reads what the engine's system tables report
             # every core: a data dir of thousands of tablespaces is read in a fork server's
             # workers (this process runs Qt's threads and must not fork: parsers/parallel.py)
+            # the files listed are the files scanned (not walked a second time)
             ds = scan(path, ScanContext(progress=progress, is_cancelled=is_cancelled, keys=keys,
                                         detail_budget=budget, pack_sections_over=PACK_OVER, block_walk=False,
-                                        workers=cpu_workers()))
+                                        workers=cpu_workers()), detected=found)
         if ds.cancelled:
             raise Cancelled()
         return ds, *dataset_tree(ds)
@@ -170,13 +172,13 @@ LIST_FIRST_SECONDS = 0.05
 LIST_BATCH_SECONDS = 0.3
 
 
-def list_files(path: str, emit, is_cancelled) -> int:
+def list_files(path: str, emit, is_cancelled):
     """The files under ``path`` as tree rows, in batches: ``emit({"kind": "files",
     "rows": [(engine label, database, table, part, name, path, apparent, allocated)],
     "listed": n, "total": N})``, then ``{"kind": "files_end", "total": N}``.  Sizes are
     ``stat``'s (st_size, st_blocks x 512: what the scan reports for them too); a file
     that cannot be stat'ed is listed with zeros (the scan names its error).  Returns
-    the number of files listed."""
+    what ``detect(path)`` found (``parsers.detect.Detected``: the scan reads those files)."""
     import os
     import posixpath
     import time
@@ -209,7 +211,7 @@ def list_files(path: str, emit, is_cancelled) -> int:
             rows, last, first = [], now, False
     emit({"kind": "files", "root": found.root, "rows": rows, "listed": total, "total": total})
     emit({"kind": "files_end", "total": total, "errors": list(found.errors)})
-    return total
+    return found
 
 
 def _preview(path: str, emit, is_cancelled) -> None:

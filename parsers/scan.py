@@ -16,7 +16,7 @@ from typing import Any
 
 from . import mapguard
 from . import engines
-from .detect import detect
+from .detect import Detected, detect
 from .engine import Engine
 from .model import Cancelled, Dataset, FileEntry, ScanContext
 from .packing import settle
@@ -115,12 +115,15 @@ def load_engine(engine: str) -> Engine | None:
     return engines.get(engine)
 
 
-def scan(path: str, ctx: ScanContext | None = None) -> Dataset:
-    """Scan ``path`` (a data dir, a part directory or one file)."""
+def scan(path: str, ctx: ScanContext | None = None, detected: Detected | None = None) -> Dataset:
+    """Scan ``path`` (a data dir, a part directory or one file).  ``detected``: what
+    ``detect(path)`` found, when the caller has just listed it (the window's listing): the
+    scan reads those files (its entries are the dataset's from here on) instead of walking
+    ``path`` again."""
     ctx = ctx or ScanContext()
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{path}: no such file or directory")
-    found = detect(path)
+    found = detected if detected is not None else detect(path)
     ds = Dataset(root=found.root, files=found.files, errors=list(found.errors), engine_order=engines.names())
     only = ctx.engines
     if only is not None:      # the other engines' files are left out (unknown files may be claimed)
