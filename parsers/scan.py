@@ -20,6 +20,7 @@ from .detect import Detected, detect
 from .engine import Engine
 from .model import Cancelled, Dataset, FileEntry, ScanContext
 from .packing import settle
+from .ranges import Ranges
 from .filefacts import openable, read_facts, read_pending_facts, stat_facts
 
 def _unique(messages: list[str]) -> list[str]:
@@ -59,8 +60,8 @@ def recheck(ds: Dataset) -> None:
 
 
 class _SharedEmpty(list):
-    """An empty list of a file (holes, unwritten extents, errors, warnings) after a big
-    scan: one shared, read-only empty list (equal to ``[]``, as a saved scan reads it back)."""
+    """An empty list of a file's messages (errors, warnings) after a big scan: one shared,
+    read-only empty list (equal to ``[]``, as a saved scan reads it back)."""
 
     def _refuse(self, *args, **kwargs):
         raise TypeError("a file's empty list is shared after a big scan: assign a list of your own")
@@ -69,8 +70,9 @@ class _SharedEmpty(list):
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
 
 
-#: the holes (and unwritten extents) of a file that has none, after a big scan
-NO_RANGES = _SharedEmpty()
+#: the holes (and unwritten extents) of a file that has none, after a big scan: one empty
+#: read-only Ranges, as the file layer lists them
+NO_RANGES = Ranges()
 #: the errors (and warnings) of a file that has none, after a big scan
 NO_MESSAGES = _SharedEmpty()
 

@@ -19,7 +19,7 @@ from .ranges import ranges_array, sorted_ranges_array
 
 def as_ranges(ranges) -> np.ndarray:
     """(n, 2) int64 [offset, length]: sorted, empty ones dropped, overlaps merged (vectorised)."""
-    a = np.asarray(ranges, dtype=np.int64).reshape(-1, 2) if len(ranges) else np.zeros((0, 2), np.int64)
+    a = ranges_array(ranges) if len(ranges) else np.zeros((0, 2), np.int64)
     a = a[a[:, 1] > 0]
     if len(a) < 2:
         return a
